@@ -1,0 +1,55 @@
+# kapi — the two commands that matter: `make run` and `make test`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+NODE_BIN := node_modules/.bin
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup build lint test test-only run bench bench-quick clean
+
+# Idempotent: `npm ci` when node_modules is missing or older than package-lock.json; Debian's
+# etcd-server when etcd is not on PATH; reports whether kubectl (used by the e2e tests) exists.
+setup:
+	@if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then \
+		echo "setup: npm ci"; npm ci --no-audit --no-fund; \
+	fi
+	@if ! command -v etcd >/dev/null 2>&1; then \
+		echo "setup: etcd not on PATH; installing Debian's etcd-server"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq etcd-server >/dev/null; \
+	fi
+	@command -v etcd >/dev/null 2>&1 || { echo "setup: etcd is still missing; install etcd 3.4+ and put it on PATH" >&2; exit 1; }
+	@echo "setup: $$(etcd --version 2>/dev/null | head -n1)"
+	@if [ -n "$$KUBECTL" ] && [ -x "$$KUBECTL" ] || command -v kubectl >/dev/null 2>&1; then \
+		echo "setup: kubectl $$($${KUBECTL:-kubectl} version --client 2>/dev/null | head -n1 | sed 's/^Client Version: //')"; \
+	else \
+		echo "setup: kubectl NOT found — the e2e tests drive kubectl 1.32 and will fail without it (set KUBECTL=/path/to/kubectl)"; \
+	fi
+
+build: setup
+	$(NODE_BIN)/tsc -b
+
+lint: setup build
+	$(NODE_BIN)/eslint .
+
+# Every test: unit, storage conformance and HTTP integration against a real etcd the tests
+# start on free ports, and end-to-end tests with the installed kubectl.
+test: setup build lint
+	@start=$$(date +%s); node scripts/run-tests.mjs; status=$$?; \
+		echo "make test: tests took $$(( $$(date +%s) - start )) s (exit $$status)"; exit $$status
+
+# Tests only, on whatever is built (e.g. `make test-only FILTER=e2e`).
+test-only:
+	node scripts/run-tests.mjs $(FILTER)
+
+# Local etcd (.data/etcd) + one kapi-apiserver on https://127.0.0.1:6443; writes .data/kubeconfig.
+run: setup build
+	bash scripts/run-local.sh
+
+# Benchmarks: results go to bench/results/<date>.json and .md.
+bench: setup build
+	node packages/bench/dist/bin.js suite
+
+bench-quick: setup build
+	node packages/bench/dist/bin.js suite --quick
+
+clean:
+	rm -rf packages/*/dist e2e/dist .data

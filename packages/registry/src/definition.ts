@@ -1,0 +1,67 @@
+import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
+
+/**
+ * Data, not classes, describe resources (DESIGN §2). Built-ins and (later) CRDs both become a
+ * `ResourceDefinition`; routes, discovery, OpenAPI, validation and field selectors are derived
+ * from it by generic code.
+ */
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+export interface VersionDefinition {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  /** The schema of the whole object in this version (apiVersion, kind, metadata, ...). */
+  schema: JSONSchemaProps;
+  deprecated?: { removedRelease?: string; replacement?: { group: string; version: string; kind: string } };
+}
+
+/** Extracts the string value of one selectable field, or `undefined` when absent. */
+export type FieldGetter = (obj: KubeObject) => string | undefined;
+
+export interface RequestContext {
+  /** The namespace from the URL ("" for cluster-scoped requests). */
+  namespace: string;
+  /** The User-Agent, used for default field managers. */
+  userAgent?: string;
+}
+
+/**
+ * Per-resource behaviour that data cannot express. The generic store calls the hooks in a
+ * fixed order: prepareFor* → validate* → canonicalize. Hooks mutate the object they are given
+ * (a private copy) and return field errors instead of throwing.
+ */
+export interface Strategy {
+  /** Clears fields the user may not set on create (e.g. status) and sets server-owned ones. */
+  prepareForCreate?(obj: KubeObject): void;
+  /** Copies over what the main resource may not change (e.g. status from `old`). */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  validate?(obj: KubeObject): FieldError[];
+  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  canonicalize?(obj: KubeObject): void;
+}
+
+export interface ResourceDefinition {
+  group: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  shortNames?: string[];
+  categories?: string[];
+  namespaced: boolean;
+  versions: VersionDefinition[];
+  verbs: Verb[];
+  /** Path under the etcd prefix; defaults to `plural` (CRs use `<group>/<plural>`). */
+  storagePrefix?: string;
+  /** The resource has a `status` the main resource ignores on update. */
+  hasStatus?: boolean;
+  /** Field selectors beyond metadata.name and metadata.namespace. */
+  selectableFields?: Record<string, FieldGetter>;
+  /** PUT may create an object that does not exist. */
+  allowCreateOnUpdate?: boolean;
+  /** PUT without metadata.resourceVersion is allowed. */
+  allowUnconditionalUpdate?: boolean;
+  strategy?: Strategy;
+}

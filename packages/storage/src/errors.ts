@@ -1,0 +1,66 @@
+/**
+ * Storage errors, independent of any API resource: the registry (which knows the resource)
+ * turns them into Status errors once, in one place. Backends cast their client's errors here.
+ */
+
+export type StorageErrorCode =
+  | 'KeyNotFound'
+  | 'KeyExists'
+  | 'ResourceVersionConflicts'
+  | 'InvalidObj'
+  | 'InvalidError'
+  | 'Unreachable'
+  | 'TooLargeResourceVersion'
+  | 'Expired'
+  | 'InvalidContinue'
+  | 'Internal';
+
+export class StorageError extends Error {
+  readonly code: StorageErrorCode;
+  readonly key: string;
+  /** For TooLargeResourceVersion: the requested and current revisions. */
+  readonly requestedRevision?: number;
+  readonly currentRevision?: number;
+  /** For Expired continue tokens: a token to continue inconsistently (rv -1), when one exists. */
+  readonly inconsistentContinue?: string;
+
+  constructor(
+    code: StorageErrorCode,
+    key: string,
+    message: string,
+    extra: { requestedRevision?: number; currentRevision?: number; inconsistentContinue?: string; cause?: unknown } = {},
+  ) {
+    super(message, extra.cause !== undefined ? { cause: extra.cause } : undefined);
+    this.name = 'StorageError';
+    this.code = code;
+    this.key = key;
+    if (extra.requestedRevision !== undefined) this.requestedRevision = extra.requestedRevision;
+    if (extra.currentRevision !== undefined) this.currentRevision = extra.currentRevision;
+    if (extra.inconsistentContinue !== undefined) this.inconsistentContinue = extra.inconsistentContinue;
+  }
+}
+
+export function isStorageError(err: unknown, code?: StorageErrorCode): err is StorageError {
+  return err instanceof StorageError && (code === undefined || err.code === code);
+}
+
+export const isKeyNotFound = (err: unknown): boolean => isStorageError(err, 'KeyNotFound');
+export const isKeyExists = (err: unknown): boolean => isStorageError(err, 'KeyExists');
+export const isUnreachable = (err: unknown): boolean => isStorageError(err, 'Unreachable');
+
+export function keyNotFound(key: string): StorageError {
+  return new StorageError('KeyNotFound', key, `key not found: ${key}`);
+}
+
+export function keyExists(key: string): StorageError {
+  return new StorageError('KeyExists', key, `key exists: ${key}`);
+}
+
+/** A precondition (uid or resourceVersion) did not hold. The REST layer reports 409 Conflict. */
+export function preconditionFailed(key: string, what: 'UID' | 'ResourceVersion', expected: string, actual: string): StorageError {
+  return new StorageError(
+    'InvalidObj',
+    key,
+    `Precondition failed: ${what} in precondition: ${expected}, ${what} in object meta: ${actual}`,
+  );
+}
