@@ -1,0 +1,146 @@
+// @kapi/machinery — pure API machinery (no I/O). Explicit named exports only.
+
+export type { OwnerReference, ObjectMeta, KubeObject, ListMeta, KubeList } from './object.js';
+export { isPlainObject, deepCopy } from './object.js';
+
+export type {
+  StatusReason,
+  StatusCause,
+  StatusDetails,
+  Status,
+  GroupResource,
+  GroupKind,
+  FieldError,
+} from './status.js';
+export {
+  formatGroupResource,
+  StatusError,
+  isStatusError,
+  isNotFound,
+  isAlreadyExists,
+  isConflict,
+  isInvalid,
+  isBadRequest,
+  isExpired,
+  OPTIMISTIC_LOCK_ERROR_MSG,
+  notFound,
+  alreadyExists,
+  generateNameConflict,
+  conflict,
+  optimisticLockConflict,
+  invalid,
+  badRequest,
+  methodNotAllowed,
+  notAcceptable,
+  unsupportedMediaType,
+  requestEntityTooLarge,
+  expired,
+  internalError,
+  timeout,
+  tooLargeResourceVersion,
+  serverTimeout,
+  serviceUnavailable,
+  successStatus,
+} from './status.js';
+
+export type { JSONSchemaProps } from './schema.js';
+
+export {
+  formatBadValue,
+  goQuote,
+  fieldInvalid,
+  fieldRequired,
+  fieldForbidden,
+  fieldNotSupported,
+  fieldTooLong,
+  fieldTooMany,
+  fieldTypeInvalid,
+  fieldDuplicate,
+  fieldNotFound,
+  fieldInternalError,
+  formatFieldError,
+  formatFieldErrors,
+} from './field-error.js';
+
+export type { NameValidator } from './validation.js';
+export {
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isDNS1035Label,
+  isQualifiedName,
+  isValidLabelValue,
+  isValidPathSegmentName,
+  nameIsDNSSubdomain,
+  nameIsDNSLabel,
+  nameIsDNS1035Label,
+  regexError,
+  maxLenError,
+  emptyError,
+  byteLength,
+  DNS1123_LABEL_MAX_LENGTH,
+  DNS1123_SUBDOMAIN_MAX_LENGTH,
+  DNS1035_LABEL_MAX_LENGTH,
+  QUALIFIED_NAME_MAX_LENGTH,
+  LABEL_VALUE_MAX_LENGTH,
+} from './validation.js';
+
+export type { ObjectMetaValidationOptions } from './object-meta-validation.js';
+export {
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+  validateLabels,
+  validateAnnotations,
+  validateOwnerReferences,
+  validateFinalizers,
+  TOTAL_ANNOTATION_SIZE_LIMIT_BYTES,
+  FIELD_IMMUTABLE_ERROR_MSG,
+} from './object-meta-validation.js';
+
+export type {
+  LabelOperator,
+  LabelRequirement,
+  LabelSelector,
+  LabelSelectorObject,
+  LabelSelectorRequirementObject,
+} from './labels.js';
+export {
+  parseLabelSelector,
+  labelSelectorFromObject,
+  labelSelectorFromSet,
+  everythingLabels,
+  nothingLabels,
+} from './labels.js';
+
+export type { FieldRequirement, FieldSelector } from './fields.js';
+export {
+  parseFieldSelector,
+  fieldSelectorFromSet,
+  everythingFields,
+  escapeFieldValue,
+  unescapeFieldValue,
+} from './fields.js';
+
+export type { SchemaDefinitions, ExtraSchemaKeywords } from './schema-resolve.js';
+export { resolveSchema, refName } from './schema-resolve.js';
+export type { SchemaValidationOptions } from './schema-validation.js';
+export { validateAgainstSchema, jsonTypeName } from './schema-validation.js';
+export type { PruneOptions } from './schema-pruning.js';
+export { pruneUnknownFields } from './schema-pruning.js';
+export type { DefaultingOptions } from './schema-defaulting.js';
+export { applyDefaults } from './schema-defaulting.js';
+
+export type { DecodedContinue } from './continue-token.js';
+export { encodeContinue, decodeContinue } from './continue-token.js';
+
+export type { ListOptionsToValidate } from './resource-version.js';
+export {
+  parseResourceVersion,
+  validateListOptions,
+  RESOURCE_VERSION_MATCH_EXACT,
+  RESOURCE_VERSION_MATCH_NOT_OLDER_THAN,
+} from './resource-version.js';
+
+export { generateName, newUID, nowRFC3339 } from './names.js';
+
+export type { GroupVersion, GroupVersionKind } from './gvk.js';
+export { parseApiVersion, formatApiVersion } from './gvk.js';
