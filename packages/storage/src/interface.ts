@@ -7,6 +7,7 @@ import type { KubeObject } from '@kapi/machinery';
  * resourceVersion = the revision it was read at; a deleted object carries the deleting revision.
  *
  * Errors are `StorageError`s (see errors.ts); the registry translates them into API Status.
+ * Any operation may also fail with Unreachable (etcd down, hung, or past the call deadline).
  * Objects returned may be shared with other readers (a cache): treat them as read-only.
  */
 
@@ -86,7 +87,7 @@ export interface DeleteOptions {
   cachedExisting?: KubeObject;
 }
 
-/** Objects and counts of one resource prefix. */
+/** Optional: counts objects under a resource prefix (the backend adds the trailing "/"). */
 export interface Counter {
   count(keyPrefix: string): Promise<number>;
 }
@@ -99,14 +100,23 @@ export interface Storage {
    */
   create(key: string, obj: KubeObject): Promise<KubeObject>;
 
-  /** Reads one object. KeyNotFound when absent (unless `ignoreNotFound`). */
+  /**
+   * Reads one object (a quorum read). KeyNotFound when absent (unless `ignoreNotFound`);
+   * TooLargeResourceVersion when `resourceVersion` N is beyond the store's revision;
+   * InvalidError when `resourceVersion` is not a decimal revision.
+   */
   get(key: string, options?: GetOptions): Promise<KubeObject | undefined>;
 
   /**
    * Lists objects under `key` (a prefix ending without "/"; the backend adds it), ordered by
    * key, filtered by the predicate, paged by `limit` at a revision pinned by the first page.
-   * Expired when the pinned revision is compacted; TooLargeResourceVersion when the store
-   * has not reached a NotOlderThan revision.
+   * Expired when the pinned revision is compacted (message `listTooOldMessage`, or for a
+   * continue token `continueTooOldMessage` plus `inconsistentContinue`, an rv -1 token);
+   * TooLargeResourceVersion when the store has not reached a NotOlderThan revision (or an
+   * Exact one is in the future); InvalidContinue for a bad token or a resourceVersion other
+   * than ""/"0" sent with one; InvalidError for a malformed resourceVersion.
+   * `resourceVersion` semantics: "" = quorum latest; "0" = latest; N + NotOlderThan = latest,
+   * at least N; N + Exact (or N with a limit and no match) = at revision N; N alone = NotOlderThan.
    */
   list(key: string, options?: ListOptions): Promise<ListResult>;
 
@@ -114,17 +124,24 @@ export interface Storage {
    * Read-modify-write with optimistic concurrency: read (or take `cachedExisting`), check
    * preconditions, call `tryUpdate`, write with txn "mod_revision == read"; on conflict read
    * again and repeat until it succeeds or `tryUpdate` throws. Writes nothing when the encoded
-   * bytes are unchanged, returning the existing object and resourceVersion.
+   * bytes are unchanged, returning the existing object and resourceVersion. Returns the
+   * written object with resourceVersion = the write's revision. When `tryUpdate` returns
+   * `null` the key is deleted (same txn condition) and the deleted object is returned with
+   * the deleting revision. Throws KeyNotFound (absent without `ignoreNotFound`, or `null`
+   * for an absent key), InvalidObj (preconditions), or whatever `tryUpdate` throws; a failed
+   * precondition/`tryUpdate` on a stale `cachedExisting` is retried on a fresh read first.
    */
   guaranteedUpdate(key: string, tryUpdate: UpdateFunction, options?: GuaranteedUpdateOptions): Promise<KubeObject>;
 
   /**
-   * Deletes the object if the preconditions hold (txn "mod_revision == read", retried on
-   * conflict). Returns the deleted object with resourceVersion = the deleting revision.
+   * Deletes the object if the preconditions hold and `validateDeletion` does not throw (txn
+   * "mod_revision == read", retried on conflict, checks re-run on each retry). Returns the
+   * deleted object with resourceVersion = the deleting revision. Throws KeyNotFound (absent,
+   * or deleted concurrently), InvalidObj (preconditions), or what `validateDeletion` throws.
    */
   delete(key: string, options?: DeleteOptions): Promise<KubeObject>;
 
-  /** The current etcd revision, by a quorum read. */
+  /** The current etcd revision, by a quorum read. Unreachable when etcd cannot be reached. */
   currentRevision(): Promise<number>;
 
   /** Releases connections and timers. */

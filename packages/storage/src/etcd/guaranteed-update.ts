@@ -1,0 +1,81 @@
+import type { KubeObject } from '@kapi/machinery';
+import { deepCopy } from '@kapi/machinery';
+import type { GuaranteedUpdateOptions, UpdateFunction } from '../interface.js';
+import { keyNotFound } from '../errors.js';
+import { readKey, withResourceVersion, type EtcdKV } from './kv.js';
+import { stateFromCache, stateFromKV, type ObjectState } from './object-state.js';
+import { checkPreconditions } from './preconditions.js';
+import { conditionalWrite } from './conditional-write.js';
+
+/**
+ * Read-modify-write with optimistic concurrency (see `Storage.guaranteedUpdate`):
+ *
+ * 1. Start from `cachedExisting` (not known current) or a quorum read.
+ * 2. Check preconditions, then call `tryUpdate` with a private copy. If either throws while
+ *    the state came from the cache, re-read; when the revision is unchanged the cached copy
+ *    was right and the error is thrown, otherwise the loop runs again on the fresh state.
+ * 3. Bytes unchanged → no write; returns the existing object with its resourceVersion (a
+ *    cached state is confirmed by a fresh read first).
+ * 4. Txn "if mod_revision == read then put (or delete, when tryUpdate returned null) else get";
+ *    on failure the returned KV becomes the current state and the loop repeats. No retry limit:
+ *    each retry follows a write someone else committed.
+ * 5. Returns the written object with resourceVersion = the txn's revision. After a delete it
+ *    returns the deleted object with resourceVersion = the deleting revision.
+ *
+ * Throws KeyNotFound when the key is absent (unless `ignoreNotFound`, or when `tryUpdate`
+ * asks to delete an absent key), the preconditions' InvalidObj error, whatever `tryUpdate`
+ * throws, and Unreachable/Internal from etcd.
+ */
+export async function guaranteedUpdate(
+  kv: EtcdKV,
+  key: string,
+  tryUpdate: UpdateFunction,
+  options: GuaranteedUpdateOptions = {},
+): Promise<KubeObject> {
+  const codec = kv.codec;
+  const fetch = async (): Promise<ObjectState> => stateFromKV(codec, (await readKey(kv, key)).kv, key);
+  let state = options.cachedExisting ? stateFromCache(codec, options.cachedExisting) : await fetch();
+
+  for (;;) {
+    if (state.obj === undefined && !options.ignoreNotFound) throw keyNotFound(key);
+
+    let updated: KubeObject | null;
+    try {
+      checkPreconditions(key, options.preconditions, state.obj);
+      updated = await tryUpdate(state.obj === undefined ? undefined : deepCopy(state.obj));
+    } catch (err) {
+      if (state.current) throw err;
+      const cachedRevision = state.revision;
+      state = await fetch();
+      if (state.revision === cachedRevision) throw err;
+      continue;
+    }
+
+    if (updated === null) {
+      if (state.obj === undefined) throw keyNotFound(key);
+      const result = await conditionalWrite(kv, key, state.revision, { delete: true });
+      if (!result.succeeded) {
+        state = stateFromKV(codec, result.current, key);
+        continue;
+      }
+      return withResourceVersion(deepCopy(state.obj), result.revision);
+    }
+
+    const data = codec.encode(updated);
+    if (state.data !== undefined && data.equals(state.data)) {
+      if (!state.current) {
+        state = await fetch();
+        continue;
+      }
+      return deepCopy(state.obj!);
+    }
+
+    const result = await conditionalWrite(kv, key, state.revision, { put: data });
+    if (!result.succeeded) {
+      state = stateFromKV(codec, result.current, key);
+      continue;
+    }
+    return withResourceVersion(codec.decode(data, key), result.revision);
+  }
+}
+

@@ -1,0 +1,57 @@
+import type { Etcd3, IKeyValue, IRangeRequest, IRangeResponse, ITxnRequest, ITxnResponse } from 'etcd3';
+import type { KubeObject } from '@kapi/machinery';
+import type { Codec } from './codec.js';
+import { toStorageError } from './errors.js';
+
+/**
+ * The raw KV calls the etcd backend makes, each with a deadline and with every error cast to
+ * a StorageError (via `toStorageError`). Nothing here retries.
+ */
+export interface EtcdKV {
+  range(key: string, req: IRangeRequest): Promise<IRangeResponse>;
+  txn(key: string, req: ITxnRequest): Promise<ITxnResponse>;
+  readonly codec: Codec;
+}
+
+export function createEtcdKV(client: Etcd3, codec: Codec, requestTimeoutMs: number): EtcdKV {
+  const options = () => ({ deadline: Date.now() + requestTimeoutMs });
+  return {
+    codec,
+    async range(key, req) {
+      try {
+        return await client.kv.range(req, options());
+      } catch (err) {
+        throw toStorageError(err, key);
+      }
+    },
+    async txn(key, req) {
+      try {
+        return await client.kv.txn(req, options());
+      } catch (err) {
+        throw toStorageError(err, key);
+      }
+    },
+  };
+}
+
+/** etcd's int64 fields arrive as decimal strings; revisions stay far below 2^53. */
+export function revisionOf(value: string | number | undefined): number {
+  return value === undefined ? 0 : Number(value);
+}
+
+/** The object in `kv` with its resourceVersion set to the key's mod_revision. */
+export function decodeKV(codec: Codec, kv: IKeyValue, key: string): KubeObject {
+  return withResourceVersion(codec.decode(kv.value, key), revisionOf(kv.mod_revision));
+}
+
+/** Sets `metadata.resourceVersion` on a freshly decoded (unshared) object and returns it. */
+export function withResourceVersion(obj: KubeObject, revision: number): KubeObject {
+  obj.metadata.resourceVersion = String(revision);
+  return obj;
+}
+
+/** Reads `key` (quorum). Returns the raw KV, or undefined when absent, and the header revision. */
+export async function readKey(kv: EtcdKV, key: string): Promise<{ kv: IKeyValue | undefined; revision: number }> {
+  const res = await kv.range(key, { key: Buffer.from(key) });
+  return { kv: res.kvs[0], revision: revisionOf(res.header.revision) };
+}

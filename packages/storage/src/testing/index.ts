@@ -1,0 +1,13 @@
+export { startEtcd, type StartEtcdOptions, type TestEtcd } from './start-etcd.js';
+export { uniquePrefix } from './unique-prefix.js';
+export { freePort } from './free-port.js';
+export {
+  runStorageConformance,
+  conformanceCases,
+  etcdRawStore,
+  type ConformanceSetup,
+  type ConformanceOptions,
+  type ConformanceCase,
+  type ConformanceContext,
+  type RawStore,
+} from '../conformance/index.js';

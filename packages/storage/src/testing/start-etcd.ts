@@ -1,0 +1,224 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freshPort } from './free-port.js';
+
+export interface StartEtcdOptions {
+  /** The etcd binary; default `$KAPI_ETCD_BIN` or `etcd` from PATH. */
+  binary?: string;
+  /** Extra command-line flags, for example `['--auto-compaction-retention=1']`. */
+  extraArgs?: string[];
+  /** How long to wait for etcd to report healthy; default 20000 ms. */
+  startTimeoutMs?: number;
+  /** Copy etcd's output to this process's stderr (default false; `KAPI_ETCD_VERBOSE=1` too). */
+  verbose?: boolean;
+}
+
+/** A real etcd started for a test, on free loopback ports with a temporary data dir. */
+export interface TestEtcd {
+  /** Client URLs, e.g. `["http://127.0.0.1:40123"]`. Stable across `kill`/`restart`. */
+  readonly endpoints: string[];
+  /** The temporary data directory (removed by `stop`). */
+  readonly dataDir: string;
+  /** Whether the etcd process is currently running. */
+  running(): boolean;
+  /**
+   * Stops etcd (SIGTERM, then SIGKILL after 5 s) and deletes the data dir. Idempotent; the
+   * instance cannot be restarted afterwards.
+   */
+  stop(): Promise<void>;
+  /**
+   * Sends `signal` (default SIGKILL) and waits for the process to exit. Keeps the data dir
+   * and ports so that `restart()` brings the same cluster back. Used to inject faults.
+   */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Freezes etcd (SIGSTOP): connections stay open but nothing answers — a hung server. */
+  pause(): void;
+  /** Unfreezes etcd after `pause()` (SIGCONT). */
+  resume(): void;
+  /** Stops etcd if it is running (SIGTERM) and starts it again on the same ports and data. */
+  restart(): Promise<void>;
+}
+
+const live = new Set<{ child: ChildProcess | undefined; dataDir: string }>();
+let exitHandlersInstalled = false;
+
+/** Last-resort cleanup: kill every etcd we started and delete its data, synchronously. */
+function cleanupAllSync(): void {
+  for (const entry of live) {
+    try {
+      entry.child?.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+    rmSync(entry.dataDir, { recursive: true, force: true });
+  }
+  live.clear();
+}
+
+function installExitHandlers(): void {
+  if (exitHandlersInstalled) return;
+  exitHandlersInstalled = true;
+  process.on('exit', cleanupAllSync);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      cleanupAllSync();
+      // Re-raise with the default action now that our handler is gone.
+      process.kill(process.pid, signal);
+    });
+  }
+}
+
+function waitForExit(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+async function isHealthy(clientUrl: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(1000) });
+    const body = (await res.json()) as { health?: string };
+    return res.ok && body.health === 'true';
+  } catch {
+    return false;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Launches the real `etcd` binary as a single-member cluster on free 127.0.0.1 ports (client
+ * and peer) with a fresh temporary data dir, and resolves once `/health` reports healthy.
+ * Retries with new ports when the chosen ports were taken. The process and data dir are
+ * removed by `stop()`, and also when this process exits or gets SIGINT/SIGTERM/SIGHUP.
+ * Rejects (after cleaning up) if etcd does not become healthy within `startTimeoutMs`.
+ */
+export async function startEtcd(options: StartEtcdOptions = {}): Promise<TestEtcd> {
+  installExitHandlers();
+  const binary = options.binary ?? process.env.KAPI_ETCD_BIN ?? 'etcd';
+  const verbose = options.verbose ?? process.env.KAPI_ETCD_VERBOSE === '1';
+  const startTimeoutMs = options.startTimeoutMs ?? 20_000;
+  const dataDir = mkdtempSync(join(tmpdir(), 'kapi-etcd-'));
+  const entry: { child: ChildProcess | undefined; dataDir: string } = { child: undefined, dataDir };
+  live.add(entry);
+
+  let clientUrl = '';
+  let peerUrl = '';
+  let stopped = false;
+
+  const launch = async (): Promise<void> => {
+    const name = 'kapi-test';
+    const args = [
+      `--name=${name}`,
+      `--data-dir=${dataDir}`,
+      `--listen-client-urls=${clientUrl}`,
+      `--advertise-client-urls=${clientUrl}`,
+      `--listen-peer-urls=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      `--initial-cluster=${name}=${peerUrl}`,
+      '--initial-cluster-state=new',
+      '--logger=zap',
+      `--log-level=${verbose ? 'info' : 'error'}`,
+      ...(options.extraArgs ?? []),
+    ];
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    entry.child = child;
+    let output = '';
+    const collect = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4000);
+      if (verbose) process.stderr.write(chunk);
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    let spawnError: Error | undefined;
+    child.once('error', (err) => {
+      spawnError = err;
+    });
+    // Do not keep the event loop alive just for etcd.
+    child.unref();
+    (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
+    (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+
+    const deadline = Date.now() + startTimeoutMs;
+    for (;;) {
+      if (spawnError) throw new Error(`could not start etcd (${binary}): ${spawnError.message}`);
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`etcd exited early (code ${child.exitCode}, signal ${child.signalCode}):\n${output}`);
+      }
+      if (await isHealthy(clientUrl)) return;
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        await waitForExit(child);
+        throw new Error(`etcd did not become healthy within ${startTimeoutMs} ms:\n${output}`);
+      }
+      await sleep(50);
+    }
+  };
+
+  const terminate = async (signal: NodeJS.Signals): Promise<void> => {
+    const child = entry.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    child.kill('SIGCONT'); // a paused etcd must run to act on the signal
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await waitForExit(child);
+    clearTimeout(timer);
+  };
+
+  const cleanup = async (): Promise<void> => {
+    await terminate('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+    live.delete(entry);
+  };
+
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    clientUrl = `http://127.0.0.1:${await freshPort()}`;
+    peerUrl = `http://127.0.0.1:${await freshPort()}`;
+    try {
+      await launch();
+      lastError = undefined;
+      break;
+    } catch (err) {
+      lastError = err;
+      await terminate('SIGKILL');
+      // A failed first start may leave a half-initialised member dir behind.
+      rmSync(dataDir, { recursive: true, force: true });
+      if (String((err as Error).message).startsWith('could not start etcd')) break;
+    }
+  }
+  if (lastError !== undefined) {
+    await cleanup();
+    throw lastError;
+  }
+
+  return {
+    endpoints: [clientUrl],
+    dataDir,
+    running: () => {
+      const child = entry.child;
+      return child !== undefined && child.exitCode === null && child.signalCode === null;
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await terminate('SIGTERM');
+      await cleanup();
+    },
+    async kill(signal: NodeJS.Signals = 'SIGKILL') {
+      await terminate(signal);
+    },
+    pause() {
+      entry.child?.kill('SIGSTOP');
+    },
+    resume() {
+      entry.child?.kill('SIGCONT');
+    },
+    async restart() {
+      if (stopped) throw new Error('etcd was stopped; start a new one');
+      await terminate('SIGTERM');
+      await launch();
+    },
+  };
+}

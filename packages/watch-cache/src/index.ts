@@ -1,0 +1,1 @@
+export { createWatchCache, type WatchCacheOptions } from './watch-cache.js';
