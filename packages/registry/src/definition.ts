@@ -33,11 +33,19 @@ export interface RequestContext {
  * (a private copy) and return field errors instead of throwing.
  */
 export interface Strategy {
+  /**
+   * Decode-time conversion of a request body, before unknown-field handling and defaulting
+   * (for example Secret `stringData` merged into `data`). Unlike the other hooks it may throw
+   * a 400 StatusError for a body that cannot be decoded (as kube's typed decoding fails).
+   */
+  decode?(obj: KubeObject): void;
   /** Clears fields the user may not set on create (e.g. status) and sets server-owned ones. */
   prepareForCreate?(obj: KubeObject): void;
   /** Copies over what the main resource may not change (e.g. status from `old`). */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  /** Type-specific validation; runs on create and on update (last, after metadata validation). */
   validate?(obj: KubeObject): FieldError[];
+  /** Extra checks on update only (immutable fields), run before `validate`. */
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
   canonicalize?(obj: KubeObject): void;
 }
@@ -57,7 +65,16 @@ export interface ResourceDefinition {
   storagePrefix?: string;
   /** The resource has a `status` the main resource ignores on update. */
   hasStatus?: boolean;
-  /** Field selectors beyond metadata.name and metadata.namespace. */
+  /**
+   * How `metadata.name` is validated: DNS-1123 subdomain (default, most resources), DNS-1123
+   * label (namespaces) or only as a path segment (custom resources).
+   */
+  nameValidation?: 'DNS1123Subdomain' | 'DNS1123Label' | 'PathSegmentName';
+  /**
+   * Field selectors beyond metadata.name and metadata.namespace. When set, other fields are
+   * rejected with `field label not supported: <f>` (kube's per-kind conversion); when absent,
+   * with kube's generic `"<f>" is not a known field selector: only ...`.
+   */
   selectableFields?: Record<string, FieldGetter>;
   /** PUT may create an object that does not exist. */
   allowCreateOnUpdate?: boolean;

@@ -21,10 +21,20 @@ export interface ListOptions {
   continue?: string;
 }
 
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
 export interface WriteOptions {
   /** dryRun=All: run every step, persist nothing. */
   dryRun?: boolean;
   fieldManager?: string;
+  /**
+   * fieldValidation (default Warn): what unknown or duplicate fields in the body cause —
+   * Strict: 400 `strict decoding error: unknown field "x"`; Warn: a warning through
+   * `warn`; Ignore: dropped silently.
+   */
+  fieldValidation?: FieldValidation;
+  /** Receives each warning (e.g. `unknown field "spec.foo"`) for a `Warning: 299 - "<text>"` header. */
+  warn?: (message: string) => void;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -65,6 +75,8 @@ export interface CollectionDeleter {
 /** A resource as the HTTP layer sees it: its definition plus the roles it implements. */
 export interface RestResource {
   readonly definition: ResourceDefinition;
+  /** The version this REST storage serves (one RestResource per served version). */
+  readonly version: string;
   readonly getter?: Getter;
   readonly lister?: Lister;
   readonly creater?: Creater;

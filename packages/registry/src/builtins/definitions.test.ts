@@ -1,0 +1,42 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { JSONSchemaProps } from '@kapi/machinery';
+import { refName } from '@kapi/machinery';
+import { builtinDefinitions, definitions } from './index.js';
+
+function refs(schema: JSONSchemaProps, out: string[] = []): string[] {
+  if (schema.$ref !== undefined) out.push(schema.$ref);
+  for (const child of [...Object.values(schema.properties ?? {}), ...(schema.allOf ?? []), ...(schema.items ? [schema.items] : [])]) refs(child, out);
+  if (typeof schema.additionalProperties === 'object') refs(schema.additionalProperties, out);
+  return out;
+}
+
+void describe('built-in definitions', () => {
+  void it('every $ref points at a component in the definitions map', () => {
+    for (const [name, schema] of Object.entries(definitions)) {
+      for (const ref of refs(schema)) {
+        assert.ok(ref.startsWith('#/components/schemas/'), `${name}: ${ref}`);
+        assert.ok(definitions[refName(ref)], `${name} refers to missing ${ref}`);
+      }
+    }
+  });
+
+  void it('each resource schema is published under kube\'s name with its GVK', () => {
+    const expected: Record<string, string> = {
+      namespaces: 'io.k8s.api.core.v1.Namespace',
+      configmaps: 'io.k8s.api.core.v1.ConfigMap',
+      secrets: 'io.k8s.api.core.v1.Secret',
+      serviceaccounts: 'io.k8s.api.core.v1.ServiceAccount',
+      events: 'io.k8s.api.core.v1.Event',
+      leases: 'io.k8s.api.coordination.v1.Lease',
+    };
+    for (const def of builtinDefinitions) {
+      const schema = definitions[expected[def.plural]!];
+      assert.equal(schema, def.versions[0]!.schema, def.plural);
+      assert.deepEqual(schema?.['x-kubernetes-group-version-kind'], [{ group: def.group, kind: def.kind, version: 'v1' }]);
+      assert.ok(definitions[`${expected[def.plural]!}List`], `${def.kind}List`);
+      assert.deepEqual([...def.verbs].sort(), ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
+    }
+    assert.ok(definitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']?.properties?.['managedFields']);
+  });
+});

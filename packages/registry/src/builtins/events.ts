@@ -1,0 +1,121 @@
+/**
+ * core/v1 Event: a report of something that happened to an object. Validated as kube
+ * validates core/v1 events (legacy rules): without `eventTime`, `involvedObject.namespace`
+ * must match the event's namespace (or be empty in "default"); with `eventTime`,
+ * reportingComponent, reportingInstance and action are required. PUT may create.
+ * Field selectors: involvedObject.{kind,namespace,name,uid,apiVersion,resourceVersion,
+ * fieldPath}, reason, reportingComponent, source (source.component, else
+ * reportingComponent) and type.
+ */
+import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
+import { fieldInvalid, fieldRequired, isDNS1123Subdomain, isQualifiedName } from '@kapi/machinery';
+import type { FieldGetter, ResourceDefinition } from '../definition.js';
+import { OBJECT_REFERENCE } from '../schemas/core-references.js';
+import { CORE_V1, META_V1, int32, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
+import { ALL_VERBS, builtinStrategy, stringAt } from './builtin-strategy.js';
+
+const gvk = { group: '', version: 'v1', kind: 'Event' };
+const REPORTING_INSTANCE_LENGTH_LIMIT = 128;
+const ACTION_LENGTH_LIMIT = 128;
+
+const eventSource: JSONSchemaProps = {
+  description: 'The component that reported an event.',
+  type: 'object',
+  properties: {
+    component: string('The component that generated the event.'),
+    host: string('The node the event was generated on.'),
+  },
+};
+
+const eventSeries: JSONSchemaProps = {
+  description: 'Data about a series of repeated events.',
+  type: 'object',
+  properties: {
+    count: int32('How many times the event has occurred since the series started.'),
+    lastObservedTime: ref(`${META_V1}MicroTime`, 'When the last event of the series was seen.'),
+  },
+};
+
+export const eventSchema: JSONSchemaProps = kindSchema(gvk, 'A report of an event somewhere in the cluster.', {
+  action: string('What action was taken or failed regarding the involved object.'),
+  count: int32('How many times this event has occurred.'),
+  eventTime: ref(`${META_V1}MicroTime`, 'When the event was first observed (new-style events).'),
+  firstTimestamp: ref(`${META_V1}Time`, 'When the event was first recorded.'),
+  involvedObject: ref(OBJECT_REFERENCE, 'The object this event is about.'),
+  lastTimestamp: ref(`${META_V1}Time`, 'When the most recent occurrence of the event was recorded.'),
+  message: string('A human-readable description of the event.'),
+  reason: string('A short, machine-understandable reason for the event, in UpperCamelCase.'),
+  related: ref(OBJECT_REFERENCE, 'A secondary object involved in the event, if any.'),
+  reportingComponent: string('The controller that emitted the event, e.g. kubernetes.io/kubelet.'),
+  reportingInstance: string('The instance of the controller that emitted the event, e.g. kubelet-node-1.'),
+  series: ref(`${CORE_V1}EventSeries`, 'Data about the series this event belongs to, if it is repeated.'),
+  source: ref(`${CORE_V1}EventSource`, 'The component reporting the event.'),
+  type: string('The type of the event: "Normal" or "Warning" (more may come).'),
+});
+
+export const eventDefinitions: Record<string, JSONSchemaProps> = {
+  [`${CORE_V1}Event`]: eventSchema,
+  [`${CORE_V1}EventSource`]: eventSource,
+  [`${CORE_V1}EventSeries`]: eventSeries,
+  [`${CORE_V1}EventList`]: listSchema(gvk, `${CORE_V1}Event`, 'A list of events.', 'The events.'),
+};
+
+const involved = (field: string): FieldGetter => (obj) => stringAt(obj, ['involvedObject', field]);
+
+export const eventSelectableFields: Record<string, FieldGetter> = {
+  'involvedObject.kind': involved('kind'),
+  'involvedObject.namespace': involved('namespace'),
+  'involvedObject.name': involved('name'),
+  'involvedObject.uid': involved('uid'),
+  'involvedObject.apiVersion': involved('apiVersion'),
+  'involvedObject.resourceVersion': involved('resourceVersion'),
+  'involvedObject.fieldPath': involved('fieldPath'),
+  reason: (obj) => stringAt(obj, ['reason']),
+  reportingComponent: (obj) => stringAt(obj, ['reportingComponent']),
+  source: (obj) => stringAt(obj, ['source', 'component']) || stringAt(obj, ['reportingComponent']),
+  type: (obj) => stringAt(obj, ['type']),
+};
+
+function validateEvent(obj: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const namespace = obj.metadata.namespace ?? '';
+  const involvedNamespace = stringAt(obj, ['involvedObject', 'namespace']) ?? '';
+  const eventTime = obj['eventTime'];
+  if (eventTime === undefined || eventTime === '') {
+    const matches = involvedNamespace === '' ? namespace === '' || namespace === 'default' : namespace === involvedNamespace;
+    if (!matches) errs.push(fieldInvalid('involvedObject.namespace', involvedNamespace, 'does not match event.namespace'));
+  } else {
+    if (involvedNamespace === '' && namespace !== 'default' && namespace !== 'kube-system') {
+      errs.push(fieldInvalid('involvedObject.namespace', involvedNamespace, 'does not match event.namespace'));
+    }
+    const component = stringAt(obj, ['reportingComponent']) ?? '';
+    if (component === '') errs.push(fieldRequired('reportingComponent'));
+    for (const msg of isQualifiedName(component)) errs.push(fieldInvalid('reportingComponent', component, msg));
+    const instance = stringAt(obj, ['reportingInstance']) ?? '';
+    if (instance === '') errs.push(fieldRequired('reportingInstance'));
+    if (instance.length > REPORTING_INSTANCE_LENGTH_LIMIT) {
+      errs.push(fieldInvalid('reportingInstance', '', `can have at most ${REPORTING_INSTANCE_LENGTH_LIMIT} characters`));
+    }
+    const action = stringAt(obj, ['action']) ?? '';
+    if (action === '') errs.push(fieldRequired('action'));
+    if (action.length > ACTION_LENGTH_LIMIT) errs.push(fieldInvalid('action', '', `can have at most ${ACTION_LENGTH_LIMIT} characters`));
+  }
+  for (const msg of isDNS1123Subdomain(namespace)) errs.push(fieldInvalid('namespace', namespace, msg));
+  return errs;
+}
+
+export const events: ResourceDefinition = {
+  group: '',
+  kind: 'Event',
+  listKind: 'EventList',
+  plural: 'events',
+  singular: 'event',
+  shortNames: ['ev'],
+  namespaced: true,
+  versions: [{ name: 'v1', served: true, storage: true, schema: eventSchema }],
+  verbs: [...ALL_VERBS],
+  selectableFields: eventSelectableFields,
+  allowCreateOnUpdate: true,
+  allowUnconditionalUpdate: true,
+  strategy: builtinStrategy({ validate: validateEvent }),
+};

@@ -1,0 +1,147 @@
+/**
+ * core/v1 Secret: namespaced confidential data. On write, `stringData` is merged into `data`
+ * (its values win) and dropped, and an empty `type` becomes `Opaque` — as kube's v1
+ * conversion and defaulting do. `data` values must be valid base64 (a 400 otherwise, as
+ * kube's decoder answers). Keys follow the config-key rule; total decoded size ≤ 1 MiB;
+ * `type` is immutable; `immutable: true` freezes data. Well-known types require their keys.
+ * Field selector: `type`.
+ */
+import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
+import { FIELD_IMMUTABLE_ERROR_MSG, badRequest, fieldInvalid, fieldRequired, fieldTooLong, jsonTypeName } from '@kapi/machinery';
+import type { ResourceDefinition } from '../definition.js';
+import { CORE_V1, boolean, byteMap, kindSchema, listSchema, string, stringMap } from '../schemas/schema-builders.js';
+import { ALL_VERBS, builtinStrategy, recordAt, stringAt } from './builtin-strategy.js';
+import { checkBase64Map } from './byte-fields.js';
+import { MAX_SECRET_SIZE, isConfigMapKey } from './config-key.js';
+import { validateImmutableData } from './configmaps.js';
+
+const gvk = { group: '', version: 'v1', kind: 'Secret' };
+
+export const SECRET_TYPE_OPAQUE = 'Opaque';
+
+export const secretSchema: JSONSchemaProps = kindSchema(gvk, 'Confidential data (passwords, tokens, keys) of a limited size.', {
+  data: byteMap('Secret values by key, base64-encoded in JSON.'),
+  immutable: boolean('If true, data can no longer be changed (only metadata can).'),
+  stringData: stringMap('Write-only convenience: plain-text values merged into data on write (overriding it); never returned.'),
+  type: string('Used to check and process the secret data programmatically, e.g. "Opaque" (default), "kubernetes.io/tls".'),
+});
+
+export const secretDefinitions: Record<string, JSONSchemaProps> = {
+  [`${CORE_V1}Secret`]: secretSchema,
+  [`${CORE_V1}SecretList`]: listSchema(gvk, `${CORE_V1}Secret`, 'A list of secrets.', 'The secrets.'),
+};
+
+function mergeStringData(obj: KubeObject): void {
+  const stringData = obj['stringData'];
+  delete obj['stringData'];
+  if (stringData === undefined) return;
+  if (typeof stringData !== 'object' || stringData === null || Array.isArray(stringData)) {
+    throw cannotDecode(`json: cannot unmarshal ${goJsonType(stringData)} into Go struct field Secret.stringData of type map[string]string`);
+  }
+  const entries = Object.entries(stringData as Record<string, unknown>);
+  if (entries.length === 0) return;
+  const data = recordAt(obj, 'data') ?? {};
+  for (const [key, value] of entries) {
+    if (typeof value !== 'string') {
+      throw cannotDecode(`json: cannot unmarshal ${goJsonType(value)} into Go struct field Secret.stringData of type string`);
+    }
+    data[key] = Buffer.from(value, 'utf8').toString('base64');
+  }
+  obj['data'] = data;
+}
+
+function goJsonType(value: unknown): string {
+  const name = jsonTypeName(value);
+  return name === 'integer' ? 'number' : name === 'boolean' ? 'bool' : name;
+}
+
+function cannotDecode(detail: string) {
+  return badRequest(`Secret in version "v1" cannot be handled as a Secret: ${detail}`);
+}
+
+function decodedData(obj: KubeObject): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  for (const [key, value] of Object.entries(recordAt(obj, 'data') ?? {})) {
+    if (typeof value === 'string') out.set(key, Buffer.from(value, 'base64'));
+  }
+  return out;
+}
+
+function requireJSON(data: Map<string, Buffer>, key: string): FieldError[] {
+  const bytes = data.get(key);
+  if (bytes === undefined) return [fieldRequired(`data[${key}]`)];
+  try {
+    const parsed: unknown = JSON.parse(bytes.toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('expected a JSON object');
+    return [];
+  } catch (err) {
+    return [fieldInvalid(`data[${key}]`, '<secret contents redacted>', (err as Error).message)];
+  }
+}
+
+/** Keys each well-known secret type needs. */
+function validateType(obj: KubeObject, data: Map<string, Buffer>): FieldError[] {
+  switch (obj['type']) {
+    case 'kubernetes.io/service-account-token': {
+      const annotation = 'kubernetes.io/service-account.name';
+      return stringAt(obj, ['metadata', 'annotations', annotation]) ? [] : [fieldRequired(`metadata.annotations[${annotation}]`)];
+    }
+    case 'kubernetes.io/dockercfg':
+      return requireJSON(data, '.dockercfg');
+    case 'kubernetes.io/dockerconfigjson':
+      return requireJSON(data, '.dockerconfigjson');
+    case 'kubernetes.io/basic-auth':
+      return data.has('username') || data.has('password') ? [] : [fieldRequired('data[username]'), fieldRequired('data[password]')];
+    case 'kubernetes.io/ssh-auth':
+      return (data.get('ssh-privatekey')?.length ?? 0) > 0 ? [] : [fieldRequired('data[ssh-privatekey]')];
+    case 'kubernetes.io/tls':
+      return [
+        ...(data.has('tls.crt') ? [] : [fieldRequired('data[tls.crt]')]),
+        ...(data.has('tls.key') ? [] : [fieldRequired('data[tls.key]')]),
+      ];
+    default:
+      return [];
+  }
+}
+
+function validateSecret(obj: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const data = decodedData(obj);
+  let total = 0;
+  for (const key of Object.keys(recordAt(obj, 'data') ?? {})) {
+    for (const msg of isConfigMapKey(key)) errs.push(fieldInvalid(`data[${key}]`, key, msg));
+    total += data.get(key)?.length ?? 0;
+  }
+  if (total > MAX_SECRET_SIZE) errs.push(fieldTooLong('data', MAX_SECRET_SIZE));
+  errs.push(...validateType(obj, data));
+  return errs;
+}
+
+function validateSecretUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  if (obj['type'] !== old['type']) errs.push(fieldInvalid('type', obj['type'], FIELD_IMMUTABLE_ERROR_MSG));
+  errs.push(...validateImmutableData(obj, old, ['data']));
+  return errs;
+}
+
+export const secrets: ResourceDefinition = {
+  group: '',
+  kind: 'Secret',
+  listKind: 'SecretList',
+  plural: 'secrets',
+  singular: 'secret',
+  namespaced: true,
+  versions: [{ name: 'v1', served: true, storage: true, schema: secretSchema }],
+  verbs: [...ALL_VERBS],
+  selectableFields: { type: (obj) => stringAt(obj, ['type']) },
+  allowUnconditionalUpdate: true,
+  strategy: builtinStrategy({
+    decode(obj) {
+      checkBase64Map(obj, 'data', 'Secret', 'v1');
+      mergeStringData(obj);
+      if (obj['type'] === undefined || obj['type'] === '') obj['type'] = SECRET_TYPE_OPAQUE;
+    },
+    validate: validateSecret,
+    validateUpdate: validateSecretUpdate,
+  }),
+};

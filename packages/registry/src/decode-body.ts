@@ -1,0 +1,65 @@
+/**
+ * The first step of every write: turn a decoded request body into a private object of the
+ * expected kind, or fail with kube's 400 texts.
+ */
+import type { KubeObject } from '@kapi/machinery';
+import { badRequest, deepCopy, isPlainObject, jsonTypeName } from '@kapi/machinery';
+import { dropNulls } from './drop-nulls.js';
+
+export interface ExpectedKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export function formatApiVersion(group: string, version: string): string {
+  return group === '' ? version : `${group}/${version}`;
+}
+
+function goType(value: unknown): string {
+  const name = jsonTypeName(value);
+  return name === 'integer' ? 'number' : name === 'boolean' ? 'bool' : name;
+}
+
+/**
+ * Returns a deep copy of `body` with apiVersion and kind set to the expected ones. Empty
+ * apiVersion/kind are defaulted (as kube's decoder defaults them from the endpoint); others
+ * must match: `the API version in the data (x) does not match the expected API version (y)`,
+ * `the kind in the data (X) does not match the expected kind (Y)`. Null fields of metadata
+ * are dropped (ObjectMeta is typed in kube). Throws 400 BadRequest for a body that is not
+ * an object or whose metadata is not an object. Never mutates `body`.
+ */
+export function decodeBody(body: unknown, expected: ExpectedKind): KubeObject {
+  const { kind } = expected;
+  const expectedApiVersion = formatApiVersion(expected.group, expected.version);
+  if (!isPlainObject(body)) {
+    throw badRequest(
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${goType(body)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
+  }
+  const cannotHandle = (detail: string) => badRequest(`${kind} in version "${expected.version}" cannot be handled as a ${kind}: ${detail}`);
+  for (const field of ['apiVersion', 'kind'] as const) {
+    const value = body[field];
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      throw cannotHandle(`json: cannot unmarshal ${goType(value)} into Go struct field ${kind}.${field} of type string`);
+    }
+  }
+  const apiVersion = typeof body['apiVersion'] === 'string' ? body['apiVersion'] : '';
+  if (apiVersion !== '' && apiVersion !== expectedApiVersion) {
+    throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expectedApiVersion})`);
+  }
+  const bodyKind = typeof body['kind'] === 'string' ? body['kind'] : '';
+  if (bodyKind !== '' && bodyKind !== kind) {
+    throw badRequest(`the kind in the data (${bodyKind}) does not match the expected kind (${kind})`);
+  }
+  const metadata = body['metadata'];
+  if (metadata !== undefined && metadata !== null && !isPlainObject(metadata)) {
+    throw cannotHandle(`json: cannot unmarshal ${goType(metadata)} into Go struct field ${kind}.metadata of type v1.ObjectMeta`);
+  }
+  const obj = deepCopy(body) as KubeObject;
+  obj.apiVersion = expectedApiVersion;
+  obj.kind = kind;
+  obj.metadata = isPlainObject(obj.metadata) ? obj.metadata : {};
+  dropNulls(obj.metadata);
+  return obj;
+}

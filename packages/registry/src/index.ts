@@ -1,0 +1,27 @@
+// @kapi/registry — resource definitions, built-in schemas and the generic store.
+
+export type { Verb, VersionDefinition, FieldGetter, RequestContext, Strategy, ResourceDefinition } from './definition.js';
+export type {
+  GetOptions,
+  ListOptions,
+  FieldValidation,
+  WriteOptions,
+  DeleteOptions,
+  Getter,
+  Lister,
+  Creater,
+  Updater,
+  Deleter,
+  CollectionDeleter,
+  RestResource,
+} from './rest.js';
+
+export { builtinDefinitions, definitions, namespaces, configMaps, secrets, serviceAccounts, events, leases } from './builtins/index.js';
+export { metaDefinitions, OBJECT_META } from './schemas/meta.js';
+export { COMPONENTS } from './schemas/schema-builders.js';
+
+export { createRegistry, SYSTEM_NAMESPACES, type Registry, type RegistryOptions } from './registry.js';
+export { createStore, type StoreOptions } from './store.js';
+export { toStatusError } from './storage-errors.js';
+export { IMMORTAL_NAMESPACES } from './namespace-lifecycle.js';
+export { DEFAULT_PREFIX } from './keys.js';

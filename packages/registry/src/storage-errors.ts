@@ -1,0 +1,64 @@
+/**
+ * The one place StorageErrors become API Status errors (kube's storeerr.Interpret*Error):
+ *
+ * | StorageError | Status |
+ * |---|---|
+ * | KeyNotFound | 404 NotFound `<resource> "<name>" not found` |
+ * | KeyExists | 409 AlreadyExists `<resource> "<name>" already exists` |
+ * | InvalidObj (failed precondition) | 409 Conflict `Operation cannot be fulfilled on <resource> "<name>": Precondition failed: ...` |
+ * | ResourceVersionConflicts | 409 Conflict with the optimistic-lock message |
+ * | TooLargeResourceVersion | 504 Timeout `Too large resource version: N, current: M` + Retry-After |
+ * | Expired | 410 Expired with the storage message; `metadata.continue` carries the inconsistent continue token when there is one |
+ * | InvalidContinue, InvalidError | 400 BadRequest with the storage message |
+ * | Unreachable, Internal | 500 InternalError `Internal error occurred: <message>` |
+ *
+ * Unreachable is a 500 because that is what kube-apiserver answers when etcd fails a request
+ * (its etcd errors are not API statuses and are wrapped as internal errors); client-go then
+ * surfaces the error without blind retries. StatusErrors pass through unchanged; any other
+ * error becomes a 500 InternalError.
+ */
+import { StatusError, conflict, internalError, isStatusError, notFound, alreadyExists, optimisticLockConflict, badRequest, tooLargeResourceVersion } from '@kapi/machinery';
+import type { GroupResource } from '@kapi/machinery';
+import { isStorageError } from '@kapi/storage';
+
+export function toStatusError(err: unknown, resource: GroupResource, name = ''): StatusError {
+  if (isStatusError(err)) return err;
+  if (!isStorageError(err)) return internalError(err);
+  switch (err.code) {
+    case 'KeyNotFound':
+      return notFound(resource, name);
+    case 'KeyExists':
+      return alreadyExists(resource, name);
+    case 'InvalidObj':
+      return conflict(resource, name, err.message);
+    case 'ResourceVersionConflicts':
+      return optimisticLockConflict(resource, name);
+    case 'TooLargeResourceVersion':
+      return tooLargeResourceVersion(err.requestedRevision ?? 0, err.currentRevision ?? 0);
+    case 'Expired':
+      return new StatusError({
+        code: 410,
+        reason: 'Expired',
+        message: err.message,
+        ...(err.inconsistentContinue !== undefined ? { metadata: { continue: err.inconsistentContinue } } : {}),
+      });
+    case 'InvalidContinue':
+    case 'InvalidError':
+      return badRequest(err.message);
+    case 'Unreachable':
+    case 'Internal':
+      return internalError(err);
+  }
+}
+
+/**
+ * Runs `fn`, translating whatever it throws with `toStatusError`. `name` may be a function
+ * when the name is only known part-way (generated names).
+ */
+export async function translatingStorageErrors<T>(resource: GroupResource, name: string | (() => string), fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toStatusError(err, resource, typeof name === 'string' ? name : name());
+  }
+}

@@ -1,0 +1,67 @@
+/** create (POST) of the generic store, and the create half shared with PUT. */
+import type { KubeObject } from '@kapi/machinery';
+import { alreadyExists, generateNameConflict } from '@kapi/machinery';
+import { isKeyExists } from '@kapi/storage';
+import type { RequestContext } from './definition.js';
+import { objectKey } from './keys.js';
+import { assignGeneratedName, prepareObjectForCreate, reconcileNamespace } from './object-meta-lifecycle.js';
+import type { WriteOptions } from './rest.js';
+import { decodeRequest, present, type StoreContext } from './store-context.js';
+import { translatingStorageErrors } from './storage-errors.js';
+import { validateForCreate } from './validate-object.js';
+
+/** How many names a generateName create tries before giving up (kube's limit). */
+const GENERATE_NAME_ATTEMPTS = 8;
+
+/**
+ * The steps between decoding and storage on create, in kube's order: admission (the
+ * request's namespace must exist: 404 otherwise), namespace reconciliation (400 on
+ * mismatch), server-set metadata and `prepareForCreate`, validation (422). Mutates `obj`.
+ */
+export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestContext, obj: KubeObject): Promise<void> {
+  if (ctx.definition.namespaced && ctx.namespaces !== undefined && req.namespace !== '') {
+    await ctx.namespaces.ensureNamespaceExists(req.namespace);
+  }
+  reconcileNamespace(obj, ctx.definition, req.namespace);
+  prepareObjectForCreate(obj, ctx.definition);
+  validateForCreate(ctx.validation, obj);
+}
+
+function nameOf(obj: KubeObject): string {
+  return typeof obj.metadata.name === 'string' ? obj.metadata.name : '';
+}
+
+/**
+ * POST: decode → unknown fields → defaults → admission → prepare → validate → storage.
+ * With generateName, a name collision is retried with new names (up to 8 attempts), then
+ * 409 AlreadyExists with kube's generateName text and retryAfterSeconds. dryRun runs every
+ * step and reports 409 for an existing name, but writes nothing (the result then has no
+ * resourceVersion). Throws StatusErrors only.
+ */
+export async function createObject(ctx: StoreContext, req: RequestContext, body: unknown, options: WriteOptions): Promise<KubeObject> {
+  let name = '';
+  return translatingStorageErrors(ctx.resource, () => name, async () => {
+    const obj = decodeRequest(ctx, body, options);
+    const generated = nameOf(obj) === '' && typeof obj.metadata.generateName === 'string' && obj.metadata.generateName !== '';
+    await admitAndPrepareCreate(ctx, req, obj);
+    name = nameOf(obj);
+    if (options.dryRun) {
+      const key = objectKey(ctx.space, obj.metadata.namespace ?? '', name);
+      const existing = await ctx.storage.get(key, { ignoreNotFound: true });
+      if (existing !== undefined) throw generated ? generateNameConflict(ctx.resource, name) : alreadyExists(ctx.resource, name);
+      return present(ctx, obj);
+    }
+    for (let attempt = 1; ; attempt++) {
+      const key = objectKey(ctx.space, obj.metadata.namespace ?? '', name);
+      try {
+        return present(ctx, await ctx.storage.create(key, obj));
+      } catch (err) {
+        if (!generated || !isKeyExists(err)) throw err;
+        if (attempt >= GENERATE_NAME_ATTEMPTS) throw generateNameConflict(ctx.resource, name);
+        obj.metadata.name = '';
+        assignGeneratedName(obj);
+        name = nameOf(obj);
+      }
+    }
+  });
+}

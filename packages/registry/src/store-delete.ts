@@ -1,0 +1,100 @@
+/** delete and deletecollection of the generic store. */
+import type { KubeList, KubeObject, Status } from '@kapi/machinery';
+import { isNotFound, nowRFC3339 } from '@kapi/machinery';
+import { preconditionFailed } from '@kapi/storage';
+import type { RequestContext } from './definition.js';
+import { objectKey } from './keys.js';
+import type { DeleteOptions, ListOptions } from './rest.js';
+import { present, type StoreContext } from './store-context.js';
+import { listObjects } from './store-read.js';
+import { translatingStorageErrors } from './storage-errors.js';
+
+function hasFinalizers(obj: KubeObject): boolean {
+  return Array.isArray(obj.metadata.finalizers) && obj.metadata.finalizers.length > 0;
+}
+
+/** Marks `obj` as being deleted (deletionTimestamp, grace period 0, generation + 1) unless it already is. */
+function markDeleting(obj: KubeObject): KubeObject {
+  if (obj.metadata.deletionTimestamp !== undefined) return obj;
+  obj.metadata.deletionTimestamp = nowRFC3339();
+  obj.metadata.deletionGracePeriodSeconds = 0;
+  if (typeof obj.metadata.generation === 'number') obj.metadata.generation += 1;
+  return obj;
+}
+
+function checkPreconditions(key: string, obj: KubeObject, preconditions: DeleteOptions['preconditions']): void {
+  const uid = obj.metadata.uid ?? '';
+  const rv = obj.metadata.resourceVersion ?? '';
+  if (preconditions?.uid !== undefined && preconditions.uid !== uid) throw preconditionFailed(key, 'UID', preconditions.uid, uid);
+  if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== rv) {
+    throw preconditionFailed(key, 'ResourceVersion', preconditions.resourceVersion, rv);
+  }
+}
+
+/**
+ * DELETE: checks the deletion guard (403 for immortal namespaces) and the preconditions (409
+ * Conflict `Precondition failed: UID in precondition: ...`), then removes the object and
+ * returns it (resourceVersion = the deleting revision). An object with finalizers is only
+ * marked (deletionTimestamp) and returned with `deletedImmediately: false`; the update that
+ * removes its last finalizer deletes it. Propagation policies are accepted but dependents
+ * are not collected yet. dryRun reads and checks, writes nothing. 404 when absent.
+ */
+export async function deleteObject(
+  ctx: StoreContext,
+  req: RequestContext,
+  name: string,
+  options: DeleteOptions,
+): Promise<{ object: KubeObject | Status; deletedImmediately: boolean }> {
+  return translatingStorageErrors(ctx.resource, name, async () => {
+    ctx.deletionGuard?.(name);
+    const key = objectKey(ctx.space, req.namespace, name);
+    let pending = false;
+    if (options.dryRun) {
+      const existing = (await ctx.storage.get(key))!;
+      checkPreconditions(key, existing, options.preconditions);
+      pending = hasFinalizers(existing);
+      return { object: present(ctx, pending ? markDeleting(structuredClone(existing)) : existing), deletedImmediately: !pending };
+    }
+    const result = await ctx.storage.guaranteedUpdate(
+      key,
+      (existing) => {
+        pending = existing !== undefined && hasFinalizers(existing);
+        return pending ? markDeleting(existing!) : null;
+      },
+      options.preconditions !== undefined ? { preconditions: options.preconditions } : {},
+    );
+    return { object: present(ctx, result), deletedImmediately: !pending };
+  });
+}
+
+/**
+ * DELETE on a collection: lists with the selectors (all pages; `limit`/`continue` are
+ * ignored) and deletes each item with `options`, skipping items that vanish meanwhile and
+ * items the deletion guard protects. Not atomic. Returns the deleted (or deletion-marked)
+ * items as a list.
+ */
+export async function deleteCollection(
+  ctx: StoreContext,
+  req: RequestContext,
+  options: DeleteOptions,
+  listOptions: ListOptions,
+): Promise<KubeList> {
+  const { limit: _limit, continue: _continue, ...rest } = listOptions;
+  const listed = await listObjects(ctx, req, rest);
+  const deleted: KubeObject[] = [];
+  for (const item of listed.items) {
+    const name = item.metadata.name ?? '';
+    try {
+      ctx.deletionGuard?.(name);
+    } catch {
+      continue;
+    }
+    try {
+      const result = await deleteObject(ctx, { ...req, namespace: item.metadata.namespace ?? '' }, name, options);
+      deleted.push(result.object as KubeObject);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+  return { apiVersion: listed.apiVersion, kind: listed.kind, metadata: { resourceVersion: listed.metadata.resourceVersion ?? '' }, items: deleted };
+}

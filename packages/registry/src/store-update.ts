@@ -1,0 +1,104 @@
+/** update (PUT) of the generic store. */
+import type { FieldError, KubeObject } from '@kapi/machinery';
+import { badRequest, deepCopy, invalid, notFound, optimisticLockConflict, parseResourceVersion } from '@kapi/machinery';
+import type { RequestContext } from './definition.js';
+import { objectKey } from './keys.js';
+import { prepareObjectForUpdate, reconcileNamespace } from './object-meta-lifecycle.js';
+import type { WriteOptions } from './rest.js';
+import { semanticEqual } from './semantic-equal.js';
+import { decodeRequest, present, type StoreContext } from './store-context.js';
+import { admitAndPrepareCreate } from './store-create.js';
+import { translatingStorageErrors } from './storage-errors.js';
+import { validateForUpdate } from './validate-object.js';
+
+/** kube's checkName: the body must name the object the URL names. Throws 400. */
+function checkName(obj: KubeObject, name: string, namespace: string): void {
+  const objName = typeof obj.metadata.name === 'string' ? obj.metadata.name : '';
+  if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+  const objNamespace = typeof obj.metadata.namespace === 'string' ? obj.metadata.namespace : '';
+  if (namespace !== '' && objNamespace !== '' && objNamespace !== namespace) {
+    throw badRequest(`the namespace of the object (${objNamespace}) does not match the namespace on the URL (${namespace})`);
+  }
+}
+
+/** The 422 kube answers for a PUT without resourceVersion on resources that require one (details.kind is the resource). */
+function resourceVersionRequired(ctx: StoreContext, name: string) {
+  const error: FieldError = {
+    type: 'FieldValueInvalid',
+    field: 'metadata.resourceVersion',
+    message: 'Invalid value: 0x0: must be specified for an update',
+  };
+  return invalid({ group: ctx.resource.group, kind: ctx.resource.resource }, name, [error]);
+}
+
+function hasFinalizers(obj: KubeObject): boolean {
+  return Array.isArray(obj.metadata.finalizers) && obj.metadata.finalizers.length > 0;
+}
+
+/**
+ * The update step run against the current object (possibly several times, once per
+ * storage conflict): create when absent (if allowed), else the optimistic-concurrency check
+ * (409 on a stale resourceVersion; 422 when none is given and unconditional updates are not
+ * allowed), update preparation and validation. Returns the object to write, `existing` for
+ * a no-op (nothing is written, the resourceVersion stays), or null to delete an object whose
+ * deletion was pending and whose last finalizer is now gone.
+ */
+async function nextState(
+  ctx: StoreContext,
+  req: RequestContext,
+  name: string,
+  decoded: KubeObject,
+  existing: KubeObject | undefined,
+  created: { value: boolean },
+): Promise<KubeObject | null> {
+  const obj = deepCopy(decoded);
+  created.value = existing === undefined;
+  if (existing === undefined) {
+    if (!ctx.definition.allowCreateOnUpdate) throw notFound(ctx.resource, name);
+    delete obj.metadata.resourceVersion;
+    await admitAndPrepareCreate(ctx, req, obj);
+    return obj;
+  }
+  const current = existing.metadata.resourceVersion ?? '';
+  const sent = typeof obj.metadata.resourceVersion === 'string' ? obj.metadata.resourceVersion : '';
+  if (sent === '') {
+    if (!ctx.definition.allowUnconditionalUpdate) throw resourceVersionRequired(ctx, name);
+    obj.metadata.resourceVersion = current;
+  } else if (parseResourceVersion(sent) !== parseResourceVersion(current)) {
+    throw optimisticLockConflict(ctx.resource, name);
+  }
+  reconcileNamespace(obj, ctx.definition, req.namespace);
+  prepareObjectForUpdate(obj, existing, ctx.definition);
+  validateForUpdate(ctx.validation, obj, existing);
+  if (obj.metadata.deletionTimestamp !== undefined && !hasFinalizers(obj)) return null;
+  return semanticEqual(obj, existing) ? existing : obj;
+}
+
+/**
+ * PUT: decode → unknown fields → defaults → name/namespace checks against the URL (400) →
+ * a guaranteed update whose step is `nextState`. Returns the stored object and whether it
+ * was created. dryRun computes the result from a quorum read and writes nothing.
+ */
+export async function updateObject(
+  ctx: StoreContext,
+  req: RequestContext,
+  name: string,
+  body: unknown,
+  options: WriteOptions,
+): Promise<{ object: KubeObject; created: boolean }> {
+  return translatingStorageErrors(ctx.resource, name, async () => {
+    const decoded = decodeRequest(ctx, body, options);
+    checkName(decoded, name, req.namespace);
+    const key = objectKey(ctx.space, req.namespace, name);
+    const created = { value: false };
+    if (options.dryRun) {
+      const existing = await ctx.storage.get(key, { ignoreNotFound: true });
+      const next = await nextState(ctx, req, name, decoded, existing, created);
+      return { object: present(ctx, next ?? existing!), created: created.value };
+    }
+    const stored = await ctx.storage.guaranteedUpdate(key, (existing) => nextState(ctx, req, name, decoded, existing, created), {
+      ignoreNotFound: true,
+    });
+    return { object: present(ctx, stored), created: created.value };
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * The generic store: every REST role for any ResourceDefinition over a `Storage`, the same
+ * pipeline for built-ins and custom resources. Roles are offered per the definition's
+ * verbs. Every method throws StatusErrors only (storage errors are translated once, in
+ * storage-errors.ts).
+ */
+import type { JSONSchemaProps, SchemaDefinitions } from '@kapi/machinery';
+import type { Storage } from '@kapi/storage';
+import type { ResourceDefinition } from './definition.js';
+import { definitions as builtinSchemas } from './builtins/index.js';
+import { formatApiVersion } from './decode-body.js';
+import { DEFAULT_PREFIX, keySpace } from './keys.js';
+import { namespaceLifecycle, type NamespaceLifecycle } from './namespace-lifecycle.js';
+import type { RestResource } from './rest.js';
+import { COMPONENTS } from './schemas/schema-builders.js';
+import { OBJECT_META } from './schemas/meta.js';
+import type { StoreContext } from './store-context.js';
+import { createObject } from './store-create.js';
+import { deleteCollection, deleteObject } from './store-delete.js';
+import { getObject, listObjects } from './store-read.js';
+import { updateObject } from './store-update.js';
+
+export interface StoreOptions {
+  readonly definition: ResourceDefinition;
+  readonly storage: Storage;
+  /** The version to serve; default the definition's storage version. */
+  readonly version?: string;
+  /** etcd key prefix; default `/registry`. */
+  readonly prefix?: string;
+  /** Targets of `$ref` in the schemas; default the built-in `definitions`. */
+  readonly schemas?: SchemaDefinitions;
+  /**
+   * Checks that the namespace of a create exists (kube's NamespaceLifecycle admission).
+   * Default: a quorum read of the namespace under the same prefix. `false` disables it.
+   */
+  readonly namespaceLifecycle?: NamespaceLifecycle | false;
+  /** Called before each delete with the object's name; throw a StatusError to refuse. */
+  readonly deletionGuard?: (name: string) => void;
+}
+
+function servedVersion(definition: ResourceDefinition, version: string | undefined) {
+  const found = version === undefined ? definition.versions.find((v) => v.storage) : definition.versions.find((v) => v.name === version);
+  if (found === undefined) {
+    throw new Error(`resource ${definition.plural}.${definition.group} has no version ${version ?? '(storage)'}`);
+  }
+  return found;
+}
+
+/** Builds the store context for one resource version. Throws (programming error) for an unknown version. */
+export function createStoreContext(options: StoreOptions): StoreContext {
+  const { definition } = options;
+  const version = servedVersion(definition, options.version);
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  const schemas = options.schemas ?? builtinSchemas;
+  const metadataSchema: JSONSchemaProps = { $ref: `${COMPONENTS}${OBJECT_META}` };
+  const lifecycle =
+    options.namespaceLifecycle === false
+      ? undefined
+      : (options.namespaceLifecycle ?? namespaceLifecycle(options.storage, keySpace(prefix, { plural: 'namespaces', namespaced: false }).root));
+  return {
+    definition,
+    storage: options.storage,
+    space: keySpace(prefix, definition),
+    resource: { group: definition.group, resource: definition.plural },
+    expected: { group: definition.group, version: version.name, kind: definition.kind },
+    apiVersion: formatApiVersion(definition.group, version.name),
+    schema: version.schema,
+    metadataSchema,
+    schemas,
+    validation: { definition, schema: version.schema, definitions: schemas },
+    namespaces: definition.namespaced ? lifecycle : undefined,
+    deletionGuard: options.deletionGuard,
+  };
+}
+
+/** The REST storage of one resource version, with the roles its verbs call for. */
+export function createStore(options: StoreOptions): RestResource {
+  const ctx = createStoreContext(options);
+  const verbs = new Set(ctx.definition.verbs);
+  return {
+    definition: ctx.definition,
+    version: ctx.expected.version,
+    ...(verbs.has('get') ? { getter: { get: (req, name, opts) => getObject(ctx, req, name, opts) } } : {}),
+    ...(verbs.has('list') ? { lister: { list: (req, opts) => listObjects(ctx, req, opts) } } : {}),
+    ...(verbs.has('create') ? { creater: { create: (req, body, opts) => createObject(ctx, req, body, opts) } } : {}),
+    ...(verbs.has('update') ? { updater: { update: (req, name, body, opts) => updateObject(ctx, req, name, body, opts) } } : {}),
+    ...(verbs.has('delete') ? { deleter: { delete: (req, name, opts) => deleteObject(ctx, req, name, opts) } } : {}),
+    ...(verbs.has('deletecollection')
+      ? { collectionDeleter: { deleteCollection: (req, opts, listOpts) => deleteCollection(ctx, req, opts, listOpts) } }
+      : {}),
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Validation of an object about to be written: metadata (kube's ObjectMeta rules), the
+ * version's structural schema, then the strategy. Returns nothing or throws the 422.
+ */
+import type { FieldError, JSONSchemaProps, KubeObject, NameValidator, SchemaDefinitions } from '@kapi/machinery';
+import {
+  invalid,
+  isValidPathSegmentName,
+  nameIsDNSLabel,
+  nameIsDNSSubdomain,
+  validateAgainstSchema,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+} from '@kapi/machinery';
+import type { ResourceDefinition } from './definition.js';
+
+const pathSegmentName: NameValidator = (name, prefix) => (prefix ? [] : isValidPathSegmentName(name));
+
+export function nameValidatorFor(definition: ResourceDefinition): NameValidator {
+  switch (definition.nameValidation ?? 'DNS1123Subdomain') {
+    case 'DNS1123Label':
+      return nameIsDNSLabel;
+    case 'PathSegmentName':
+      return pathSegmentName;
+    case 'DNS1123Subdomain':
+      return nameIsDNSSubdomain;
+  }
+}
+
+export interface ValidationContext {
+  definition: ResourceDefinition;
+  schema: JSONSchemaProps;
+  definitions: SchemaDefinitions;
+}
+
+function fail(ctx: ValidationContext, obj: KubeObject, errs: FieldError[]): void {
+  if (errs.length === 0) return;
+  const name = typeof obj.metadata.name === 'string' ? obj.metadata.name : '';
+  throw invalid({ group: ctx.definition.group, kind: ctx.definition.kind }, name, errs);
+}
+
+/** Create: ObjectMeta rules, schema, then `strategy.validate`. Throws 422 Invalid. */
+export function validateForCreate(ctx: ValidationContext, obj: KubeObject): void {
+  const errs = [
+    ...validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) }),
+    ...validateAgainstSchema(obj, ctx.schema, '', { definitions: ctx.definitions }),
+  ];
+  errs.push(...(ctx.definition.strategy?.validate?.(obj) ?? []));
+  fail(ctx, obj, errs);
+}
+
+/**
+ * Update: ObjectMeta update rules against `old` (immutable fields, resourceVersion set) plus
+ * the ObjectMeta rules again, schema, `strategy.validateUpdate`, then `strategy.validate`.
+ * Throws 422 Invalid.
+ */
+export function validateForUpdate(ctx: ValidationContext, obj: KubeObject, old: KubeObject): void {
+  const errs = [
+    ...validateObjectMetaUpdate(obj.metadata, old.metadata),
+    ...validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) }),
+    ...validateAgainstSchema(obj, ctx.schema, '', { definitions: ctx.definitions }),
+  ];
+  errs.push(...(ctx.definition.strategy?.validateUpdate?.(obj, old) ?? []));
+  errs.push(...(ctx.definition.strategy?.validate?.(obj) ?? []));
+  fail(ctx, obj, errs);
+}
