@@ -1,0 +1,95 @@
+/**
+ * Everything derived from the registry's resources that is the same for every request:
+ * the discovery groups, the aggregated discovery documents with their ETags, and the
+ * OpenAPI v3 documents with their content hashes. Built lazily, cached, and rebuilt after
+ * `invalidate()` (when the set of resources changes, e.g. CRDs later).
+ */
+import { createHash } from 'node:crypto';
+import type { JSONSchemaProps } from '@kapi/machinery';
+import type { RestResource } from '@kapi/registry';
+import { groupResources, type ApiGroup, type GroupVersionResources } from './discovery/api-groups.js';
+import { aggregatedDiscovery, type AggregatedVersion } from './discovery/aggregated.js';
+import { buildGroupVersionDocument } from './openapi/document.js';
+
+export interface CachedDocument {
+  readonly body: string;
+  /** Upper-case hex SHA-512 of the body (the OpenAPI hash; quoted, the ETag). */
+  readonly hash: string;
+}
+
+export interface ApiSurface {
+  groups(): readonly ApiGroup[];
+  group(name: string): ApiGroup | undefined;
+  groupVersion(group: string, version: string): GroupVersionResources | undefined;
+  /** The aggregated discovery document for `/api` (`core`) or `/apis`. */
+  aggregated(core: boolean, version: AggregatedVersion): CachedDocument;
+  /** The OpenAPI v3 document of a group-version key such as `api/v1` or `apis/apps/v1`. */
+  openapi(key: string): CachedDocument | undefined;
+  /** The OpenAPI v3 index (`{"paths": {...}}`). */
+  openapiIndex(): CachedDocument;
+  invalidate(): void;
+}
+
+function cached(value: unknown): CachedDocument {
+  const body = JSON.stringify(value);
+  return { body, hash: createHash('sha512').update(body).digest('hex').toUpperCase() };
+}
+
+export function openapiKey(gv: GroupVersionResources): string {
+  return gv.group === '' ? `api/${gv.version}` : `apis/${gv.group}/${gv.version}`;
+}
+
+export function createApiSurface(resources: () => readonly RestResource[], definitions: () => Readonly<Record<string, JSONSchemaProps>>): ApiSurface {
+  let groups: ApiGroup[] | undefined;
+  let byKey: Map<string, GroupVersionResources> | undefined;
+  const aggregatedCache = new Map<string, CachedDocument>();
+  const openapiCache = new Map<string, CachedDocument>();
+  let index: CachedDocument | undefined;
+
+  const ensure = (): { groups: ApiGroup[]; byKey: Map<string, GroupVersionResources> } => {
+    if (groups === undefined || byKey === undefined) {
+      groups = groupResources(resources());
+      byKey = new Map(groups.flatMap((g) => g.versions.map((gv) => [openapiKey(gv), gv] as const)));
+    }
+    return { groups, byKey };
+  };
+
+  const surface: ApiSurface = {
+    groups: () => ensure().groups,
+    group: (name) => ensure().groups.find((g) => g.name === name),
+    groupVersion: (group, version) => ensure().byKey.get(group === '' ? `api/${version}` : `apis/${group}/${version}`),
+    aggregated(core, version) {
+      const key = `${core}/${version}`;
+      let doc = aggregatedCache.get(key);
+      if (doc === undefined) aggregatedCache.set(key, (doc = cached(aggregatedDiscovery(ensure().groups, core, version))));
+      return doc;
+    },
+    openapi(key) {
+      let doc = openapiCache.get(key);
+      if (doc === undefined) {
+        const gv = ensure().byKey.get(key);
+        if (gv === undefined) return undefined;
+        openapiCache.set(key, (doc = cached(buildGroupVersionDocument(gv, definitions()))));
+      }
+      return doc;
+    },
+    openapiIndex() {
+      if (index === undefined) {
+        const paths: Record<string, { serverRelativeURL: string }> = {};
+        for (const key of ensure().byKey.keys()) {
+          paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${surface.openapi(key)!.hash}` };
+        }
+        index = cached({ paths });
+      }
+      return index;
+    },
+    invalidate() {
+      groups = undefined;
+      byKey = undefined;
+      aggregatedCache.clear();
+      openapiCache.clear();
+      index = undefined;
+    },
+  };
+  return surface;
+}

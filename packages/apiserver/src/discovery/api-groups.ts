@@ -1,0 +1,93 @@
+/**
+ * The served API surface grouped as discovery presents it: groups, their versions in
+ * preference order, and per group-version the resources with the verbs their REST roles
+ * support. Derived from the registry's resources; recomputed when they change.
+ */
+import type { RestResource } from '@kapi/registry';
+import { createHash } from 'node:crypto';
+
+export interface GroupVersionResources {
+  readonly group: string;
+  readonly version: string;
+  /** `v1` for core, `group/version` otherwise. */
+  readonly groupVersion: string;
+  readonly resources: readonly RestResource[];
+}
+
+export interface ApiGroup {
+  readonly name: string;
+  /** Preferred first (kube's version priority). */
+  readonly versions: readonly GroupVersionResources[];
+}
+
+/** A REST role a later issue adds; discovery advertises `watch` only where it exists. */
+interface MaybeWatchable {
+  readonly watcher?: unknown;
+}
+
+/** The verbs a resource's roles support, sorted as kube lists them. */
+export function resourceVerbs(resource: RestResource): string[] {
+  const verbs: string[] = [];
+  if (resource.creater) verbs.push('create');
+  if (resource.deleter) verbs.push('delete');
+  if (resource.collectionDeleter) verbs.push('deletecollection');
+  if (resource.getter) verbs.push('get');
+  if (resource.lister) verbs.push('list');
+  if (resource.getter && resource.updater) verbs.push('patch');
+  if (resource.updater) verbs.push('update');
+  if ((resource as MaybeWatchable).watcher !== undefined) verbs.push('watch');
+  return verbs;
+}
+
+/** kube's storageVersionHash: base64 of the first 8 bytes of SHA-256 over `group/version/kind`. */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+function parseKubeVersion(v: string): { major: number; stage: number; minor: number } | undefined {
+  const m = /^v([1-9][0-9]*)(?:(alpha|beta)([1-9][0-9]*))?$/.exec(v);
+  if (m === null) return undefined;
+  const stage = m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0;
+  return { major: Number(m[1]), stage, minor: m[3] === undefined ? 0 : Number(m[3]) };
+}
+
+/** kube's version priority: GA before beta before alpha, higher numbers first, then others by name. Negative: `a` first. */
+export function compareKubeVersions(a: string, b: string): number {
+  const va = parseKubeVersion(a);
+  const vb = parseKubeVersion(b);
+  if (va && vb) {
+    if (va.stage !== vb.stage) return vb.stage - va.stage;
+    if (va.major !== vb.major) return vb.major - va.major;
+    return vb.minor - va.minor;
+  }
+  if (va) return -1;
+  if (vb) return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Groups the resources: the core group ("") first, then named groups by name. */
+export function groupResources(resources: readonly RestResource[]): ApiGroup[] {
+  const byGroup = new Map<string, Map<string, RestResource[]>>();
+  for (const resource of resources) {
+    const group = resource.definition.group;
+    let versions = byGroup.get(group);
+    if (versions === undefined) byGroup.set(group, (versions = new Map()));
+    let list = versions.get(resource.version);
+    if (list === undefined) versions.set(resource.version, (list = []));
+    list.push(resource);
+  }
+  const groups: ApiGroup[] = [];
+  for (const name of [...byGroup.keys()].sort()) {
+    const versions = byGroup.get(name)!;
+    groups.push({
+      name,
+      versions: [...versions.keys()].sort(compareKubeVersions).map((version) => ({
+        group: name,
+        version,
+        groupVersion: name === '' ? version : `${name}/${version}`,
+        resources: [...versions.get(version)!].sort((a, b) => (a.definition.plural < b.definition.plural ? -1 : 1)),
+      })),
+    });
+  }
+  return groups;
+}

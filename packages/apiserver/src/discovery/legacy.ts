@@ -1,0 +1,52 @@
+/**
+ * Legacy (unaggregated) discovery documents: APIVersions, APIGroupList, APIGroup and
+ * APIResourceList, with kube's apiVersion-stripping rules.
+ */
+import type { ApiGroup, GroupVersionResources } from './api-groups.js';
+import { resourceVerbs, storageVersionHash } from './api-groups.js';
+
+/** `GET /api`. `serverAddress` is the address the client reached (host:port). */
+export function apiVersions(core: ApiGroup | undefined, serverAddress: string): Record<string, unknown> {
+  return {
+    kind: 'APIVersions',
+    versions: core?.versions.map((v) => v.version) ?? [],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
+}
+
+function groupEntry(group: ApiGroup): Record<string, unknown> {
+  const versions = group.versions.map((v) => ({ groupVersion: v.groupVersion, version: v.version }));
+  return { name: group.name, versions, preferredVersion: versions[0] };
+}
+
+/** `GET /apis`: every named group (never the core group). kube strips apiVersion here. */
+export function apiGroupList(groups: readonly ApiGroup[]): Record<string, unknown> {
+  return { kind: 'APIGroupList', groups: groups.filter((g) => g.name !== '').map(groupEntry) };
+}
+
+/** `GET /apis/<group>`. */
+export function apiGroup(group: ApiGroup): Record<string, unknown> {
+  return { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(group) };
+}
+
+/** `GET /api/v1` or `/apis/<g>/<v>`: apiVersion is stripped for the core group and `extensions`. */
+export function apiResourceList(gv: GroupVersionResources): Record<string, unknown> {
+  const resources = gv.resources
+    .map((r) => {
+      const d = r.definition;
+      const verbs = resourceVerbs(r);
+      return {
+        name: d.plural,
+        singularName: d.singular,
+        namespaced: d.namespaced,
+        kind: d.kind,
+        verbs,
+        ...(d.shortNames !== undefined && d.shortNames.length > 0 ? { shortNames: [...d.shortNames] } : {}),
+        ...(d.categories !== undefined && d.categories.length > 0 ? { categories: [...d.categories] } : {}),
+        storageVersionHash: storageVersionHash(d.group, r.version, d.kind),
+      };
+    })
+    .filter((r) => r.verbs.length > 0);
+  const stripApiVersion = gv.group === '' || gv.group === 'extensions';
+  return { kind: 'APIResourceList', ...(stripApiVersion ? {} : { apiVersion: 'v1' }), groupVersion: gv.groupVersion, resources };
+}

@@ -1,0 +1,134 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from './testing/fixture.js';
+
+const CM = '/api/v1/namespaces/default/configmaps';
+
+void describe('error classes over HTTP', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  function assertStatus(res: { status: number; json: Record<string, unknown> }, code: number, reason: string, message?: string): void {
+    assert.equal(res.status, code, JSON.stringify(res.json));
+    assert.equal(res.json['kind'], 'Status');
+    assert.equal(res.json['apiVersion'], 'v1');
+    assert.equal(res.json['status'], 'Failure');
+    assert.equal(res.json['code'], code);
+    assert.equal(res.json['reason'], reason);
+    if (message !== undefined) assert.equal(res.json['message'], message);
+  }
+
+  void it('404 for unknown paths, resources, groups and subresources', async () => {
+    const generic = 'the server could not find the requested resource';
+    for (const path of ['/nope', '/api/v2', '/apis/example.com', '/apis/example.com/v1', '/api/v1/foos', '/apis/example.com/v1/widgets',
+      `${CM}/x/status`, '/api/v1/configmaps/x', '/api/v1/namespaces/default/namespaces', '/openapi/v3/apis/nope/v1', '/openapi/v2', '/readyz/nope']) {
+      const res = await t.request('GET', path);
+      assertStatus(res, 404, 'NotFound', generic);
+      assert.deepEqual(res.json['details'], {}, path);
+    }
+  });
+
+  void it('405 for methods a path does not register, and for watch until it exists', async () => {
+    assertStatus(await t.request('POST', '/api/v1/configmaps', { body: {} }), 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    assertStatus(await t.request('POST', `${CM}/named`, { body: {} }), 405, 'MethodNotAllowed');
+    assertStatus(await t.request('PUT', CM, { body: {} }), 405, 'MethodNotAllowed');
+    assertStatus(await t.request('OPTIONS', CM), 405, 'MethodNotAllowed');
+    assertStatus(await t.request('POST', '/version', { body: {} }), 405, 'MethodNotAllowed');
+    assertStatus(await t.request('GET', `${CM}?watch=true`), 405, 'MethodNotAllowed', 'watch is not supported on resources of kind "configmaps"');
+  });
+
+  void it('400 when a named watch selects another name', async () => {
+    const res = await t.request('GET', `${CM}/a?watch=1&fieldSelector=metadata.name%3Db`);
+    assertStatus(res, 400, 'BadRequest', "fieldSelector metadata.name doesn't match requested name");
+  });
+
+  void it('406 for an Accept header nothing can satisfy; JSON fallbacks', async () => {
+    const res = await t.request('GET', CM, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+    assertStatus(res, 406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml');
+    for (const accept of ['*/*', 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json',
+      'application/vnd.kubernetes.protobuf,application/json', 'application/json, */*;q=0.8']) {
+      const ok = await t.request('GET', CM, { headers: { accept } });
+      assert.equal(ok.status, 200, accept);
+      assert.equal(ok.headers.get('content-type'), 'application/json');
+      assert.equal(ok.json['kind'], 'ConfigMapList');
+    }
+  });
+
+  void it('413 for bodies over 3 MiB', async () => {
+    const huge = JSON.stringify({ metadata: { name: 'big' }, data: { a: 'x'.repeat(3 * 1024 * 1024) } });
+    assertStatus(await t.request('POST', CM, { raw: huge, headers: { 'content-type': 'application/json' } }), 413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
+  });
+
+  void it('415 for unsupported Content-Types, protobuf included', async () => {
+    const message = 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml';
+    assertStatus(await t.request('POST', CM, { raw: '{}', headers: { 'content-type': 'text/plain' } }), 415, 'UnsupportedMediaType', message);
+    assertStatus(await t.request('POST', CM, { raw: 'k8s\0', headers: { 'content-type': 'application/vnd.kubernetes.protobuf' } }), 415, 'UnsupportedMediaType', message);
+  });
+
+  void it('400 for malformed JSON and YAML, wrong names and kinds', async () => {
+    const badJson = await t.request('POST', CM, { raw: '{"metadata":', headers: { 'content-type': 'application/json' } });
+    assertStatus(badJson, 400, 'BadRequest');
+    assert.match(String(badJson.json['message']), /^couldn't get version\/kind; json parse error: /);
+    const badYaml = await t.request('POST', CM, { raw: 'a: b: c\n  - [', headers: { 'content-type': 'application/yaml' } });
+    assertStatus(badYaml, 400, 'BadRequest');
+    assertStatus(await t.request('POST', CM, { raw: '', headers: { 'content-type': 'application/json' } }), 400, 'BadRequest');
+    assertStatus(await t.request('PUT', `${CM}/a`, { body: { metadata: { name: 'b' } } }), 400, 'BadRequest', 'the name of the object (b) does not match the name on the URL (a)');
+    assertStatus(await t.request('POST', CM, { body: { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name: 'x' } } }), 400, 'BadRequest', 'the API version in the data (apps/v1) does not match the expected API version (v1)');
+    assertStatus(await t.request('GET', `${CM}?labelSelector=a%20in%20(b`), 400, 'BadRequest', "unable to parse requirement: found '', expected: ',' or ')'");
+    assertStatus(await t.request('GET', `${CM}?fieldSelector=spec.foo%3Dbar`), 400, 'BadRequest', '"spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"');
+    assertStatus(await t.request('GET', `${CM}?limit=abc`), 400, 'BadRequest');
+    assertStatus(await t.request('GET', `${CM}?resourceVersion=abc`), 400, 'BadRequest');
+  });
+
+  void it('422 for invalid objects and list options, 409 for duplicates', async () => {
+    const invalid = await t.request('POST', CM, { body: { metadata: { name: 'Bad_Name' } } });
+    assertStatus(invalid, 422, 'Invalid');
+    assert.match(String(invalid.json['message']), /^ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
+    const rvMatch = await t.request('GET', `${CM}?resourceVersionMatch=Exact`);
+    assertStatus(rvMatch, 422, 'Invalid', 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
+    const initial = await t.request('GET', `${CM}?sendInitialEvents=true`);
+    assertStatus(initial, 422, 'Invalid');
+    assert.equal((await t.request('POST', CM, { body: { metadata: { name: 'dup' } } })).status, 201);
+    assertStatus(await t.request('POST', CM, { body: { metadata: { name: 'dup' } } }), 409, 'AlreadyExists', 'configmaps "dup" already exists');
+    const longManager = await t.request('POST', `${CM}?fieldManager=${'m'.repeat(129)}`, { body: { metadata: { name: 'fm' } } });
+    assertStatus(longManager, 422, 'Invalid');
+  });
+
+  void it('hostile bodies never produce a 500', async () => {
+    const bodies: string[] = [
+      'null', 'true', '42', '"text"', '[]', '[1,2,3]', '{}', '{"metadata":null}', '{"metadata":[]}', '{"metadata":"x"}',
+      '{"metadata":{"name":["a"]}}', '{"metadata":{"name":"a","labels":"x"}}', '{"metadata":{"name":"a","labels":{"k":5}}}',
+      '{"metadata":{"name":"a","annotations":[1]}}', '{"metadata":{"name":"a"},"data":"x"}', '{"metadata":{"name":"a"},"data":{"k":{"deep":1}}}',
+      '{"metadata":{"name":"a"},"data":[1]}', '{"kind":5}', '{"apiVersion":{}}', '{"metadata":{"name":"a","resourceVersion":7}}',
+      '{"metadata":{"name":"a","uid":false,"generation":"x","finalizers":"y","ownerReferences":{}}}',
+      `{"metadata":{"name":"${'a'.repeat(100_000)}"}}`, `{"metadata":{"name":"a"},"data":{"k":"${'z'.repeat(2_000_000)}"}}`,
+      '['.repeat(20_000) + ']'.repeat(20_000), '{"a":'.repeat(5_000) + '1' + '}'.repeat(5_000),
+      `{"metadata":{"name":"deep"},"data":{},"x":${'{"a":'.repeat(9_000)}1${'}'.repeat(9_000)}}`,
+      `{"metadata":{"name":"deep2"},"x":${'{"a":'.repeat(995)}1${'}'.repeat(995)}}`,
+      `{"metadata":{"name":"deep3","labels":${'{"a":'.repeat(995)}1${'}'.repeat(995)}}}`,
+      '{"__proto__":{"polluted":true},"metadata":{"name":"proto"}}', '\u0000\u0001', '{"metadata":{"name":"a"}} trailing',
+    ];
+    for (const [i, raw] of bodies.entries()) {
+      for (const [method, path] of [['POST', CM], ['PUT', `${CM}/a`], ['DELETE', `${CM}/a`]] as const) {
+        const res = await t.request(method, path, { raw, headers: { 'content-type': 'application/json' } });
+        assert.ok(res.status < 500, `${method} body #${i}: ${res.status} ${res.text.slice(0, 300)}`);
+        assert.equal(res.json['kind'] !== undefined, true, `${method} body #${i} has no kind`);
+      }
+      for (const type of ['application/merge-patch+json', 'application/json-patch+json']) {
+        const res = await t.request('PATCH', `${CM}/dup`, { raw, headers: { 'content-type': type } });
+        assert.ok(res.status < 500, `PATCH ${type} body #${i}: ${res.status} ${res.text.slice(0, 300)}`);
+      }
+    }
+    const deep = await t.request('POST', CM, { raw: '{"a":'.repeat(5_000) + '1' + '}'.repeat(5_000), headers: { 'content-type': 'application/json' } });
+    assert.equal(deep.status, 400);
+    assert.equal(deep.json['message'], 'json: exceeded max depth of 1000');
+    const yamlBomb = 'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n';
+    const bomb = await t.request('POST', CM, { raw: yamlBomb, headers: { 'content-type': 'application/yaml' } });
+    assert.ok(bomb.status < 500, bomb.text);
+  });
+});

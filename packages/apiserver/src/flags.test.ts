@@ -1,0 +1,128 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { FlagError, parseFlags, usage, type ServerFlags } from './flags.js';
+import { formatGoDuration, parseGoDuration } from './duration.js';
+
+function parsed(argv: string[]): ServerFlags {
+  const flags = parseFlags(argv);
+  assert.notEqual(flags, 'help');
+  return flags as ServerFlags;
+}
+
+function flagError(argv: string[]): string {
+  try {
+    parseFlags(argv);
+  } catch (err) {
+    assert.ok(err instanceof FlagError, `expected FlagError, got ${String(err)}`);
+    return err.message;
+  }
+  assert.fail('expected a FlagError');
+}
+
+void describe('parseFlags', () => {
+  void it('applies kube-apiserver defaults', () => {
+    const f = parsed(['--etcd-servers=http://127.0.0.1:2379']);
+    assert.deepEqual(f.etcdServers, ['http://127.0.0.1:2379']);
+    assert.equal(f.etcdPrefix, '/registry');
+    assert.equal(f.securePort, 6443);
+    assert.equal(f.bindAddress, '0.0.0.0');
+    assert.equal(f.certDir, '/var/run/kubernetes');
+    assert.equal(f.insecurePort, 0);
+    assert.equal(f.insecureBindAddress, '127.0.0.1');
+    assert.equal(f.minRequestTimeoutSeconds, 1800);
+    assert.equal(f.requestTimeoutMs, 60_000);
+    assert.equal(f.maxRequestsInflight, 400);
+    assert.equal(f.maxMutatingRequestsInflight, 200);
+    assert.equal(f.watchCache, true);
+    assert.equal(f.etcdCompactionIntervalMs, 300_000);
+    assert.equal(f.verbosity, 0);
+  });
+
+  void it('accepts --flag=value and --flag value, comma lists and repeated lists', () => {
+    const f = parsed([
+      '--etcd-servers', 'http://a:2379,http://b:2379', '--etcd-servers=http://c:2379',
+      '--secure-port', '7443', '--bind-address=127.0.0.1', '--request-timeout=30s', '--watch-cache=false',
+      '--runtime-config', 'api/all=true,batch/v1=false', '-v', '4', '--insecure-port=8080',
+    ]);
+    assert.deepEqual(f.etcdServers, ['http://a:2379', 'http://b:2379', 'http://c:2379']);
+    assert.equal(f.securePort, 7443);
+    assert.equal(f.bindAddress, '127.0.0.1');
+    assert.equal(f.requestTimeoutMs, 30_000);
+    assert.equal(f.watchCache, false);
+    assert.deepEqual(f.runtimeConfig, { 'api/all': 'true', 'batch/v1': 'false' });
+    assert.equal(f.verbosity, 4);
+    assert.equal(f.insecurePort, 8080);
+    assert.equal(parsed(['--etcd-servers=x', '--v=2']).verbosity, 2);
+    assert.equal(parsed(['--etcd-servers=x', '-v=3']).verbosity, 3);
+  });
+
+  void it('accepts and ignores the kube flags kwokctl passes', () => {
+    const f = parsed([
+      '--etcd-servers=http://127.0.0.1:2379', '--allow-privileged=true', '--endpoint-reconciler-type=none', '--admission-control=',
+      '--max-requests-inflight=0', '--max-mutating-requests-inflight=0', '--enable-priority-and-fairness=false',
+      '--authorization-mode=Node,RBAC', '--default-watch-cache-size=100', '--feature-gates=A=true', '--allow-privileged',
+      '--etcd-healthcheck-timeout=2s', '--goaway-chance=.001',
+    ]);
+    assert.equal(f.maxRequestsInflight, 0);
+  });
+
+  void it('rejects unknown flags, stray arguments and bad values with kube texts', () => {
+    assert.equal(flagError(['--etcd-servers=x', '--x']), 'unknown flag: --x');
+    assert.equal(flagError(['--etcd-servers=x', '--nope=1']), 'unknown flag: --nope');
+    assert.equal(flagError(['--etcd-servers=x', '-q']), "unknown shorthand flag: 'q' in -q");
+    assert.equal(flagError([]), '--etcd-servers must be specified');
+    assert.equal(flagError(['--etcd-servers=x', '--secure-port=abc']), 'invalid argument "abc" for "--secure-port" flag: strconv.ParseInt: parsing "abc": invalid syntax');
+    assert.equal(flagError(['--etcd-servers=x', '--secure-port=0']), '--secure-port 0 must be between 1 and 65535, inclusive. It cannot be turned off with 0');
+    assert.equal(flagError(['--etcd-servers=x', '--watch-cache=maybe']), 'invalid argument "maybe" for "--watch-cache" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
+    assert.equal(flagError(['--etcd-servers=x', '--request-timeout=5']), 'invalid argument "5" for "--request-timeout" flag: time: missing unit in duration "5"');
+    assert.equal(flagError(['--etcd-servers=x', '--request-timeout=soon']), 'invalid argument "soon" for "--request-timeout" flag: time: invalid duration "soon"');
+    assert.equal(flagError(['--etcd-servers=x', '--secure-port']), 'flag needs an argument: --secure-port');
+    assert.equal(flagError(['--etcd-servers=x', 'serve']), '"kapi-apiserver" does not take any arguments, got ["serve"]');
+    assert.equal(flagError(['--etcd-servers=x', '--tls-cert-file=a.crt']), '--tls-cert-file and --tls-private-key-file must be given together');
+  });
+
+  void it('returns help for -h and --help, and the usage lists the flags', () => {
+    assert.equal(parseFlags(['-h']), 'help');
+    assert.equal(parseFlags(['--etcd-servers=x', '--help']), 'help');
+    const text = usage();
+    assert.match(text, /--etcd-servers strings/);
+    assert.match(text, /--secure-port int .*\(default 6443\)/);
+    assert.match(text, /--request-timeout duration .*\(default 1m0s\)/);
+  });
+});
+
+void describe('Go durations', () => {
+  void it('parses and formats like Go', () => {
+    assert.equal(parseGoDuration('1m0s'), 60_000);
+    assert.equal(parseGoDuration('1h30m'), 5_400_000);
+    assert.equal(parseGoDuration('1.5s'), 1500);
+    assert.equal(parseGoDuration('300ms'), 300);
+    assert.equal(parseGoDuration('0'), 0);
+    assert.equal(parseGoDuration('-2s'), -2000);
+    assert.throws(() => parseGoDuration(''), /time: invalid duration ""/);
+    assert.throws(() => parseGoDuration('1x'), /time: invalid duration "1x"/);
+    assert.equal(formatGoDuration(60_000), '1m0s');
+    assert.equal(formatGoDuration(300_000), '5m0s');
+    assert.equal(formatGoDuration(3_600_000), '1h0m0s');
+    assert.equal(formatGoDuration(1500), '1.5s');
+  });
+});
+
+void describe('kapi-apiserver binary', () => {
+  const bin = fileURLToPath(new URL('./bin.js', import.meta.url));
+  void it('exits 1 with kube-style errors', () => {
+    const unknown = spawnSync(process.execPath, [bin, '--etcd-servers=http://127.0.0.1:1', '--x'], { encoding: 'utf8' });
+    assert.equal(unknown.status, 1);
+    assert.equal(unknown.stderr, 'Error: unknown flag: --x\n');
+    const missing = spawnSync(process.execPath, [bin], { encoding: 'utf8' });
+    assert.equal(missing.status, 1);
+    assert.equal(missing.stderr, 'Error: --etcd-servers must be specified\n');
+  });
+  void it('prints usage for --help and exits 0', () => {
+    const help = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8' });
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /Usage:\n {2}kapi-apiserver \[flags\]/);
+  });
+});

@@ -1,0 +1,278 @@
+/**
+ * kube-apiserver's command line, as far as kapi understands it: the same flag names,
+ * defaults and error texts (pflag style), plus a set of kube flags that are accepted and
+ * ignored so that existing manifests and kwokctl command lines start unchanged.
+ */
+import { formatGoDuration, parseGoDuration } from './duration.js';
+
+export interface ServerFlags {
+  etcdServers: string[];
+  etcdPrefix: string;
+  etcdCompactionIntervalMs: number;
+  securePort: number;
+  bindAddress: string;
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  certDir: string;
+  /** 0 = plain HTTP off. */
+  insecurePort: number;
+  insecureBindAddress: string;
+  minRequestTimeoutSeconds: number;
+  requestTimeoutMs: number;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+  watchCache: boolean;
+  runtimeConfig: Record<string, string>;
+  verbosity: number;
+}
+
+/** Thrown for a bad command line; `bin.ts` prints `Error: <message>` and exits 1. */
+export class FlagError extends Error {
+  override readonly name = 'FlagError';
+}
+
+type FlagType = 'string' | 'stringList' | 'int' | 'bool' | 'duration' | 'mapStringString';
+
+interface FlagSpec {
+  readonly type: FlagType;
+  readonly defaultText: string;
+  readonly help: string;
+  /** Accepted for compatibility; the value is parsed and then ignored. */
+  readonly ignored?: boolean;
+}
+
+const FLAGS: Readonly<Record<string, FlagSpec>> = {
+  'etcd-servers': { type: 'stringList', defaultText: '', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated.' },
+  'etcd-prefix': { type: 'string', defaultText: '/registry', help: 'The prefix to prepend to all resource paths in etcd.' },
+  'etcd-compaction-interval': { type: 'duration', defaultText: '5m0s', help: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.' },
+  'secure-port': { type: 'int', defaultText: '6443', help: 'The port on which to serve HTTPS with authentication and authorization. It cannot be switched off with 0.' },
+  'bind-address': { type: 'string', defaultText: '0.0.0.0', help: 'The IP address on which to listen for the --secure-port port.' },
+  'tls-cert-file': { type: 'string', defaultText: '', help: 'File containing the default x509 Certificate for HTTPS. If HTTPS serving is enabled, and --tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key are generated for the public address and saved to the directory specified by --cert-dir.' },
+  'tls-private-key-file': { type: 'string', defaultText: '', help: 'File containing the default x509 private key matching --tls-cert-file.' },
+  'cert-dir': { type: 'string', defaultText: '/var/run/kubernetes', help: 'The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored.' },
+  'insecure-port': { type: 'int', defaultText: '0', help: 'The port on which to serve unsecured, unauthenticated HTTP (kapi extension for benchmarks and local use). 0 disables it.' },
+  'insecure-bind-address': { type: 'string', defaultText: '127.0.0.1', help: 'The IP address on which to serve the --insecure-port.' },
+  'min-request-timeout': { type: 'int', defaultText: '1800', help: 'The minimum number of seconds a handler must keep a request open before timing it out (watch requests).' },
+  'request-timeout': { type: 'duration', defaultText: '1m0s', help: 'The duration a handler must keep a request open before timing it out.' },
+  'max-requests-inflight': { type: 'int', defaultText: '400', help: 'The maximum number of non-mutating requests in flight at a given time. 0 means no limit.' },
+  'max-mutating-requests-inflight': { type: 'int', defaultText: '200', help: 'The maximum number of mutating requests in flight at a given time. 0 means no limit.' },
+  'watch-cache': { type: 'bool', defaultText: 'true', help: 'Enable watch caching in the apiserver.' },
+  'runtime-config': { type: 'mapStringString', defaultText: '', help: 'A set of key=value pairs that enable or disable built-in APIs.' },
+  v: { type: 'int', defaultText: '0', help: 'Number for the log level verbosity.' },
+  // Accepted and ignored: common kube-apiserver flags (kubeadm, charts, kwokctl).
+  ...ignoredFlags({
+    string: [
+      'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'etcd-servers-overrides', 'storage-backend', 'storage-media-type',
+      'encryption-provider-config', 'client-ca-file', 'token-auth-file', 'authorization-mode', 'admission-control',
+      'enable-admission-plugins', 'disable-admission-plugins', 'feature-gates', 'endpoint-reconciler-type',
+      'service-account-issuer', 'service-account-key-file', 'service-account-signing-key-file', 'api-audiences',
+      'proxy-client-cert-file', 'proxy-client-key-file', 'requestheader-client-ca-file', 'requestheader-allowed-names',
+      'requestheader-username-headers', 'requestheader-group-headers', 'requestheader-extra-headers-prefix',
+      'tracing-config-file', 'audit-log-path', 'audit-log-format', 'audit-log-mode', 'audit-log-version', 'audit-policy-file',
+      'service-cluster-ip-range', 'advertise-address', 'kubelet-client-certificate', 'kubelet-client-key',
+      'kubelet-preferred-address-types', 'tls-cipher-suites', 'tls-min-version', 'external-hostname', 'cors-allowed-origins',
+      'watch-cache-sizes', 'profiling-mode', 'logging-format', 'service-node-port-range',
+    ],
+    bool: [
+      'allow-privileged', 'enable-priority-and-fairness', 'anonymous-auth', 'profiling', 'service-account-lookup',
+      'shutdown-send-retry-after', 'encryption-provider-config-automatic-reload', 'enable-aggregator-routing',
+      'enable-bootstrap-token-auth', 'logtostderr', 'alsologtostderr', 'enable-garbage-collector',
+    ],
+    int: [
+      'default-watch-cache-size', 'lease-reuse-duration-seconds', 'audit-log-maxsize', 'audit-log-maxage',
+      'audit-log-maxbackup', 'http2-max-streams-per-connection', 'max-connection-bytes-per-sec', 'apiserver-count', 'kubelet-port',
+    ],
+    duration: [
+      'etcd-count-metric-poll-period', 'etcd-db-metric-poll-interval', 'etcd-healthcheck-timeout', 'etcd-readycheck-timeout',
+      'shutdown-delay-duration', 'shutdown-watch-termination-grace-period', 'livez-grace-period',
+      'storage-initialization-timeout', 'event-ttl', 'service-account-max-token-expiration',
+    ],
+    float: ['goaway-chance'],
+  }),
+};
+
+function ignoredFlags(groups: { string: string[]; bool: string[]; int: string[]; duration: string[]; float: string[] }): Record<string, FlagSpec> {
+  const out: Record<string, FlagSpec> = {};
+  const help = 'Accepted for compatibility with kube-apiserver; ignored by kapi.';
+  for (const name of groups.string) out[name] = { type: 'string', defaultText: '', help, ignored: true };
+  for (const name of groups.bool) out[name] = { type: 'bool', defaultText: 'false', help, ignored: true };
+  for (const name of groups.int) out[name] = { type: 'int', defaultText: '0', help, ignored: true };
+  for (const name of groups.duration) out[name] = { type: 'duration', defaultText: '0s', help, ignored: true };
+  // goaway-chance is a float; parse it as a string (ignored anyway).
+  for (const name of groups.float) out[name] = { type: 'string', defaultText: '0', help, ignored: true };
+  return out;
+}
+
+const SHORTHANDS: Readonly<Record<string, string>> = { v: 'v' };
+
+type FlagValue = string | string[] | number | boolean | Record<string, string>;
+
+function invalidArgument(value: string, name: string, detail: string): FlagError {
+  return new FlagError(`invalid argument ${JSON.stringify(value)} for "--${name}" flag: ${detail}`);
+}
+
+function parseValue(name: string, spec: FlagSpec, raw: string): FlagValue {
+  switch (spec.type) {
+    case 'string':
+      return raw;
+    case 'stringList':
+      return raw === '' ? [] : raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    case 'int': {
+      if (!/^[+-]?[0-9]+$/.test(raw)) throw invalidArgument(raw, name, `strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
+      const n = Number(raw);
+      if (!Number.isSafeInteger(n)) throw invalidArgument(raw, name, `strconv.ParseInt: parsing ${JSON.stringify(raw)}: value out of range`);
+      return n;
+    }
+    case 'bool': {
+      if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw)) return true;
+      if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(raw)) return false;
+      throw invalidArgument(raw, name, `strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
+    }
+    case 'duration':
+      try {
+        return parseGoDuration(raw);
+      } catch (err) {
+        throw invalidArgument(raw, name, (err as Error).message);
+      }
+    case 'mapStringString': {
+      const out: Record<string, string> = {};
+      for (const pair of raw.split(',').filter((p) => p.trim() !== '')) {
+        const eq = pair.indexOf('=');
+        if (eq < 0) throw invalidArgument(raw, name, `${pair} must be formatted as key=value`);
+        out[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+      }
+      return out;
+    }
+  }
+}
+
+/** Splits argv into flag name/value pairs (pflag rules); throws FlagError for unknown flags or stray arguments. */
+function scan(argv: readonly string[], program: string): Map<string, FlagValue> | 'help' {
+  const values = new Map<string, FlagValue>();
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      positional.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg === '-h' || arg === '--help') return 'help';
+    let name: string;
+    let inline: string | undefined;
+    let display: string;
+    if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=');
+      name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+      inline = eq < 0 ? undefined : arg.slice(eq + 1);
+      display = `--${name}`;
+    } else if (arg.startsWith('-') && arg.length > 1) {
+      const body = arg.slice(1);
+      const short = body[0]!;
+      const long = SHORTHANDS[short];
+      if (long === undefined) throw new FlagError(`unknown shorthand flag: '${short}' in ${arg}`);
+      name = long;
+      const tail = body.slice(1);
+      inline = tail === '' ? undefined : tail.startsWith('=') ? tail.slice(1) : tail;
+      display = `-${short}`;
+    } else {
+      positional.push(arg);
+      continue;
+    }
+    const spec = FLAGS[name];
+    if (spec === undefined) throw new FlagError(`unknown flag: ${display}`);
+    let raw: string;
+    if (inline !== undefined) raw = inline;
+    else if (spec.type === 'bool') raw = 'true';
+    else if (i + 1 < argv.length) raw = argv[++i]!;
+    else throw new FlagError(`flag needs an argument: ${display}`);
+    const value = parseValue(name, spec, raw);
+    const previous = values.get(name);
+    if (spec.type === 'stringList' && Array.isArray(previous)) values.set(name, [...previous, ...(value as string[])]);
+    else if (spec.type === 'mapStringString' && previous !== undefined) values.set(name, { ...(previous as Record<string, string>), ...(value as Record<string, string>) });
+    else values.set(name, value);
+  }
+  if (positional.length > 0) {
+    throw new FlagError(`${JSON.stringify(program)} does not take any arguments, got [${positional.map((p) => JSON.stringify(p)).join(' ')}]`);
+  }
+  return values;
+}
+
+function validatePort(name: string, port: number, allowZero: boolean): void {
+  if (allowZero && port === 0) return;
+  if (port >= 1 && port <= 65535) return;
+  throw new FlagError(
+    allowZero
+      ? `--${name} ${port} must be between 0 and 65535, inclusive. 0 for turning off insecure (HTTP) port.`
+      : `--${name} ${port} must be between 1 and 65535, inclusive. It cannot be turned off with 0`,
+  );
+}
+
+/**
+ * Parses kube-apiserver style arguments (without the program name). Returns `'help'` for
+ * -h/--help. Throws FlagError with pflag/kube texts: `unknown flag: --x`, `invalid argument
+ * "abc" for "--secure-port" flag: ...`, `--etcd-servers must be specified`, port ranges,
+ * negative timeouts, `--tls-cert-file and --tls-private-key-file must be given together`.
+ */
+export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'): ServerFlags | 'help' {
+  const values = scan(argv, program);
+  if (values === 'help') return 'help';
+  const get = <T extends FlagValue>(name: string): T => {
+    if (values.has(name)) return values.get(name) as T;
+    const spec = FLAGS[name]!;
+    return parseValue(name, spec, spec.defaultText) as T;
+  };
+  const flags: ServerFlags = {
+    etcdServers: get<string[]>('etcd-servers'),
+    etcdPrefix: get<string>('etcd-prefix'),
+    etcdCompactionIntervalMs: get<number>('etcd-compaction-interval'),
+    securePort: get<number>('secure-port'),
+    bindAddress: get<string>('bind-address'),
+    tlsCertFile: get<string>('tls-cert-file'),
+    tlsPrivateKeyFile: get<string>('tls-private-key-file'),
+    certDir: get<string>('cert-dir'),
+    insecurePort: get<number>('insecure-port'),
+    insecureBindAddress: get<string>('insecure-bind-address'),
+    minRequestTimeoutSeconds: get<number>('min-request-timeout'),
+    requestTimeoutMs: get<number>('request-timeout'),
+    maxRequestsInflight: get<number>('max-requests-inflight'),
+    maxMutatingRequestsInflight: get<number>('max-mutating-requests-inflight'),
+    watchCache: get<boolean>('watch-cache'),
+    runtimeConfig: get<Record<string, string>>('runtime-config'),
+    verbosity: get<number>('v'),
+  };
+  if (flags.etcdServers.length === 0) throw new FlagError('--etcd-servers must be specified');
+  validatePort('secure-port', flags.securePort, false);
+  validatePort('insecure-port', flags.insecurePort, true);
+  if ((flags.tlsCertFile === '') !== (flags.tlsPrivateKeyFile === '')) {
+    throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
+  }
+  if (flags.requestTimeoutMs <= 0) throw new FlagError('--request-timeout can not be negative or zero value');
+  if (flags.minRequestTimeoutSeconds < 0) throw new FlagError('--min-request-timeout can not be negative value');
+  if (flags.maxRequestsInflight < 0) throw new FlagError('--max-requests-inflight can not be negative value');
+  if (flags.maxMutatingRequestsInflight < 0) throw new FlagError('--max-mutating-requests-inflight can not be negative value');
+  if (flags.etcdCompactionIntervalMs < 0) throw new FlagError('--etcd-compaction-interval can not be negative value');
+  if (!flags.etcdPrefix.startsWith('/')) flags.etcdPrefix = `/${flags.etcdPrefix}`;
+  return flags;
+}
+
+/** The `--help` text: usage plus every flag with its type and default. */
+export function usage(program = 'kapi-apiserver'): string {
+  const lines = [
+    `The kapi API server: a Kubernetes-compatible API server (TypeScript) over etcd.`,
+    '',
+    'Usage:',
+    `  ${program} [flags]`,
+    '',
+    'Flags:',
+  ];
+  const entries = Object.entries(FLAGS).sort(([a], [b]) => a.localeCompare(b));
+  for (const [name, spec] of entries) {
+    const type = spec.type === 'stringList' ? 'strings' : spec.type === 'mapStringString' ? 'mapStringString' : spec.type;
+    const shown = spec.type === 'bool' ? '' : ` ${type}`;
+    const def = spec.defaultText === '' || spec.defaultText === 'false' || (spec.ignored && spec.defaultText === '0') ? '' : ` (default ${spec.type === 'string' ? JSON.stringify(spec.defaultText) : spec.type === 'duration' ? formatGoDuration(parseGoDuration(spec.defaultText)) : spec.defaultText})`;
+    const prefix = name === 'v' ? '  -v, --v' : `      --${name}`;
+    lines.push(`${prefix}${shown}`.padEnd(52) + ` ${spec.help}${def}`);
+  }
+  lines.push('  -h, --help'.padEnd(52) + ' help for ' + program);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,188 @@
+/**
+ * Query-parameter decoding and validation for the resource verbs, with kube's messages:
+ * malformed values are 400 BadRequest; values kube's option validation rejects are 422
+ * Invalid against `CreateOptions.meta.k8s.io` (or Update/Patch/DeleteOptions).
+ */
+import type { FieldError } from '@kapi/machinery';
+import {
+  badRequest,
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldTooLong,
+  invalid,
+  isPlainObject,
+  parseFieldSelector,
+  parseLabelSelector,
+} from '@kapi/machinery';
+import type { DeleteOptions, FieldValidation, ListOptions, WriteOptions } from '@kapi/registry';
+import { isTrueFlag } from '../http/request-info.js';
+
+export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+
+const FIELD_MANAGER_MAX_LENGTH = 128;
+const FIELD_VALIDATION_VALUES = ['', 'Ignore', 'Strict', 'Warn'];
+
+function goStringSlice(values: readonly string[]): string {
+  return `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+}
+
+function dryRunErrors(values: readonly string[]): FieldError[] {
+  if (values.every((v) => v === 'All')) return [];
+  return [{ type: 'FieldValueNotSupported', field: 'dryRun', message: `Unsupported value: ${goStringSlice(values)}: supported values: "All"` }];
+}
+
+function fieldManagerErrors(manager: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (Buffer.byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) errs.push(fieldTooLong('fieldManager', FIELD_MANAGER_MAX_LENGTH));
+  let position = 0;
+  for (const ch of manager) {
+    if (/[\p{C}]/u.test(ch) && ch !== ' ') {
+      const code = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      errs.push(fieldInvalid('fieldManager', manager, `invalid character U+${code} (at position ${position})`));
+    }
+    position += Buffer.byteLength(ch);
+  }
+  return errs;
+}
+
+/** kube's query-to-bool conversion: present means true unless it is "0" or "false" (any case). */
+function parseBool(query: URLSearchParams, name: string): boolean | undefined {
+  const raw = query.get(name);
+  if (raw === null) return undefined;
+  return isTrueFlag(raw);
+}
+
+function parseInteger(query: URLSearchParams, name: string): number | undefined {
+  const raw = query.get(name);
+  if (raw === null || raw === '') return undefined;
+  if (!/^[+-]?[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw badRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
+  }
+  return Number(raw);
+}
+
+/**
+ * dryRun, fieldManager and fieldValidation of a write. Throws 422 (`<kind>.meta.k8s.io ""
+ * is invalid: ...`) for unsupported values, and for `force` on a non-apply patch.
+ */
+export function parseWriteOptions(query: URLSearchParams, kind: OptionsKind, warn: (message: string) => void): WriteOptions {
+  const dryRun = query.getAll('dryRun');
+  const fieldManager = query.get('fieldManager') ?? '';
+  const fieldValidation = query.get('fieldValidation') ?? '';
+  const errs = [...dryRunErrors(dryRun), ...fieldManagerErrors(fieldManager)];
+  if (kind !== 'DeleteOptions' && !FIELD_VALIDATION_VALUES.includes(fieldValidation)) {
+    errs.push(fieldNotSupported('fieldValidation', fieldValidation, FIELD_VALIDATION_VALUES));
+  }
+  if (kind === 'PatchOptions' && query.has('force')) errs.push(fieldForbidden('force', 'may not be specified for non-apply patch'));
+  if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind }, '', errs);
+  return {
+    dryRun: dryRun.length > 0,
+    ...(fieldManager !== '' ? { fieldManager } : {}),
+    fieldValidation: (fieldValidation === '' ? 'Warn' : fieldValidation) as FieldValidation,
+    warn,
+  };
+}
+
+export interface ParsedListOptions extends ListOptions {
+  watch: boolean;
+  timeoutSeconds?: number;
+  allowWatchBookmarks?: boolean;
+  sendInitialEvents?: boolean;
+}
+
+/** List/watch query parameters. Throws 400 for malformed selectors and numbers. */
+export function parseListOptions(query: URLSearchParams): ParsedListOptions {
+  const options: ParsedListOptions = { watch: parseBool(query, 'watch') ?? false };
+  const labelSelector = query.get('labelSelector');
+  if (labelSelector !== null && labelSelector !== '') options.labelSelector = parseLabelSelector(labelSelector);
+  const fieldSelector = query.get('fieldSelector');
+  if (fieldSelector !== null && fieldSelector !== '') options.fieldSelector = parseFieldSelector(fieldSelector);
+  const limit = parseInteger(query, 'limit');
+  if (limit !== undefined && limit > 0) options.limit = limit;
+  const cont = query.get('continue');
+  if (cont !== null && cont !== '') options.continue = cont;
+  const rv = query.get('resourceVersion');
+  if (rv !== null) options.resourceVersion = rv;
+  const rvMatch = query.get('resourceVersionMatch');
+  if (rvMatch !== null && rvMatch !== '') options.resourceVersionMatch = rvMatch as ListOptions['resourceVersionMatch'];
+  const timeoutSeconds = parseInteger(query, 'timeoutSeconds');
+  if (timeoutSeconds !== undefined) options.timeoutSeconds = timeoutSeconds;
+  const bookmarks = parseBool(query, 'allowWatchBookmarks');
+  if (bookmarks !== undefined) options.allowWatchBookmarks = bookmarks;
+  const initial = parseBool(query, 'sendInitialEvents');
+  if (initial !== undefined) options.sendInitialEvents = initial;
+  return options;
+}
+
+const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
+
+function typeError(field: string, value: unknown, goType: string): Error {
+  const actual = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value === 'object' ? 'object' : typeof value === 'boolean' ? 'bool' : typeof value;
+  return badRequest(`json: cannot unmarshal ${actual} into Go struct field DeleteOptions.${field} of type ${goType}`);
+}
+
+/**
+ * DeleteOptions from the query and, overriding it, an optional decoded body. Throws 400 for
+ * a body of the wrong shape and 422 (DeleteOptions.meta.k8s.io) for invalid values.
+ */
+export function parseDeleteOptions(query: URLSearchParams, body: unknown, warn: (message: string) => void): DeleteOptions {
+  const write = parseWriteOptions(query, 'DeleteOptions', warn);
+  const options: DeleteOptions = { ...write };
+  const grace = parseInteger(query, 'gracePeriodSeconds');
+  if (grace !== undefined) options.gracePeriodSeconds = grace;
+  const policy = query.get('propagationPolicy');
+  if (policy !== null && policy !== '') options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  const orphan = parseBool(query, 'orphanDependents');
+  if (orphan !== undefined) options.orphanDependents = orphan;
+  if (body !== undefined && body !== null) {
+    if (!isPlainObject(body)) throw badRequest(`json: cannot unmarshal ${Array.isArray(body) ? 'array' : typeof body} into Go value of type v1.DeleteOptions`);
+    const kind = body['kind'];
+    if (kind !== undefined && kind !== null && kind !== '' && kind !== 'DeleteOptions') {
+      throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (DeleteOptions)`);
+    }
+    const g = body['gracePeriodSeconds'];
+    if (g !== undefined && g !== null) {
+      if (typeof g !== 'number' || !Number.isInteger(g)) throw typeError('gracePeriodSeconds', g, 'int64');
+      options.gracePeriodSeconds = g;
+    }
+    const p = body['propagationPolicy'];
+    if (p !== undefined && p !== null) {
+      if (typeof p !== 'string') throw typeError('propagationPolicy', p, 'v1.DeletionPropagation');
+      options.propagationPolicy = p as DeleteOptions['propagationPolicy'];
+    }
+    const o = body['orphanDependents'];
+    if (o !== undefined && o !== null) {
+      if (typeof o !== 'boolean') throw typeError('orphanDependents', o, 'bool');
+      options.orphanDependents = o;
+    }
+    const d = body['dryRun'];
+    if (d !== undefined && d !== null) {
+      if (!Array.isArray(d) || d.some((v) => typeof v !== 'string')) throw typeError('dryRun', d, '[]string');
+      const errs = dryRunErrors(d as string[]);
+      if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errs);
+      options.dryRun = options.dryRun === true || d.length > 0;
+    }
+    const pre = body['preconditions'];
+    if (pre !== undefined && pre !== null) {
+      if (!isPlainObject(pre)) throw typeError('preconditions', pre, 'v1.Preconditions');
+      const preconditions: { uid?: string; resourceVersion?: string } = {};
+      for (const key of ['uid', 'resourceVersion'] as const) {
+        const value = pre[key];
+        if (value === undefined || value === null) continue;
+        if (typeof value !== 'string') throw badRequest(`json: cannot unmarshal ${typeof value} into Go struct field Preconditions.preconditions.${key} of type string`);
+        preconditions[key] = value;
+      }
+      options.preconditions = preconditions;
+    }
+  }
+  const errs: FieldError[] = [];
+  if (options.orphanDependents !== undefined && options.propagationPolicy !== undefined) {
+    errs.push(fieldInvalid('propagationPolicy', options.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (options.propagationPolicy !== undefined && !PROPAGATION_POLICIES.includes(options.propagationPolicy)) {
+    errs.push(fieldNotSupported('propagationPolicy', options.propagationPolicy, [...PROPAGATION_POLICIES, 'nil']));
+  }
+  if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errs);
+  return options;
+}

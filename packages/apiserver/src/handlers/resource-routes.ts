@@ -1,0 +1,77 @@
+/**
+ * The route installer for resource paths: which verbs a resource serves at which path
+ * shape, decided by the roles its REST storage implements (kube registers only those; an
+ * unregistered method is 405, an unregistered path 404).
+ */
+import type { RestResource } from '@kapi/registry';
+import type { ResourceRequestInfo, ResourceVerb } from '../http/request-info.js';
+import { methodNotRegistered, pathNotFound } from '../http/generic-errors.js';
+import { handleDelete, handleDeleteCollection } from './delete.js';
+import { handlePatch } from './patch.js';
+import { handleGet, handleList, handleWatch } from './read.js';
+import type { VerbHandler } from './scope.js';
+import { handleCreate, handleUpdate } from './write.js';
+
+/** The handler for `verb` if the resource's roles support it. */
+function handlerFor(resource: RestResource, verb: ResourceVerb): VerbHandler | undefined {
+  switch (verb) {
+    case 'get':
+      return resource.getter && handleGet;
+    case 'list':
+      return resource.lister && handleList;
+    case 'watch':
+      // The Watcher role arrives with the next issue; until then the handler answers 405.
+      return resource.lister && handleWatch;
+    case 'create':
+      return resource.creater && handleCreate;
+    case 'update':
+      return resource.updater && handleUpdate;
+    case 'patch':
+      return resource.getter && resource.updater && handlePatch;
+    case 'delete':
+      return resource.deleter && handleDelete;
+    case 'deletecollection':
+      return resource.collectionDeleter && handleDeleteCollection;
+  }
+}
+
+/** Verbs served at each path shape (kube's installer): collection vs item, namespaced or all namespaces. */
+const ITEM_VERBS: ReadonlySet<ResourceVerb> = new Set(['get', 'update', 'patch', 'delete', 'watch']);
+const COLLECTION_VERBS: ReadonlySet<ResourceVerb> = new Set(['list', 'watch', 'create', 'deletecollection']);
+const ALL_NAMESPACES_VERBS: ReadonlySet<ResourceVerb> = new Set(['list', 'watch']);
+
+export interface ResolvedRoute {
+  readonly handler: VerbHandler;
+  /** The namespace the registry operates in ("" for cluster-scoped resources). */
+  readonly namespace: string;
+}
+
+/**
+ * Resolves a resource request against the resource serving its group/version/plural.
+ * Throws 404 for path shapes kube does not serve (subresources, a namespace on a
+ * cluster-scoped resource, a named item without its namespace) and 405 for a method the
+ * path does not register.
+ */
+export function resolveResourceRoute(info: ResourceRequestInfo, resource: RestResource): ResolvedRoute {
+  if (info.subresource !== '' || info.extraParts) throw pathNotFound();
+  const { namespaced } = resource.definition;
+  const isNamespaceItself = !namespaced && resource.definition.group === '' && info.resource === 'namespaces' && info.name === info.namespace;
+  let allowed: ReadonlySet<ResourceVerb>;
+  let namespace = '';
+  if (namespaced) {
+    if (info.namespace === '') {
+      if (info.name !== '') throw pathNotFound();
+      allowed = ALL_NAMESPACES_VERBS;
+    } else {
+      namespace = info.namespace;
+      allowed = info.name !== '' ? ITEM_VERBS : COLLECTION_VERBS;
+    }
+  } else {
+    if (info.namespace !== '' && !isNamespaceItself) throw pathNotFound();
+    allowed = info.name !== '' ? ITEM_VERBS : COLLECTION_VERBS;
+  }
+  if (info.verb === '' || !allowed.has(info.verb)) throw methodNotRegistered();
+  const handler = handlerFor(resource, info.verb);
+  if (handler === undefined) throw methodNotRegistered();
+  return { handler, namespace };
+}

@@ -1,0 +1,22 @@
+/** What a resource verb handler gets: the request, its parsed address, and the resource's roles. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestContext, RestResource } from '@kapi/registry';
+import type { ResourceRequestInfo } from '../http/request-info.js';
+import type { OutputFormat } from '../http/negotiation.js';
+
+export interface RequestScope {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly info: ResourceRequestInfo;
+  readonly query: URLSearchParams;
+  /** The negotiated response encoding. */
+  readonly output: OutputFormat;
+  readonly resource: RestResource;
+  /** Namespace ("" for cluster-scoped resources) and User-Agent, as the registry wants them. */
+  readonly context: RequestContext;
+  /** Warnings collected while handling; sent as `Warning: 299` headers. */
+  readonly warnings: string[];
+  readonly groupResource: { group: string; resource: string };
+}
+
+export type VerbHandler = (scope: RequestScope) => Promise<void>;

@@ -1,0 +1,102 @@
+/**
+ * /healthz, /livez and /readyz with kube's texts: `ok`, `?verbose` listings
+ * (`[+]ping ok`), `?exclude=<check>`, per-check paths (`/readyz/etcd`), and on failure a 500
+ * listing every check with `[-]<name> failed: reason withheld` and `<endpoint> check failed`.
+ */
+import type { ServerResponse } from 'node:http';
+import { pathNotFound } from './http/generic-errors.js';
+import { writeError, writeText } from './http/respond.js';
+
+export interface HealthCheck {
+  readonly name: string;
+  /** Resolves when healthy; rejects (with the reason) otherwise. Must be bounded in time. */
+  check(): Promise<void>;
+}
+
+export type HealthEndpoint = 'healthz' | 'livez' | 'readyz';
+
+export type HealthChecks = Readonly<Record<HealthEndpoint, readonly HealthCheck[]>>;
+
+/** A check that always passes (kube's `ping`). */
+export const pingCheck: HealthCheck = { name: 'ping', check: () => Promise.resolve() };
+
+/**
+ * Wraps `probe` so that concurrent callers share one in-flight probe, a result is reused for
+ * `cacheMs`, and a probe that takes longer than `timeoutMs` fails.
+ */
+export function boundedCheck(name: string, probe: () => Promise<unknown>, timeoutMs = 2000, cacheMs = 500): HealthCheck {
+  let inflight: Promise<void> | undefined;
+  let last: { at: number; error: unknown } | undefined;
+  const run = async (): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${name} check timed out after ${timeoutMs}ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([probe(), deadline]);
+      last = { at: Date.now(), error: undefined };
+    } catch (err) {
+      last = { at: Date.now(), error: err ?? new Error('failed') };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return {
+    name,
+    async check() {
+      if (last === undefined || Date.now() - last.at > cacheMs) {
+        inflight ??= run().finally(() => {
+          inflight = undefined;
+        });
+        await inflight;
+      }
+      if (last!.error !== undefined) throw last!.error;
+    },
+  };
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Serves `/<endpoint>` (all checks) and `/<endpoint>/<check>` (one check). `rest` is the
+ * path after the endpoint ("" for the aggregate).
+ */
+export async function serveHealth(
+  res: ServerResponse,
+  endpoint: HealthEndpoint,
+  checks: readonly HealthCheck[],
+  rest: string,
+  query: URLSearchParams,
+): Promise<void> {
+  if (rest !== '') {
+    const check = checks.find((c) => c.name === rest);
+    if (check === undefined) return writeError(res, pathNotFound(), 'json');
+    try {
+      await check.check();
+      return writeText(res, 200, 'ok');
+    } catch (err) {
+      return writeText(res, 500, `internal server error: ${errorText(err)}\n`);
+    }
+  }
+  const excluded = new Set(query.getAll('exclude'));
+  const verbose = query.has('verbose');
+  const results = await Promise.all(
+    checks.map(async (c) => {
+      if (excluded.has(c.name)) return { name: c.name, line: `[+]${c.name} excluded: ok`, ok: true };
+      try {
+        await c.check();
+        return { name: c.name, line: `[+]${c.name} ok`, ok: true };
+      } catch {
+        return { name: c.name, line: `[-]${c.name} failed: reason withheld`, ok: false };
+      }
+    }),
+  );
+  const listing = results.map((r) => r.line).join('\n') + '\n';
+  const unknownExcludes = [...excluded].filter((name) => !checks.some((c) => c.name === name));
+  const warnings = unknownExcludes.map((name) => `warn: some health checks cannot be excluded: no matches for "${name}"\n`).join('');
+  if (results.some((r) => !r.ok)) return writeText(res, 500, `${listing}${warnings}${endpoint} check failed\n`);
+  if (verbose) return writeText(res, 200, `${listing}${warnings}${endpoint} check passed\n`);
+  return writeText(res, 200, 'ok');
+}

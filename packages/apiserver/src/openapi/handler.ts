@@ -1,0 +1,46 @@
+/**
+ * Serves `/openapi/v3` (the index) and `/openapi/v3/<gv>` documents with kube's caching:
+ * a request carrying the current `hash` is immutable for a year; a stale hash is a 301 to
+ * the current URL; every response has an ETag honoured by If-None-Match.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { notAcceptable } from '@kapi/machinery';
+import type { ApiSurface, CachedDocument } from '../api-surface.js';
+import { pathNotFound } from '../http/generic-errors.js';
+import { parseAccept } from '../http/negotiation.js';
+
+const YEAR_MS = 365 * 24 * 3600 * 1000;
+
+function acceptsJson(req: IncomingMessage): boolean {
+  const accept = req.headers.accept;
+  if (accept === undefined || accept.trim() === '') return true;
+  return parseAccept(accept).some((r) => (r.type === '*' && r.subtype === '*') || (r.type === 'application' && (r.subtype === '*' || r.subtype === 'json')));
+}
+
+function send(req: IncomingMessage, res: ServerResponse, doc: CachedDocument, cacheHeaders: Record<string, string>): void {
+  const etag = `"${doc.hash}"`;
+  const headers = { ETag: etag, Vary: 'Accept', ...cacheHeaders };
+  if (req.headers['if-none-match'] === etag) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+  res.writeHead(200, { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(doc.body)) });
+  res.end(doc.body);
+}
+
+/** `key` is the path after `/openapi/v3/` ("" for the index). Throws 404 for unknown documents, 406 without JSON in Accept. */
+export function serveOpenApiV3(req: IncomingMessage, res: ServerResponse, surface: ApiSurface, key: string, query: URLSearchParams): void {
+  if (!acceptsJson(req)) throw notAcceptable('only the following media types are accepted: application/json');
+  if (key === '') return send(req, res, surface.openapiIndex(), { 'Cache-Control': 'no-cache, private' });
+  const doc = surface.openapi(key);
+  if (doc === undefined) throw pathNotFound();
+  const hash = query.get('hash');
+  if (hash === null || hash === '') return send(req, res, doc, { 'Cache-Control': 'no-cache, private' });
+  if (hash !== doc.hash) {
+    res.writeHead(301, { Location: `/openapi/v3/${key}?hash=${doc.hash}`, 'Content-Length': '0' });
+    res.end();
+    return;
+  }
+  send(req, res, doc, { 'Cache-Control': 'public, immutable', Expires: new Date(Date.now() + YEAR_MS).toUTCString() });
+}

@@ -1,0 +1,204 @@
+/**
+ * The HTTP request handler: request info → filters (timeout, metrics, panic recovery) →
+ * negotiation → the verb or non-resource handler. Knows the registry only through its
+ * `resources`/`lookup` and the schema `definitions`; no concrete backends here.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { JSONSchemaProps, StatusError } from '@kapi/machinery';
+import { badRequest } from '@kapi/machinery';
+import type { Registry } from '@kapi/registry';
+import { createApiSurface, type ApiSurface } from './api-surface.js';
+import { serveDiscoveryDocument, serveDiscoveryRoot } from './discovery/handler.js';
+import { resolveResourceRoute } from './handlers/resource-routes.js';
+import type { RequestScope } from './handlers/scope.js';
+import { serveHealth, type HealthChecks } from './health.js';
+import { methodNotRegistered, pathNotFound, requestTimedOut } from './http/generic-errors.js';
+import { negotiateOutput, outputForErrors } from './http/negotiation.js';
+import { requestInfoFor, type RequestInfo } from './http/request-info.js';
+import { toStatusError, writeError, writeObject, writeText } from './http/respond.js';
+import type { Logger } from './logger.js';
+import { metricDryRun, metricScope, metricVerb, type ApiMetrics, type RequestLabels } from './metrics.js';
+import { serveOpenApiV3 } from './openapi/handler.js';
+import { versionInfo } from './version.js';
+
+export interface RequestHandlerOptions {
+  readonly registry: Pick<Registry, 'resources' | 'lookup'>;
+  /** Named schemas for OpenAPI components (the registry's `definitions`). */
+  readonly definitions: Readonly<Record<string, JSONSchemaProps>>;
+  readonly metrics: ApiMetrics;
+  readonly health: HealthChecks;
+  /** Deadline for non-long-running requests (kube's --request-timeout); 504 after it. */
+  readonly requestTimeoutMs: number;
+  readonly logger: Logger;
+}
+
+export interface RequestHandler {
+  (req: IncomingMessage, res: ServerResponse): void;
+  readonly surface: ApiSurface;
+}
+
+interface ParsedUrl {
+  readonly path: string;
+  readonly segments: string[];
+  readonly query: URLSearchParams;
+}
+
+const EMPTY_QUERY = new URLSearchParams();
+
+/** Splits the request target into decoded path segments and the query. Throws 400 for malformed percent-encoding. */
+function parseUrl(url: string): ParsedUrl {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = q < 0 ? EMPTY_QUERY : new URLSearchParams(url.slice(q + 1));
+  const segments: string[] = [];
+  for (const raw of path.split('/')) {
+    if (raw === '') continue;
+    try {
+      segments.push(raw.includes('%') ? decodeURIComponent(raw) : raw);
+    } catch {
+      throw badRequest(`invalid URL escape in path ${JSON.stringify(path)}`);
+    }
+  }
+  return { path, segments, query };
+}
+
+/** Per-request bookkeeping shared by the filters and the handlers. */
+interface RequestState {
+  readonly warnings: string[];
+  /** A route matched (only matched requests are counted in metrics, as in kube). */
+  matched: boolean;
+}
+
+type NonResourceRoute = (req: IncomingMessage, res: ServerResponse, url: ParsedUrl) => Promise<void> | void;
+
+/** Builds the request handler. Never throws from the returned function; every failure becomes a Status response. */
+export function createRequestHandler(options: RequestHandlerOptions): RequestHandler {
+  const { registry, metrics, logger } = options;
+  const surface = createApiSurface(() => registry.resources, () => options.definitions);
+
+  const health = (endpoint: 'healthz' | 'livez' | 'readyz'): NonResourceRoute => (_req, res, url) =>
+    serveHealth(res, endpoint, options.health[endpoint], url.segments.slice(1).join('/'), url.query);
+
+  /** Non-resource routes by first path segment (label for metrics = `/<segment>`). */
+  const routes: Record<string, NonResourceRoute> = {
+    healthz: health('healthz'),
+    livez: health('livez'),
+    readyz: health('readyz'),
+    version: (_req, res, url) => {
+      if (url.segments.length !== 1) throw pathNotFound();
+      writeObject(res, 200, versionInfo(), 'json');
+    },
+    metrics: async (_req, res, url) => {
+      if (url.segments.length !== 1) throw pathNotFound();
+      writeText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
+    },
+    openapi: (req, res, url) => {
+      if (url.segments[1] !== 'v3') throw pathNotFound();
+      serveOpenApiV3(req, res, surface, url.segments.slice(2).join('/'), url.query);
+    },
+    api: (req, res, url) => {
+      if (url.segments.length === 1) serveDiscoveryRoot(req, res, surface, true);
+      else serveDiscoveryDocument(req, res, surface, true, url.segments.slice(1));
+    },
+    apis: (req, res, url) => {
+      if (url.segments.length === 1) serveDiscoveryRoot(req, res, surface, false);
+      else serveDiscoveryDocument(req, res, surface, false, url.segments.slice(1));
+    },
+  };
+
+  async function serveResource(req: IncomingMessage, res: ServerResponse, info: RequestInfo & { isResourceRequest: true }, url: ParsedUrl, state: RequestState): Promise<void> {
+    const resource = registry.lookup(info.group, info.version, info.resource);
+    if (resource === undefined) throw pathNotFound();
+    state.matched = true;
+    const route = resolveResourceRoute(info, resource);
+    const output = negotiateOutput(req.headers.accept);
+    const userAgent = req.headers['user-agent'];
+    const scope: RequestScope = {
+      req,
+      res,
+      info,
+      query: url.query,
+      output,
+      resource,
+      context: { namespace: route.namespace, ...(userAgent !== undefined ? { userAgent } : {}) },
+      warnings: state.warnings,
+      groupResource: { group: resource.definition.group, resource: resource.definition.plural },
+    };
+    await route.handler(scope);
+  }
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse, url: ParsedUrl, info: RequestInfo, state: RequestState): Promise<void> {
+    if (info.isResourceRequest) return serveResource(req, res, info, url, state);
+    const route = routes[url.segments[0] ?? ''];
+    if (route === undefined) throw pathNotFound();
+    state.matched = true;
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotRegistered();
+    await route(req, res, url);
+  }
+
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const start = process.hrtime.bigint();
+    const method = req.method ?? 'GET';
+    const state: RequestState = { warnings: [], matched: false };
+    let info: RequestInfo | undefined;
+    let url: ParsedUrl | undefined;
+    let finished = false;
+    let timer: NodeJS.Timeout | undefined;
+
+    const fail = (err: unknown) => {
+      const status: StatusError = toStatusError(err);
+      if (status.code >= 500 && status.reason === 'InternalError') logger.error(`${method} ${req.url}: unexpected error`, err);
+      // The rest of an oversized body is not read: close the connection instead.
+      if (status.code === 413 && !res.headersSent) res.setHeader('Connection', 'close');
+      writeError(res, status, outputForErrors(req.headers.accept), state.warnings);
+    };
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      if (!res.headersSent) fail(new Error('the handler finished without a response'));
+      if (state.matched && info !== undefined && url !== undefined) metrics.recordRequest(labelsFor(method, req, info, url), res.statusCode, start);
+      if (!req.complete) req.resume();
+    };
+
+    let work: Promise<void>;
+    try {
+      url = parseUrl(req.url ?? '/');
+      info = requestInfoFor(method, url.path, url.segments, url.query.get('watch'));
+      work = dispatch(req, res, url, info, state);
+    } catch (err) {
+      work = Promise.reject(err);
+    }
+    const longRunning = info?.isResourceRequest === true && info.verb === 'watch';
+    if (!longRunning && options.requestTimeoutMs > 0) {
+      timer = setTimeout(() => {
+        fail(requestTimedOut());
+        finish();
+      }, options.requestTimeoutMs);
+    }
+    work.then(finish, (err: unknown) => {
+      fail(err);
+      finish();
+    });
+  };
+  return Object.assign(handler, { surface });
+}
+
+/** The metric labels kube reports for a request. */
+function labelsFor(method: string, req: IncomingMessage, info: RequestInfo, url: ParsedUrl): RequestLabels {
+  if (!info.isResourceRequest) {
+    const first = url.segments[0] ?? '';
+    const subresource = first === 'openapi' ? `/openapi/${url.segments[1] ?? ''}` : `/${first}`;
+    return { verb: method === 'HEAD' ? 'GET' : method, dryRun: '', group: '', version: '', resource: '', subresource, scope: '' };
+  }
+  const scope = metricScope(info);
+  return {
+    verb: metricVerb(method, scope, info.verb === 'watch', req.headers['content-type']),
+    dryRun: metricDryRun(url.query.getAll('dryRun')),
+    group: info.group,
+    version: info.version,
+    resource: info.resource,
+    subresource: info.subresource,
+    scope,
+  };
+}
