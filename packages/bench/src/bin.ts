@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+import { fileURLToPath } from 'node:url';
+import { parseSuiteOptions, usage } from './options.js';
+import { textReport, writeReports } from './report.js';
+import { runSuite } from './suite.js';
+
+const defaultOutDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || rest.includes('--help')) {
+    process.stdout.write(usage);
+    return command === undefined ? 2 : 0;
+  }
+  if (command !== 'suite') {
+    process.stderr.write(`unknown command ${command}\n${usage}`);
+    return 2;
+  }
+  let options;
+  try {
+    options = parseSuiteOptions(rest, defaultOutDir);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${usage}`);
+    return 2;
+  }
+  const result = await runSuite(options);
+  process.stdout.write(`${textReport(result)}\n`);
+  const files = writeReports(result, options.outDir);
+  process.stdout.write(`\nwrote ${files.json}\nwrote ${files.markdown}\n`);
+  return result.totalErrors === 0 ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`kapi-bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,75 @@
+import { Pool } from 'undici';
+
+/** An HTTP status other than the expected one, with the Status message when there is one. */
+export class UnexpectedStatusError extends Error {
+  constructor(
+    readonly status: number,
+    body: string,
+  ) {
+    let message = body.slice(0, 200);
+    try {
+      const parsed = JSON.parse(body) as { reason?: string; message?: string };
+      if (parsed.message !== undefined) message = `${parsed.reason ?? ''}: ${parsed.message}`;
+    } catch {
+      // not JSON: keep the raw text
+    }
+    super(`HTTP ${status} ${message}`);
+  }
+}
+
+/** 1 KiB of ConfigMap data (one key), the object size of scenario S1. */
+export const oneKibData: Readonly<Record<string, string>> = Object.freeze({ payload: 'x'.repeat(1024) });
+
+/**
+ * A keep-alive HTTP/1.1 client for a kapi server (undici Pool with one connection per
+ * concurrent worker, no pipelining). TLS verification is off for https URLs: this is a load
+ * tool against local servers. Methods throw {@link UnexpectedStatusError} on an unexpected
+ * status and never retry.
+ */
+export class KapiClient {
+  private readonly pool: Pool;
+
+  constructor(baseUrl: string, connections: number) {
+    this.pool = new Pool(baseUrl, {
+      connections,
+      pipelining: 1,
+      keepAliveTimeout: 60_000,
+      connect: { rejectUnauthorized: false },
+    });
+  }
+
+  private async send(method: string, path: string, expected: number, body?: string): Promise<void> {
+    const res = await this.pool.request({
+      method: method as 'GET',
+      path,
+      headers: body !== undefined ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' },
+      ...(body !== undefined ? { body } : {}),
+    });
+    if (res.statusCode !== expected) throw new UnexpectedStatusError(res.statusCode, await res.body.text());
+    await res.body.dump();
+  }
+
+  /** POST /api/v1/namespaces; 409 AlreadyExists is fine (idempotent). */
+  async ensureNamespace(name: string): Promise<void> {
+    try {
+      await this.send('POST', '/api/v1/namespaces', 201, JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
+    } catch (err) {
+      if (!(err instanceof UnexpectedStatusError && err.status === 409)) throw err;
+    }
+  }
+
+  /** POST a ConfigMap; expects 201. */
+  createConfigMap(namespace: string, name: string, data: Readonly<Record<string, string>>): Promise<void> {
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data });
+    return this.send('POST', `/api/v1/namespaces/${namespace}/configmaps`, 201, body);
+  }
+
+  /** GET a ConfigMap (resourceVersion unset: a consistent read); expects 200. */
+  getConfigMap(namespace: string, name: string): Promise<void> {
+    return this.send('GET', `/api/v1/namespaces/${namespace}/configmaps/${name}`, 200);
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ratioRows, textReport, textTable } from './report.js';
+import type { StepResult, SuiteResult } from './suite.js';
+
+function step(target: 'kapi' | 'etcd', operation: StepResult['operation'], opsPerSecond: number, errors = 0): StepResult {
+  return {
+    target,
+    operation,
+    concurrency: 16,
+    ops: opsPerSecond * 10,
+    errors,
+    errorSamples: errors > 0 ? ['HTTP 500 InternalError: boom'] : [],
+    elapsedSeconds: 10,
+    opsPerSecond,
+    latency: { count: opsPerSecond * 10, p50: 1, p90: 2, p99: 3, max: 4, mean: 1.5 },
+    nextSeq: 0,
+    usage: { kapi: { cpuSeconds: 5, peakRssBytes: 100 * 1048576, endRssBytes: 0 } },
+    loadGeneratorCpuSeconds: 1,
+  };
+}
+
+function result(steps: StepResult[]): SuiteResult {
+  return {
+    date: '2025-01-01T00:00:00.000Z',
+    host: { cpus: 2, cpuModel: 'cpu', memoryBytes: 2 ** 30, node: 'v20', etcdVersion: 'etcd Version: 3.4.23' },
+    options: { quick: true, concurrency: [16], durationMs: 10_000, warmupMs: 2000, url: undefined, serverPid: undefined, etcdServers: undefined, pin: false },
+    pinning: { enabled: false, reason: 'disabled by --no-pin' },
+    target: { url: 'http://x', startedBySuite: true, baselineEtcd: 'http://e', baselineEtcdIsServerEtcd: true },
+    steps,
+    totalErrors: steps.reduce((n, s) => n + s.errors, 0),
+  };
+}
+
+void test('ratio rows divide kapi throughput by the raw-etcd baseline at the same concurrency', () => {
+  const rows = ratioRows(result([step('kapi', 'create', 500), step('kapi', 'get', 1500), step('etcd', 'create-txn', 2000), step('etcd', 'put', 2500), step('etcd', 'get', 3000)]));
+  assert.deepEqual(rows[1], ['16', '500', '2000', '0.250', '2500', '1500', '3000', '0.500']);
+});
+
+void test('a missing baseline gives a dash, not a number', () => {
+  const rows = ratioRows(result([step('kapi', 'create', 500)]));
+  assert.deepEqual(rows[1], ['16', '500', '—', '—', '—', '—', '—', '—']);
+});
+
+void test('errors are always shown and mark the run failed', () => {
+  const ok = textReport(result([step('kapi', 'create', 500)]));
+  assert.match(ok, /errors: none/);
+  const failed = textReport(result([step('kapi', 'create', 500, 3)]));
+  assert.match(failed, /errors: 3 — THIS RUN FAILED/);
+  assert.match(failed, /kapi\/create c=16: 3 errors, e\.g\. HTTP 500 InternalError: boom/);
+});
+
+void test('text tables right-align numeric columns', () => {
+  assert.equal(textTable([['name', 'n'], ['a', '1'], ['bb', '10']]), 'name   n\na      1\nbb    10');
+});

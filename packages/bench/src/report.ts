@@ -1,0 +1,127 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ratio } from './stats.js';
+import type { StepResult, SuiteResult } from './suite.js';
+
+const fixed = (n: number | undefined, digits: number): string => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(digits));
+const mib = (bytes: number | undefined): string => (bytes === undefined ? '—' : (bytes / 1048576).toFixed(0));
+
+/** CPU milliseconds per attempted operation, or undefined without a usage sample. */
+function cpuMsPerOp(step: StepResult, who: 'kapi' | 'etcd'): number | undefined {
+  const usage = step.usage[who];
+  const attempts = step.ops + step.errors;
+  return usage && attempts > 0 ? (usage.cpuSeconds * 1000) / attempts : undefined;
+}
+
+/** Rows of the main table: one per step. */
+export function stepRows(result: SuiteResult): string[][] {
+  const header = ['target', 'op', 'conc', 'ops/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'kapi cpu ms/op', 'etcd cpu ms/op', 'client cpu ms/op', 'kapi rss MiB', 'etcd rss MiB'];
+  return [
+    header,
+    ...result.steps.map((s) => [
+      s.target,
+      s.operation,
+      String(s.concurrency),
+      fixed(s.opsPerSecond, 0),
+      fixed(s.latency.p50, 2),
+      fixed(s.latency.p99, 2),
+      fixed(s.latency.max, 1),
+      String(s.errors),
+      fixed(cpuMsPerOp(s, 'kapi'), 3),
+      fixed(cpuMsPerOp(s, 'etcd'), 3),
+      fixed(s.ops + s.errors > 0 ? (s.loadGeneratorCpuSeconds * 1000) / (s.ops + s.errors) : undefined, 3),
+      mib(s.usage.kapi?.peakRssBytes),
+      mib(s.usage.etcd?.peakRssBytes),
+    ]),
+  ];
+}
+
+/** Rows of the ratio table: kapi vs the raw-etcd baseline at each concurrency. */
+export function ratioRows(result: SuiteResult): string[][] {
+  const find = (target: string, op: string, c: number) => result.steps.find((s) => s.target === target && s.operation === op && s.concurrency === c);
+  const levels = [...new Set(result.steps.map((s) => s.concurrency))];
+  return [
+    ['conc', 'kapi creates/s', 'etcd create-txn/s', 'create ratio', 'etcd put/s', 'kapi gets/s', 'etcd gets/s', 'get ratio'],
+    ...levels.map((c) => {
+      const create = find('kapi', 'create', c)?.opsPerSecond ?? Number.NaN;
+      const txn = find('etcd', 'create-txn', c)?.opsPerSecond ?? Number.NaN;
+      const put = find('etcd', 'put', c)?.opsPerSecond ?? Number.NaN;
+      const get = find('kapi', 'get', c)?.opsPerSecond ?? Number.NaN;
+      const rawGet = find('etcd', 'get', c)?.opsPerSecond ?? Number.NaN;
+      return [String(c), fixed(create, 0), fixed(txn, 0), fixed(ratio(create, txn), 3), fixed(put, 0), fixed(get, 0), fixed(rawGet, 0), fixed(ratio(get, rawGet), 3)];
+    }),
+  ];
+}
+
+/** Aligned plain-text table (first row is the header); numeric columns are right-aligned. */
+export function textTable(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const numeric = rows[0]!.map((_, i) => rows.slice(1).every((r) => /^[-+0-9.—]+$/.test(r[i]!)));
+  return rows.map((r) => r.map((cell, i) => (numeric[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+}
+
+/** GitHub-flavoured markdown table (first row is the header). */
+export function markdownTable(rows: string[][]): string {
+  const [header, ...body] = rows;
+  return [`| ${header!.join(' | ')} |`, `|${header!.map(() => '---').join('|')}|`, ...body.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+function pinningLine(result: SuiteResult): string {
+  const p = result.pinning;
+  return p.enabled
+    ? `pinned with taskset: server on CPU ${p.server ?? '?'}, etcd on CPU ${p.etcd ?? '?'}, load generator on CPU ${p.loadGenerator ?? '?'}`
+    : `not pinned (${p.reason})`;
+}
+
+/** The console report: both tables, the errors (never hidden) and the pinning. */
+export function textReport(result: SuiteResult): string {
+  const errors = result.steps.filter((s) => s.errors > 0).map((s) => `  ${s.target}/${s.operation} c=${s.concurrency}: ${s.errors} errors, e.g. ${s.errorSamples.join(' | ')}`);
+  return [
+    `kapi-bench suite ${result.date} (${result.options.quick ? 'quick' : 'full'}; ${result.options.durationMs / 1000} s per step)`,
+    `${result.host.cpus} × ${result.host.cpuModel}, node ${result.host.node}, ${result.host.etcdVersion}; ${pinningLine(result)}`,
+    '',
+    textTable(stepRows(result)),
+    '',
+    textTable(ratioRows(result)),
+    '',
+    result.totalErrors === 0 ? 'errors: none' : `errors: ${result.totalErrors} — THIS RUN FAILED\n${errors.join('\n')}`,
+  ].join('\n');
+}
+
+/** The markdown report written next to the JSON. */
+export function markdownReport(result: SuiteResult, jsonFileName: string): string {
+  const errors = result.steps.filter((s) => s.errors > 0).map((s) => `- ${s.target}/${s.operation} c=${s.concurrency}: ${s.errors} errors, e.g. \`${s.errorSamples.join(' | ')}\``);
+  return [
+    `# kapi-bench ${result.date}`,
+    '',
+    `- mode: ${result.options.quick ? 'quick' : 'full'}, ${result.options.durationMs / 1000} s measured per step, warm-up ${result.options.warmupMs / 1000} s`,
+    `- host: ${result.host.cpus} × ${result.host.cpuModel}, ${(result.host.memoryBytes / 2 ** 30).toFixed(0)} GiB, node ${result.host.node}, ${result.host.etcdVersion}`,
+    `- target: ${result.target.url} (${result.target.startedBySuite ? 'started by the suite, plain HTTP' : 'external'}); baseline etcd ${result.target.baselineEtcd}${result.target.baselineEtcdIsServerEtcd ? ' (the server\'s etcd)' : ' (a separate etcd)'}`,
+    `- ${pinningLine(result)}`,
+    `- workload: ConfigMap creates with 1 KiB of data (unique names), GETs of existing ConfigMaps (resourceVersion unset); raw etcd via gRPC (etcd3): create = txn(mod_revision == 0 → put), put, get`,
+    '',
+    markdownTable(stepRows(result)),
+    '',
+    '## kapi vs raw etcd',
+    '',
+    markdownTable(ratioRows(result)),
+    '',
+    `## Errors`,
+    '',
+    result.totalErrors === 0 ? 'None.' : `${result.totalErrors} errors — the run failed.\n\n${errors.join('\n')}`,
+    '',
+    `Raw data: [${jsonFileName}](${jsonFileName})`,
+    '',
+  ].join('\n');
+}
+
+/** Writes `<outDir>/<date>.json` and `<outDir>/<date>.md`; returns both paths. */
+export function writeReports(result: SuiteResult, outDir: string): { json: string; markdown: string } {
+  mkdirSync(outDir, { recursive: true });
+  const stem = result.date.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+  const json = join(outDir, `${stem}.json`);
+  const markdown = join(outDir, `${stem}.md`);
+  writeFileSync(json, `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(markdown, markdownReport(result, `${stem}.json`));
+  return { json, markdown };
+}
