@@ -41,6 +41,8 @@ export {
   serverTimeout,
   serviceUnavailable,
   successStatus,
+  tooManyRequests,
+  forbidden,
 } from './status.js';
 
 export type { JSONSchemaProps } from './schema.js';

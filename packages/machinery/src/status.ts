@@ -290,3 +290,26 @@ export function successStatus(details?: StatusDetails): Status {
     code: 200,
   };
 }
+
+/** 429 TooManyRequests: `Too many requests: <msg>`, with Retry-After. */
+export function tooManyRequests(message: string, retryAfterSeconds: number): StatusError {
+  return new StatusError(
+    {
+      code: 429,
+      reason: 'TooManyRequests',
+      message: `Too many requests: ${message}`,
+      details: { retryAfterSeconds },
+    },
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
+}
+
+/** 403 Forbidden: `<resource> "<name>" is forbidden: <msg>`. */
+export function forbidden(gr: GroupResource, name: string, message: string): StatusError {
+  return new StatusError({
+    code: 403,
+    reason: 'Forbidden',
+    message: `${formatGroupResource(gr)} "${name}" is forbidden: ${message}`,
+    details: { name, group: gr.group, kind: gr.resource },
+  });
+}

@@ -2,7 +2,7 @@
  * The parts of kube's NamespaceLifecycle admission that apply so far: objects can only be
  * created in a namespace that exists, and the immortal namespaces cannot be deleted.
  */
-import { StatusError, formatGroupResource, notFound } from '@kapi/machinery';
+import { forbidden, notFound } from '@kapi/machinery';
 import type { Storage } from '@kapi/storage';
 
 export const NAMESPACES = { group: '', resource: 'namespaces' };
@@ -27,10 +27,5 @@ export function namespaceLifecycle(storage: Storage, namespaceRoot: string): Nam
 /** 403 Forbidden `namespaces "default" is forbidden: this namespace may not be deleted` for the immortal ones. */
 export function checkNamespaceDeletable(name: string): void {
   if (!IMMORTAL_NAMESPACES.includes(name)) return;
-  throw new StatusError({
-    code: 403,
-    reason: 'Forbidden',
-    message: `${formatGroupResource(NAMESPACES)} "${name}" is forbidden: this namespace may not be deleted`,
-    details: { name, group: NAMESPACES.group, kind: NAMESPACES.resource },
-  });
+  throw forbidden(NAMESPACES, name, 'this namespace may not be deleted');
 }

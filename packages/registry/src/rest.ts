@@ -44,6 +44,20 @@ export interface DeleteOptions extends WriteOptions {
   orphanDependents?: boolean;
 }
 
+export interface WatchOptions {
+  labelSelector?: LabelSelector;
+  fieldSelector?: FieldSelector;
+  resourceVersion?: string;
+  resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  allowWatchBookmarks?: boolean;
+  sendInitialEvents?: boolean;
+  /** Ends the watch (client gone, timeout, shutdown). */
+  signal?: AbortSignal;
+}
+
+/** Events as the HTTP layer writes them; BOOKMARK objects already carry apiVersion and kind. */
+export type { Watch as WatchStream, WatchEvent } from '@kapi/storage';
+
 export interface Getter {
   get(ctx: RequestContext, name: string, options: GetOptions): Promise<KubeObject>;
 }
@@ -67,6 +81,11 @@ export interface Deleter {
   delete(ctx: RequestContext, name: string, options: DeleteOptions): Promise<{ object: KubeObject | Status; deletedImmediately: boolean }>;
 }
 
+export interface Watcher {
+  /** Starts a watch; expired revisions arrive in-band as an ERROR event. Throws StatusError only before the stream starts. */
+  watch(ctx: RequestContext, options: WatchOptions): Promise<import('@kapi/storage').Watch>;
+}
+
 export interface CollectionDeleter {
   /** Lists with `listOptions` and deletes each item (not atomic). Returns the deleted items. */
   deleteCollection(ctx: RequestContext, options: DeleteOptions, listOptions: ListOptions): Promise<KubeList>;
@@ -83,4 +102,5 @@ export interface RestResource {
   readonly updater?: Updater;
   readonly deleter?: Deleter;
   readonly collectionDeleter?: CollectionDeleter;
+  readonly watcher?: Watcher;
 }

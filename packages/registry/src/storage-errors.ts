@@ -17,7 +17,7 @@
  * surfaces the error without blind retries. StatusErrors pass through unchanged; any other
  * error becomes a 500 InternalError.
  */
-import { StatusError, conflict, internalError, isStatusError, notFound, alreadyExists, optimisticLockConflict, badRequest, tooLargeResourceVersion } from '@kapi/machinery';
+import { StatusError, conflict, internalError, isStatusError, notFound, alreadyExists, optimisticLockConflict, badRequest, tooLargeResourceVersion, tooManyRequests } from '@kapi/machinery';
 import type { GroupResource } from '@kapi/machinery';
 import { isStorageError } from '@kapi/storage';
 
@@ -45,6 +45,8 @@ export function toStatusError(err: unknown, resource: GroupResource, name = ''):
     case 'InvalidContinue':
     case 'InvalidError':
       return badRequest(err.message);
+    case 'TooManyRequests':
+      return tooManyRequests(err.message, 1);
     case 'Unreachable':
     case 'Internal':
       return internalError(err);

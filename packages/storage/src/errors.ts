@@ -13,6 +13,8 @@ export type StorageErrorCode =
   | 'TooLargeResourceVersion'
   | 'Expired'
   | 'InvalidContinue'
+  /** A cache is (re)initializing: 429 with Retry-After. */
+  | 'TooManyRequests'
   | 'Internal';
 
 export class StorageError extends Error {

@@ -10,6 +10,15 @@ export type {
   Preconditions,
   Predicate,
   ResourceVersionMatch,
+  WatchEvent,
+  WatchEventType,
+  WatchOptions,
+  Watch,
+  Watcher,
+  Change,
+  ChangeFeed,
+  ChangeFeedHandlers,
+  FeedHandle,
 } from './interface.js';
 export { everything } from './interface.js';
 export {

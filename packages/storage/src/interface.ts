@@ -1,4 +1,4 @@
-import type { KubeObject } from '@kapi/machinery';
+import type { KubeObject, Status } from '@kapi/machinery';
 
 /**
  * The storage contract. Keys are full etcd keys (`/registry/configmaps/ns/name`); values are
@@ -90,6 +90,130 @@ export interface DeleteOptions {
 /** Optional: counts objects under a resource prefix (the backend adds the trailing "/"). */
 export interface Counter {
   count(keyPrefix: string): Promise<number>;
+}
+
+/** The event types of a watch stream, as they go on the wire. */
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/**
+ * One event as a watcher receives it, already filtered for that watcher (selector transitions
+ * applied: an object that stops matching arrives as DELETED, one that starts matching as
+ * ADDED). Events are shared between watchers and with the cache: treat them as read-only.
+ *
+ * - ADDED/MODIFIED: `object` is the new state, resourceVersion = the event's revision.
+ * - DELETED: `object` is the last state with resourceVersion = the deleting revision (for a
+ *   selector transition, the new state that no longer matches).
+ * - BOOKMARK: `object` is `{ metadata: { resourceVersion } }` (plus
+ *   `annotations: { "k8s.io/initial-events-end": "true" }` on the bookmark that ends the
+ *   initial events); the HTTP layer adds apiVersion and kind.
+ * - ERROR: `object` is a Status (e.g. 410 Expired); it is the last event of the stream.
+ */
+export interface WatchEvent {
+  readonly type: WatchEventType;
+  readonly object: KubeObject | Status;
+  /** The revision this event is at (the object's resourceVersion; for ERROR, 0). */
+  readonly revision: number;
+}
+
+export interface WatchOptions {
+  /**
+   * "" or "0": start with the current state (synthetic ADDED events for every matching
+   * object) unless `sendInitialEvents` is false; "N": every event after revision N.
+   */
+  resourceVersion?: string;
+  predicate?: Predicate;
+  /** Watch the key as a prefix (`true`, collections) or the single key (`false`). */
+  recursive?: boolean;
+  /** Deliver BOOKMARK events (periodic, and the initial-events-end one). */
+  allowBookmarks?: boolean;
+  /**
+   * `true`: synthetic ADDED events for the state at a revision not older than
+   * `resourceVersion` ("" = consistent: at least etcd's current revision), then a BOOKMARK
+   * annotated `k8s.io/initial-events-end` (when bookmarks are allowed), then changes.
+   * `false`: changes only. Unset: the legacy rule above.
+   */
+  sendInitialEvents?: boolean;
+  /** Aborting ends the watch (the iterator finishes). */
+  signal?: AbortSignal;
+}
+
+/**
+ * A running watch: an async iterator of events. The consumer pulls at its own pace (so a
+ * slow socket slows the pulls); an implementation bounds what it queues for a watcher that
+ * does not pull and may end the stream (after a final BOOKMARK when bookmarks are allowed)
+ * when it cannot keep up — the client then resumes from the last resourceVersion it saw.
+ * The iterator ends after an ERROR event, when `stop()` is called, or when the signal aborts.
+ */
+export interface Watch extends AsyncIterable<WatchEvent> {
+  stop(): void;
+}
+
+/** Optional: a backend or cache that can serve watches. */
+export interface Watcher {
+  /**
+   * Starts a watch on `key` (a prefix when `recursive`, the backend adds "/"). Fails (throws)
+   * only before the stream starts (InvalidError for a malformed resourceVersion,
+   * TooManyRequests while a cache initializes); expired revisions and later failures
+   * arrive as an ERROR event in the stream.
+   */
+  watch(key: string, options?: WatchOptions): Promise<Watch>;
+}
+
+/**
+ * A change to one key as the backend saw it. Objects are freshly decoded and may be shared
+ * by the consumer afterwards.
+ */
+export interface Change {
+  readonly type: 'put' | 'delete';
+  readonly key: string;
+  /** put: the new object (resourceVersion = mod_revision); delete: the last state with resourceVersion = the deleting revision. */
+  readonly object: KubeObject;
+  /** The state before the change (for puts of an existing key and for deletes); undefined for a create. */
+  readonly prevObject?: KubeObject;
+  readonly revision: number;
+}
+
+export interface ChangeFeedHandlers {
+  /** Changes in revision order (one backend watch response; revisions strictly increase across calls). */
+  onChanges(changes: readonly Change[]): void;
+  /**
+   * Every change under the prefix up to `revision` has been delivered. Called only for
+   * progress the backend can vouch for (see `ChangeFeed.progressRequestsTrusted`).
+   */
+  onProgress(revision: number): void;
+  /** The feed ended for good (start revision compacted, watch cancelled, backend gone); the consumer re-lists. Called at most once. */
+  onError(err: Error): void;
+}
+
+export interface FeedHandle {
+  /** Asks the backend for a progress report; answered through `onProgress` only when trusted. */
+  requestProgress(): void;
+  close(): void;
+}
+
+/**
+ * Optional, backend-specific: the raw change stream a watch cache is fed by (one etcd watch
+ * with prev_kv and progress notifications).
+ */
+export interface ChangeFeed {
+  /** Streams every change under `keyPrefix` (the backend adds "/") with revision > `afterRevision`. */
+  feed(keyPrefix: string, afterRevision: number, handlers: ChangeFeedHandlers): FeedHandle;
+  /**
+   * Whether on-demand progress replies are ordered after all earlier events (etcd >= 3.4.31 /
+   * 3.5.13; etcd issue #15220). When false, `requestProgress` is a no-op and only periodic
+   * per-watch progress notifications (which are ordered) reach `onProgress`.
+   */
+  progressRequestsTrusted(): Promise<boolean>;
+  /**
+   * Proves a cache is current without relying on progress notifications: in one read at the
+   * backend's current revision R, checks that no key under `keyPrefix` has mod_revision >
+   * `sinceRevision` and that exactly `count` keys exist. `unchanged` means the state at R equals
+   * the state at `sinceRevision` (changes in between, if any, cancelled out), so a cache at
+   * `sinceRevision` may answer a read "as of R".
+   */
+  confirmUnchanged(keyPrefix: string, sinceRevision: number, count: number): Promise<{ unchanged: boolean; revision: number }>;
+  /** The newest compacted revision known to this process (learned from the compactor or from `compact_rev_key`); 0 if none. */
+  compactedRevision(): number;
 }
 
 export interface Storage {
