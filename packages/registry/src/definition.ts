@@ -80,5 +80,19 @@ export interface ResourceDefinition {
   allowCreateOnUpdate?: boolean;
   /** PUT without metadata.resourceVersion is allowed. */
   allowUnconditionalUpdate?: boolean;
+  /**
+   * DELETE answers with the deleted object (kube's `ReturnDeletedObject`: namespaces,
+   * serviceaccounts, pods, ...). Otherwise an object deleted at once is answered with a
+   * success Status `{status: "Success", details: {name, group, kind: <resource>, uid}}`; a
+   * deletion left pending (finalizers) always answers with the marked object.
+   */
+  returnDeletedObject?: boolean;
+  /**
+   * The strategy owns `metadata.generation` (kube: deployments, CRs, ...): 1 on create,
+   * + 1 on every update that changes anything but metadata and status. Otherwise (most core
+   * types: configmaps, secrets, namespaces, ...) a create keeps what the client sent and an
+   * update keeps the stored value.
+   */
+  managesGeneration?: boolean;
   strategy?: Strategy;
 }

@@ -26,8 +26,9 @@ export function reconcileNamespace(obj: KubeObject, definition: ResourceDefiniti
 
 /**
  * Before create: drops deletion fields, selfLink and (for resources with status) status;
- * runs `prepareForCreate`; assigns uid, creationTimestamp, generation 1 and, when `name` is
- * empty and `generateName` set, a generated name. Throws 400 when the body carries a
+ * runs `prepareForCreate`; assigns uid, creationTimestamp, generation 1 (only for resources
+ * that manage generation; others keep what the client sent, as kube does) and, when `name`
+ * is empty and `generateName` set, a generated name. Throws 400 when the body carries a
  * resourceVersion (kube refuses to create such objects).
  */
 export function prepareObjectForCreate(obj: KubeObject, definition: ResourceDefinition): void {
@@ -43,7 +44,7 @@ export function prepareObjectForCreate(obj: KubeObject, definition: ResourceDefi
   definition.strategy?.prepareForCreate?.(obj);
   meta.uid = newUID();
   meta.creationTimestamp = nowRFC3339();
-  meta.generation = 1;
+  if (definition.managesGeneration) meta.generation = 1;
   assignGeneratedName(obj);
 }
 
@@ -66,8 +67,8 @@ function specOf(obj: KubeObject): Record<string, unknown> {
 /**
  * Before update: keeps generation, uid (when unset), creationTimestamp, deletionTimestamp
  * and deletionGracePeriodSeconds from `old`; for resources with status, the status of
- * `old`; drops selfLink; runs `prepareForUpdate`; then bumps generation when anything other
- * than metadata and status changed.
+ * `old`; drops selfLink; runs `prepareForUpdate`; then, for resources that manage
+ * generation, bumps it when anything other than metadata and status changed.
  */
 export function prepareObjectForUpdate(obj: KubeObject, old: KubeObject, definition: ResourceDefinition): void {
   const meta = obj.metadata;
@@ -89,5 +90,5 @@ export function prepareObjectForUpdate(obj: KubeObject, old: KubeObject, definit
   if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
     meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
   }
-  if (!semanticEqual(specOf(obj), specOf(old))) meta.generation = (oldMeta.generation ?? 0) + 1;
+  if (definition.managesGeneration && !semanticEqual(specOf(obj), specOf(old))) meta.generation = (oldMeta.generation ?? 0) + 1;
 }

@@ -13,13 +13,30 @@ function hasFinalizers(obj: KubeObject): boolean {
   return Array.isArray(obj.metadata.finalizers) && obj.metadata.finalizers.length > 0;
 }
 
-/** Marks `obj` as being deleted (deletionTimestamp, grace period 0, generation + 1) unless it already is. */
+/** Marks `obj` as being deleted (deletionTimestamp, grace period 0, a positive generation + 1) unless it already is. */
 function markDeleting(obj: KubeObject): KubeObject {
   if (obj.metadata.deletionTimestamp !== undefined) return obj;
   obj.metadata.deletionTimestamp = nowRFC3339();
   obj.metadata.deletionGracePeriodSeconds = 0;
-  if (typeof obj.metadata.generation === 'number') obj.metadata.generation += 1;
+  if (typeof obj.metadata.generation === 'number' && obj.metadata.generation > 0) obj.metadata.generation += 1;
   return obj;
+}
+
+/**
+ * What a DELETE that removed `obj` answers: the object itself for resources that return
+ * deleted objects, else kube's success Status. Its `details.kind` is the plural resource,
+ * `group` is omitted when empty, and there is no `code` (kube leaves it 0, omitted on the wire).
+ */
+function deletedResponse(ctx: StoreContext, obj: KubeObject): KubeObject | Status {
+  if (ctx.definition.returnDeletedObject) return present(ctx, obj);
+  const details = {
+    name: obj.metadata.name ?? '',
+    ...(ctx.resource.group !== '' ? { group: ctx.resource.group } : {}),
+    kind: ctx.resource.resource,
+    uid: obj.metadata.uid ?? '',
+  };
+  // Status declares `code` as required; kube's success Status has none on the wire.
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as unknown as Status;
 }
 
 function checkPreconditions(key: string, obj: KubeObject, preconditions: DeleteOptions['preconditions']): void {
@@ -34,9 +51,10 @@ function checkPreconditions(key: string, obj: KubeObject, preconditions: DeleteO
 /**
  * DELETE: checks the deletion guard (403 for immortal namespaces) and the preconditions (409
  * Conflict `Precondition failed: UID in precondition: ...`), then removes the object and
- * returns it (resourceVersion = the deleting revision). An object with finalizers is only
- * marked (deletionTimestamp) and returned with `deletedImmediately: false`; the update that
- * removes its last finalizer deletes it. Propagation policies are accepted but dependents
+ * answers with it (resourceVersion = the deleting revision) when the resource returns deleted
+ * objects, else with a success Status (see deletedResponse). An object with finalizers is
+ * only marked (deletionTimestamp) and returned with `deletedImmediately: false`; the update
+ * that removes its last finalizer deletes it. Propagation policies are accepted but dependents
  * are not collected yet. dryRun reads and checks, writes nothing. 404 when absent.
  */
 export async function deleteObject(
@@ -53,7 +71,8 @@ export async function deleteObject(
       const existing = (await ctx.storage.get(key))!;
       checkPreconditions(key, existing, options.preconditions);
       pending = hasFinalizers(existing);
-      return { object: present(ctx, pending ? markDeleting(structuredClone(existing)) : existing), deletedImmediately: !pending };
+      if (pending) return { object: present(ctx, markDeleting(structuredClone(existing))), deletedImmediately: false };
+      return { object: deletedResponse(ctx, existing), deletedImmediately: true };
     }
     const result = await ctx.storage.guaranteedUpdate(
       key,
@@ -63,15 +82,15 @@ export async function deleteObject(
       },
       options.preconditions !== undefined ? { preconditions: options.preconditions } : {},
     );
-    return { object: present(ctx, result), deletedImmediately: !pending };
+    return { object: pending ? present(ctx, result) : deletedResponse(ctx, result), deletedImmediately: !pending };
   });
 }
 
 /**
  * DELETE on a collection: lists with the selectors (all pages; `limit`/`continue` are
  * ignored) and deletes each item with `options`, skipping items that vanish meanwhile and
- * items the deletion guard protects. Not atomic. Returns the deleted (or deletion-marked)
- * items as a list.
+ * items the deletion guard protects. Not atomic. Returns the listed items that were deleted
+ * (or marked for deletion), as they were listed (kube returns the list it deleted from).
  */
 export async function deleteCollection(
   ctx: StoreContext,
@@ -90,8 +109,8 @@ export async function deleteCollection(
       continue;
     }
     try {
-      const result = await deleteObject(ctx, { ...req, namespace: item.metadata.namespace ?? '' }, name, options);
-      deleted.push(result.object as KubeObject);
+      await deleteObject(ctx, { ...req, namespace: item.metadata.namespace ?? '' }, name, options);
+      deleted.push(item);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }

@@ -110,6 +110,7 @@ export const namespaces: ResourceDefinition = {
   namespaced: false,
   versions: [{ name: 'v1', served: true, storage: true, schema: namespaceSchema }],
   verbs: [...ALL_VERBS],
+  returnDeletedObject: true,
   hasStatus: true,
   nameValidation: 'DNS1123Label',
   selectableFields: { 'status.phase': (obj) => stringAt(obj, ['status', 'phase']) },

@@ -45,6 +45,7 @@ export const serviceAccounts: ResourceDefinition = {
   namespaced: true,
   versions: [{ name: 'v1', served: true, storage: true, schema: serviceAccountSchema }],
   verbs: [...ALL_VERBS],
+  returnDeletedObject: true,
   allowUnconditionalUpdate: true,
   strategy: builtinStrategy({
     prepareForCreate: cleanSecretReferences,
