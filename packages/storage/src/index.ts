@@ -37,13 +37,22 @@ export {
   createEtcdClient,
   jsonCodec,
   toStorageError,
+  startCompactor,
+  compactRevKey,
+  progressRequestsOrdered,
   type Codec,
   type EtcdStorage,
   type EtcdStorageOptions,
+  type Compactor,
+  type CompactorOptions,
+  type CompactionRound,
 } from './etcd/index.js';
+export { WatchQueue, type WatchQueueOptions } from './watch-queue.js';
 export {
   listTooOldMessage,
   continueTooOldMessage,
   continueTooOldShortMessage,
   resourceVersionWithContinueMessage,
+  watchTooOldMessage,
+  initialEventsEndAnnotation,
 } from './messages.js';

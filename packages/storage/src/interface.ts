@@ -101,8 +101,9 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
  * ADDED). Events are shared between watchers and with the cache: treat them as read-only.
  *
  * - ADDED/MODIFIED: `object` is the new state, resourceVersion = the event's revision.
- * - DELETED: `object` is the last state with resourceVersion = the deleting revision (for a
- *   selector transition, the new state that no longer matches).
+ * - DELETED: `object` is the last state with resourceVersion = the deleting revision. For a
+ *   selector transition out (the object still exists but no longer matches), kube sends the
+ *   *previous* state (the one that matched) with resourceVersion = the event's revision.
  * - BOOKMARK: `object` is `{ metadata: { resourceVersion } }` (plus
  *   `annotations: { "k8s.io/initial-events-end": "true" }` on the bookmark that ends the
  *   initial events); the HTTP layer adds apiVersion and kind.

@@ -13,3 +13,9 @@ export const continueTooOldShortMessage =
 
 /** InvalidContinue: a resourceVersion sent together with a continue token. */
 export const resourceVersionWithContinueMessage = 'specifying resource version is not allowed when using continue';
+
+/** Expired: a watch whose start revision is compacted (sent in-band as an ERROR event). */
+export const watchTooOldMessage = 'The resourceVersion for the provided watch is too old.';
+
+/** The annotation on the BOOKMARK that ends a watch's initial events. */
+export const initialEventsEndAnnotation = 'k8s.io/initial-events-end';

@@ -1,7 +1,7 @@
-import { Etcd3, type IOptions } from 'etcd3';
-import { noop } from 'cockatiel';
+import type { Etcd3 } from 'etcd3';
+import { createEtcdClient } from './client.js';
 import type { KubeObject } from '@kapi/machinery';
-import type { Counter, Storage } from '../interface.js';
+import type { ChangeFeed, Counter, FeedHandle, Storage, Watcher } from '../interface.js';
 import { StorageError, keyExists, keyNotFound } from '../errors.js';
 import { jsonCodec, type Codec } from './codec.js';
 import { createEtcdKV, decodeKV, readKey, revisionOf, withResourceVersion, type EtcdKV } from './kv.js';
@@ -11,6 +11,9 @@ import { deleteObject } from './delete.js';
 import { list } from './list.js';
 import { listPrefix, prefixEnd } from './keys.js';
 import { parseResourceVersion, tooLargeResourceVersion } from './resource-version.js';
+import { startEtcdWatch } from './watch.js';
+import { confirmUnchanged, openChangeFeed } from './change-feed.js';
+import { checkProgressRequestsOrdered } from './etcd-version.js';
 
 export interface EtcdStorageOptions {
   /** Client URLs, e.g. `["http://127.0.0.1:2379"]`. Ignored when `client` is given. */
@@ -26,33 +29,22 @@ export interface EtcdStorageOptions {
   requestTimeoutMs?: number;
   /** How objects are stored; default JSON. */
   codec?: Codec;
+  /**
+   * Where the compacted revision is learned, normally the process's compactor
+   * (`startCompactor`). `compactedRevision()` reports the newer of it and what this storage's
+   * own watches learned from etcd.
+   */
+  compaction?: { compactedRevision(): number };
+  /** Undelivered events a watch holds before it pauses its etcd stream. Default 100. */
+  watchQueueCapacity?: number;
+  /** How long a watch keeps re-opening a broken etcd stream before it ends with an ERROR event. Default 30000 ms. */
+  watchResumeTimeoutMs?: number;
 }
 
-/** The etcd backend: `Storage` plus the optional `Counter`. */
-export interface EtcdStorage extends Storage, Counter {
+/** The etcd backend: `Storage` plus the optional `Counter`, `Watcher` and `ChangeFeed`. */
+export interface EtcdStorage extends Storage, Counter, Watcher, ChangeFeed {
   /** The underlying client (for backend-specific operations such as compaction and watch). */
   readonly client: Etcd3;
-}
-
-/**
- * Creates the etcd3 client the backend uses when none is given: no client-side retries and no
- * circuit breaker (a failing call fails at once and is reported as Unreachable; retrying a
- * conditional write blindly could misreport its outcome), a per-call deadline, and short
- * reconnect backoff so that a restarted etcd is used again within about a second.
- */
-export function createEtcdClient(endpoints: string[], dialTimeoutMs = 5000): Etcd3 {
-  const options: IOptions = {
-    hosts: endpoints,
-    dialTimeout: dialTimeoutMs,
-    faultHandling: { host: () => noop, global: noop },
-    grpcOptions: {
-      'grpc.initial_reconnect_backoff_ms': 100,
-      'grpc.max_reconnect_backoff_ms': 1000,
-      'grpc.keepalive_time_ms': 10_000,
-      'grpc.keepalive_timeout_ms': 5_000,
-    },
-  };
-  return new Etcd3(options);
 }
 
 /**
@@ -64,7 +56,43 @@ export function createEtcdClient(endpoints: string[], dialTimeoutMs = 5000): Etc
 export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
   const ownsClient = options.client === undefined;
   const client = options.client ?? createEtcdClient(options.endpoints, options.dialTimeoutMs);
-  const kv: EtcdKV = createEtcdKV(client, options.codec ?? jsonCodec, options.requestTimeoutMs ?? 10_000);
+  const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+  const kv: EtcdKV = createEtcdKV(client, options.codec ?? jsonCodec, requestTimeoutMs);
+
+  // Compaction seen by this storage's own watches (etcd reports the compacted revision when it cancels one).
+  let observedCompaction = 0;
+  const observeCompacted = (revision: number) => {
+    if (revision > observedCompaction) observedCompaction = revision;
+  };
+  // Open watches and feeds, closed with the storage.
+  const open = new Set<{ stop(): void }>();
+
+  // The etcd version check, once it has succeeded (a failed check is retried on the next call).
+  let trusted: boolean | undefined;
+  let trustCheck: Promise<boolean> | undefined;
+  const progressRequestsTrusted = (): Promise<boolean> => {
+    if (trusted !== undefined) return Promise.resolve(trusted);
+    trustCheck ??= checkProgressRequestsOrdered(client, options.client ? [] : options.endpoints, requestTimeoutMs).then(
+      (ordered) => {
+        trusted = ordered;
+        return ordered;
+      },
+      () => {
+        trustCheck = undefined;
+        return false;
+      },
+    );
+    return trustCheck;
+  };
+  const watchSettings = {
+    client,
+    kv,
+    queueCapacity: options.watchQueueCapacity ?? 100,
+    resumeTimeoutMs: options.watchResumeTimeoutMs ?? 30_000,
+    observeCompacted,
+    open,
+  };
+  const feedSettings = { client, kv, progressTrusted: () => trusted, observeCompacted };
 
   return {
     client,
@@ -109,7 +137,39 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       return revisionOf(res.count);
     },
 
+    watch: (key, watchOptions) => startEtcdWatch(watchSettings, key, watchOptions),
+
+    feed(keyPrefix, afterRevision, handlers): FeedHandle {
+      void progressRequestsTrusted();
+      // Tracked so that close() ends it; it leaves the set when it ends on its own.
+      const entry = { stop: () => handle.close() };
+      const handle = openChangeFeed(feedSettings, keyPrefix, afterRevision, {
+        onChanges: (changes) => handlers.onChanges(changes),
+        onProgress: (revision) => handlers.onProgress(revision),
+        onError: (err) => {
+          open.delete(entry);
+          handlers.onError(err);
+        },
+      });
+      open.add(entry);
+      return {
+        requestProgress: () => handle.requestProgress(),
+        close: () => {
+          open.delete(entry);
+          handle.close();
+        },
+      };
+    },
+
+    progressRequestsTrusted,
+
+    confirmUnchanged: (keyPrefix, sinceRevision, count) => confirmUnchanged(kv, keyPrefix, sinceRevision, count),
+
+    compactedRevision: () => Math.max(observedCompaction, options.compaction?.compactedRevision() ?? 0),
+
     async close() {
+      for (const entry of [...open]) entry.stop();
+      open.clear();
       if (ownsClient) client.close();
     },
   };

@@ -1,3 +1,12 @@
-export { createEtcdStorage, createEtcdClient, type EtcdStorage, type EtcdStorageOptions } from './etcd-storage.js';
+export { createEtcdStorage, type EtcdStorage, type EtcdStorageOptions } from './etcd-storage.js';
+export { createEtcdClient } from './client.js';
 export { jsonCodec, type Codec } from './codec.js';
 export { toStorageError } from './errors.js';
+export {
+  startCompactor,
+  compactRevKey,
+  type Compactor,
+  type CompactorOptions,
+  type CompactionRound,
+} from './compactor.js';
+export { progressRequestsOrdered } from './etcd-version.js';

@@ -9,6 +9,12 @@ export interface StartEtcdOptions {
   binary?: string;
   /** Extra command-line flags, for example `['--auto-compaction-retention=1']`. */
   extraArgs?: string[];
+  /**
+   * How often etcd sends progress notifications to quiet watches that asked for them
+   * (`--experimental-watch-progress-notify-interval`; etcd's default is 10 minutes). Watch
+   * tests that wait for BOOKMARKs set it short, e.g. 250.
+   */
+  watchProgressNotifyIntervalMs?: number;
   /** How long to wait for etcd to report healthy; default 20000 ms. */
   startTimeoutMs?: number;
   /** Copy etcd's output to this process's stderr (default false; `KAPI_ETCD_VERBOSE=1` too). */
@@ -120,6 +126,9 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<TestEtc
       '--initial-cluster-state=new',
       '--logger=zap',
       `--log-level=${verbose ? 'info' : 'error'}`,
+      ...(options.watchProgressNotifyIntervalMs !== undefined
+        ? [`--experimental-watch-progress-notify-interval=${options.watchProgressNotifyIntervalMs}ms`]
+        : []),
       ...(options.extraArgs ?? []),
     ];
     const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
