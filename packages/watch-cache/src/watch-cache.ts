@@ -1,30 +1,121 @@
-import type { Storage } from '@kapi/storage';
+import type { KubeObject } from '@kapi/machinery';
+import { Registry } from 'prom-client';
+import { StorageError, type ChangeFeed, type Storage, type Watch, type Watcher } from '@kapi/storage';
+import { Cacher, type FeedBackend } from './cacher.js';
+import { cachedGet, cachedList } from './cacher-reads.js';
+import { cachedWatch } from './cacher-watch.js';
+import { createCacheMetrics } from './metrics.js';
+import { resolveOptions, type CachedResource, type ResolvedOptions, type WatchCacheOptions } from './options.js';
 
-/** Options for `createWatchCache`. None are used yet; the next issue adds sizing and timeouts. */
-export interface WatchCacheOptions {
-  /** A name for logs and metrics, normally the resource (e.g. "configmaps"). */
-  resource?: string;
+/** The watch cache as the registry sees it: the storage contract plus watch, and its own controls. */
+export interface WatchCache extends Storage, Watcher {
+  /** Resolves once every cached resource has finished its (re-)initialization. */
+  ready(): Promise<void>;
+  /** Starts caching another resource (for example a new custom resource). Idempotent per prefix. */
+  addResource(resource: CachedResource): void;
+  /** Where the cache's metrics are registered. */
+  readonly metricsRegistry: Registry;
+}
+
+function hasFeed(storage: Storage & Partial<ChangeFeed>): storage is FeedBackend {
+  return (
+    typeof storage.feed === 'function' &&
+    typeof storage.confirmUnchanged === 'function' &&
+    typeof storage.progressRequestsTrusted === 'function' &&
+    typeof storage.compactedRevision === 'function'
+  );
+}
+
+function hasWatch(storage: Storage): storage is Storage & Watcher {
+  return typeof (storage as Partial<Watcher>).watch === 'function';
 }
 
 /**
- * The watch cache: a decorator that keeps the `Storage` contract.
+ * The watch cache: a decorator with the same storage contract, one cacher per resource in
+ * `options.resources` (kube keeps one Cacher per resource; here one storage serves every
+ * resource, so the cache routes each key to the cacher whose prefix holds it). Keys outside
+ * every cached prefix, and everything when the backend offers no ChangeFeed, pass through to
+ * the backend unchanged.
  *
- * For now it is a thin pass-through: every call goes to `storage` unchanged, so it behaves
- * exactly like the backend (the shared conformance suite runs against it to prove that).
- * The next issue fills it in: one cacher per resource fed by an etcd watch after an initial
- * list, serving RV="0" and NotOlderThan reads, Exact/continue reads from snapshots, consistent
- * reads from the cache, and watches from a ring buffer (see DESIGN.md §4).
- *
- * `close()` closes the underlying storage too.
+ * Reads follow the routing in cacher-reads.ts, watches cacher-watch.ts. Writes go to the
+ * backend, starting from the cached object (`cachedExisting`) when there is one; the
+ * backend re-reads it if it proves stale. Objects returned are shared with the cache and
+ * with watchers: treat them as read-only. `close()` stops every cacher and closes the backend.
  */
-export function createWatchCache(storage: Storage, _options: WatchCacheOptions = {}): Storage {
+export function createWatchCache(storage: Storage & Partial<ChangeFeed>, options: WatchCacheOptions = {}): WatchCache {
+  const resolved: ResolvedOptions = resolveOptions(options);
+  const metricsRegistry = options.metricsRegistry ?? new Registry();
+  const cachers: Cacher[] = [];
+  const feedBackend = hasFeed(storage) ? storage : undefined;
+
+  const addResource = (resource: CachedResource): void => {
+    if (feedBackend === undefined) return;
+    const prefix = resource.prefix.endsWith('/') ? resource.prefix.slice(0, -1) : resource.prefix;
+    if (cachers.some((c) => c.prefix === prefix)) return;
+    const name = resource.resource ?? prefix.slice(prefix.lastIndexOf('/') + 1);
+    const group = resource.group ?? '';
+    const metrics = createCacheMetrics(metricsRegistry, group, name);
+    cachers.push(new Cacher(prefix, group === '' ? name : `${name}.${group}`, feedBackend, resolved, metrics));
+    // Longest prefix first, so a nested prefix wins over its parent.
+    cachers.sort((a, b) => b.prefix.length - a.prefix.length);
+  };
+  for (const resource of options.resources ?? []) addResource(resource);
+
+  const cacherFor = (key: string): Cacher | undefined => cachers.find((c) => c.covers(key));
+
+  const afterWrite = <T extends KubeObject>(cacher: Cacher | undefined, obj: T): T => {
+    cacher?.noteWrite(Number(obj.metadata.resourceVersion ?? 0));
+    return obj;
+  };
+
   return {
-    create: (key, obj) => storage.create(key, obj),
-    get: (key, options) => storage.get(key, options),
-    list: (key, options) => storage.list(key, options),
-    guaranteedUpdate: (key, tryUpdate, options) => storage.guaranteedUpdate(key, tryUpdate, options),
-    delete: (key, options) => storage.delete(key, options),
+    metricsRegistry,
+    addResource,
+
+    async ready() {
+      await Promise.all(cachers.map((c) => c.whenReady()));
+    },
+
+    async create(key, obj) {
+      return afterWrite(cacherFor(key), await storage.create(key, obj));
+    },
+
+    get(key, getOptions) {
+      const cacher = cacherFor(key);
+      return cacher === undefined ? storage.get(key, getOptions) : cachedGet(cacher, key, getOptions);
+    },
+
+    list(key, listOptions) {
+      const cacher = cacherFor(key);
+      return cacher === undefined ? storage.list(key, listOptions) : cachedList(cacher, key, listOptions);
+    },
+
+    async guaranteedUpdate(key, tryUpdate, updateOptions = {}) {
+      const cacher = cacherFor(key);
+      const cachedExisting = updateOptions.cachedExisting ?? cacher?.cachedObject(key);
+      const result = await storage.guaranteedUpdate(key, tryUpdate, { ...updateOptions, ...(cachedExisting ? { cachedExisting } : {}) });
+      return afterWrite(cacher, result);
+    },
+
+    async delete(key, deleteOptions = {}) {
+      const cacher = cacherFor(key);
+      const cachedExisting = deleteOptions.cachedExisting ?? cacher?.cachedObject(key);
+      const result = await storage.delete(key, { ...deleteOptions, ...(cachedExisting ? { cachedExisting } : {}) });
+      return afterWrite(cacher, result);
+    },
+
+    watch(key, watchOptions): Promise<Watch> {
+      const cacher = cacherFor(key);
+      if (cacher !== undefined) return cachedWatch(cacher, key, watchOptions);
+      if (hasWatch(storage)) return storage.watch(key, watchOptions);
+      return Promise.reject(new StorageError('Internal', key, `watch is not supported for ${key}: it is not cached and the backend cannot watch`));
+    },
+
     currentRevision: () => storage.currentRevision(),
-    close: () => storage.close(),
+
+    async close() {
+      for (const cacher of cachers) cacher.close();
+      await storage.close();
+    },
   };
 }

@@ -1,0 +1,244 @@
+import type { KubeObject } from '@kapi/machinery';
+import type { Predicate, Watch, WatchEvent } from '@kapi/storage';
+import type { CacheEvent } from './cache-event.js';
+
+/** The time a watcher may keep its queue over-full: kube's budget, 50 ms per second up to 100 ms. */
+export interface SlowWatcherBudget {
+  perSecondMs: number;
+  maxMs: number;
+}
+
+export interface CacheWatcherOptions {
+  /** A recursive watch's prefix (ending in "/"), or the single key. */
+  readonly scope: string;
+  readonly recursive: boolean;
+  readonly predicate: Predicate;
+  readonly allowBookmarks: boolean;
+  /** Events a watcher may queue before it counts as blocked. */
+  readonly queueSize: number;
+  readonly budget: SlowWatcherBudget;
+  /** Revisions at or below this are not delivered (the running maximum starts here). */
+  readonly startRevision: number;
+  /** Events delivered before the queue: the initial ADDED events, a replay, the initial-events-end bookmark. */
+  readonly initial?: Iterator<WatchEvent>;
+  readonly now: () => number;
+  /** The watcher used up its budget and is being closed (for the metric and the log). */
+  readonly onSlow: (watcher: CacheWatcher) => void;
+  /** The watcher stopped taking events (called once): the cache forgets it. */
+  readonly onClose: (watcher: CacheWatcher) => void;
+  readonly signal?: AbortSignal;
+}
+
+type Mode = 'open' | 'draining' | 'done';
+
+/**
+ * One client watch served by the cache. Events reach it in three ways, in this order: the
+ * `initial` iterator (lazy, so a large initial state is produced as the consumer pulls), then
+ * the queue the cache dispatches live events and bookmarks into. A running maximum revision
+ * keeps anything from repeating or going backwards.
+ *
+ * Backpressure: the consumer pulls at its own pace. When the queue holds more than
+ * `queueSize` events the watcher is blocked and spends its time budget; once the budget is
+ * gone it is closed gracefully: nothing more is queued, the consumer drains what is queued,
+ * then gets a final BOOKMARK at the last revision it was given (when bookmarks are allowed),
+ * and the stream ends, so the client resumes from there. Unlike kube, a blocked watcher never
+ * holds up the others: each has its own budget.
+ */
+export class CacheWatcher implements Watch {
+  readonly scope: string;
+  readonly recursive: boolean;
+  readonly allowBookmarks: boolean;
+  /** When the next periodic bookmark is due (ms); maintained by the cache. */
+  nextBookmarkAt = 0;
+
+  private mode: Mode = 'open';
+  private initial: Iterator<WatchEvent> | undefined;
+  private queue: WatchEvent[] = [];
+  private head = 0;
+  private lastRevision: number;
+  private finalBookmark = false;
+  private waiting: ((result: IteratorResult<WatchEvent>) => void) | undefined;
+  private budgetMs: number;
+  private budgetAt: number;
+  private blockedSince: number | undefined;
+  private slowTimer: NodeJS.Timeout | undefined;
+  private readonly abortListener = () => this.stop();
+
+  constructor(private readonly options: CacheWatcherOptions) {
+    this.scope = options.scope;
+    this.recursive = options.recursive;
+    this.allowBookmarks = options.allowBookmarks;
+    this.initial = options.initial;
+    this.lastRevision = options.startRevision;
+    this.budgetMs = options.budget.maxMs;
+    this.budgetAt = options.now();
+    if (options.signal?.aborted) queueMicrotask(this.abortListener);
+    else options.signal?.addEventListener('abort', this.abortListener, { once: true });
+  }
+
+  /** The highest revision this watcher has been given (events it got or was filtered out of). */
+  get revision(): number {
+    return this.lastRevision;
+  }
+
+  get isOpen(): boolean {
+    return this.mode === 'open';
+  }
+
+  /** Events queued and not yet pulled (not counting the initial iterator). */
+  get queued(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** Offers a live event; the watcher filters it by scope, revision and predicate. */
+  dispatch(event: CacheEvent): void {
+    if (this.mode !== 'open' || event.revision <= this.lastRevision) return;
+    if (this.recursive ? !event.key.startsWith(this.scope) : event.key !== this.scope) return;
+    this.lastRevision = event.revision;
+    const watchEvent = event.watchEventFor(this.options.predicate);
+    if (watchEvent !== undefined) this.enqueue(watchEvent);
+  }
+
+  /** Offers a bookmark at `bookmark.revision` (only to watchers that allow bookmarks, only forward). */
+  bookmark(bookmark: WatchEvent): void {
+    if (this.mode !== 'open' || !this.allowBookmarks || bookmark.revision <= this.lastRevision) return;
+    this.lastRevision = bookmark.revision;
+    this.enqueue(bookmark);
+  }
+
+  /**
+   * Stops taking events; the consumer still gets what is queued, then (if `withBookmark` and
+   * bookmarks are allowed) a BOOKMARK at the last revision it was given, then the end.
+   */
+  close(withBookmark: boolean): void {
+    if (this.mode !== 'open') return;
+    this.mode = 'draining';
+    this.finalBookmark = withBookmark && this.allowBookmarks;
+    this.clearSlowTimer();
+    this.options.onClose(this);
+    this.wake();
+  }
+
+  /** Ends the watch now, dropping whatever is queued. Idempotent. */
+  stop(): void {
+    if (this.mode === 'done') return;
+    const wasOpen = this.mode === 'open';
+    this.mode = 'done';
+    this.queue = [];
+    this.head = 0;
+    this.initial = undefined;
+    this.clearSlowTimer();
+    this.options.signal?.removeEventListener('abort', this.abortListener);
+    if (wasOpen) this.options.onClose(this);
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
+    return {
+      next: () => this.next(),
+      return: () => {
+        this.stop();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+
+  private next(): Promise<IteratorResult<WatchEvent>> {
+    const event = this.take();
+    if (event !== undefined) return Promise.resolve({ value: event, done: false });
+    if (this.mode === 'done') return Promise.resolve({ value: undefined, done: true });
+    if (this.waiting) return Promise.reject(new Error('a watch has one consumer; next() called while another is pending'));
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  /** The next event to deliver, or undefined (and `done` set once everything was delivered). */
+  private take(): WatchEvent | undefined {
+    if (this.mode === 'done') return undefined;
+    if (this.initial !== undefined) {
+      const result = this.initial.next();
+      if (!result.done) return result.value;
+      this.initial = undefined;
+    }
+    if (this.head < this.queue.length) {
+      const event = this.queue[this.head]!;
+      this.queue[this.head++] = undefined as unknown as WatchEvent;
+      if (this.head > 1024 && this.head * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.head);
+        this.head = 0;
+      }
+      if (this.blockedSince !== undefined && this.queued <= this.options.queueSize) this.unblock();
+      return event;
+    }
+    if (this.mode === 'draining') {
+      const bookmark = this.finalBookmark ? bookmarkEvent(this.lastRevision) : undefined;
+      this.finalBookmark = false;
+      if (bookmark !== undefined) return bookmark;
+      this.stop();
+    }
+    return undefined;
+  }
+
+  private enqueue(event: WatchEvent): void {
+    if (this.waiting !== undefined && this.initial === undefined && this.queued === 0) {
+      const resolve = this.waiting;
+      this.waiting = undefined;
+      resolve({ value: event, done: false });
+      return;
+    }
+    this.queue.push(event);
+    if (this.queued > this.options.queueSize && this.blockedSince === undefined) this.block();
+  }
+
+  /** After `close` or `stop`: hands a pending pull its next event or the end. */
+  private wake(): void {
+    if (this.waiting === undefined) return;
+    const event = this.take();
+    if (event === undefined && this.mode !== 'done') return;
+    const resolve = this.waiting;
+    this.waiting = undefined;
+    resolve(event === undefined ? { value: undefined, done: true } : { value: event, done: false });
+  }
+
+  private refill(now: number): void {
+    const { perSecondMs, maxMs } = this.options.budget;
+    this.budgetMs = Math.min(maxMs, this.budgetMs + ((now - this.budgetAt) * perSecondMs) / 1000);
+    this.budgetAt = now;
+  }
+
+  private block(): void {
+    const now = this.options.now();
+    this.refill(now);
+    this.blockedSince = now;
+    this.slowTimer = setTimeout(() => {
+      this.slowTimer = undefined;
+      if (this.mode !== 'open') return;
+      this.options.onSlow(this);
+      this.close(true);
+    }, Math.max(0, this.budgetMs));
+    this.slowTimer.unref();
+  }
+
+  private unblock(): void {
+    const now = this.options.now();
+    this.budgetMs = Math.max(0, this.budgetMs - (now - (this.blockedSince ?? now)));
+    this.budgetAt = now;
+    this.blockedSince = undefined;
+    this.clearSlowTimer();
+  }
+
+  private clearSlowTimer(): void {
+    if (this.slowTimer !== undefined) clearTimeout(this.slowTimer);
+    this.slowTimer = undefined;
+  }
+}
+
+/** A BOOKMARK event: an empty object carrying only the revision (the HTTP layer adds apiVersion/kind). */
+export function bookmarkEvent(revision: number, initialEventsEnd = false): WatchEvent {
+  const metadata: KubeObject['metadata'] = { resourceVersion: String(revision) };
+  if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+  return { type: 'BOOKMARK', object: { metadata } as KubeObject, revision };
+}

@@ -1,0 +1,76 @@
+import type { KubeObject } from '@kapi/machinery';
+import { everything, keyNotFound, type GetOptions, type ListOptions, type ListResult } from '@kapi/storage';
+import type { Cacher, CacheState } from './cacher.js';
+import { decodeContinuePoint, listSnapshot } from './cache-list.js';
+import { parseResourceVersion, tooLargeResourceVersion, tooManyRequests } from './storage-errors.js';
+
+/**
+ * Reads served by a cacher, routed as kube's cache front-end does (reference §4.3):
+ *
+ * | read | served by |
+ * |---|---|
+ * | get RV="" | the backend (quorum) |
+ * | get/list RV="0" | the cache as it is (after this replica's own writes) |
+ * | get/list RV=N NotOlderThan (or N without limit) | the cache once it reaches N; TooLargeResourceVersion after the wait |
+ * | list RV=N Exact (or N with a limit), continue at rv N | a snapshot at N, else the backend |
+ * | list RV="" (or a continue token at rv -1) | consistent read: the backend's current revision R, then the cache once it reaches R (or is proven unchanged up to R); the backend after the wait or with consistent reads off |
+ *
+ * While the cache is not ready, a get goes to the backend, a list with a limit and no
+ * selector goes to the backend, and other lists fail with TooManyRequests.
+ */
+
+export async function cachedGet(cacher: Cacher, key: string, options: GetOptions = {}): Promise<KubeObject | undefined> {
+  const rv = options.resourceVersion ?? '';
+  if (rv === '') return cacher.backend.get(key, options);
+  const requested = parseResourceVersion(rv, key);
+  if (!(await cacher.readyForRequest())) return cacher.backend.get(key, options);
+  const state = requested === 0 ? await cacher.anyState() : await cacher.freshState(requested, cacher.options.waitTimeoutMs);
+  if (state === undefined) throw tooLargeResourceVersion(key, requested, cacher.knownRevision());
+  const obj = state.map.get(key);
+  if (obj !== undefined) return obj;
+  if (options.ignoreNotFound) return undefined;
+  throw keyNotFound(key);
+}
+
+export async function cachedList(cacher: Cacher, key: string, options: ListOptions = {}): Promise<ListResult> {
+  const backend = cacher.backend;
+  const recursive = options.recursive !== false;
+  const predicate = options.predicate ?? everything;
+  const limit = recursive && options.limit !== undefined && options.limit > 0 ? Math.floor(options.limit) : 0;
+  const rv = options.resourceVersion ?? '';
+  const serve = (state: CacheState, startKey?: string): ListResult =>
+    listSnapshot(state.map, state.revision, key, { recursive, limit, predicate, ...(startKey !== undefined ? { startKey } : {}) });
+  const notReady = (): Promise<ListResult> => {
+    if (limit > 0 && predicate.empty) return backend.list(key, options);
+    throw tooManyRequests(key);
+  };
+  const consistent = async (startKey?: string): Promise<ListResult> => {
+    if (!(await cacher.readyForRequest())) return notReady();
+    const target = await backend.currentRevision();
+    const state = await cacher.freshState(target, cacher.options.waitTimeoutMs);
+    cacher.metrics.consistentRead(state !== undefined, state === undefined);
+    return state === undefined ? backend.list(key, options) : serve(state, startKey);
+  };
+
+  if (options.continue) {
+    // A resourceVersion with a token is refused by the backend with the same error.
+    if (rv !== '' && rv !== '0') return backend.list(key, options);
+    const point = decodeContinuePoint(key, recursive, options.continue);
+    if (point.revision < 0) return cacher.options.consistentReads ? consistent(point.startKey) : backend.list(key, options);
+    const snapshot = cacher.snapshotAt(point.revision);
+    return snapshot === undefined ? backend.list(key, options) : serve(snapshot, point.startKey);
+  }
+
+  const requested = parseResourceVersion(rv, key);
+  if (rv === '') return cacher.options.consistentReads ? consistent() : backend.list(key, options);
+  const match = options.resourceVersionMatch ?? '';
+  if (requested > 0 && (match === 'Exact' || (match === '' && limit > 0))) {
+    const snapshot = cacher.snapshotAt(requested);
+    return snapshot === undefined ? backend.list(key, options) : serve(snapshot);
+  }
+  if (!(await cacher.readyForRequest())) return notReady();
+  if (requested === 0) return serve(await cacher.anyState());
+  const state = await cacher.freshState(requested, cacher.options.waitTimeoutMs);
+  if (state === undefined) throw tooLargeResourceVersion(key, requested, cacher.knownRevision());
+  return serve(state);
+}

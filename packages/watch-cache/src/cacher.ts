@@ -1,0 +1,460 @@
+import type { KubeObject } from '@kapi/machinery';
+import type { Change, ChangeFeed, FeedHandle, Storage, WatchEvent } from '@kapi/storage';
+import { CacheEvent } from './cache-event.js';
+import { CacheWatcher, bookmarkEvent } from './cache-watcher.js';
+import { EventBuffer } from './event-buffer.js';
+import { compareKeys } from './key-order.js';
+import { listPrefix } from './cache-list.js';
+import type { CacheMetrics } from './metrics.js';
+import { defaultWatcherQueueSize, type ResolvedOptions } from './options.js';
+import { SortedMap } from './sorted-map.js';
+
+/** The cache's objects at one revision. */
+export interface CacheState {
+  readonly map: SortedMap<KubeObject>;
+  readonly revision: number;
+}
+
+export type FeedBackend = Storage & ChangeFeed;
+
+interface RevisionWaiter {
+  target: number;
+  resolve(reached: boolean): void;
+  timer: NodeJS.Timeout;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * One resource's cache (kube's Cacher): the objects under `prefix` ordered by key, kept
+ * current by the backend's change feed after a paged list; a snapshot per revision for Exact
+ * and continue reads (trimmed with buffer evictions and at the compacted revision); the ring
+ * buffer of recent events; the registered watchers.
+ *
+ * `revision` is the newest revision the cache is known to reflect exactly: it advances with
+ * events and with trusted progress reports, never from `confirmUnchanged` (a confirmation
+ * only lets one read answer "as of" a later revision).
+ *
+ * When the feed fails for good, every watcher is ended (clients re-watch from their last
+ * revision), the cache is marked not ready and re-lists (retrying every `relistIntervalMs`).
+ */
+export class Cacher {
+  /** The resource's key prefix (no trailing "/"). */
+  readonly prefix: string;
+  readonly name: string;
+  map = SortedMap.empty<KubeObject>();
+  revision = 0;
+  /** Bumped on every (re-)initialization; a feed callback of an older generation is ignored. */
+  generation = 0;
+  readonly buffer: EventBuffer;
+  /** The revision and state of the last list, while no event has been evicted since. */
+  private listState: CacheState | undefined;
+  private evictedSinceList = false;
+  /** The last state a confirmation proved current at a later revision (serves Exact reads at it). */
+  private confirmed: CacheState | undefined;
+  /** The newest revision a confirmation proved the cache's state current at (for error messages). */
+  private proven = 0;
+  private ready = false;
+  private everReady = false;
+  private closed = false;
+  private feed: FeedHandle | undefined;
+  private progressTrusted = false;
+  private lastWrite = 0;
+  private readonly watchers = new Map<string, Set<CacheWatcher>>();
+  private readonly waiters = new Set<RevisionWaiter>();
+  private readyWaiters: (() => void)[] = [];
+  private progressTimer: NodeJS.Timeout | undefined;
+  private readonly tickTimer: NodeJS.Timeout;
+  private lastBookmark: WatchEvent | undefined;
+
+  constructor(
+    prefix: string,
+    name: string,
+    readonly backend: FeedBackend,
+    readonly options: ResolvedOptions,
+    readonly metrics: CacheMetrics,
+  ) {
+    this.prefix = prefix;
+    this.name = name;
+    this.buffer = new EventBuffer({ ...options.history, now: options.now, onResize: (from, to) => metrics.capacity(from, to) });
+    metrics.capacity(0, this.buffer.capacity);
+    this.tickTimer = setInterval(() => this.tick(), options.tickMs);
+    this.tickTimer.unref();
+    void this.initialize(this.generation);
+  }
+
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  /** Whether `key` belongs to this cache: the prefix itself or anything under it. */
+  covers(key: string): boolean {
+    return key === this.prefix || key.startsWith(`${this.prefix}/`);
+  }
+
+  /** Resolves when the cache is ready (at once if it is). */
+  whenReady(): Promise<void> {
+    if (this.ready || this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  /**
+   * Whether the cache can serve: ready, or (before its first initialization only) ready within
+   * `initialReadyWaitMs`. A re-initializing cache answers at once.
+   */
+  async readyForRequest(): Promise<boolean> {
+    if (this.ready) return true;
+    if (this.everReady || this.closed) return false;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.whenReady(), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.initialReadyWaitMs)))]);
+    clearTimeout(timer);
+    return this.ready;
+  }
+
+  current(): CacheState {
+    return { map: this.map, revision: this.revision };
+  }
+
+  /** A cached copy for a write to start from (the backend re-reads it if it proves stale). */
+  cachedObject(key: string): KubeObject | undefined {
+    return this.ready ? this.map.get(key) : undefined;
+  }
+
+  /** A write through this cache committed at `revision` (for read-your-writes on RV="0" reads). */
+  noteWrite(revision: number): void {
+    if (revision > this.lastWrite) this.lastWrite = revision;
+  }
+
+  /** The state for an RV="0" read: as it is, after waiting briefly for this replica's own writes. */
+  async anyState(): Promise<CacheState> {
+    if (this.options.readYourWrites && this.lastWrite > this.revision) {
+      await this.waitForRevision(this.lastWrite, this.options.waitTimeoutMs);
+    }
+    return this.current();
+  }
+
+  /**
+   * A state not older than `target`: the cache once it reaches `target` or, for a quiet
+   * resource when progress requests are not trusted, the cache's state proven unchanged up to
+   * a revision >= `target` by `confirmUnchanged`. Undefined when neither happens within
+   * `timeoutMs`.
+   */
+  async freshState(target: number, timeoutMs: number): Promise<CacheState | undefined> {
+    if (this.revision >= target) return this.current();
+    const now = this.options.now;
+    const deadline = now() + timeoutMs;
+    if (this.progressTrusted) {
+      return (await this.waitForRevision(target, timeoutMs)) ? this.current() : undefined;
+    }
+    if (await this.waitForRevision(target, Math.min(this.options.confirmAfterMs, timeoutMs))) return this.current();
+    let pause = this.options.progressRequestIntervalMs;
+    while (now() < deadline) {
+      const state = this.current();
+      const generation = this.generation;
+      let proof: { unchanged: boolean; revision: number } | undefined;
+      if (this.ready) {
+        try {
+          proof = await this.backend.confirmUnchanged(this.prefix, state.revision, state.map.size);
+        } catch {
+          proof = undefined;
+        }
+      }
+      if (this.revision >= target) return this.current();
+      if (proof?.unchanged && generation === this.generation && state.revision === this.revision) {
+        this.proven = Math.max(this.proven, proof.revision);
+      }
+      if (proof?.unchanged && proof.revision >= target && generation === this.generation) {
+        this.confirmed = { map: state.map, revision: proof.revision };
+        return this.confirmed;
+      }
+      const remaining = deadline - now();
+      if (remaining <= 0) break;
+      // Wait for the cache to move (events in flight) or a while before confirming again.
+      if (await this.waitForRevision(target, Math.min(remaining, pause))) return this.current();
+      pause *= 2;
+    }
+    return this.revision >= target ? this.current() : undefined;
+  }
+
+  /** The revision to report as current in a TooLargeResourceVersion error. */
+  knownRevision(): number {
+    return Math.max(this.revision, this.proven);
+  }
+
+  /** The state at exactly `revision`, if a snapshot still holds it. */
+  snapshotAt(revision: number): CacheState | undefined {
+    if (!this.ready || revision > this.revision) {
+      return this.confirmed?.revision === revision ? this.confirmed : undefined;
+    }
+    const compacted = this.backend.compactedRevision();
+    if (revision < compacted) return undefined;
+    const index = this.buffer.firstAfter(revision) - 1;
+    if (index >= 0) {
+      const map = this.buffer.at(index).snapshot;
+      return map === undefined ? undefined : { map, revision };
+    }
+    const list = this.listState;
+    if (list !== undefined && !this.evictedSinceList && revision >= list.revision) return { map: list.map, revision };
+    return undefined;
+  }
+
+  /**
+   * A watch can resume from this revision minus one: the first revision after the last list
+   * while nothing was evicted, else the oldest buffered event — and never from before the
+   * backend's compacted revision (etcd would refuse it too).
+   */
+  oldestServableRevision(): number {
+    const buffered = this.evictedSinceList ? (this.buffer.oldest()?.revision ?? this.revision + 1) : (this.listState?.revision ?? this.revision) + 1;
+    return Math.max(buffered, this.backend.compactedRevision());
+  }
+
+  /** Resolves true once the cache reaches `target`, false after `timeoutMs`. */
+  waitForRevision(target: number, timeoutMs: number): Promise<boolean> {
+    if (this.revision >= target) return Promise.resolve(true);
+    if (timeoutMs <= 0) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter: RevisionWaiter = {
+        target,
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters.delete(waiter);
+          this.updateProgressRequests();
+          resolve(false);
+        }, timeoutMs),
+      };
+      this.waiters.add(waiter);
+      this.updateProgressRequests();
+    });
+  }
+
+  /** Registers a watcher for live events and bookmarks; it unregisters itself when it closes. */
+  register(watcher: CacheWatcher): void {
+    let set = this.watchers.get(watcher.scope);
+    if (set === undefined) this.watchers.set(watcher.scope, (set = new Set()));
+    set.add(watcher);
+    watcher.nextBookmarkAt = this.nextBookmarkTime();
+  }
+
+  unregister(watcher: CacheWatcher): void {
+    const set = this.watchers.get(watcher.scope);
+    set?.delete(watcher);
+    if (set?.size === 0) this.watchers.delete(watcher.scope);
+  }
+
+  watcherQueueSize(): number {
+    return this.options.watcherQueueSize ?? defaultWatcherQueueSize(this.buffer.capacity);
+  }
+
+  /** The scope a watch of `key` has: a prefix ending in "/" for a recursive watch, else the key. */
+  scopeOf(key: string, recursive: boolean): string {
+    return recursive ? listPrefix(key) : key;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.ready = false;
+    this.generation++;
+    clearInterval(this.tickTimer);
+    this.feed?.close();
+    this.feed = undefined;
+    for (const watcher of this.allWatchers()) watcher.close(false);
+    for (const waiter of this.waiters) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(false);
+    }
+    this.waiters.clear();
+    this.updateProgressRequests();
+    for (const resolve of this.readyWaiters.splice(0)) resolve();
+  }
+
+  private async initialize(generation: number): Promise<void> {
+    while (!this.closed && generation === this.generation) {
+      try {
+        const trusted = await this.backend.progressRequestsTrusted();
+        const state = await this.listAll();
+        if (this.closed || generation !== this.generation) return;
+        this.progressTrusted = trusted;
+        this.map = state.map;
+        this.revision = state.revision;
+        this.listState = state;
+        this.evictedSinceList = false;
+        this.confirmed = undefined;
+        this.proven = 0;
+        this.lastBookmark = undefined;
+        this.buffer.clear();
+        this.ready = true;
+        this.everReady = true;
+        this.metrics.initialization();
+        this.metrics.resourceVersion(this.revision);
+        this.feed = this.backend.feed(this.prefix, state.revision, {
+          onChanges: (changes) => {
+            if (generation === this.generation) this.apply(changes);
+          },
+          onProgress: (revision) => {
+            if (generation === this.generation) this.advance(revision);
+          },
+          onError: (err) => {
+            if (generation === this.generation) this.reinitialize(err);
+          },
+        });
+        for (const resolve of this.readyWaiters.splice(0)) resolve();
+        this.wakeWaiters();
+        return;
+      } catch (err) {
+        this.metrics.initializationError();
+        this.options.logger.warn(`watch cache ${this.name}: initial list failed, retrying in ${this.options.relistIntervalMs}ms: ${String(err instanceof Error ? err.message : err)}`);
+        await sleep(this.options.relistIntervalMs);
+      }
+    }
+  }
+
+  /** Lists everything under the prefix in pages, all at the revision of the first page. */
+  private async listAll(): Promise<CacheState> {
+    const keys: string[] = [];
+    const values: KubeObject[] = [];
+    let token: string | undefined;
+    let revision = 0;
+    do {
+      const page = await this.backend.list(this.prefix, { limit: this.options.listPageSize, ...(token ? { continue: token } : {}) });
+      revision ||= Number(page.resourceVersion);
+      for (const item of page.items) {
+        keys.push(this.keyOf(item));
+        values.push(item);
+      }
+      token = page.continue;
+    } while (token);
+    let map: SortedMap<KubeObject>;
+    if (keys.every((k, i) => i === 0 || compareKeys(keys[i - 1]!, k) < 0)) map = SortedMap.fromSorted(keys, values);
+    else {
+      map = SortedMap.empty();
+      for (const [i, k] of keys.entries()) map = map.set(k, values[i]!);
+    }
+    return { map, revision };
+  }
+
+  /**
+   * The key of a listed object: `<prefix>/[<namespace>/]<name>`, the registry's layout (list
+   * results do not carry keys; kube's cacher derives them the same way). Objects that arrive
+   * through the feed carry their real keys.
+   */
+  private keyOf(obj: KubeObject): string {
+    const namespace = obj.metadata.namespace;
+    return namespace ? `${this.prefix}/${namespace}/${obj.metadata.name ?? ''}` : `${this.prefix}/${obj.metadata.name ?? ''}`;
+  }
+
+  private reinitialize(err: Error): void {
+    this.options.logger.warn(`watch cache ${this.name}: the change feed failed (${err.message}); terminating all watchers and re-listing`);
+    this.ready = false;
+    this.generation++;
+    this.feed?.close();
+    this.feed = undefined;
+    for (const watcher of this.allWatchers()) watcher.close(false);
+    this.buffer.clear();
+    this.listState = undefined;
+    this.confirmed = undefined;
+    void this.initialize(this.generation);
+  }
+
+  private apply(changes: readonly Change[]): void {
+    const now = this.options.now();
+    for (const change of changes) {
+      if (change.revision <= this.revision) continue;
+      const prev = this.map.get(change.key) ?? change.prevObject;
+      this.map = change.type === 'put' ? this.map.set(change.key, change.object) : this.map.delete(change.key);
+      const event = new CacheEvent(change.type, change.key, change.object, prev, change.revision, now, this.map);
+      for (const evicted of this.buffer.push(event)) {
+        evicted.snapshot = undefined;
+        this.evictedSinceList = true;
+        this.listState = undefined;
+      }
+      this.revision = change.revision;
+      this.metrics.eventsReceived();
+      this.dispatch(event);
+    }
+    this.metrics.resourceVersion(this.revision);
+    this.wakeWaiters();
+  }
+
+  /** Trusted progress: everything up to `revision` has been delivered. */
+  private advance(revision: number): void {
+    if (revision <= this.revision) return;
+    this.revision = revision;
+    this.metrics.resourceVersion(revision);
+    this.wakeWaiters();
+  }
+
+  /** Offers `event` to the watchers whose scope holds its key: the key itself and each prefix. */
+  private dispatch(event: CacheEvent): void {
+    let offered = 0;
+    const offer = (set: Set<CacheWatcher> | undefined) => {
+      if (set === undefined) return;
+      for (const watcher of set) watcher.dispatch(event);
+      offered += set.size;
+    };
+    offer(this.watchers.get(event.key));
+    for (let i = event.key.indexOf('/', this.prefix.length); i >= 0; i = event.key.indexOf('/', i + 1)) {
+      offer(this.watchers.get(event.key.slice(0, i + 1)));
+    }
+    if (offered > 0) this.metrics.eventsDispatched(offered);
+  }
+
+  private wakeWaiters(): void {
+    for (const waiter of this.waiters) {
+      if (this.revision >= waiter.target) {
+        this.waiters.delete(waiter);
+        clearTimeout(waiter.timer);
+        waiter.resolve(true);
+      }
+    }
+    this.updateProgressRequests();
+  }
+
+  /** While reads wait and progress replies are trusted, asks for progress every interval. */
+  private updateProgressRequests(): void {
+    const wanted = this.progressTrusted && this.waiters.size > 0 && this.feed !== undefined;
+    if (wanted && this.progressTimer === undefined) {
+      this.feed?.requestProgress();
+      this.progressTimer = setInterval(() => this.feed?.requestProgress(), this.options.progressRequestIntervalMs);
+      this.progressTimer.unref();
+    } else if (!wanted && this.progressTimer !== undefined) {
+      clearInterval(this.progressTimer);
+      this.progressTimer = undefined;
+    }
+  }
+
+  private *allWatchers(): Generator<CacheWatcher> {
+    for (const set of [...this.watchers.values()]) yield* [...set];
+  }
+
+  private nextBookmarkTime(): number {
+    const period = this.options.bookmarkIntervalMs;
+    return this.options.now() + period * (0.9 + Math.random() * 0.2);
+  }
+
+  /** Periodic work: due bookmarks, and dropping snapshots older than the compacted revision. */
+  private tick(): void {
+    if (!this.ready) return;
+    const now = this.options.now();
+    for (const watcher of this.allWatchers()) {
+      if (!watcher.allowBookmarks || now < watcher.nextBookmarkAt) continue;
+      watcher.nextBookmarkAt = this.nextBookmarkTime();
+      if (this.lastBookmark?.revision !== this.revision) this.lastBookmark = bookmarkEvent(this.revision);
+      watcher.bookmark(this.lastBookmark);
+    }
+    this.trimCompacted(this.backend.compactedRevision());
+  }
+
+  /** Frees snapshots that only serve revisions below `compacted` (such reads go to the backend). */
+  private trimCompacted(compacted: number): void {
+    if (compacted <= 0) return;
+    if (this.listState !== undefined && (this.buffer.oldest()?.revision ?? Infinity) <= compacted) this.listState = undefined;
+    if (this.confirmed !== undefined && this.confirmed.revision < compacted) this.confirmed = undefined;
+    // Event i's snapshot serves [its revision, the next event's revision).
+    for (let i = this.buffer.firstAfter(compacted) - 2; i >= 0; i--) {
+      const event = this.buffer.at(i);
+      if (event.snapshot === undefined) break;
+      event.snapshot = undefined;
+    }
+  }
+}
