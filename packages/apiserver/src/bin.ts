@@ -20,6 +20,9 @@ async function main(): Promise<void> {
     return;
   }
   const logger = createLogger(flags.verbosity);
+  if (flags.watchCacheSizes.length > 0) {
+    logger.info(`--watch-cache-sizes=${flags.watchCacheSizes.join(',')} is ignored: kapi sizes each watch cache by a time window`);
+  }
   const server = await startApiServer({
     etcdServers: flags.etcdServers,
     etcdPrefix: flags.etcdPrefix,
@@ -32,6 +35,9 @@ async function main(): Promise<void> {
     insecureBindAddress: flags.insecureBindAddress,
     requestTimeoutMs: flags.requestTimeoutMs,
     watchCache: flags.watchCache,
+    minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
+    etcdCompactionIntervalMs: flags.etcdCompactionIntervalMs,
+    consistentListFromCache: flags.featureGates['ConsistentListFromCache'] ?? true,
     logger,
   });
   logger.info(`Serving securely on ${flags.bindAddress}:${server.securePort}`);

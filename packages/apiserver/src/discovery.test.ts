@@ -41,7 +41,7 @@ void describe('discovery, OpenAPI and /version', () => {
     const cm = (v1.json['resources'] as Record<string, unknown>[]).find((r) => r['name'] === 'configmaps');
     assert.deepEqual(cm, {
       name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap',
-      verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update'],
+      verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
       shortNames: ['cm'], storageVersionHash: 'qFsyl6wFWjQ=',
     });
     const ns = (v1.json['resources'] as Record<string, unknown>[]).find((r) => r['name'] === 'namespaces');
@@ -73,7 +73,7 @@ void describe('discovery, OpenAPI and /version', () => {
       const cm = (versions[0]!['resources'] as Record<string, unknown>[]).find((r) => r['resource'] === 'configmaps');
       assert.deepEqual(cm, {
         resource: 'configmaps', responseKind: { group: '', version: 'v1', kind: 'ConfigMap' }, scope: 'Namespaced', singularResource: 'configmap',
-        verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update'], shortNames: ['cm'],
+        verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['cm'],
       });
 
       const apis = await t.request('GET', '/apis', { headers: { accept } });

@@ -22,6 +22,10 @@ export interface ServerFlags {
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   watchCache: boolean;
+  /** --watch-cache-sizes: accepted (resource#size entries) and ignored; kapi sizes its caches by time. */
+  watchCacheSizes: string[];
+  /** --feature-gates, as given (gates kapi does not know are accepted and ignored). */
+  featureGates: Record<string, boolean>;
   runtimeConfig: Record<string, string>;
   verbosity: number;
 }
@@ -31,7 +35,7 @@ export class FlagError extends Error {
   override readonly name = 'FlagError';
 }
 
-type FlagType = 'string' | 'stringList' | 'int' | 'bool' | 'duration' | 'mapStringString';
+type FlagType = 'string' | 'stringList' | 'int' | 'bool' | 'duration' | 'mapStringString' | 'mapStringBool';
 
 interface FlagSpec {
   readonly type: FlagType;
@@ -57,6 +61,8 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'max-requests-inflight': { type: 'int', defaultText: '400', help: 'The maximum number of non-mutating requests in flight at a given time. 0 means no limit.' },
   'max-mutating-requests-inflight': { type: 'int', defaultText: '200', help: 'The maximum number of mutating requests in flight at a given time. 0 means no limit.' },
   'watch-cache': { type: 'bool', defaultText: 'true', help: 'Enable watch caching in the apiserver.' },
+  'watch-cache-sizes': { type: 'stringList', defaultText: '', help: 'Watch cache size settings for some resources (resource[.group]#size). Accepted for compatibility; kapi sizes its watch caches by a time window and ignores it.' },
+  'feature-gates': { type: 'mapStringBool', defaultText: '', help: 'A set of key=value pairs that describe feature gates. kapi understands ConsistentListFromCache=true|false (default true); other gates are accepted and ignored.' },
   'runtime-config': { type: 'mapStringString', defaultText: '', help: 'A set of key=value pairs that enable or disable built-in APIs.' },
   v: { type: 'int', defaultText: '0', help: 'Number for the log level verbosity.' },
   // Accepted and ignored: common kube-apiserver flags (kubeadm, charts, kwokctl).
@@ -64,14 +70,14 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
     string: [
       'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'etcd-servers-overrides', 'storage-backend', 'storage-media-type',
       'encryption-provider-config', 'client-ca-file', 'token-auth-file', 'authorization-mode', 'admission-control',
-      'enable-admission-plugins', 'disable-admission-plugins', 'feature-gates', 'endpoint-reconciler-type',
+      'enable-admission-plugins', 'disable-admission-plugins', 'endpoint-reconciler-type',
       'service-account-issuer', 'service-account-key-file', 'service-account-signing-key-file', 'api-audiences',
       'proxy-client-cert-file', 'proxy-client-key-file', 'requestheader-client-ca-file', 'requestheader-allowed-names',
       'requestheader-username-headers', 'requestheader-group-headers', 'requestheader-extra-headers-prefix',
       'tracing-config-file', 'audit-log-path', 'audit-log-format', 'audit-log-mode', 'audit-log-version', 'audit-policy-file',
       'service-cluster-ip-range', 'advertise-address', 'kubelet-client-certificate', 'kubelet-client-key',
       'kubelet-preferred-address-types', 'tls-cipher-suites', 'tls-min-version', 'external-hostname', 'cors-allowed-origins',
-      'watch-cache-sizes', 'profiling-mode', 'logging-format', 'service-node-port-range',
+      'profiling-mode', 'logging-format', 'service-node-port-range',
     ],
     bool: [
       'allow-privileged', 'enable-priority-and-fairness', 'anonymous-auth', 'profiling', 'service-account-lookup',
@@ -105,7 +111,14 @@ function ignoredFlags(groups: { string: string[]; bool: string[]; int: string[];
 
 const SHORTHANDS: Readonly<Record<string, string>> = { v: 'v' };
 
-type FlagValue = string | string[] | number | boolean | Record<string, string>;
+type FlagValue = string | string[] | number | boolean | Record<string, string> | Record<string, boolean>;
+
+/** Go's strconv.ParseBool. */
+function parseGoBool(raw: string): boolean | undefined {
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(raw)) return false;
+  return undefined;
+}
 
 function invalidArgument(value: string, name: string, detail: string): FlagError {
   return new FlagError(`invalid argument ${JSON.stringify(value)} for "--${name}" flag: ${detail}`);
@@ -124,8 +137,8 @@ function parseValue(name: string, spec: FlagSpec, raw: string): FlagValue {
       return n;
     }
     case 'bool': {
-      if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw)) return true;
-      if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(raw)) return false;
+      const parsed = parseGoBool(raw);
+      if (parsed !== undefined) return parsed;
       throw invalidArgument(raw, name, `strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
     }
     case 'duration':
@@ -134,6 +147,20 @@ function parseValue(name: string, spec: FlagSpec, raw: string): FlagValue {
       } catch (err) {
         throw invalidArgument(raw, name, (err as Error).message);
       }
+    case 'mapStringBool': {
+      // kube's feature gate parsing: `missing bool value for X`, `invalid value of X=v, err: ...`.
+      const out: Record<string, boolean> = {};
+      for (const pair of raw.split(',').filter((p) => p.trim() !== '')) {
+        const eq = pair.indexOf('=');
+        const key = (eq < 0 ? pair : pair.slice(0, eq)).trim();
+        if (eq < 0) throw invalidArgument(raw, name, `missing bool value for ${key}`);
+        const value = pair.slice(eq + 1).trim();
+        const parsed = parseGoBool(value);
+        if (parsed === undefined) throw invalidArgument(raw, name, `invalid value of ${key}=${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+        out[key] = parsed;
+      }
+      return out;
+    }
     case 'mapStringString': {
       const out: Record<string, string> = {};
       for (const pair of raw.split(',').filter((p) => p.trim() !== '')) {
@@ -188,7 +215,7 @@ function scan(argv: readonly string[], program: string): Map<string, FlagValue> 
     const value = parseValue(name, spec, raw);
     const previous = values.get(name);
     if (spec.type === 'stringList' && Array.isArray(previous)) values.set(name, [...previous, ...(value as string[])]);
-    else if (spec.type === 'mapStringString' && previous !== undefined) values.set(name, { ...(previous as Record<string, string>), ...(value as Record<string, string>) });
+    else if ((spec.type === 'mapStringString' || spec.type === 'mapStringBool') && previous !== undefined) values.set(name, { ...(previous as Record<string, unknown>), ...(value as Record<string, unknown>) } as FlagValue);
     else values.set(name, value);
   }
   if (positional.length > 0) {
@@ -237,6 +264,8 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     maxRequestsInflight: get<number>('max-requests-inflight'),
     maxMutatingRequestsInflight: get<number>('max-mutating-requests-inflight'),
     watchCache: get<boolean>('watch-cache'),
+    watchCacheSizes: get<string[]>('watch-cache-sizes'),
+    featureGates: get<Record<string, boolean>>('feature-gates'),
     runtimeConfig: get<Record<string, string>>('runtime-config'),
     verbosity: get<number>('v'),
   };
@@ -267,7 +296,7 @@ export function usage(program = 'kapi-apiserver'): string {
   ];
   const entries = Object.entries(FLAGS).sort(([a], [b]) => a.localeCompare(b));
   for (const [name, spec] of entries) {
-    const type = spec.type === 'stringList' ? 'strings' : spec.type === 'mapStringString' ? 'mapStringString' : spec.type;
+    const type = spec.type === 'stringList' ? 'strings' : spec.type;
     const shown = spec.type === 'bool' ? '' : ` ${type}`;
     const def = spec.defaultText === '' || spec.defaultText === 'false' || (spec.ignored && spec.defaultText === '0') ? '' : ` (default ${spec.type === 'string' ? JSON.stringify(spec.defaultText) : spec.type === 'duration' ? formatGoDuration(parseGoDuration(spec.defaultText)) : spec.defaultText})`;
     const prefix = name === 'v' ? '  -v, --v' : `      --${name}`;

@@ -6,7 +6,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createRegistry, definitions } from '@kapi/registry';
-import { createEtcdStorage } from '@kapi/storage';
+import { createEtcdClient, createEtcdStorage, startCompactor } from '@kapi/storage';
 import { createWatchCache } from '@kapi/watch-cache';
 import { loadServingCertificate } from './certs.js';
 import { boundedCheck, pingCheck, type HealthCheck } from './health.js';
@@ -35,6 +35,12 @@ export interface ApiServerOptions {
   readonly requestTimeoutMs?: number;
   /** --watch-cache; default true. */
   readonly watchCache?: boolean;
+  /** --min-request-timeout in seconds; default 1800 (a watch without timeoutSeconds lasts [min, 2×min)). */
+  readonly minRequestTimeoutSeconds?: number;
+  /** --etcd-compaction-interval in ms; default 5 min, 0 disables compaction. */
+  readonly etcdCompactionIntervalMs?: number;
+  /** --feature-gates=ConsistentListFromCache=...: serve most-recent lists from the watch cache once it is current; default true. */
+  readonly consistentListFromCache?: boolean;
   readonly logger?: Logger;
 }
 
@@ -99,7 +105,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     certDir: options.certDir ?? '/var/run/kubernetes',
   }) : undefined;
 
-  const etcd = createEtcdStorage({ endpoints: [...options.etcdServers] });
+  // One etcd client for the storage and the compactor (every replica runs one; they agree
+  // through compact_rev_key). Interval 0 compacts nothing but still learns others' compactions.
+  const etcdClient = createEtcdClient([...options.etcdServers]);
+  const compactor = startCompactor({
+    client: etcdClient,
+    intervalMs: options.etcdCompactionIntervalMs ?? 5 * 60_000,
+    onError: (err) => logger.warn(`etcd compaction failed: ${err instanceof Error ? err.message : String(err)}`),
+  });
+  const etcd = createEtcdStorage({ endpoints: [...options.etcdServers], client: etcdClient, compaction: compactor });
   const storage = options.watchCache === false ? etcd : createWatchCache(etcd);
   const registry = createRegistry({ storage, prefix: options.etcdPrefix ?? '/registry' });
 
@@ -115,6 +129,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     check: () => (closing ? Promise.reject(new Error('server is shutting down')) : Promise.resolve()),
   };
   const metrics = createApiMetrics();
+  const shutdown = new AbortController();
   const handler = createRequestHandler({
     registry,
     definitions,
@@ -125,6 +140,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       readyz: [pingCheck, etcdCheck, bootstrapCheck, shutdownCheck],
     },
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
+    shutdown: shutdown.signal,
     logger,
   });
 
@@ -150,7 +167,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     }
   } catch (err) {
     await Promise.all(servers.map(closeServer));
+    await compactor.stop();
     await storage.close();
+    etcdClient.close();
     throw err;
   }
 
@@ -177,10 +196,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const close = async (): Promise<void> => {
     if (closing) return;
     closing = true;
+    shutdown.abort();
     wake?.();
     await bootstrap;
     await Promise.all(servers.map(closeServer));
+    await compactor.stop();
     await storage.close();
+    etcdClient.close();
   };
   await bootstrap;
   return { ...result, close };

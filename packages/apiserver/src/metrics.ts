@@ -3,7 +3,7 @@
  * dashboards and SLO rules written for kube work unchanged. One registry per server; it
  * also carries prom-client's process metrics.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** kube's apiserver_request_duration_seconds buckets. */
 export const REQUEST_DURATION_BUCKETS = [
@@ -27,6 +27,11 @@ export interface ApiMetrics {
   readonly registry: Registry;
   /** Counts one finished request and observes its latency. */
   recordRequest(labels: RequestLabels, code: number, startNs: bigint): void;
+  /**
+   * Counts a long-running request (a watch) in apiserver_longrunning_requests while it runs;
+   * returns the function that ends it (idempotent).
+   */
+  startLongRunning(labels: RequestLabels): () => void;
 }
 
 const LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
@@ -46,6 +51,12 @@ export function createApiMetrics(): ApiMetrics {
     help: '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
     labelNames: [...LABELS],
     buckets: REQUEST_DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const longRunning = new Gauge({
+    name: 'apiserver_longrunning_requests',
+    help: '[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+    labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
     registers: [registry],
   });
   // Label-bound children cached by a cheap string key: prom-client hashes label objects on
@@ -73,6 +84,24 @@ export function createApiMetrics(): ApiMetrics {
       if (counter === undefined) counterChildren.set(counterKey, (counter = requests.labels({ ...values(), code: String(code) })));
       counter.inc();
       histogram.observe(Number(process.hrtime.bigint() - startNs) / 1e9);
+    },
+    startLongRunning(labels) {
+      const child = longRunning.labels({
+        verb: labels.verb,
+        group: labels.group,
+        version: labels.version,
+        resource: labels.resource,
+        subresource: labels.subresource,
+        scope: labels.scope,
+        component: 'apiserver',
+      });
+      child.inc();
+      let ended = false;
+      return () => {
+        if (ended) return;
+        ended = true;
+        child.dec();
+      };
     },
   };
 }

@@ -10,7 +10,7 @@ import type { Registry } from '@kapi/registry';
 import { createApiSurface, type ApiSurface } from './api-surface.js';
 import { serveDiscoveryDocument, serveDiscoveryRoot } from './discovery/handler.js';
 import { resolveResourceRoute } from './handlers/resource-routes.js';
-import type { RequestScope } from './handlers/scope.js';
+import type { HandlerSettings, RequestScope } from './handlers/scope.js';
 import { serveHealth, type HealthChecks } from './health.js';
 import { methodNotRegistered, pathNotFound, requestTimedOut } from './http/generic-errors.js';
 import { negotiateOutput, outputForErrors } from './http/negotiation.js';
@@ -29,6 +29,10 @@ export interface RequestHandlerOptions {
   readonly health: HealthChecks;
   /** Deadline for non-long-running requests (kube's --request-timeout); 504 after it. */
   readonly requestTimeoutMs: number;
+  /** --min-request-timeout in seconds (default 1800): the default watch lifetime is random in [min, 2×min). */
+  readonly minRequestTimeoutSeconds?: number;
+  /** Aborted when the server begins shutting down: open watches end at once. */
+  readonly shutdown?: AbortSignal;
   readonly logger: Logger;
 }
 
@@ -74,6 +78,10 @@ type NonResourceRoute = (req: IncomingMessage, res: ServerResponse, url: ParsedU
 /** Builds the request handler. Never throws from the returned function; every failure becomes a Status response. */
 export function createRequestHandler(options: RequestHandlerOptions): RequestHandler {
   const { registry, metrics, logger } = options;
+  const settings: HandlerSettings = {
+    minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
+    shutdown: options.shutdown ?? new AbortController().signal,
+  };
   const surface = createApiSurface(() => registry.resources, () => options.definitions);
 
   const health = (endpoint: 'healthz' | 'livez' | 'readyz'): NonResourceRoute => (_req, res, url) =>
@@ -123,6 +131,8 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       context: { namespace: route.namespace, ...(userAgent !== undefined ? { userAgent } : {}) },
       warnings: state.warnings,
       groupResource: { group: resource.definition.group, resource: resource.definition.plural },
+      settings,
+      startLongRunning: () => metrics.startLongRunning(labelsFor(req.method ?? 'GET', req, info, url)),
     };
     await route.handler(scope);
   }

@@ -13,6 +13,10 @@ export type {
   Updater,
   Deleter,
   CollectionDeleter,
+  Watcher,
+  WatchOptions,
+  WatchStream,
+  WatchEvent,
   RestResource,
 } from './rest.js';
 
@@ -21,7 +25,8 @@ export { metaDefinitions, OBJECT_META } from './schemas/meta.js';
 export { COMPONENTS } from './schemas/schema-builders.js';
 
 export { createRegistry, SYSTEM_NAMESPACES, type Registry, type RegistryOptions } from './registry.js';
-export { createStore, type StoreOptions } from './store.js';
+export { createStore, storageWatcher, type StoreOptions } from './store.js';
+export { withWatchListDefaults } from './store-watch.js';
 export { toStatusError } from './storage-errors.js';
 export { IMMORTAL_NAMESPACES } from './namespace-lifecycle.js';
 export { DEFAULT_PREFIX } from './keys.js';

@@ -51,6 +51,8 @@ export interface WatchOptions {
   resourceVersionMatch?: 'NotOlderThan' | 'Exact';
   allowWatchBookmarks?: boolean;
   sendInitialEvents?: boolean;
+  /** Only validated (kube forbids it together with resourceVersionMatch); a watch does not page. */
+  continue?: string;
   /** Ends the watch (client gone, timeout, shutdown). */
   signal?: AbortSignal;
 }

@@ -1,6 +1,6 @@
 /** get and list of the generic store. */
-import type { KubeList, KubeObject } from '@kapi/machinery';
-import { isValidPathSegmentName, parseResourceVersion, validateListOptions } from '@kapi/machinery';
+import type { FieldSelector, KubeList, KubeObject } from '@kapi/machinery';
+import { decodeContinue, isBadRequest, isValidPathSegmentName, parseResourceVersion, validateListOptions } from '@kapi/machinery';
 import type { RequestContext } from './definition.js';
 import { collectionKey, objectKey } from './keys.js';
 import { checkFieldSelector, selectionPredicate } from './field-selection.js';
@@ -26,12 +26,22 @@ function validSegment(value: string | undefined): value is string {
   return value !== undefined && value !== '' && isValidPathSegmentName(value).length === 0;
 }
 
-/** The narrowest key a list can read: one object, one namespace, or the whole resource. */
-function listTarget(ctx: StoreContext, req: RequestContext, options: ListOptions): { key: string; recursive: boolean } {
-  const selectedNamespace = options.fieldSelector?.exactMatch('metadata.namespace');
+/** Where a list or watch reads: one key (`recursive: false`) or a prefix. */
+export interface ReadTarget {
+  readonly key: string;
+  readonly recursive: boolean;
+}
+
+/**
+ * The narrowest key a list or watch can read (kube's key functions plus MatchesSingle): one
+ * object when the field selector requires `metadata.name` (and the namespace is known, from
+ * the URL or a `metadata.namespace` field selector), one namespace, or the whole resource.
+ */
+export function readTarget(ctx: StoreContext, req: RequestContext, fieldSelector: FieldSelector | undefined): ReadTarget {
+  const selectedNamespace = fieldSelector?.exactMatch('metadata.namespace');
   let namespace = req.namespace;
   if (ctx.definition.namespaced && namespace === '' && validSegment(selectedNamespace)) namespace = selectedNamespace;
-  const name = options.fieldSelector?.exactMatch('metadata.name');
+  const name = fieldSelector?.exactMatch('metadata.name');
   if (validSegment(name) && (!ctx.definition.namespaced || namespace !== '')) {
     return { key: objectKey(ctx.space, namespace, name), recursive: false };
   }
@@ -39,30 +49,56 @@ function listTarget(ctx: StoreContext, req: RequestContext, options: ListOptions
 }
 
 /**
- * Lists the collection (one namespace, or all when `req.namespace` is "" for namespaced
- * resources), filtered by the selectors while paging. Throws 400 for unsupported field
- * selectors, malformed resourceVersions and bad continue tokens, 422 for invalid option
- * combinations, 410 when a pinned revision was compacted, 504 for a future revision.
- * `items` is never null; kind is the list kind.
+ * List option checks in kube's order: the handler's option validation (422), the field
+ * selector (400), then what the storage checks for a collection read with a continue token:
+ * the token itself (400 `invalid continue token: ...`) before a resourceVersion sent with it
+ * (400 `specifying resource version is not allowed when using continue`). A single-object
+ * read ignores continue, as kube's storage does. Finally the resourceVersion (400).
  */
-export async function listObjects(ctx: StoreContext, req: RequestContext, options: ListOptions): Promise<KubeList> {
-  return translatingStorageErrors(ctx.resource, '', async () => {
+function checkListOptions(ctx: StoreContext, options: ListOptions, target: ReadTarget): void {
+  const cont = options.continue ?? '';
+  try {
     validateListOptions({
       ...(options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {}),
       ...(options.resourceVersionMatch !== undefined ? { resourceVersionMatch: options.resourceVersionMatch } : {}),
-      ...(options.continue !== undefined ? { continue: options.continue } : {}),
+      ...(cont !== '' ? { continue: cont } : {}),
       ...(options.limit !== undefined ? { limit: options.limit } : {}),
     });
-    if (options.continue === undefined || options.continue === '') parseResourceVersion(options.resourceVersion);
+  } catch (err) {
+    // Only the resourceVersion-with-continue check is a 400 here; the rest are 422s.
+    if (!isBadRequest(err)) throw err;
     checkFieldSelector(ctx.definition, options.fieldSelector);
-    const target = listTarget(ctx, req, options);
+    if (!target.recursive) return;
+    decodeContinue(cont, `${target.key}/`);
+    throw err;
+  }
+  checkFieldSelector(ctx.definition, options.fieldSelector);
+  if (cont === '' || !target.recursive) parseResourceVersion(options.resourceVersion);
+}
+
+/**
+ * Lists the collection (one namespace, or all when `req.namespace` is "" for namespaced
+ * resources), filtered by the selectors while paging; a `metadata.name` field selector reads
+ * the single key (limit and continue then do not apply). resourceVersion, resourceVersionMatch,
+ * limit and continue go to the storage as given (the API concepts table: "" = most recent,
+ * "0" = any, N = not older than N, or exactly N with Exact or with a limit; continue = exactly
+ * the token's revision). Throws 400 for unsupported field selectors, malformed
+ * resourceVersions and bad continue tokens, 422 for invalid option combinations, 410 when a
+ * pinned revision was compacted (for a continue token with a fresh rv -1 token in
+ * `metadata.continue`), 504 with Retry-After for a revision the store has not reached, 429
+ * while a cache initializes. `items` is never null; kind is the list kind.
+ */
+export async function listObjects(ctx: StoreContext, req: RequestContext, options: ListOptions): Promise<KubeList> {
+  return translatingStorageErrors(ctx.resource, '', async () => {
+    const target = readTarget(ctx, req, options.fieldSelector);
+    checkListOptions(ctx, options, target);
     const result = await ctx.storage.list(target.key, {
       recursive: target.recursive,
       predicate: selectionPredicate(ctx.definition, options.labelSelector, options.fieldSelector),
       ...(options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {}),
       ...(options.resourceVersionMatch !== undefined ? { resourceVersionMatch: options.resourceVersionMatch } : {}),
-      ...(options.limit !== undefined ? { limit: options.limit } : {}),
-      ...(options.continue !== undefined ? { continue: options.continue } : {}),
+      ...(target.recursive && options.limit !== undefined ? { limit: options.limit } : {}),
+      ...(target.recursive && options.continue !== undefined && options.continue !== '' ? { continue: options.continue } : {}),
     });
     return {
       apiVersion: ctx.apiVersion,

@@ -5,7 +5,7 @@
  * storage-errors.ts).
  */
 import type { JSONSchemaProps, SchemaDefinitions } from '@kapi/machinery';
-import type { Storage } from '@kapi/storage';
+import type { Storage, Watcher as StorageWatcher } from '@kapi/storage';
 import type { ResourceDefinition } from './definition.js';
 import { definitions as builtinSchemas } from './builtins/index.js';
 import { formatApiVersion } from './decode-body.js';
@@ -19,9 +19,11 @@ import { createObject } from './store-create.js';
 import { deleteCollection, deleteObject } from './store-delete.js';
 import { getObject, listObjects } from './store-read.js';
 import { updateObject } from './store-update.js';
+import { watchObjects } from './store-watch.js';
 
 export interface StoreOptions {
   readonly definition: ResourceDefinition;
+  /** The storage; when it also implements `Watcher`, the store offers the watch role. */
   readonly storage: Storage;
   /** The version to serve; default the definition's storage version. */
   readonly version?: string;
@@ -73,10 +75,20 @@ export function createStoreContext(options: StoreOptions): StoreContext {
   };
 }
 
-/** The REST storage of one resource version, with the roles its verbs call for. */
+/** The storage as a `Watcher`, when it serves watches. */
+export function storageWatcher(storage: Storage): StorageWatcher | undefined {
+  const candidate = storage as Storage & Partial<StorageWatcher>;
+  return typeof candidate.watch === 'function' ? (candidate as Storage & StorageWatcher) : undefined;
+}
+
+/**
+ * The REST storage of one resource version, with the roles its verbs call for (watch only
+ * when the storage serves watches).
+ */
 export function createStore(options: StoreOptions): RestResource {
   const ctx = createStoreContext(options);
   const verbs = new Set(ctx.definition.verbs);
+  const watcher = storageWatcher(options.storage);
   return {
     definition: ctx.definition,
     version: ctx.expected.version,
@@ -85,6 +97,7 @@ export function createStore(options: StoreOptions): RestResource {
     ...(verbs.has('create') ? { creater: { create: (req, body, opts) => createObject(ctx, req, body, opts) } } : {}),
     ...(verbs.has('update') ? { updater: { update: (req, name, body, opts) => updateObject(ctx, req, name, body, opts) } } : {}),
     ...(verbs.has('delete') ? { deleter: { delete: (req, name, opts) => deleteObject(ctx, req, name, opts) } } : {}),
+    ...(verbs.has('watch') && watcher !== undefined ? { watcher: { watch: (req, opts) => watchObjects(ctx, watcher, req, opts) } } : {}),
     ...(verbs.has('deletecollection')
       ? { collectionDeleter: { deleteCollection: (req, opts, listOpts) => deleteCollection(ctx, req, opts, listOpts) } }
       : {}),

@@ -8,8 +8,9 @@ import type { ResourceRequestInfo, ResourceVerb } from '../http/request-info.js'
 import { methodNotRegistered, pathNotFound } from '../http/generic-errors.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handlePatch } from './patch.js';
-import { handleGet, handleList, handleWatch } from './read.js';
+import { handleGet, handleList } from './read.js';
 import type { VerbHandler } from './scope.js';
+import { handleWatch } from './watch.js';
 import { handleCreate, handleUpdate } from './write.js';
 
 /** The handler for `verb` if the resource's roles support it. */
@@ -20,8 +21,7 @@ function handlerFor(resource: RestResource, verb: ResourceVerb): VerbHandler | u
     case 'list':
       return resource.lister && handleList;
     case 'watch':
-      // The Watcher role arrives with the next issue; until then the handler answers 405.
-      return resource.lister && handleWatch;
+      return resource.watcher && handleWatch;
     case 'create':
       return resource.creater && handleCreate;
     case 'update':

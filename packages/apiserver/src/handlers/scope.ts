@@ -17,6 +17,17 @@ export interface RequestScope {
   /** Warnings collected while handling; sent as `Warning: 299` headers. */
   readonly warnings: string[];
   readonly groupResource: { group: string; resource: string };
+  readonly settings: HandlerSettings;
+  /** Counts this request in apiserver_longrunning_requests; call the returned function when it ends. */
+  readonly startLongRunning: () => () => void;
+}
+
+/** Server-wide settings the long-running handlers need. */
+export interface HandlerSettings {
+  /** --min-request-timeout: a watch without timeoutSeconds lasts random [min, 2×min) seconds; 0 = no limit. */
+  readonly minRequestTimeoutSeconds: number;
+  /** Aborted when the server begins shutting down: long-running requests end at once. */
+  readonly shutdown: AbortSignal;
 }
 
 export type VerbHandler = (scope: RequestScope) => Promise<void>;

@@ -60,7 +60,8 @@ function verbFor(method: string, hasName: boolean, watch: boolean): ResourceVerb
 }
 
 /**
- * Parses `/api/<v>/...` and `/apis/<g>/<v>/...` into a resource request; anything shorter
+ * Parses `/api/<v>/...` and `/apis/<g>/<v>/...` into a resource request (a `watch/` segment
+ * after the version makes a GET a watch, as kube's legacy watch paths); anything shorter
  * (discovery documents, health, metrics, ...) is a non-resource request. `segments` are the
  * path split on "/" without empty parts, already percent-decoded.
  */
@@ -79,6 +80,12 @@ export function requestInfoFor(method: string, path: string, segments: readonly 
   } else {
     return { isResourceRequest: false, path, verb: method.toLowerCase() };
   }
+  // The legacy watch paths: /api/v1/watch/..., /apis/<g>/<v>/watch/... (kube's "watch" verb prefix).
+  let watchPrefix = false;
+  if (rest[0] === 'watch' && rest.length > 1) {
+    watchPrefix = true;
+    rest = rest.slice(1);
+  }
   let namespace = '';
   if (rest[0] === 'namespaces' && rest.length > 1) {
     namespace = rest[1]!;
@@ -96,7 +103,7 @@ export function requestInfoFor(method: string, path: string, segments: readonly 
     resource,
     subresource,
     name,
-    verb: verbFor(method, name !== '', isTrueFlag(watchParam)),
+    verb: watchPrefix ? (method === 'GET' || method === 'HEAD' ? 'watch' : '') : verbFor(method, name !== '', isTrueFlag(watchParam)),
     extraParts: rest.length > 3,
   };
 }

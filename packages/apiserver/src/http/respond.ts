@@ -29,7 +29,12 @@ export interface WriteOptions {
 /** Writes `value` encoded as `format` with the status code. No-op if the response was already sent. */
 export function writeObject(res: ServerResponse, code: number, value: unknown, format: OutputFormat, options: WriteOptions = {}): void {
   if (res.headersSent || res.destroyed) return;
-  const body = encode(value, format);
+  writeEncoded(res, code, encode(value, format), format, options);
+}
+
+/** Writes a body already encoded as `format`. No-op if the response was already sent. */
+export function writeEncoded(res: ServerResponse, code: number, body: string, format: OutputFormat, options: WriteOptions = {}): void {
+  if (res.headersSent || res.destroyed) return;
   const headers: Record<string, string | string[]> = {
     'Content-Type': options.contentType ?? CONTENT_TYPES[format],
     'Content-Length': String(Buffer.byteLength(body)),

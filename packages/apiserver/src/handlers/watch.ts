@@ -1,0 +1,124 @@
+/**
+ * The watch verb on the wire (kube's serveWatch): a 200 response with chunked
+ * newline-delimited JSON events, one document per event, until the timeout, the client
+ * leaving, an ERROR event, or server shutdown.
+ */
+import type { ServerResponse } from 'node:http';
+import { badRequest, fieldSelectorFromSet, type FieldSelector } from '@kapi/machinery';
+import type { WatchEvent, WatchOptions, WatchStream } from '@kapi/registry';
+import { watchEventLine } from '../http/encode-once.js';
+import { warningHeader } from '../http/respond.js';
+import { parseListOptions } from './options.js';
+import type { RequestScope } from './scope.js';
+
+const NAME_MISMATCH = "fieldSelector metadata.name doesn't match requested name";
+
+/**
+ * A watch addressed to a named item (`/watch/.../<name>` or `<item>?watch=1`) watches that
+ * name: a field selector, if any, must require exactly that `metadata.name` (400 otherwise).
+ */
+function nameSelector(name: string, selector: FieldSelector | undefined): FieldSelector | undefined {
+  if (name === '') return selector;
+  if (selector === undefined || selector.empty) return fieldSelectorFromSet({ 'metadata.name': name });
+  if (selector.exactMatch('metadata.name') !== name) throw badRequest(NAME_MISMATCH);
+  return selector;
+}
+
+/**
+ * The watch's lifetime in ms: `timeoutSeconds` when given and not 0 (negative ends the watch
+ * at once, as an expired deadline does in kube), else random in [min, 2×min) of
+ * --min-request-timeout (kube's default); no limit when that is 0.
+ */
+export function watchTimeoutMs(timeoutSeconds: number | undefined, minRequestTimeoutSeconds: number, random: () => number = Math.random): number | undefined {
+  if (timeoutSeconds !== undefined && timeoutSeconds !== 0) return Math.max(timeoutSeconds, 0) * 1000;
+  if (minRequestTimeoutSeconds <= 0) return undefined;
+  return Math.floor(minRequestTimeoutSeconds * (1 + random()) * 1000);
+}
+
+/** Resolves when the response can take more data, or when it is closed or the watch ends. */
+function writable(res: ServerResponse, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+    signal.addEventListener('abort', done);
+  });
+}
+
+/**
+ * Writes events as they are pulled, one at a time: the next event is pulled only after the
+ * socket took the previous one (`write` returned true, or 'drain'), so a slow client slows
+ * the pulls and the storage's bounded queue decides what happens to a watcher that cannot
+ * keep up. Writes are corked until the next tick so that events already queued go out in
+ * one batch. Ends after an ERROR event.
+ */
+async function pump(res: ServerResponse, watch: WatchStream, signal: AbortSignal): Promise<void> {
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    res.uncork();
+  };
+  for await (const event of watch as AsyncIterable<WatchEvent>) {
+    if (signal.aborted || res.destroyed) break;
+    if (!corked) {
+      corked = true;
+      res.cork();
+      process.nextTick(uncork);
+    }
+    const accepted = res.write(watchEventLine(event));
+    if (event.type === 'ERROR') break;
+    if (!accepted) await writable(res, signal);
+  }
+}
+
+/**
+ * `watch=true` on a collection or a named item (and the legacy `/watch/` paths). Option and
+ * selector errors, and failures before the stream starts (429 while a cache initializes),
+ * are ordinary Status responses; after that everything is in-band. The response is
+ * `200 application/json`, chunked, headers flushed at once; the stream ends cleanly when the
+ * timeout fires, and the watch is stopped when the client disconnects or the server shuts
+ * down.
+ */
+export async function handleWatch(scope: RequestScope): Promise<void> {
+  const { timeoutSeconds, watch: _watch, limit: _limit, ...parsed } = parseListOptions(scope.query);
+  const fieldSelector = nameSelector(scope.info.name, parsed.fieldSelector);
+  const timeoutMs = watchTimeoutMs(timeoutSeconds, scope.settings.minRequestTimeoutSeconds);
+  const { res } = scope;
+
+  const lifetime = new AbortController();
+  const end = () => lifetime.abort();
+  const timer = timeoutMs !== undefined ? setTimeout(end, timeoutMs) : undefined;
+  res.once('close', end);
+  scope.settings.shutdown.addEventListener('abort', end);
+  const finishLongRunning = scope.startLongRunning();
+  let watch: WatchStream | undefined;
+  try {
+    const options: WatchOptions = { ...parsed, signal: lifetime.signal };
+    if (fieldSelector !== undefined) options.fieldSelector = fieldSelector;
+    else delete options.fieldSelector;
+    watch = await scope.resource.watcher!.watch(scope.context, options);
+    const stream = watch;
+    lifetime.signal.addEventListener('abort', () => stream.stop());
+    const headers: Record<string, string | string[]> = {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    };
+    if (scope.warnings.length > 0) headers['Warning'] = [...new Set(scope.warnings)].map(warningHeader);
+    res.writeHead(200, headers);
+    res.flushHeaders();
+    if (!lifetime.signal.aborted) await pump(res, stream, lifetime.signal);
+    if (!res.destroyed) res.end();
+  } finally {
+    clearTimeout(timer);
+    res.off('close', end);
+    scope.settings.shutdown.removeEventListener('abort', end);
+    watch?.stop();
+    finishLongRunning();
+  }
+}

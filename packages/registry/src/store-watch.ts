@@ -1,0 +1,97 @@
+/** watch of the generic store. */
+import type { KubeObject } from '@kapi/machinery';
+import { parseResourceVersion, validateListOptions } from '@kapi/machinery';
+import type { Watch, WatchEvent, Watcher as StorageWatcher, WatchOptions as StorageWatchOptions } from '@kapi/storage';
+import type { RequestContext } from './definition.js';
+import { checkFieldSelector, selectionPredicate } from './field-selection.js';
+import type { WatchOptions } from './rest.js';
+import { present, type StoreContext } from './store-context.js';
+import { readTarget } from './store-read.js';
+import { toStatusError, translatingStorageErrors } from './storage-errors.js';
+
+/**
+ * kube's SetListOptionsDefaults with the WatchList feature on (kube 1.32): a watch from ""
+ * or "0" that says nothing about initial events gets `sendInitialEvents=true` and
+ * `resourceVersionMatch=NotOlderThan` — the current state as ADDED events (consistent for "",
+ * any for "0"), then, when bookmarks are allowed, the `k8s.io/initial-events-end` bookmark.
+ */
+export function withWatchListDefaults(options: WatchOptions): WatchOptions {
+  if (options.sendInitialEvents !== undefined || (options.resourceVersionMatch ?? '') !== '') return options;
+  const rv = options.resourceVersion ?? '';
+  if (rv !== '' && rv !== '0') return options;
+  return { ...options, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' };
+}
+
+/**
+ * The event as this store's clients see it. ADDED/MODIFIED/DELETED events whose object
+ * already has the served apiVersion/kind pass through as the same (shared, read-only) event,
+ * so that the HTTP layer can encode it once for every watcher; BOOKMARKs get the resource's
+ * apiVersion and kind; ERROR events pass unchanged.
+ */
+function presentEvent(ctx: StoreContext, event: WatchEvent): WatchEvent {
+  if (event.type === 'ERROR') return event;
+  const obj = event.object as KubeObject;
+  if (event.type === 'BOOKMARK') {
+    return { type: 'BOOKMARK', object: { apiVersion: ctx.apiVersion, kind: ctx.definition.kind, metadata: obj.metadata }, revision: event.revision };
+  }
+  const presented = present(ctx, obj);
+  return presented === obj ? event : { type: event.type, object: presented, revision: event.revision };
+}
+
+/**
+ * Wraps a storage watch: presents each event, ends after an ERROR event, and turns an error
+ * thrown by the storage iterator mid-stream into a final in-band ERROR event (kube delivers
+ * every failure after the watch started that way). Stopping or breaking out stops the
+ * storage watch.
+ */
+function presentingWatch(ctx: StoreContext, inner: Watch): Watch {
+  async function* events(): AsyncGenerator<WatchEvent> {
+    try {
+      for await (const event of inner) {
+        yield presentEvent(ctx, event);
+        if (event.type === 'ERROR') return;
+      }
+    } catch (err) {
+      yield { type: 'ERROR', object: toStatusError(err, ctx.resource).status, revision: 0 };
+    } finally {
+      inner.stop();
+    }
+  }
+  return { stop: () => inner.stop(), [Symbol.asyncIterator]: events };
+}
+
+/**
+ * Starts a watch on the collection (one namespace from the URL or a `metadata.namespace`
+ * field selector, or all) or, with a `metadata.name` field selector, on the single key.
+ * Applies the WatchList defaults, then checks in kube's order: options (422, e.g.
+ * `resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided`), field
+ * selector (400), resourceVersion (400). The selectors become the storage predicate (selector
+ * transitions arrive as ADDED/DELETED). Throws StatusErrors only before the stream starts
+ * (e.g. 429 `storage is (re)initializing` with Retry-After while a cache initializes); an
+ * expired resourceVersion and later failures arrive in-band as an ERROR event.
+ */
+export async function watchObjects(ctx: StoreContext, watcher: StorageWatcher, req: RequestContext, requested: WatchOptions): Promise<Watch> {
+  return translatingStorageErrors(ctx.resource, '', async () => {
+    const options = withWatchListDefaults(requested);
+    validateListOptions({
+      watch: true,
+      ...(options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {}),
+      ...(options.resourceVersionMatch !== undefined ? { resourceVersionMatch: options.resourceVersionMatch } : {}),
+      ...(options.sendInitialEvents !== undefined ? { sendInitialEvents: options.sendInitialEvents } : {}),
+      ...(options.allowWatchBookmarks !== undefined ? { allowWatchBookmarks: options.allowWatchBookmarks } : {}),
+      ...(options.continue !== undefined && options.continue !== '' ? { continue: options.continue } : {}),
+    });
+    checkFieldSelector(ctx.definition, options.fieldSelector);
+    parseResourceVersion(options.resourceVersion);
+    const target = readTarget(ctx, req, options.fieldSelector);
+    const storageOptions: StorageWatchOptions = {
+      recursive: target.recursive,
+      predicate: selectionPredicate(ctx.definition, options.labelSelector, options.fieldSelector),
+      allowBookmarks: options.allowWatchBookmarks === true,
+      ...(options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {}),
+      ...(options.sendInitialEvents !== undefined ? { sendInitialEvents: options.sendInitialEvents } : {}),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    };
+    return presentingWatch(ctx, await watcher.watch(target.key, storageOptions));
+  });
+}
