@@ -18,6 +18,8 @@ export interface CompactorOptions {
   learnFromOthers?: boolean;
   /** Told about failed rounds (they are retried next interval). Default: a line on stderr. */
   onError?: (err: unknown) => void;
+  /** Told what every round did (for metrics and tests). */
+  onRound?: (round: CompactionRound) => void;
 }
 
 /** What one round did. */
@@ -108,7 +110,15 @@ export function startCompactor(options: CompactorOptions): Compactor {
 
   const runOnce = (): Promise<CompactionRound> => {
     const previous = inFlight ?? Promise.resolve(undefined);
-    const next = previous.then(() => round());
+    const next = previous.then(async () => {
+      const result = await round();
+      try {
+        options.onRound?.(result);
+      } catch (err) {
+        onError(err);
+      }
+      return result;
+    });
     inFlight = next;
     return next;
   };
