@@ -123,7 +123,7 @@ export interface WatchOptions {
    */
   resourceVersion?: string;
   predicate?: Predicate;
-  /** Watch the key as a prefix (`true`, collections) or the single key (`false`). */
+  /** Watch the key as a prefix (`true`, collections; the default) or the single key (`false`). */
   recursive?: boolean;
   /** Deliver BOOKMARK events (periodic, and the initial-events-end one). */
   allowBookmarks?: boolean;
@@ -169,7 +169,11 @@ export interface Change {
   readonly key: string;
   /** put: the new object (resourceVersion = mod_revision); delete: the last state with resourceVersion = the deleting revision. */
   readonly object: KubeObject;
-  /** The state before the change (for puts of an existing key and for deletes); undefined for a create. */
+  /**
+   * The state before the change, with its own resourceVersion (for puts of an existing key and
+   * for deletes); undefined for a create, or for an update whose previous state etcd had
+   * already compacted away.
+   */
   readonly prevObject?: KubeObject;
   readonly revision: number;
 }
@@ -187,7 +191,10 @@ export interface ChangeFeedHandlers {
 }
 
 export interface FeedHandle {
-  /** Asks the backend for a progress report; answered through `onProgress` only when trusted. */
+  /**
+   * Asks the backend for a progress report; answered through `onProgress` only when trusted
+   * (a no-op until `progressRequestsTrusted()` has resolved true).
+   */
   requestProgress(): void;
   close(): void;
 }

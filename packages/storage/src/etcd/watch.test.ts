@@ -42,14 +42,14 @@ void describe('etcd Watcher: backend-specific behaviour', { concurrency: false }
     const start = await storage.currentRevision();
     const watch = await storage.watch(prefix, { resourceVersion: String(start) });
     assert.ok(watch instanceof WatchQueue);
-    const total = 300;
+    const total = 120;
     const written: number[] = [];
     for (let i = 0; i < total; i++) {
       written.push(Number((await storage.create(`${prefix}/default/o${i}`, cm(`o${i}`))).metadata.resourceVersion));
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
-    // Capacity 5: the stream was paused long before all 300 arrived (gRPC may hand over a few more).
-    assert.ok(watch.size < 100, `the queue grew to ${watch.size} events`);
+    // Capacity 5: the stream was paused long before all 120 arrived (gRPC may hand over a few more).
+    assert.ok(watch.size < 40, `the queue grew to ${watch.size} events`);
     const reader = new EventReader(watch);
     const seen = (await reader.take(total)).map((e) => e.revision);
     assert.deepEqual(seen, written);
@@ -114,6 +114,18 @@ void describe('etcd Watcher: backend-specific behaviour', { concurrency: false }
         ['ADDED', Number(c.metadata.resourceVersion)],
       ],
     );
+    reader.stop();
+  });
+
+  void test('responses over gRPC\'s default 4 MiB limit: a 6 MB list, and a watch catching up on 6 MB of events', async () => {
+    const prefix = `${uniquePrefix()}/configmaps`;
+    const start = await storage.currentRevision();
+    const big = 'x'.repeat(1_000_000);
+    const written: number[] = [];
+    for (let i = 0; i < 6; i++) written.push(Number((await storage.create(`${prefix}/default/o${i}`, cm(`o${i}`, { big }))).metadata.resourceVersion));
+    assert.equal((await storage.list(prefix)).items.length, 6);
+    const reader = new EventReader(await storage.watch(prefix, { resourceVersion: String(start) }));
+    assert.deepEqual((await reader.take(6)).map((e) => `${e.type}@${e.revision}`), written.map((r) => `ADDED@${r}`));
     reader.stop();
   });
 
