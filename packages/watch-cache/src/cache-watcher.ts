@@ -195,12 +195,13 @@ export class CacheWatcher implements Watch {
 
   /** After `close` or `stop`: hands a pending pull its next event or the end. */
   private wake(): void {
-    if (this.waiting === undefined) return;
-    const event = this.take();
-    if (event === undefined && this.mode !== 'done') return;
     const resolve = this.waiting;
+    if (resolve === undefined) return;
     this.waiting = undefined;
-    resolve(event === undefined ? { value: undefined, done: true } : { value: event, done: false });
+    const event = this.take();
+    if (event !== undefined) resolve({ value: event, done: false });
+    else if (this.mode === 'done') resolve({ value: undefined, done: true });
+    else this.waiting = resolve;
   }
 
   private refill(now: number): void {

@@ -134,21 +134,28 @@ export class Cacher {
   }
 
   /**
-   * A state not older than `target`: the cache once it reaches `target` or, for a quiet
-   * resource when progress requests are not trusted, the cache's state proven unchanged up to
-   * a revision >= `target` by `confirmUnchanged`. Undefined when neither happens within
-   * `timeoutMs`.
+   * A state not older than `target`: the cache once it reaches `target` or, when progress
+   * requests are not trusted, the cache's state proven unchanged up to a revision >= `target`
+   * by `confirmUnchanged` (a quiet resource on a busy etcd). Undefined when neither happens
+   * within `timeoutMs`.
+   *
+   * Untrusted path: first wait for this replica's own writes (their events are surely on the
+   * way), then confirm; when the backend reports changes the cache has not seen yet, wait for
+   * the cache to move and confirm again (pausing longer each time the proof falls short).
    */
   async freshState(target: number, timeoutMs: number): Promise<CacheState | undefined> {
     if (this.revision >= target) return this.current();
-    const now = this.options.now;
-    const deadline = now() + timeoutMs;
     if (this.progressTrusted) {
       return (await this.waitForRevision(target, timeoutMs)) ? this.current() : undefined;
     }
-    if (await this.waitForRevision(target, Math.min(this.options.confirmAfterMs, timeoutMs))) return this.current();
+    const now = this.options.now;
+    const deadline = now() + timeoutMs;
+    if (this.lastWrite > this.revision && (await this.waitForRevision(Math.min(this.lastWrite, target), timeoutMs)) && this.revision >= target) {
+      return this.current();
+    }
     let pause = this.options.progressRequestIntervalMs;
     while (now() < deadline) {
+      if (this.revision >= target) return this.current();
       const state = this.current();
       const generation = this.generation;
       let proof: { unchanged: boolean; revision: number } | undefined;
@@ -160,17 +167,20 @@ export class Cacher {
         }
       }
       if (this.revision >= target) return this.current();
-      if (proof?.unchanged && generation === this.generation && state.revision === this.revision) {
-        this.proven = Math.max(this.proven, proof.revision);
-      }
-      if (proof?.unchanged && proof.revision >= target && generation === this.generation) {
-        this.confirmed = { map: state.map, revision: proof.revision };
-        return this.confirmed;
+      const valid = proof !== undefined && generation === this.generation;
+      if (valid && proof!.unchanged) {
+        if (state.revision === this.revision) this.proven = Math.max(this.proven, proof!.revision);
+        if (proof!.revision >= target) return (this.confirmed = { map: state.map, revision: proof!.revision });
       }
       const remaining = deadline - now();
       if (remaining <= 0) break;
-      // Wait for the cache to move (events in flight) or a while before confirming again.
-      if (await this.waitForRevision(target, Math.min(remaining, pause))) return this.current();
+      if (valid && !proof!.unchanged) {
+        // Changes are in flight: confirm again once the cache has moved.
+        await this.waitForRevision(Math.min(state.revision + 1, target), Math.min(remaining, pause));
+      } else {
+        // The target is beyond the backend (or it could not be asked): wait a while.
+        await this.waitForRevision(target, Math.min(remaining, pause));
+      }
       pause *= 2;
     }
     return this.revision >= target ? this.current() : undefined;

@@ -30,11 +30,6 @@ export interface WatchCacheOptions {
   readonly waitTimeoutMs?: number;
   /** Serve Most Recent (resourceVersion "") lists from the cache after a freshness check. Default true. */
   readonly consistentReads?: boolean;
-  /**
-   * How long a consistent read waits for events in flight before it asks the backend to
-   * confirm that a quiet resource is unchanged (when progress requests are not trusted). Default 20 ms.
-   */
-  readonly confirmAfterMs?: number;
   /** How often progress is requested while a read waits (when progress requests are trusted). Default 100 ms. */
   readonly progressRequestIntervalMs?: number;
   /** Requests arriving before a cacher's first initialization wait this long for it. Default 3000 ms. */
@@ -63,7 +58,6 @@ export interface WatchCacheOptions {
 export interface ResolvedOptions {
   readonly waitTimeoutMs: number;
   readonly consistentReads: boolean;
-  readonly confirmAfterMs: number;
   readonly progressRequestIntervalMs: number;
   readonly initialReadyWaitMs: number;
   readonly listPageSize: number;
@@ -84,7 +78,6 @@ export function resolveOptions(options: WatchCacheOptions): ResolvedOptions {
   return {
     waitTimeoutMs: options.waitTimeoutMs ?? 3000,
     consistentReads: options.consistentReads ?? true,
-    confirmAfterMs: options.confirmAfterMs ?? 20,
     progressRequestIntervalMs: options.progressRequestIntervalMs ?? 100,
     initialReadyWaitMs: options.initialReadyWaitMs ?? 3000,
     listPageSize: options.listPageSize ?? 10_000,
