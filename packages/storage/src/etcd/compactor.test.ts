@@ -156,4 +156,19 @@ void describe('compactor (kube compact_rev_key protocol)', { concurrency: false 
       other.close();
     }
   });
+
+  void test('createEtcdStorage({ compactionIntervalMs }) runs a compactor that close() stops', async () => {
+    const compacting = createEtcdStorage({ endpoints: etcd.endpoints, compactionIntervalMs: 100 });
+    const prefix = `${uniquePrefix()}/configmaps`;
+    const old = await compacting.create(`${prefix}/default/a`, cm('a'));
+    await until('a compaction past the write', () => compacting.compactedRevision() > Number(old.metadata.resourceVersion), 5000);
+    await assert.rejects(
+      compacting.list(prefix, { resourceVersion: old.metadata.resourceVersion!, resourceVersionMatch: 'Exact' }),
+      (err) => isStorageError(err, 'Expired'),
+    );
+    await compacting.close();
+    const after = await readCompactRevKey(storage.client);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(await readCompactRevKey(storage.client), after, 'no more rounds after close');
+  });
 });

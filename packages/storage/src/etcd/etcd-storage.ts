@@ -14,6 +14,7 @@ import { parseResourceVersion, tooLargeResourceVersion } from './resource-versio
 import { startEtcdWatch } from './watch.js';
 import { confirmUnchanged, openChangeFeed } from './change-feed.js';
 import { checkProgressRequestsOrdered } from './etcd-version.js';
+import { startCompactor } from './compactor.js';
 
 export interface EtcdStorageOptions {
   /** Client URLs, e.g. `["http://127.0.0.1:2379"]`. Ignored when `client` is given. */
@@ -35,6 +36,12 @@ export interface EtcdStorageOptions {
    * own watches learned from etcd.
    */
   compaction?: { compactedRevision(): number };
+  /**
+   * Run kube's compactor on this storage's client (`--etcd-compaction-interval`; see
+   * `startCompactor`): 0 only learns the compacted revision from `compact_rev_key`; absent
+   * starts no compactor. Stopped by `close()`. Start one per process and etcd cluster.
+   */
+  compactionIntervalMs?: number;
   /** Undelivered events a watch holds before it pauses its etcd stream. Default 100. */
   watchQueueCapacity?: number;
   /** How long a watch keeps re-opening a broken etcd stream before it ends with an ERROR event. Default 30000 ms. */
@@ -92,6 +99,10 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
     observeCompacted,
     open,
   };
+  const compactor =
+    options.compactionIntervalMs !== undefined
+      ? startCompactor({ client, intervalMs: options.compactionIntervalMs, requestTimeoutMs })
+      : undefined;
   const feedSettings = { client, kv, progressTrusted: () => trusted, observeCompacted };
 
   return {
@@ -165,9 +176,11 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
 
     confirmUnchanged: (keyPrefix, sinceRevision, count) => confirmUnchanged(kv, keyPrefix, sinceRevision, count),
 
-    compactedRevision: () => Math.max(observedCompaction, options.compaction?.compactedRevision() ?? 0),
+    compactedRevision: () =>
+      Math.max(observedCompaction, options.compaction?.compactedRevision() ?? 0, compactor?.compactedRevision() ?? 0),
 
     async close() {
+      await compactor?.stop();
       for (const entry of [...open]) entry.stop();
       open.clear();
       if (ownsClient) client.close();
