@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 
@@ -67,4 +67,72 @@ export class Kubectl {
   async yaml<T = Record<string, unknown>>(args: string[]): Promise<T> {
     return parseYaml(await this.ok([...args, '-o', 'yaml'])) as T;
   }
+}
+
+/** A kubectl that keeps running (e.g. `get -w`): its output so far, waiting for output, stopping it. */
+export interface KubectlProcess {
+  /** stdout so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves stdout once it matches `pattern`; rejects when kubectl exits first or after `timeoutMs`. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** The same for stderr (e.g. the request log of `-v=6`). */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** SIGTERM (if still running) and the result. */
+  stop(): Promise<KubectlResult>;
+}
+
+/** Starts `kubectl <args>` with `options` (`--kubeconfig`, `--cache-dir`) without waiting for it. */
+export function startKubectl(options: KubectlOptions, args: string[]): KubectlProcess {
+  const child = spawn(kubectlBinary, [`--kubeconfig=${options.kubeconfig}`, `--cache-dir=${options.cacheDir}`, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, KUBECONFIG: '' },
+  });
+  let stdout = '';
+  let stderr = '';
+  let exitCode: number | undefined;
+  const waiters = new Set<() => void>();
+  const wake = () => waiters.forEach((w) => w());
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c.toString();
+    wake();
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+    wake();
+  });
+  const exited = new Promise<void>((resolve) =>
+    child.on('close', (code, signal) => {
+      exitCode = code ?? (signal ? 128 : -1);
+      wake();
+      resolve();
+    }),
+  );
+  child.on('error', (err) => (stderr += `\nspawn error: ${err.message}`));
+  const waitFor = (read: () => string, pattern: RegExp, timeoutMs: number): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          if (pattern.test(read())) done(() => resolve(read()));
+          else if (exitCode !== undefined) done(() => reject(new Error(`kubectl ${args.join(' ')} exited ${exitCode} before printing ${pattern}\nstdout: ${stdout}\nstderr: ${stderr}`)));
+        };
+        const timer = setTimeout(() => done(() => reject(new Error(`kubectl ${args.join(' ')}: no ${pattern} within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`))), timeoutMs);
+        const done = (settle: () => void) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          settle();
+        };
+        waiters.add(check);
+        check();
+      });
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    waitForOutput: (pattern, timeoutMs = 20_000) => waitFor(() => stdout, pattern, timeoutMs),
+    waitForStderr: (pattern, timeoutMs = 20_000) => waitFor(() => stderr, pattern, timeoutMs),
+    async stop() {
+      if (exitCode === undefined) child.kill('SIGTERM');
+      await exited;
+      return { code: exitCode ?? -1, stdout, stderr };
+    },
+  };
 }

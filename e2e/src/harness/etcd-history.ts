@@ -1,0 +1,45 @@
+import { Etcd3 } from 'etcd3';
+import type { AcknowledgedWrite } from './churn.js';
+
+/**
+ * The ground truth a watch must reproduce, read from etcd itself (etcd3 gRPC watch, not
+ * through kapi): every change of a key under `keyPrefix` with a revision in
+ * (`afterRevision`, `untilRevision`], as watch events — a put whose create_revision equals its
+ * mod_revision is ADDED, any other put MODIFIED, a delete DELETED at the deleting revision —
+ * named by the key's last segment. Rejects after `timeoutMs` or when the revisions were compacted.
+ */
+export async function etcdHistory(endpoints: string[], keyPrefix: string, afterRevision: bigint, untilRevision: bigint, timeoutMs = 30_000): Promise<AcknowledgedWrite[]> {
+  const client = new Etcd3({ hosts: endpoints });
+  const events: AcknowledgedWrite[] = [];
+  const nameOf = (key: Buffer | string | undefined) => String(key ?? '').slice(keyPrefix.length);
+  try {
+    const watcher = await client.watch().prefix(keyPrefix).startRevision(String(afterRevision + 1n)).create();
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`etcd history up to ${untilRevision}: only reached ${events.at(-1)?.resourceVersion ?? afterRevision} in ${timeoutMs} ms`)), timeoutMs);
+      const seen = (revision: string) => {
+        if (BigInt(revision) >= untilRevision) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      watcher.on('put', (kv) => {
+        if (BigInt(kv.mod_revision) > untilRevision) return;
+        events.push({ type: kv.create_revision === kv.mod_revision ? 'ADDED' : 'MODIFIED', name: nameOf(kv.key), resourceVersion: kv.mod_revision });
+        seen(kv.mod_revision);
+      });
+      watcher.on('delete', (kv) => {
+        if (BigInt(kv.mod_revision) > untilRevision) return;
+        events.push({ type: 'DELETED', name: nameOf(kv.key), resourceVersion: kv.mod_revision });
+        seen(kv.mod_revision);
+      });
+      watcher.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+    });
+    await watcher.cancel();
+    return events;
+  } finally {
+    client.close();
+  }
+}
