@@ -44,6 +44,16 @@ test-only:
 run: setup build
 	bash scripts/run-local.sh
 
+# Local HA cluster in the background (3 etcd members, 3 kapi replicas, kapi-lb on
+# https://127.0.0.1:16443); writes .data/cluster/kubeconfig. More: deploy/cluster.sh, deploy/README.md.
+.PHONY: cluster cluster-down
+cluster: setup build
+	bash deploy/cluster.sh up
+
+# Stops every process of `make cluster` (data stays in .data/cluster; `deploy/cluster.sh down --purge` deletes it).
+cluster-down:
+	bash deploy/cluster.sh down
+
 # Benchmarks: results go to bench/results/<date>.json and .md.
 bench: setup build
 	node packages/bench/dist/bin.js suite
