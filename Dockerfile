@@ -1,0 +1,74 @@
+# syntax=docker/dockerfile:1
+# The kapi-apiserver image: `docker build -t kapi-apiserver:0.1.0 .`
+#   docker run --rm -p 6443:6443 kapi-apiserver:0.1.0 --etcd-servers=http://etcd:2379
+# The same image runs the load balancer of deploy/docker-compose.yml
+# (`--entrypoint node ... /opt/kapi/deploy/lb.mjs`). Stages:
+#   build   — npm ci (all workspaces, dev dependencies included) and tsc -b of the server's packages
+#   deps    — production dependencies of @kapi/apiserver only (npm ci --omit=dev --workspace)
+#   runtime — node:20-slim, the compiled packages without tests, non-root user `node` (uid 1000)
+ARG NODE_IMAGE=node:20-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+# Manifests first: the dependency layer is reused while only sources change.
+COPY package.json package-lock.json ./
+COPY packages/machinery/package.json packages/machinery/
+COPY packages/storage/package.json packages/storage/
+COPY packages/watch-cache/package.json packages/watch-cache/
+COPY packages/registry/package.json packages/registry/
+COPY packages/apiserver/package.json packages/apiserver/
+COPY packages/bench/package.json packages/bench/
+COPY e2e/package.json e2e/
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.base.json ./
+COPY packages/machinery packages/machinery
+COPY packages/storage packages/storage
+COPY packages/watch-cache packages/watch-cache
+COPY packages/registry packages/registry
+COPY packages/apiserver packages/apiserver
+RUN npx tsc -b packages/apiserver \
+ && find packages -path '*/dist/*' \( -name '*.test.js' -o -name '*.test.d.ts' -o -name '.tsbuildinfo' \) -delete
+
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /opt/kapi
+COPY package.json package-lock.json ./
+COPY packages/machinery/package.json packages/machinery/
+COPY packages/storage/package.json packages/storage/
+COPY packages/watch-cache/package.json packages/watch-cache/
+COPY packages/registry/package.json packages/registry/
+COPY packages/apiserver/package.json packages/apiserver/
+COPY packages/bench/package.json packages/bench/
+COPY e2e/package.json e2e/
+RUN npm ci --omit=dev --no-audit --no-fund --workspace=@kapi/apiserver \
+ && npm cache clean --force
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /opt/kapi
+COPY --from=deps /opt/kapi/package.json ./
+# Workspace packages are symlinks (node_modules/@kapi/* -> ../../packages/*), resolved below.
+COPY --from=deps /opt/kapi/node_modules node_modules
+COPY --from=build /src/packages/machinery/package.json packages/machinery/
+COPY --from=build /src/packages/machinery/dist packages/machinery/dist
+COPY --from=build /src/packages/storage/package.json packages/storage/
+COPY --from=build /src/packages/storage/dist packages/storage/dist
+COPY --from=build /src/packages/watch-cache/package.json packages/watch-cache/
+COPY --from=build /src/packages/watch-cache/dist packages/watch-cache/dist
+COPY --from=build /src/packages/registry/package.json packages/registry/
+COPY --from=build /src/packages/registry/dist packages/registry/dist
+COPY --from=build /src/packages/apiserver/package.json packages/apiserver/
+COPY --from=build /src/packages/apiserver/dist packages/apiserver/dist
+# The balancer and the health check script of deploy/docker-compose.yml.
+COPY deploy/lb.mjs deploy/healthcheck.mjs deploy/
+RUN chmod 0755 packages/apiserver/dist/bin.js \
+ && ln -s /opt/kapi/packages/apiserver/dist/bin.js /usr/local/bin/kapi-apiserver \
+ && mkdir -p /var/lib/kapi/certs /var/run/kubernetes \
+ && chown -R node:node /var/lib/kapi /var/run/kubernetes
+# The pair generated on first start lands in a volume mounted at /var/lib/kapi/certs (--cert-dir).
+VOLUME ["/var/lib/kapi/certs"]
+USER node
+EXPOSE 6443
+HEALTHCHECK --interval=5s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "/opt/kapi/deploy/healthcheck.mjs", "https://127.0.0.1:6443/readyz"]
+ENTRYPOINT ["kapi-apiserver"]
+CMD ["--help"]
