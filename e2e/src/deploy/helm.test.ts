@@ -1,0 +1,367 @@
+/**
+ * helm/kapi rendered by Helm's own engine (helm/render, a Go program; no helm binary here):
+ * the objects, their labels and selectors, probes, budgets, flags and certificates, several
+ * value sets, and server-side validation of every kind kapi serves by creating the objects in
+ * a real kapi with `dryRun=All` (plus a check that the dry run does reject a bad object).
+ *
+ * kapi serves only namespaces, configmaps, secrets, serviceaccounts, events and leases today:
+ * StatefulSet, Deployment, Service, PodDisruptionBudget, Pod and ServiceMonitor are checked
+ * structurally here and their server-side validation waits for kapi to serve those types —
+ * the test asks kapi's discovery which kinds it serves, so it validates them as soon as it does.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { startEtcd, type TestEtcd } from '@kapi/storage/testing';
+import { startKapiServer, type KapiServer } from '../harness/kapi-server.js';
+import { ensureRenderer, goBinary, renderChart, type Manifest, type RenderOptions } from './helm-render.js';
+import { httpRequestJson } from './http.js';
+import { flagNames, loadTopology, type Topology } from './repo.js';
+
+interface Probe {
+  httpGet: { path: string; port: string; scheme: string };
+  initialDelaySeconds: number;
+  periodSeconds: number;
+  timeoutSeconds: number;
+  failureThreshold: number;
+}
+interface Container {
+  name: string;
+  image: string;
+  command?: string[];
+  args?: string[];
+  env?: { name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
+  ports?: { name: string; containerPort: number }[];
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
+}
+interface PodSpec {
+  containers: Container[];
+  volumes?: { name: string; secret?: { secretName: string; items?: { key: string; path: string }[] }; emptyDir?: object }[];
+  affinity?: { podAntiAffinity?: Record<string, { weight?: number; podAffinityTerm?: AffinityTerm }[] | AffinityTerm[]> };
+  serviceAccountName?: string;
+  securityContext?: { runAsNonRoot?: boolean };
+}
+interface AffinityTerm {
+  topologyKey: string;
+  labelSelector: { matchLabels: Record<string, string> };
+}
+interface Workload extends Manifest {
+  spec: {
+    replicas: number;
+    serviceName?: string;
+    podManagementPolicy?: string;
+    selector: { matchLabels: Record<string, string> };
+    template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: PodSpec };
+    volumeClaimTemplates?: { metadata: { name: string }; spec: { resources: { requests: { storage: string } }; accessModes: string[] } }[];
+  };
+}
+interface ServiceManifest extends Manifest {
+  spec: { clusterIP?: string; publishNotReadyAddresses?: boolean; selector: Record<string, string>; ports: { name: string; port: number; targetPort: string }[] };
+}
+interface Budget extends Manifest {
+  spec: { minAvailable?: number | string; maxUnavailable?: number | string; selector: { matchLabels: Record<string, string> } };
+}
+
+const go = goBinary();
+const skip = go === undefined ? 'Go is not installed: helm/render (Helm\'s engine as a Go module) cannot be built' : false;
+const release = 'kapi';
+const namespace = 'kapi-system';
+let renderer = '';
+let topology: Topology;
+let objects: Manifest[] = [];
+let notes = '';
+
+/** kubeadm's probe timings (cmd/kubeadm/app/util/staticpod/utils.go). */
+const kubeadm = {
+  liveness: { initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 },
+  readiness: { initialDelaySeconds: 0, periodSeconds: 1, timeoutSeconds: 15, failureThreshold: 3 },
+  startup: { initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 24 },
+};
+
+async function render(options: RenderOptions = {}) {
+  const result = await renderChart(renderer, { release, namespace, ...options });
+  assert.equal(result.code, 0, result.stderr);
+  return result;
+}
+function find<T extends Manifest>(list: Manifest[], kind: string, name?: string): T {
+  const found = list.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+  assert.equal(found.length, 1, `expected one ${kind}${name ? ` ${name}` : ''}, found ${found.length}`);
+  return found[0] as T;
+}
+const subset = (selector: Record<string, string>, labels: Record<string, string> | undefined) =>
+  Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+
+before(async () => {
+  if (skip) return;
+  topology = await loadTopology();
+  const built = await ensureRenderer(go!);
+  renderer = built.path;
+  if (built.builtMs !== undefined) process.stderr.write(`# built helm/render in ${(built.builtMs / 1000).toFixed(1)} s (cached in helm/render/bin/ from now on)\n`);
+  const result = await render();
+  objects = result.manifests;
+  notes = result.stderr;
+});
+
+void test('the chart renders the HA control plane: kinds and counts', { skip }, () => {
+  const kinds = objects.map((o) => `${o.apiVersion}/${o.kind}`).sort();
+  assert.deepEqual(kinds, [
+    'apps/v1/Deployment',
+    'apps/v1/StatefulSet',
+    'policy/v1/PodDisruptionBudget',
+    'policy/v1/PodDisruptionBudget',
+    'v1/Pod',
+    'v1/Secret',
+    'v1/Service',
+    'v1/Service',
+    'v1/ServiceAccount',
+    'v1/ServiceAccount',
+  ]);
+});
+
+void test('every object: release namespace, DNS-label name, the chart\'s standard labels', { skip }, () => {
+  for (const o of objects) {
+    assert.equal(o.metadata.namespace, namespace, `${o.kind}/${o.metadata.name}`);
+    assert.match(o.metadata.name, /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
+    assert.ok(
+      subset({ 'app.kubernetes.io/name': 'kapi', 'app.kubernetes.io/instance': release, 'app.kubernetes.io/managed-by': 'Helm', 'helm.sh/chart': 'kapi-0.1.0', 'app.kubernetes.io/version': '0.1.0' }, o.metadata.labels),
+      `${o.kind}/${o.metadata.name} labels ${JSON.stringify(o.metadata.labels)}`,
+    );
+  }
+});
+
+void test('selectors: workloads, Services, budgets and anti-affinity each select their own pods and only those', { skip }, () => {
+  const deployment = find<Workload>(objects, 'Deployment');
+  const sts = find<Workload>(objects, 'StatefulSet');
+  const kapiPods = deployment.spec.template.metadata.labels;
+  const etcdPods = sts.spec.template.metadata.labels;
+  for (const w of [deployment, sts]) assert.ok(subset(w.spec.selector.matchLabels, w.spec.template.metadata.labels), `${w.kind} selector matches its template`);
+  assert.ok(!subset(deployment.spec.selector.matchLabels, etcdPods), 'the Deployment selector does not match etcd pods');
+  assert.ok(!subset(sts.spec.selector.matchLabels, kapiPods), 'the StatefulSet selector does not match kapi pods');
+
+  const kapiService = find<ServiceManifest>(objects, 'Service', 'kapi');
+  const headless = find<ServiceManifest>(objects, 'Service', 'kapi-etcd-headless');
+  assert.ok(subset(kapiService.spec.selector, kapiPods) && !subset(kapiService.spec.selector, etcdPods));
+  assert.ok(subset(headless.spec.selector, etcdPods) && !subset(headless.spec.selector, kapiPods));
+
+  const pdbs = objects.filter((o) => o.kind === 'PodDisruptionBudget') as Budget[];
+  assert.deepEqual(pdbs.map((p) => [subset(p.spec.selector.matchLabels, kapiPods), subset(p.spec.selector.matchLabels, etcdPods)]).sort(), [[false, true], [true, false]]);
+
+  for (const [w, own] of [[deployment, kapiPods], [sts, etcdPods]] as const) {
+    const preferred = w.spec.template.spec.affinity?.podAntiAffinity?.['preferredDuringSchedulingIgnoredDuringExecution'] as { weight: number; podAffinityTerm: AffinityTerm }[];
+    assert.equal(preferred.length, 1, `${w.kind}: soft anti-affinity by default`);
+    assert.equal(preferred[0]!.podAffinityTerm.topologyKey, 'kubernetes.io/hostname');
+    assert.deepEqual(preferred[0]!.podAffinityTerm.labelSelector.matchLabels, w.spec.selector.matchLabels);
+    assert.ok(subset(preferred[0]!.podAffinityTerm.labelSelector.matchLabels, own));
+  }
+});
+
+void test('etcd: three members in a Parallel StatefulSet with PVCs, a headless Service publishing not-ready addresses, a quorum PDB', { skip }, () => {
+  const sts = find<Workload>(objects, 'StatefulSet', 'kapi-etcd');
+  const headless = find<ServiceManifest>(objects, 'Service', 'kapi-etcd-headless');
+  assert.equal(sts.spec.replicas, 3);
+  assert.equal(sts.spec.serviceName, headless.metadata.name);
+  assert.equal(sts.spec.podManagementPolicy, 'Parallel');
+  assert.equal(headless.spec.clusterIP, 'None');
+  assert.equal(headless.spec.publishNotReadyAddresses, true);
+  assert.deepEqual(headless.spec.ports.map((p) => [p.name, p.port, p.targetPort]), [['client', 2379, 'client'], ['peer', 2380, 'peer']]);
+
+  const [claim] = sts.spec.volumeClaimTemplates ?? [];
+  assert.equal(claim?.metadata.name, 'data');
+  assert.equal(claim?.spec.resources.requests.storage, '8Gi');
+  assert.deepEqual(claim?.spec.accessModes, ['ReadWriteOnce']);
+
+  const etcd = sts.spec.template.spec.containers[0]!;
+  assert.deepEqual(etcd.volumeMounts, [{ name: 'data', mountPath: '/var/lib/etcd' }]);
+  assert.deepEqual(etcd.env, [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }]);
+  assert.deepEqual(etcd.ports?.map((p) => [p.name, p.containerPort]), [['client', 2379], ['peer', 2380]]);
+  const args = etcd.args ?? [];
+  const arg = (name: string) => args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+  const domain = `${headless.metadata.name}.${namespace}.svc.cluster.local`;
+  const members = [0, 1, 2].map((i) => `${sts.metadata.name}-${i}`);
+  assert.equal(arg('--initial-cluster'), members.map((m) => `${m}=http://${m}.${domain}:2380`).join(','));
+  assert.equal(arg('--initial-advertise-peer-urls'), `http://$(POD_NAME).${domain}:2380`);
+  assert.equal(arg('--advertise-client-urls'), `http://$(POD_NAME).${domain}:2379`);
+  assert.equal(arg('--data-dir')?.startsWith('/var/lib/etcd/'), true);
+  assert.equal(arg('--experimental-watch-progress-notify-interval'), '5s');
+  assert.deepEqual(flagNames(args), flagNames(topology.etcdCommand('etcd-1', topology.composeLayout()).args), 'the flags make cluster and compose pass');
+
+  assert.deepEqual(etcd.livenessProbe, { httpGet: { path: '/livez', port: 'client', scheme: 'HTTP' }, ...kubeadm.liveness });
+  assert.deepEqual(etcd.readinessProbe, { httpGet: { path: '/readyz', port: 'client', scheme: 'HTTP' }, ...kubeadm.readiness });
+  assert.deepEqual(etcd.startupProbe, { httpGet: { path: '/readyz', port: 'client', scheme: 'HTTP' }, ...kubeadm.startup });
+  assert.ok(etcd.resources?.requests?.['cpu'] && etcd.resources.requests['memory'] && etcd.resources.limits?.['memory']);
+  assert.equal(find<Budget>(objects, 'PodDisruptionBudget', 'kapi-etcd').spec.minAvailable, 2);
+});
+
+void test('kapi: replicas with kubeadm\'s /livez and /readyz probe timings, every etcd member in --etcd-servers, the shared certificate, a PDB, resources', { skip }, () => {
+  const deployment = find<Workload>(objects, 'Deployment', 'kapi');
+  const sts = find<Workload>(objects, 'StatefulSet');
+  assert.equal(deployment.spec.replicas, 3);
+  const pod = deployment.spec.template.spec;
+  const kapi = pod.containers[0]!;
+  assert.equal(kapi.image, 'kapi-apiserver:0.1.0');
+  assert.equal(kapi.command, undefined, 'the image entrypoint (kapi-apiserver) runs');
+  assert.deepEqual(kapi.livenessProbe, { httpGet: { path: '/livez', port: 'https', scheme: 'HTTPS' }, ...kubeadm.liveness });
+  assert.deepEqual(kapi.readinessProbe, { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, ...kubeadm.readiness });
+  assert.deepEqual(kapi.startupProbe, { httpGet: { path: '/livez', port: 'https', scheme: 'HTTPS' }, ...kubeadm.startup });
+  assert.deepEqual(kapi.ports, [{ name: 'https', containerPort: 6443, protocol: 'TCP' }]);
+  assert.ok(kapi.resources?.requests?.['cpu'] && kapi.resources.requests['memory'] && kapi.resources.limits?.['memory']);
+  assert.equal(pod.securityContext?.runAsNonRoot, true);
+
+  const args = kapi.args ?? [];
+  assert.deepEqual(flagNames(args), flagNames(topology.kapiCommand('kapi-1', topology.composeLayout()).args), 'the flags make cluster and compose pass');
+  const servers = args.find((a) => a.startsWith('--etcd-servers='))!.slice('--etcd-servers='.length).split(',');
+  assert.deepEqual(servers, [0, 1, 2].map((i) => `http://${sts.metadata.name}-${i}.${sts.spec.serviceName}.${namespace}.svc.cluster.local:2379`));
+  assert.ok(args.includes('--secure-port=6443'));
+
+  const service = find<ServiceManifest>(objects, 'Service', 'kapi');
+  assert.deepEqual(service.spec.ports.map((p) => [p.name, p.port, p.targetPort]), [['https', 6443, 'https']]);
+  assert.ok(kapi.ports!.some((p) => p.name === service.spec.ports[0]!.targetPort));
+  assert.equal(find<Budget>(objects, 'PodDisruptionBudget', 'kapi').spec.maxUnavailable, 1);
+
+  // --cert-dir holds the Secret's pair under the names kapi reads (apiserver.crt / apiserver.key).
+  const certDir = args.find((a) => a.startsWith('--cert-dir='))!.slice('--cert-dir='.length);
+  const mount = kapi.volumeMounts!.find((m) => m.mountPath === certDir)!;
+  assert.equal(mount.readOnly, true);
+  const volume = pod.volumes!.find((v) => v.name === mount.name)!;
+  assert.deepEqual(volume.secret?.items, [{ key: 'tls.crt', path: 'apiserver.crt' }, { key: 'tls.key', path: 'apiserver.key' }]);
+  assert.equal(volume.secret?.secretName, find(objects, 'Secret').metadata.name);
+  assert.match(deployment.spec.template.metadata.annotations?.['checksum/tls'] ?? '', /^[0-9a-f]{64}$/);
+});
+
+void test('the generated serving certificate is signed by the chart\'s CA and names the Service', { skip }, () => {
+  const secret = find<Manifest & { type: string; data: Record<string, string> }>(objects, 'Secret', 'kapi-tls');
+  assert.equal(secret.type, 'kubernetes.io/tls');
+  assert.deepEqual(Object.keys(secret.data).sort(), ['ca.crt', 'tls.crt', 'tls.key']);
+  const cert = new X509Certificate(Buffer.from(secret.data['tls.crt']!, 'base64'));
+  const ca = new X509Certificate(Buffer.from(secret.data['ca.crt']!, 'base64'));
+  assert.ok(cert.checkIssued(ca) && cert.verify(ca.publicKey), 'tls.crt is issued and signed by ca.crt');
+  assert.ok(ca.ca, 'ca.crt is a CA certificate');
+  for (const name of ['kapi', `kapi.${namespace}`, `kapi.${namespace}.svc`, `kapi.${namespace}.svc.cluster.local`, 'localhost']) {
+    assert.ok(cert.checkHost(name), `the certificate names ${name}`);
+  }
+  assert.ok(cert.checkIP('127.0.0.1'));
+});
+
+void test('helm test hook: a Pod that calls /readyz through the Service with the chart\'s CA', { skip }, () => {
+  const pod = find<Manifest & { spec: PodSpec & { restartPolicy: string } }>(objects, 'Pod');
+  assert.equal(pod.metadata.annotations?.['helm.sh/hook'], 'test');
+  assert.equal(pod.spec.restartPolicy, 'Never');
+  const [container] = pod.spec.containers;
+  const command = container!.command ?? [];
+  assert.equal(command[0], 'curl');
+  assert.ok(command.includes('--fail'));
+  assert.equal(command.at(-1), `https://kapi.${namespace}.svc:6443/readyz?verbose`);
+  const caPath = command[command.indexOf('--cacert') + 1]!;
+  const mount = container!.volumeMounts!.find((m) => caPath.startsWith(`${m.mountPath}/`))!;
+  const volume = pod.spec.volumes!.find((v) => v.name === mount.name)!;
+  assert.equal(volume.secret?.secretName, 'kapi-tls');
+  assert.deepEqual(volume.secret?.items, [{ key: 'ca.crt', path: caPath.slice(mount.mountPath.length + 1) }]);
+});
+
+void test('NOTES.txt tells how to wait for, test and reach the release', { skip }, () => {
+  assert.match(notes, /rollout status statefulset\/kapi-etcd/);
+  assert.match(notes, /helm test kapi -n kapi-system/);
+  assert.match(notes, /https:\/\/kapi\.kapi-system\.svc\.cluster\.local:6443/);
+  assert.match(notes, /no authentication/);
+});
+
+void test('values: ServiceMonitor, hard anti-affinity, five etcd members, an existing TLS Secret, no persistence; bad values fail to render', { skip }, async () => {
+  const monitored = (await render({ set: ['serviceMonitor.enabled=true'] })).manifests;
+  const monitor = find<Manifest & { spec: { selector: { matchLabels: Record<string, string> }; endpoints: { port: string; path: string; scheme: string }[] } }>(monitored, 'ServiceMonitor');
+  assert.equal(monitor.apiVersion, 'monitoring.coreos.com/v1');
+  const service = find<ServiceManifest>(monitored, 'Service', 'kapi');
+  assert.ok(subset(monitor.spec.selector.matchLabels, service.metadata.labels), 'the ServiceMonitor selects the kapi Service');
+  assert.ok(!subset(monitor.spec.selector.matchLabels, find(monitored, 'Service', 'kapi-etcd-headless').metadata.labels));
+  assert.deepEqual(monitor.spec.endpoints.map((e) => [e.port, e.path, e.scheme]), [[service.spec.ports[0]!.name, '/metrics', 'https']]);
+
+  const hard = (await render({ set: ['apiServer.podAntiAffinity=hard', 'etcd.podAntiAffinity='] })).manifests;
+  const required = find<Workload>(hard, 'Deployment').spec.template.spec.affinity?.podAntiAffinity?.['requiredDuringSchedulingIgnoredDuringExecution'] as AffinityTerm[];
+  assert.equal(required[0]!.topologyKey, 'kubernetes.io/hostname');
+  assert.equal(find<Workload>(hard, 'StatefulSet').spec.template.spec.affinity, undefined);
+
+  const five = (await render({ set: ['etcd.replicaCount=5'] })).manifests;
+  assert.equal(find<Budget>(five, 'PodDisruptionBudget', 'kapi-etcd').spec.minAvailable, 3);
+  const kapiArgs = find<Workload>(five, 'Deployment').spec.template.spec.containers[0]!.args!;
+  assert.equal(kapiArgs.find((a) => a.startsWith('--etcd-servers='))!.split(',').length, 5);
+  const etcdArgs = find<Workload>(five, 'StatefulSet').spec.template.spec.containers[0]!.args!;
+  assert.equal(etcdArgs.find((a) => a.startsWith('--initial-cluster='))!.split(',').length, 5);
+
+  const own = (await render({ set: ['apiServer.tls.existingSecret=my-tls', 'etcd.persistence.enabled=false'] })).manifests;
+  assert.equal(own.filter((o) => o.kind === 'Secret').length, 0);
+  const ownPod = find<Workload>(own, 'Deployment').spec.template;
+  assert.equal(ownPod.spec.volumes!.find((v) => v.secret)?.secret?.secretName, 'my-tls');
+  assert.equal(ownPod.metadata.annotations?.['checksum/tls'], undefined);
+  const ephemeral = find<Workload>(own, 'StatefulSet');
+  assert.equal(ephemeral.spec.volumeClaimTemplates, undefined);
+  assert.deepEqual(ephemeral.spec.template.spec.volumes, [{ name: 'data', emptyDir: {} }]);
+
+  const bad = await renderChart(renderer, { set: ['apiServer.podAntiAffinity=sometimes'] });
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /podAntiAffinity must be "soft", "hard" or "", not "sometimes"/);
+});
+
+// ---- server-side validation in a real kapi ----
+
+let etcd: TestEtcd | undefined;
+let server: KapiServer | undefined;
+
+after(async () => {
+  await server?.stop();
+  await etcd?.stop();
+});
+
+/** The plural resource kapi serves for `apiVersion`/`kind`, from its discovery documents; undefined when not served. */
+async function servedResource(baseURL: string, apiVersion: string, kind: string): Promise<string | undefined> {
+  const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  const res = await httpRequestJson('GET', `${baseURL}${path}`);
+  if (res.status !== 200) return undefined;
+  const list = res.json as { resources: { name: string; kind: string; namespaced: boolean }[] };
+  return list.resources.find((r) => r.kind === kind && !r.name.includes('/'))?.name;
+}
+
+void test('server-side validation: kapi accepts every rendered object of a kind it serves with dryRun=All and persists none', { skip }, async (t) => {
+  etcd = await startEtcd();
+  server = await startKapiServer({ etcdServers: etcd.endpoints });
+  const ns = await httpRequestJson('POST', `${server.url}/api/v1/namespaces`, { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } } });
+  assert.equal(ns.status, 201, ns.body);
+
+  const validated: string[] = [];
+  const waiting = new Set<string>();
+  for (const o of objects) {
+    const resource = await servedResource(server.url, o.apiVersion, o.kind);
+    const label = `${o.apiVersion}/${o.kind}`;
+    if (resource === undefined) {
+      waiting.add(label);
+      continue;
+    }
+    const prefix = o.apiVersion.includes('/') ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion}`;
+    const collection = `${server.url}${prefix}/namespaces/${namespace}/${resource}`;
+    const res = await httpRequestJson('POST', `${collection}?dryRun=All&fieldValidation=Strict`, { body: o });
+    assert.equal(res.status, 201, `${label} ${o.metadata.name} rejected: ${res.body}`);
+    assert.equal((res.json as Manifest).metadata.name, o.metadata.name);
+    const stored = await httpRequestJson('GET', `${collection}/${o.metadata.name}`);
+    assert.equal(stored.status, 404, `${label} ${o.metadata.name} was persisted by a dry run`);
+    validated.push(`${label} ${o.metadata.name}`);
+  }
+  assert.ok(validated.some((v) => v.startsWith('v1/Secret')) && validated.filter((v) => v.startsWith('v1/ServiceAccount')).length === 2, validated.join(', '));
+  t.diagnostic(`validated by kapi (dryRun=All, fieldValidation=Strict): ${validated.join(', ')}`);
+  t.diagnostic(`server-side validation waits for kapi to serve: ${[...waiting].sort().join(', ')} (checked structurally above)`);
+});
+
+void test('server-side validation is real: kapi\'s dry run rejects a broken rendered Secret with 422', { skip }, async () => {
+  assert.ok(server, 'the previous test started kapi');
+  const secret = structuredClone(find<Manifest & { data: Record<string, string> }>(objects, 'Secret'));
+  secret.data['not a valid key!'] = 'eA==';
+  const res = await httpRequestJson('POST', `${server.url}/api/v1/namespaces/${namespace}/secrets?dryRun=All`, { body: secret });
+  assert.equal(res.status, 422, res.body);
+  assert.match((res.json as { message: string }).message, /not a valid key!/);
+  const unknownField = await httpRequestJson('POST', `${server.url}/api/v1/namespaces/${namespace}/serviceaccounts?dryRun=All&fieldValidation=Strict`, {
+    body: { ...find(objects, 'ServiceAccount', 'kapi'), bogusField: true },
+  });
+  assert.equal(unknownField.status, 400, unknownField.body);
+  assert.match(unknownField.body, /unknown field \\?"bogusField\\?"/);
+});
