@@ -158,6 +158,8 @@ preferences: {}
 
 async function up(/** @type {ReturnType<typeof configure>} */ cfg) {
   const started = Date.now();
+  const apiserver = /** @type {string} */ (component(cfg, kapiReplicas[0] ?? '').argv[1]);
+  if (!existsSync(apiserver)) throw new Error(`${apiserver} is missing (run \`make build\`)`);
   mkdirSync(cfg.dir, { recursive: true });
   writeFileSync(cfg.stateFile, `${JSON.stringify({ basePort: cfg.basePort }, null, 2)}\n`);
   try {

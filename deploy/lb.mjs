@@ -86,6 +86,7 @@ const server = net.createServer((client) => {
       attempt(i + 1);
     });
     upstream.once('connect', () => {
+      if (client.destroyed) return void upstream.destroy();
       upstream.removeAllListeners('error');
       upstream.on('error', () => client.destroy());
       client.on('close', () => upstream.destroy());
