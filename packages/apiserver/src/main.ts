@@ -5,7 +5,7 @@
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createRegistry, definitions } from '@kapi/registry';
+import { builtinDefinitions, createRegistry, definitions } from '@kapi/registry';
 import { createEtcdClient, createEtcdStorage, startCompactor } from '@kapi/storage';
 import { createWatchCache } from '@kapi/watch-cache';
 import { loadServingCertificate } from './certs.js';
@@ -114,7 +114,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     onError: (err) => logger.warn(`etcd compaction failed: ${err instanceof Error ? err.message : String(err)}`),
   });
   const etcd = createEtcdStorage({ endpoints: [...options.etcdServers], client: etcdClient, compaction: compactor });
-  const storage = options.watchCache === false ? etcd : createWatchCache(etcd);
+  const metrics = createApiMetrics();
+  const etcdPrefix = (options.etcdPrefix ?? '/registry').replace(/\/$/, '');
+  const storage = options.watchCache === false ? etcd : createWatchCache(etcd, {
+    resources: builtinDefinitions.map((d) => ({ prefix: `${etcdPrefix}/${d.storagePrefix ?? d.plural}`, group: d.group, resource: d.plural })),
+    consistentReads: options.consistentListFromCache ?? true,
+    metricsRegistry: metrics.registry,
+    logger,
+  });
   const registry = createRegistry({ storage, prefix: options.etcdPrefix ?? '/registry' });
 
   let namespacesReady = false;
@@ -128,7 +135,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     name: 'shutdown',
     check: () => (closing ? Promise.reject(new Error('server is shutting down')) : Promise.resolve()),
   };
-  const metrics = createApiMetrics();
   const shutdown = new AbortController();
   const handler = createRequestHandler({
     registry,

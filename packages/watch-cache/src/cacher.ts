@@ -293,10 +293,6 @@ export class Cacher {
         this.proven = 0;
         this.lastBookmark = undefined;
         this.buffer.clear();
-        this.ready = true;
-        this.everReady = true;
-        this.metrics.initialization();
-        this.metrics.resourceVersion(this.revision);
         this.feed = this.backend.feed(this.prefix, state.revision, {
           onChanges: (changes) => {
             if (generation === this.generation) this.apply(changes);
@@ -308,6 +304,10 @@ export class Cacher {
             if (generation === this.generation) this.reinitialize(err);
           },
         });
+        this.ready = true;
+        this.everReady = true;
+        this.metrics.initialization();
+        this.metrics.resourceVersion(this.revision);
         for (const resolve of this.readyWaiters.splice(0)) resolve();
         this.wakeWaiters();
         return;
@@ -369,7 +369,8 @@ export class Cacher {
   private apply(changes: readonly Change[]): void {
     const now = this.options.now();
     for (const change of changes) {
-      if (change.revision <= this.revision) continue;
+      // Changes of one etcd transaction share a revision; anything older was applied already.
+      if (change.revision < this.revision) continue;
       const prev = this.map.get(change.key) ?? change.prevObject;
       this.map = change.type === 'put' ? this.map.set(change.key, change.object) : this.map.delete(change.key);
       const event = new CacheEvent(change.type, change.key, change.object, prev, change.revision, now, this.map);
