@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { FlagError, parseFlags, usage, type ServerFlags } from './flags.js';
 import { formatGoDuration, parseGoDuration } from './duration.js';
+import { watchTimeoutMs } from './handlers/watch.js';
 
 function parsed(argv: string[]): ServerFlags {
   const flags = parseFlags(argv);
@@ -68,6 +69,21 @@ void describe('parseFlags', () => {
     assert.equal(f.maxRequestsInflight, 0);
   });
 
+  void it('parses --feature-gates and accepts --watch-cache-sizes', () => {
+    const f = parsed(['--etcd-servers=x', '--feature-gates=ConsistentListFromCache=false,WatchList=true', '--watch-cache-sizes=pods#1000,nodes#0']);
+    assert.deepEqual(f.featureGates, { ConsistentListFromCache: false, WatchList: true });
+    assert.deepEqual(f.watchCacheSizes, ['pods#1000', 'nodes#0']);
+    assert.equal(f.minRequestTimeoutSeconds, 1800);
+    assert.equal(f.etcdCompactionIntervalMs, 300_000);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--feature-gates=A=true', '--feature-gates=B=false']).featureGates, { A: true, B: false });
+    assert.equal(parsed(['--etcd-servers=x', '--etcd-compaction-interval=0']).etcdCompactionIntervalMs, 0);
+    assert.equal(flagError(['--etcd-servers=x', '--feature-gates=A']), 'invalid argument "A" for "--feature-gates" flag: missing bool value for A');
+    assert.equal(
+      flagError(['--etcd-servers=x', '--feature-gates=A=maybe']),
+      'invalid argument "A=maybe" for "--feature-gates" flag: invalid value of A=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax',
+    );
+  });
+
   void it('rejects unknown flags, stray arguments and bad values with kube texts', () => {
     assert.equal(flagError(['--etcd-servers=x', '--x']), 'unknown flag: --x');
     assert.equal(flagError(['--etcd-servers=x', '--nope=1']), 'unknown flag: --nope');
@@ -124,5 +140,16 @@ void describe('kapi-apiserver binary', () => {
     const help = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8' });
     assert.equal(help.status, 0);
     assert.match(help.stdout, /Usage:\n {2}kapi-apiserver \[flags\]/);
+  });
+});
+
+void describe('watch timeouts', () => {
+  void it('timeoutSeconds wins; otherwise random in [min, 2×min) of --min-request-timeout', () => {
+    assert.equal(watchTimeoutMs(5, 1800), 5000);
+    assert.equal(watchTimeoutMs(-3, 1800), 0);
+    assert.equal(watchTimeoutMs(undefined, 1800, () => 0), 1_800_000);
+    assert.equal(watchTimeoutMs(0, 1800, () => 0.5), 2_700_000);
+    assert.ok(watchTimeoutMs(undefined, 1800, () => 0.999999)! < 3_600_000);
+    assert.equal(watchTimeoutMs(undefined, 0), undefined);
   });
 });

@@ -2,7 +2,8 @@
  * Test fixture: a real etcd on free ports and an in-process kapi server talking plain HTTP
  * (HTTPS is covered by its own test), plus a small fetch wrapper.
  */
-import { startEtcd, uniquePrefix, type TestEtcd } from '@kapi/storage/testing';
+import { createEtcdClient, startCompactor } from '@kapi/storage';
+import { startEtcd, uniquePrefix, type StartEtcdOptions, type TestEtcd } from '@kapi/storage/testing';
 import { silentLogger } from '../logger.js';
 import { startApiServer, type ApiServerOptions, type RunningServer } from '../main.js';
 
@@ -19,11 +20,17 @@ export interface TestServer {
   readonly server: RunningServer;
   readonly url: string;
   request(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string>; raw?: string | Buffer }): Promise<Response>;
+  /**
+   * Compacts etcd at its current revision the way replicas do (two rounds of kube's
+   * compact_rev_key protocol), so that the server learns the compacted revision too.
+   * Returns the compacted revision: every older revision is gone.
+   */
+  compact(): Promise<number>;
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: Partial<ApiServerOptions> = {}): Promise<TestServer> {
-  const etcd = await startEtcd();
+export async function startTestServer(options: Partial<ApiServerOptions> = {}, etcdOptions: StartEtcdOptions = {}): Promise<TestServer> {
+  const etcd = await startEtcd(etcdOptions);
   const server = await startApiServer({
     etcdServers: etcd.endpoints,
     etcdPrefix: uniquePrefix(),
@@ -53,6 +60,19 @@ export async function startTestServer(options: Partial<ApiServerOptions> = {}): 
         // not JSON
       }
       return { status: res.status, headers: res.headers, text, json };
+    },
+    async compact() {
+      const client = createEtcdClient(etcd.endpoints);
+      const compactor = startCompactor({ client, intervalMs: 0, learnFromOthers: false });
+      try {
+        const first = await compactor.runOnce();
+        const second = await compactor.runOnce();
+        if (second.outcome !== 'compacted') throw new Error(`compaction did not happen: ${JSON.stringify([first, second])}`);
+        return second.revision;
+      } finally {
+        await compactor.stop();
+        client.close();
+      }
     },
     async close() {
       await server.close();

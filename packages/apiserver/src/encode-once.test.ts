@@ -1,0 +1,42 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeList, KubeObject } from '@kapi/machinery';
+import type { WatchEvent } from '@kapi/registry';
+import { jsonOf, listJson, watchEventLine } from './http/encode-once.js';
+
+const cm = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, resourceVersion: '5' }, data: { k: 'v"\n' } });
+
+void describe('serialize once', () => {
+  void it('encodes a shared object once and reuses the text', () => {
+    const obj = cm('a');
+    const text = jsonOf(obj);
+    assert.deepEqual(JSON.parse(text), obj);
+    // The contract says shared objects are read-only; a change after encoding is not seen, which proves the reuse.
+    (obj.metadata as Record<string, unknown>)['name'] = 'changed';
+    assert.equal(jsonOf(obj), text);
+  });
+
+  void it('writes one JSON document per event line and reuses the bytes for every watcher', () => {
+    const obj = cm('a');
+    const event: WatchEvent = { type: 'MODIFIED', object: obj, revision: 5 };
+    const line = watchEventLine(event);
+    assert.equal(watchEventLine(event), line, 'the same Buffer for the same event');
+    const text = line.toString();
+    assert.ok(text.endsWith('}\n'));
+    assert.equal(text.indexOf('\n'), text.length - 1, 'exactly one line');
+    assert.deepEqual(JSON.parse(text), { type: 'MODIFIED', object: obj });
+    // The same object in another event (a selector transition) reuses the object's text.
+    const deleted = watchEventLine({ type: 'DELETED', object: obj, revision: 5 }).toString();
+    assert.deepEqual(JSON.parse(deleted), { type: 'DELETED', object: obj });
+  });
+
+  void it('lists encode as kube orders them and reuse item text', () => {
+    const items = [cm('a'), cm('b')];
+    const list: KubeList = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '9', continue: 'tok' }, items };
+    const text = listJson(list);
+    assert.deepEqual(JSON.parse(text), list);
+    assert.ok(text.startsWith('{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"9","continue":"tok"},"items":['));
+    assert.ok(text.includes(jsonOf(items[0]!)));
+    assert.equal(listJson({ ...list, items: [] }), '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"9","continue":"tok"},"items":[]}');
+  });
+});
