@@ -31,6 +31,11 @@ export interface CacheWatcherOptions {
 
 type Mode = 'open' | 'draining' | 'done';
 
+/** A budget timer this late (ms) means the event loop was stalled, not the consumer. */
+const STALL_TOLERANCE_MS = 15;
+/** However stalled the process, a watcher is closed once its queue exceeds this many times its size. */
+const MAX_OVERFLOW_FACTOR = 100;
+
 /**
  * One client watch served by the cache. Events reach it in three ways, in this order: the
  * `initial` iterator (lazy, so a large initial state is produced as the consumer pulls), then
@@ -214,12 +219,27 @@ export class CacheWatcher implements Watch {
     const now = this.options.now();
     this.refill(now);
     this.blockedSince = now;
+    this.armSlowTimer(Math.max(0, this.budgetMs));
+  }
+
+  /**
+   * Closes the watcher when the budget is spent. A timer that fires late means the whole
+   * process was busy (Node runs one thread), not that this consumer was slow, so it waits
+   * once more for the same time — unless the queue has grown far past its size.
+   */
+  private armSlowTimer(delayMs: number): void {
+    const due = this.options.now() + delayMs;
     this.slowTimer = setTimeout(() => {
       this.slowTimer = undefined;
       if (this.mode !== 'open') return;
+      const late = this.options.now() - due > STALL_TOLERANCE_MS;
+      if (late && this.queued < this.options.queueSize * MAX_OVERFLOW_FACTOR) {
+        this.armSlowTimer(delayMs);
+        return;
+      }
       this.options.onSlow(this);
       this.close(true);
-    }, Math.max(0, this.budgetMs));
+    }, delayMs);
     this.slowTimer.unref();
   }
 

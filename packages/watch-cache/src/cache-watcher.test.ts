@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { everything, type WatchEvent } from '@kapi/storage';
+import { CacheEvent } from './cache-event.js';
+import { CacheWatcher } from './cache-watcher.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function put(revision: number): CacheEvent {
+  return new CacheEvent('put', `/r/ns/o${revision}`, { metadata: { name: `o${revision}` } }, undefined, revision, 0, undefined);
+}
+
+async function drain(watcher: CacheWatcher): Promise<WatchEvent[]> {
+  const out: WatchEvent[] = [];
+  for await (const event of watcher) out.push(event);
+  return out;
+}
+
+void test('cache watcher: a stalled event loop does not close a watcher; a consumer that stays away is closed after its budget', async () => {
+  let slow = 0;
+  let closed = 0;
+  const watcher = new CacheWatcher({
+    scope: '/r/',
+    recursive: true,
+    predicate: everything,
+    allowBookmarks: true,
+    queueSize: 2,
+    budget: { perSecondMs: 0, maxMs: 20 },
+    startRevision: 0,
+    now: Date.now,
+    onSlow: () => slow++,
+    onClose: () => closed++,
+  });
+  for (let rev = 1; rev <= 5; rev++) watcher.dispatch(put(rev));
+  // Busy for longer than the budget: the budget timer fires late, which is not the consumer's fault.
+  const until = Date.now() + 80;
+  while (Date.now() < until) {
+    /* the process is busy */
+  }
+  await sleep(5);
+  assert.equal(watcher.isOpen, true);
+  const iterator = watcher[Symbol.asyncIterator]();
+  for (let rev = 1; rev <= 5; rev++) assert.equal((await iterator.next()).value?.revision, rev);
+  // Now it stays away while events keep coming: closed once the (unrefilled) budget is gone.
+  for (let rev = 6; rev <= 10; rev++) watcher.dispatch(put(rev));
+  await sleep(60);
+  assert.equal(watcher.isOpen, false);
+  assert.equal(slow, 1);
+  assert.equal(closed, 1);
+  watcher.dispatch(put(11)); // ignored once closing
+  const rest = await drain(watcher);
+  assert.deepEqual(rest.map((e) => `${e.type}@${e.revision}`), ['ADDED@6', 'ADDED@7', 'ADDED@8', 'ADDED@9', 'ADDED@10', 'BOOKMARK@10']);
+});
+
+void test('cache watcher: events at or below the running maximum are not delivered; bookmarks only move forward', async () => {
+  const watcher = new CacheWatcher({
+    scope: '/r/ns/o2',
+    recursive: false,
+    predicate: everything,
+    allowBookmarks: true,
+    queueSize: 10,
+    budget: { perSecondMs: 50, maxMs: 100 },
+    startRevision: 2,
+    now: Date.now,
+    onSlow: () => undefined,
+    onClose: () => undefined,
+  });
+  watcher.dispatch(put(2)); // not after the start
+  watcher.dispatch(put(3)); // another key
+  const bookmark = (revision: number): WatchEvent => ({ type: 'BOOKMARK', object: { metadata: { resourceVersion: String(revision) } }, revision });
+  watcher.bookmark(bookmark(2)); // not forward
+  watcher.bookmark(bookmark(4));
+  watcher.bookmark(bookmark(4)); // not forward
+  watcher.close(false);
+  assert.deepEqual((await drain(watcher)).map((e) => `${e.type}@${e.revision}`), ['BOOKMARK@4']);
+});
