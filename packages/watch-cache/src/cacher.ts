@@ -3,11 +3,12 @@ import type { Change, ChangeFeed, FeedHandle, Storage, WatchEvent } from '@kapi/
 import { CacheEvent } from './cache-event.js';
 import { CacheWatcher, bookmarkEvent } from './cache-watcher.js';
 import { EventBuffer } from './event-buffer.js';
-import { compareKeys } from './key-order.js';
+import { listAll } from './initial-list.js';
 import { listPrefix } from './cache-list.js';
 import type { CacheMetrics } from './metrics.js';
 import { defaultWatcherQueueSize, type ResolvedOptions } from './options.js';
 import { SortedMap } from './sorted-map.js';
+import { RevisionWaiters } from './revision-waiters.js';
 
 /** The cache's objects at one revision. */
 export interface CacheState {
@@ -16,12 +17,6 @@ export interface CacheState {
 }
 
 export type FeedBackend = Storage & ChangeFeed;
-
-interface RevisionWaiter {
-  target: number;
-  resolve(reached: boolean): void;
-  timer: NodeJS.Timeout;
-}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -61,9 +56,8 @@ export class Cacher {
   private progressTrusted = false;
   private lastWrite = 0;
   private readonly watchers = new Map<string, Set<CacheWatcher>>();
-  private readonly waiters = new Set<RevisionWaiter>();
+  private readonly waiters: RevisionWaiters;
   private readyWaiters: (() => void)[] = [];
-  private progressTimer: NodeJS.Timeout | undefined;
   private readonly tickTimer: NodeJS.Timeout;
   private lastBookmark: WatchEvent | undefined;
 
@@ -78,6 +72,7 @@ export class Cacher {
     this.name = name;
     this.buffer = new EventBuffer({ ...options.history, now: options.now, onResize: (from, to) => metrics.capacity(from, to) });
     metrics.capacity(0, this.buffer.capacity);
+    this.waiters = new RevisionWaiters(() => this.revision, options.progressRequestIntervalMs);
     this.tickTimer = setInterval(() => this.tick(), options.tickMs);
     this.tickTimer.unref();
     void this.initialize(this.generation);
@@ -220,21 +215,7 @@ export class Cacher {
 
   /** Resolves true once the cache reaches `target`, false after `timeoutMs`. */
   waitForRevision(target: number, timeoutMs: number): Promise<boolean> {
-    if (this.revision >= target) return Promise.resolve(true);
-    if (timeoutMs <= 0) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const waiter: RevisionWaiter = {
-        target,
-        resolve,
-        timer: setTimeout(() => {
-          this.waiters.delete(waiter);
-          this.updateProgressRequests();
-          resolve(false);
-        }, timeoutMs),
-      };
-      this.waiters.add(waiter);
-      this.updateProgressRequests();
-    });
+    return this.waiters.wait(target, timeoutMs);
   }
 
   /** Registers a watcher for live events and bookmarks; it unregisters itself when it closes. */
@@ -269,12 +250,7 @@ export class Cacher {
     this.feed?.close();
     this.feed = undefined;
     for (const watcher of this.allWatchers()) watcher.close(false);
-    for (const waiter of this.waiters) {
-      clearTimeout(waiter.timer);
-      waiter.resolve(false);
-    }
-    this.waiters.clear();
-    this.updateProgressRequests();
+    this.waiters.close();
     for (const resolve of this.readyWaiters.splice(0)) resolve();
   }
 
@@ -282,7 +258,7 @@ export class Cacher {
     while (!this.closed && generation === this.generation) {
       try {
         const trusted = await this.backend.progressRequestsTrusted();
-        const state = await this.listAll();
+        const state = await listAll(this.backend, this.prefix, this.options.listPageSize);
         if (this.closed || generation !== this.generation) return;
         this.progressTrusted = trusted;
         this.map = state.map;
@@ -304,6 +280,7 @@ export class Cacher {
             if (generation === this.generation) this.reinitialize(err);
           },
         });
+        this.waiters.setProgressRequester(trusted ? () => this.feed?.requestProgress() : undefined);
         this.ready = true;
         this.everReady = true;
         this.metrics.initialization();
@@ -319,46 +296,13 @@ export class Cacher {
     }
   }
 
-  /** Lists everything under the prefix in pages, all at the revision of the first page. */
-  private async listAll(): Promise<CacheState> {
-    const keys: string[] = [];
-    const values: KubeObject[] = [];
-    let token: string | undefined;
-    let revision = 0;
-    do {
-      const page = await this.backend.list(this.prefix, { limit: this.options.listPageSize, ...(token ? { continue: token } : {}) });
-      revision ||= Number(page.resourceVersion);
-      for (const item of page.items) {
-        keys.push(this.keyOf(item));
-        values.push(item);
-      }
-      token = page.continue;
-    } while (token);
-    let map: SortedMap<KubeObject>;
-    if (keys.every((k, i) => i === 0 || compareKeys(keys[i - 1]!, k) < 0)) map = SortedMap.fromSorted(keys, values);
-    else {
-      map = SortedMap.empty();
-      for (const [i, k] of keys.entries()) map = map.set(k, values[i]!);
-    }
-    return { map, revision };
-  }
-
-  /**
-   * The key of a listed object: `<prefix>/[<namespace>/]<name>`, the registry's layout (list
-   * results do not carry keys; kube's cacher derives them the same way). Objects that arrive
-   * through the feed carry their real keys.
-   */
-  private keyOf(obj: KubeObject): string {
-    const namespace = obj.metadata.namespace;
-    return namespace ? `${this.prefix}/${namespace}/${obj.metadata.name ?? ''}` : `${this.prefix}/${obj.metadata.name ?? ''}`;
-  }
-
   private reinitialize(err: Error): void {
     this.options.logger.warn(`watch cache ${this.name}: the change feed failed (${err.message}); terminating all watchers and re-listing`);
     this.ready = false;
     this.generation++;
     this.feed?.close();
     this.feed = undefined;
+    this.waiters.setProgressRequester(undefined);
     for (const watcher of this.allWatchers()) watcher.close(false);
     this.buffer.clear();
     this.listState = undefined;
@@ -411,27 +355,7 @@ export class Cacher {
   }
 
   private wakeWaiters(): void {
-    for (const waiter of this.waiters) {
-      if (this.revision >= waiter.target) {
-        this.waiters.delete(waiter);
-        clearTimeout(waiter.timer);
-        waiter.resolve(true);
-      }
-    }
-    this.updateProgressRequests();
-  }
-
-  /** While reads wait and progress replies are trusted, asks for progress every interval. */
-  private updateProgressRequests(): void {
-    const wanted = this.progressTrusted && this.waiters.size > 0 && this.feed !== undefined;
-    if (wanted && this.progressTimer === undefined) {
-      this.feed?.requestProgress();
-      this.progressTimer = setInterval(() => this.feed?.requestProgress(), this.options.progressRequestIntervalMs);
-      this.progressTimer.unref();
-    } else if (!wanted && this.progressTimer !== undefined) {
-      clearInterval(this.progressTimer);
-      this.progressTimer = undefined;
-    }
+    this.waiters.wake();
   }
 
   private *allWatchers(): Generator<CacheWatcher> {
