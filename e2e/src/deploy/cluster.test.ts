@@ -183,7 +183,6 @@ void test('kill -9 of a replica costs no request through the balancer; restart b
 
 void test(
   'kill -9 of an etcd member: requests through the balancer still succeed',
-  { todo: 'kapi does not fail over between --etcd-servers yet: the storage etcd3 client sends calls to the dead member (see report)' },
   async () => {
     const member = await follower();
     await cluster.ok(['kill', member]);

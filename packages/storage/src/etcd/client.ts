@@ -1,10 +1,24 @@
 import { Etcd3, type IOptions } from 'etcd3';
-import { noop } from 'cockatiel';
+import { ConsecutiveBreaker, circuitBreaker, handleWhen, noop, retry } from 'cockatiel';
+import { isRecoverableError } from 'etcd3';
 
 /**
- * Creates the etcd3 client the backend uses when none is given: no client-side retries and no
- * circuit breaker (a failing call fails at once and is reported as Unreachable; retrying a
- * conditional write blindly could misreport its outcome), a per-call deadline, and short
+ * True for a failure that proves the call never reached an etcd server (no connection could
+ * be made), so sending it to another member cannot apply it twice.
+ */
+export function neverReachedServer(err: unknown): boolean {
+  const message = err instanceof Error ? err.message : String(err);
+  return /No connection established|ECONNREFUSED|connect EHOSTUNREACH|Failed to connect/i.test(message);
+}
+
+/**
+ * Creates the etcd3 client the backend uses when none is given. With several members, each
+ * member has a circuit breaker: one connection failure sets it aside for a second, so calls go
+ * to the members that are up (kube's client balances the same way). A call is retried on
+ * another member only when it provably never reached a server; any other failure fails at once
+ * and is reported as Unreachable (retrying a conditional write blindly could misreport its
+ * outcome). With a single member there is nothing to fail over to, so no breaker either: a
+ * restarted etcd is used again as soon as it answers. A per-call deadline, and short
  * reconnect backoff so that a restarted etcd is used again within about a second. Responses
  * may be as large as etcd sends them (2 GiB - 1, as the Go client): gRPC's default 4 MiB
  * would fail a list of a few thousand objects, or a watch catching up on many events (etcd
@@ -14,7 +28,13 @@ export function createEtcdClient(endpoints: string[], dialTimeoutMs = 5000): Etc
   const options: IOptions = {
     hosts: endpoints,
     dialTimeout: dialTimeoutMs,
-    faultHandling: { host: () => noop, global: noop },
+    faultHandling:
+      endpoints.length > 1
+        ? {
+            host: () => circuitBreaker(handleWhen(isRecoverableError), { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(1) }),
+            global: retry(handleWhen(neverReachedServer), { maxAttempts: endpoints.length }),
+          }
+        : { host: () => noop, global: noop },
     grpcOptions: {
       'grpc.initial_reconnect_backoff_ms': 100,
       'grpc.max_reconnect_backoff_ms': 1000,
