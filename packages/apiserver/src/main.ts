@@ -7,7 +7,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { builtinDefinitions, createRegistry, definitions } from '@kapi/registry';
 import { createEtcdClient, createEtcdStorage, startCompactor } from '@kapi/storage';
-import { createWatchCache } from '@kapi/watch-cache';
+import { createWatchCache, type WatchCacheOptions } from '@kapi/watch-cache';
 import { loadServingCertificate } from './certs.js';
 import { boundedCheck, pingCheck, type HealthCheck } from './health.js';
 import { createLogger, type Logger } from './logger.js';
@@ -41,6 +41,8 @@ export interface ApiServerOptions {
   readonly etcdCompactionIntervalMs?: number;
   /** --feature-gates=ConsistentListFromCache=...: serve most-recent lists from the watch cache once it is current; default true. */
   readonly consistentListFromCache?: boolean;
+  /** Programmatic only (tests): shorter watch-cache periods than kube's defaults. */
+  readonly watchCacheTuning?: Pick<WatchCacheOptions, 'bookmarkIntervalMs' | 'tickMs' | 'waitTimeoutMs'>;
   readonly logger?: Logger;
 }
 
@@ -121,6 +123,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     consistentReads: options.consistentListFromCache ?? true,
     metricsRegistry: metrics.registry,
     logger,
+    ...options.watchCacheTuning,
   });
   const registry = createRegistry({ storage, prefix: options.etcdPrefix ?? '/registry' });
 

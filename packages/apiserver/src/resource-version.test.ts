@@ -37,7 +37,8 @@ for (const watchCache of [true, false]) {
     }
 
     before(async () => {
-      t = await startTestServer({ watchCache });
+      // A short wait before 504 Too large resource version keeps the test fast (kube waits 3 s).
+      t = await startTestServer({ watchCache, watchCacheTuning: { waitTimeoutMs: 1000 } });
       assert.equal((await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'rv' } } })).status, 201);
       h = new History(t, 'rv');
       r1 = await h.create('a', { v: '1' });

@@ -50,6 +50,21 @@ void describe('toStatusError', () => {
     assert.equal(toStatusError(new Error('boom'), cms).status.code, 500);
   });
 
+  void it('maps TooManyRequests (a cache initializing) to 429 with Retry-After 1', () => {
+    const err = toStatusError(new StorageError('TooManyRequests', '/registry/configmaps', 'storage is (re)initializing'), cms);
+    assert.deepEqual(err.status, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Too many requests: storage is (re)initializing',
+      reason: 'TooManyRequests',
+      details: { retryAfterSeconds: 1 },
+      code: 429,
+    });
+    assert.deepEqual(err.headers, { 'Retry-After': '1' });
+  });
+
   void it('passes StatusErrors through', () => {
     const err = badRequest('x');
     assert.ok(toStatusError(err, cms) instanceof StatusError);
