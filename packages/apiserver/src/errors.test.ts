@@ -43,7 +43,7 @@ void describe('error classes over HTTP', () => {
   });
 
   void it('400 when a named watch selects another name', async () => {
-    const res = await t.request('GET', `${CM}/a?watch=1&fieldSelector=metadata.name%3Db`);
+    const res = await t.request('GET', '/api/v1/watch/namespaces/default/configmaps/a?fieldSelector=metadata.name%3Db');
     assertStatus(res, 400, 'BadRequest', "fieldSelector metadata.name doesn't match requested name");
   });
 

@@ -156,7 +156,11 @@ for (const watchCache of [true, false]) {
       for (const [query, code, reason, message] of cases) {
         assertStatusResponse(await t.request('GET', `${h.collection}?watch=1&${query}`), code, reason, message);
       }
-      assertStatusResponse(await t.request('GET', `${h.collection}/a?watch=1&fieldSelector=metadata.namespace%3Dw`), 400, 'BadRequest', "fieldSelector metadata.name doesn't match requested name");
+      assertStatusResponse(await t.request('GET', '/api/v1/watch/namespaces/w/configmaps/a?fieldSelector=metadata.namespace%3Dw'), 400, 'BadRequest', "fieldSelector metadata.name doesn't match requested name");
+      // As in kube, `?watch` on a named item is a plain GET.
+      const got = await t.request('GET', `${h.collection}/a?watch=1`);
+      assert.equal(got.status, 200);
+      assert.equal((got.json['metadata'] as { name: string }).name, 'a');
     });
 
     void it('label selector transitions: starts matching → ADDED, stops matching → DELETED', async () => {
@@ -173,11 +177,10 @@ for (const watchCache of [true, false]) {
       await h.delete('q');
     });
 
-    void it('single-object watches: fieldSelector metadata.name, the item path and the legacy /watch/ path', async () => {
+    void it('single-object watches: fieldSelector metadata.name and the legacy /watch/ paths', async () => {
       const from = await currentRv();
       const watches = [
         await watch(`fieldSelector=metadata.name%3Da&resourceVersion=${from}`),
-        await watch('', `${h.collection}/a?watch=true&resourceVersion=${from}`),
         await watch('', `/api/v1/watch/namespaces/w/configmaps/a?resourceVersion=${from}`),
         await watch('', `/api/v1/watch/configmaps?fieldSelector=metadata.name%3Da,metadata.namespace%3Dw&resourceVersion=${from}`),
       ];

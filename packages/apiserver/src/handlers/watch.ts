@@ -14,7 +14,7 @@ import type { RequestScope } from './scope.js';
 const NAME_MISMATCH = "fieldSelector metadata.name doesn't match requested name";
 
 /**
- * A watch addressed to a named item (`/watch/.../<name>` or `<item>?watch=1`) watches that
+ * A watch addressed to a named item (the legacy `/watch/.../<name>` path) watches that
  * name: a field selector, if any, must require exactly that `metadata.name` (400 otherwise).
  */
 function nameSelector(name: string, selector: FieldSelector | undefined): FieldSelector | undefined {
@@ -77,7 +77,7 @@ async function pump(res: ServerResponse, watch: WatchStream, signal: AbortSignal
 }
 
 /**
- * `watch=true` on a collection or a named item (and the legacy `/watch/` paths). Option and
+ * `watch=true` on a collection, and the legacy `/watch/` paths (collections and items). Option and
  * selector errors, and failures before the stream starts (429 while a cache initializes),
  * are ordinary Status responses; after that everything is in-band. The response is
  * `200 application/json`, chunked, headers flushed at once; the stream ends cleanly when the

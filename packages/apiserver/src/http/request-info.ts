@@ -44,8 +44,10 @@ function verbFor(method: string, hasName: boolean, watch: boolean): ResourceVerb
   switch (method) {
     case 'GET':
     case 'HEAD':
-      if (watch) return 'watch';
-      return hasName ? 'get' : 'list';
+      // kube: `?watch` turns a collection GET into a watch; a named GET stays a get (a named
+      // watch goes through the legacy /watch/ path).
+      if (hasName) return 'get';
+      return watch ? 'watch' : 'list';
     case 'POST':
       return 'create';
     case 'PUT':
