@@ -237,6 +237,15 @@ for (const watchCache of [true, false]) {
         const exact = listOf(await list(`fieldSelector=metadata.name%3Da&resourceVersionMatch=Exact&resourceVersion=${r2}`));
         assert.equal(exact.rv, r2);
         assert.deepEqual(exact.items.map((i) => i.data), [{ v: '1' }]);
+        // kube's storage ignores a continue token on a single-key read (and so the resourceVersion rule that comes with it).
+        const ignored = listOf(await list(`fieldSelector=metadata.name%3Db&continue=garbage&resourceVersion=${r2}`));
+        assert.deepEqual(ignored.items.map((i) => i.metadata.name), ['b']);
+        assertStatusResponse(
+          await list('fieldSelector=metadata.name%3Db&continue=garbage&resourceVersion=x'),
+          400,
+          'BadRequest',
+          'invalid resource version: resourceVersion: Invalid value: "x": strconv.ParseUint: parsing "x": invalid syntax',
+        );
       });
     });
 

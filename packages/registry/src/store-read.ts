@@ -68,9 +68,12 @@ function checkListOptions(ctx: StoreContext, options: ListOptions, target: ReadT
     // Only the resourceVersion-with-continue check is a 400 here; the rest are 422s.
     if (!isBadRequest(err)) throw err;
     checkFieldSelector(ctx.definition, options.fieldSelector);
-    if (!target.recursive) return;
-    decodeContinue(cont, `${target.key}/`);
-    throw err;
+    if (target.recursive) {
+      decodeContinue(cont, `${target.key}/`);
+      throw err;
+    }
+    parseResourceVersion(options.resourceVersion);
+    return;
   }
   checkFieldSelector(ctx.definition, options.fieldSelector);
   if (cont === '' || !target.recursive) parseResourceVersion(options.resourceVersion);
