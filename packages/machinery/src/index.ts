@@ -11,6 +11,7 @@ export type {
   GroupResource,
   GroupKind,
   FieldError,
+  SuccessStatus,
 } from './status.js';
 export {
   formatGroupResource,

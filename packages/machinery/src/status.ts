@@ -279,15 +279,17 @@ export function serviceUnavailable(message: string): StatusError {
   return new StatusError({ code: 503, reason: 'ServiceUnavailable', message });
 }
 
+/** A success Status has no `code` on the wire (kube leaves it 0, omitted). */
+export type SuccessStatus = Omit<Status, 'code'>;
+
 /** A `Status` with status Success, as DELETE returns for resources that do not return the object. */
-export function successStatus(details?: StatusDetails): Status {
+export function successStatus(details?: StatusDetails): SuccessStatus {
   return {
     kind: 'Status',
     apiVersion: 'v1',
     metadata: {},
     status: 'Success',
     ...(details !== undefined ? { details } : {}),
-    code: 200,
   };
 }
 

@@ -1,6 +1,6 @@
 /** delete and deletecollection of the generic store. */
 import type { KubeList, KubeObject, Status } from '@kapi/machinery';
-import { isNotFound, nowRFC3339 } from '@kapi/machinery';
+import { isNotFound, nowRFC3339, successStatus } from '@kapi/machinery';
 import { preconditionFailed } from '@kapi/storage';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
@@ -35,8 +35,7 @@ function deletedResponse(ctx: StoreContext, obj: KubeObject): KubeObject | Statu
     kind: ctx.resource.resource,
     uid: obj.metadata.uid ?? '',
   };
-  // Status declares `code` as required; kube's success Status has none on the wire.
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as unknown as Status;
+  return successStatus(details);
 }
 
 function checkPreconditions(key: string, obj: KubeObject, preconditions: DeleteOptions['preconditions']): void {
