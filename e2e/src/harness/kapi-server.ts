@@ -28,6 +28,8 @@ export interface StartKapiServerOptions {
   startTimeoutMs?: number;
   /** Copy the server's output to this process's stderr (default false; `KAPI_SERVER_VERBOSE=1` too). */
   verbose?: boolean;
+  /** Extra environment variables of the server process (e.g. `NODE_OPTIONS`), over this process's environment. */
+  env?: Record<string, string>;
 }
 
 /** A `kapi-apiserver` child process on free loopback ports, with its own `--cert-dir`. */
@@ -130,7 +132,10 @@ export async function startKapiServer(options: StartKapiServerOptions): Promise<
   let stopped = false;
 
   const launch = async (): Promise<void> => {
-    const current = spawn(process.execPath, args(), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const current = spawn(process.execPath, args(), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+    });
     child = current;
     liveChildren.add(current);
     current.once('exit', () => liveChildren.delete(current));

@@ -29,6 +29,11 @@ export class EtcdBaseline {
     if (value === null) throw new Error(`key missing: ${key}`);
   }
 
+  /** The value of `key` as a string, or null. */
+  getString(key: string): Promise<string | null> {
+    return this.client.get(key).string();
+  }
+
   /** Deletes every key under `prefix` and compacts history up to now, so runs don't pile up data. */
   async deletePrefixAndCompact(prefix: string): Promise<void> {
     const res = await this.client.delete().prefix(prefix).exec();

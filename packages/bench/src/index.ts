@@ -4,6 +4,12 @@ export { readProcess, monitorProcess, childPids, type ProcessSample, type Proces
 export { canPin, pin, affinity } from './pinning.js';
 export { KapiClient, UnexpectedStatusError, oneKibData } from './kapi-client.js';
 export { EtcdBaseline } from './etcd-client.js';
-export { parseSuiteOptions, usage, type SuiteOptions } from './options.js';
-export { runSuite, type SuiteResult, type StepResult, type Target, type OperationName } from './suite.js';
+export { parseSuiteOptions, usage, scenarioNames, type SuiteOptions, type ScenarioName } from './options.js';
+export { runSuite, countErrors, type SuiteResult, type StepResult, type Target, type OperationName } from './suite.js';
+export { runListScenario, loadListObjects, type ListScenarioResult, type ListStep } from './list-scenario.js';
+export { runFanoutScenario, type FanoutScenarioResult, type FanoutStep } from './fanout-scenario.js';
+export { runMemoryScenario, type MemoryScenarioResult, type MemoryStep } from './memory-scenario.js';
+export { WatcherPool, eventResourceVersion } from './watcher-pool.js';
+export { startBareServer, measureClosedLoop, type BenchContext, type BareServer, type MeasuredRun } from './context.js';
 export { textReport, markdownReport, writeReports, textTable, markdownTable, stepRows, ratioRows } from './report.js';
+export { listRows, fanoutRows, memoryRows, scenarioErrors } from './scenario-report.js';

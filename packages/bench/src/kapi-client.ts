@@ -64,6 +64,32 @@ export class KapiClient {
     return this.send('POST', `/api/v1/namespaces/${namespace}/configmaps`, 201, body);
   }
 
+  /** GET `path` and read the whole body (any size); throws unless 200. Returns the bytes when `keep`, else an empty Buffer. */
+  async getBody(path: string, keep = false): Promise<{ bytes: number; body: Buffer }> {
+    const res = await this.pool.request({ method: 'GET', path, headers: { accept: 'application/json' } });
+    if (res.statusCode !== 200) throw new UnexpectedStatusError(res.statusCode, await res.body.text());
+    let bytes = 0;
+    const chunks: Buffer[] = [];
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (keep) chunks.push(chunk);
+    }
+    return { bytes, body: keep ? Buffer.concat(chunks) : Buffer.alloc(0) };
+  }
+
+  /** Sends `method path` with a JSON body (`contentType`), expects `expected`, and returns the parsed response. */
+  async json<T>(method: string, path: string, expected: number, body?: unknown, contentType = 'application/json'): Promise<T> {
+    const res = await this.pool.request({
+      method: method as 'GET',
+      path,
+      headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': contentType } : {}) },
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== expected) throw new UnexpectedStatusError(res.statusCode, text);
+    return JSON.parse(text) as T;
+  }
+
   /** GET a ConfigMap (resourceVersion unset: a consistent read); expects 200. */
   getConfigMap(namespace: string, name: string): Promise<void> {
     return this.send('GET', `/api/v1/namespaces/${namespace}/configmaps/${name}`, 200);

@@ -4,9 +4,11 @@ import { parseSuiteOptions } from './options.js';
 
 void test('defaults and --quick', () => {
   const full = parseSuiteOptions([], '/out');
-  assert.deepEqual([full.concurrency, full.durationMs, full.warmupMs, full.url, full.pin, full.outDir], [[1, 16, 64], 60_000, 30_000, undefined, true, '/out']);
+  assert.deepEqual([full.concurrency, full.durationMs, full.warmupMs, full.url, full.pin, full.outDir], [[1, 16, 64], 20_000, 10_000, undefined, true, '/out']);
+  assert.deepEqual([full.scenarios, full.listObjects, full.listConcurrency, full.watchers, full.fanoutRates, full.memoryObjects], [['crud', 'list', 'fanout', 'memory'], 10_000, [1, 10], 1000, [10, 100, 300], [10_000, 50_000]]);
   const quick = parseSuiteOptions(['--quick'], '/out');
-  assert.deepEqual([quick.quick, quick.concurrency, quick.durationMs, quick.warmupMs], [true, [16], 10_000, 2_000]);
+  assert.deepEqual([quick.quick, quick.concurrency, quick.durationMs, quick.warmupMs], [true, [16], 4_000, 1_000]);
+  assert.deepEqual([quick.listConcurrency, quick.fanoutRates, quick.memoryObjects], [[1], [100], [10_000]]);
 });
 
 void test('flags in both --flag value and --flag=value forms', () => {
@@ -22,6 +24,17 @@ void test('flags in both --flag value and --flag=value forms', () => {
   assert.deepEqual(o.etcdServers, ['http://a:1', 'http://b:2']);
   assert.equal(o.pin, false);
   assert.equal(o.outDir, 'x');
+});
+
+void test('scenario flags', () => {
+  const o = parseSuiteOptions(['--scenarios=list,fanout', '--list-objects', '500', '--watchers=10', '--fanout-rates', '5,50', '--memory-objects=2000,1000', '--scenario-duration', '3'], '/o');
+  assert.deepEqual(o.scenarios, ['list', 'fanout']);
+  assert.equal(o.listObjects, 500);
+  assert.equal(o.watchers, 10);
+  assert.deepEqual(o.fanoutRates, [5, 50]);
+  assert.deepEqual(o.memoryObjects, [1000, 2000]);
+  assert.equal(o.scenarioDurationMs, 3000);
+  assert.throws(() => parseSuiteOptions(['--scenarios', 'list,nope'], '/o'), /--scenarios takes crud,list,fanout,memory; got nope/);
 });
 
 void test('bad input is a clear error', () => {

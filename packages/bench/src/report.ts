@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fanoutRows, listRows, memoryRows, scenarioErrors } from './scenario-report.js';
 import { ratio } from './stats.js';
 import type { StepResult, SuiteResult } from './suite.js';
 
@@ -73,16 +74,32 @@ function pinningLine(result: SuiteResult): string {
     : `not pinned (${p.reason})`;
 }
 
-/** The console report: both tables, the errors (never hidden) and the pinning. */
-export function textReport(result: SuiteResult): string {
-  const errors = result.steps.filter((s) => s.errors > 0).map((s) => `  ${s.target}/${s.operation} c=${s.concurrency}: ${s.errors} errors, e.g. ${s.errorSamples.join(' | ')}`);
+/** Every error line of the run: crud steps and the scenarios. */
+function errorLines(result: SuiteResult): string[] {
   return [
-    `kapi-bench suite ${result.date} (${result.options.quick ? 'quick' : 'full'}; ${result.options.durationMs / 1000} s per step)`,
+    ...result.steps.filter((s) => s.errors > 0).map((s) => `${s.target}/${s.operation} c=${s.concurrency}: ${s.errors} errors, e.g. ${s.errorSamples.join(' | ')}`),
+    ...scenarioErrors(result),
+  ];
+}
+
+/** Titled sections present in this result: [title, rows]. */
+function sections(result: SuiteResult): [string, string[][]][] {
+  const out: [string, string[][]][] = [];
+  if (result.steps.length > 0) out.push(['S1/S2 creates and gets (with raw etcd)', stepRows(result)], ['kapi vs raw etcd', ratioRows(result)]);
+  if (result.lists) out.push([`S3 LIST of ${result.lists.objects} ConfigMaps (${result.lists.itemBytes.toFixed(0)} B JSON each): cache vs etcd vs bare node:http`, listRows(result)]);
+  if (result.fanout) out.push([`S4 watch fan-out (${result.fanout.eventBytes} B events): delivery latency from write acknowledgement`, fanoutRows(result)]);
+  if (result.memory) out.push(['S5 memory per cached ConfigMap (fresh servers, after forced GC, vs a server on an empty prefix)', memoryRows(result)]);
+  return out;
+}
+
+/** The console report: every table, the errors (never hidden) and the pinning. */
+export function textReport(result: SuiteResult): string {
+  const errors = errorLines(result).map((e) => `  ${e}`);
+  return [
+    `kapi-bench suite ${result.date} (${result.options.quick ? 'quick' : 'full'}; ${result.options.durationMs / 1000} s per crud step${result.elapsedSeconds !== undefined ? `; ${result.elapsedSeconds.toFixed(0)} s in all` : ''})`,
     `${result.host.cpus} × ${result.host.cpuModel}, node ${result.host.node}, ${result.host.etcdVersion}; ${pinningLine(result)}`,
-    '',
-    textTable(stepRows(result)),
-    '',
-    textTable(ratioRows(result)),
+    ...sections(result).flatMap(([title, rows]) => ['', title, textTable(rows)]),
+    ...(result.skipped && result.skipped.length > 0 ? ['', `skipped: ${result.skipped.join('; ')}`] : []),
     '',
     result.totalErrors === 0 ? 'errors: none' : `errors: ${result.totalErrors} — THIS RUN FAILED\n${errors.join('\n')}`,
   ].join('\n');
@@ -90,22 +107,20 @@ export function textReport(result: SuiteResult): string {
 
 /** The markdown report written next to the JSON. */
 export function markdownReport(result: SuiteResult, jsonFileName: string): string {
-  const errors = result.steps.filter((s) => s.errors > 0).map((s) => `- ${s.target}/${s.operation} c=${s.concurrency}: ${s.errors} errors, e.g. \`${s.errorSamples.join(' | ')}\``);
+  const errors = errorLines(result).map((e) => `- ${e}`);
   return [
     `# kapi-bench ${result.date}`,
     '',
-    `- mode: ${result.options.quick ? 'quick' : 'full'}, ${result.options.durationMs / 1000} s measured per step, warm-up ${result.options.warmupMs / 1000} s`,
+    `- mode: ${result.options.quick ? 'quick' : 'full'}, ${result.options.durationMs / 1000} s measured per crud step, warm-up ${result.options.warmupMs / 1000} s`,
     `- host: ${result.host.cpus} × ${result.host.cpuModel}, ${(result.host.memoryBytes / 2 ** 30).toFixed(0)} GiB, node ${result.host.node}, ${result.host.etcdVersion}`,
     `- target: ${result.target.url} (${result.target.startedBySuite ? 'started by the suite, plain HTTP' : 'external'}); baseline etcd ${result.target.baselineEtcd}${result.target.baselineEtcdIsServerEtcd ? ' (the server\'s etcd)' : ' (a separate etcd)'}`,
     `- ${pinningLine(result)}`,
-    `- workload: ConfigMap creates with 1 KiB of data (unique names), GETs of existing ConfigMaps (resourceVersion unset); raw etcd via gRPC (etcd3): create = txn(mod_revision == 0 → put), put, get`,
+    `- workload: ConfigMap creates with 1 KiB of data (unique names), GETs of existing ConfigMaps (resourceVersion unset); raw etcd via gRPC (etcd3): create = txn(mod_revision == 0 → put), put, get; ` +
+      `LIST of ${result.options.listObjects} ConfigMaps; watch fan-out of ${result.options.watchers} watchers at ${result.options.fanoutRates.join('/')} writes/s; memory at ${result.options.memoryObjects.join('/')} ConfigMaps`,
+    ...(result.elapsedSeconds !== undefined ? [`- wall time: ${result.elapsedSeconds.toFixed(0)} s`] : []),
+    ...sections(result).flatMap(([title, rows]) => ['', `## ${title}`, '', markdownTable(rows)]),
     '',
-    markdownTable(stepRows(result)),
-    '',
-    '## kapi vs raw etcd',
-    '',
-    markdownTable(ratioRows(result)),
-    '',
+    ...(result.skipped && result.skipped.length > 0 ? ['## Skipped', '', ...result.skipped.map((s) => `- ${s}`), ''] : []),
     `## Errors`,
     '',
     result.totalErrors === 0 ? 'None.' : `${result.totalErrors} errors — the run failed.\n\n${errors.join('\n')}`,

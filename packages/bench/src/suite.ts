@@ -2,24 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { startEtcd, type TestEtcd } from '@kapi/storage/testing';
 import { startKapiServer, type KapiServer } from '@kapi/e2e';
-import { EtcdBaseline } from './etcd-client.js';
-import { KapiClient, oneKibData } from './kapi-client.js';
-import { runClosedLoop, type LoadResult, type Operation } from './load.js';
+import { startBareServer, startExtraServer, type BenchContext } from './context.js';
+import { runCrudScenario, type StepResult } from './crud-scenario.js';
+import { runFanoutScenario, type FanoutScenarioResult } from './fanout-scenario.js';
+import { runListScenario, type ListScenarioResult } from './list-scenario.js';
+import { runMemoryScenario, type MemoryScenarioResult } from './memory-scenario.js';
 import { affinity, canPin, pin } from './pinning.js';
-import { childPids, monitorProcess, type ProcessUsage } from './process-stats.js';
+import { childPids } from './process-stats.js';
 import type { SuiteOptions } from './options.js';
 
-export type Target = 'kapi' | 'etcd';
-export type OperationName = 'create' | 'get' | 'put' | 'create-txn';
-
-export interface StepResult extends LoadResult {
-  target: Target;
-  operation: OperationName;
-  /** CPU and RSS of the server processes during the measured part of the step. */
-  usage: { kapi?: ProcessUsage; etcd?: ProcessUsage };
-  /** CPU seconds this load generator used during the measured part (to spot a client-bound step). */
-  loadGeneratorCpuSeconds: number;
-}
+export type { StepResult, Target, OperationName } from './crud-scenario.js';
 
 export interface SuiteResult {
   date: string;
@@ -27,12 +19,23 @@ export interface SuiteResult {
   options: Omit<SuiteOptions, 'outDir'>;
   pinning: { enabled: boolean; reason: string; server?: string; etcd?: string; loadGenerator?: string };
   target: { url: string; startedBySuite: boolean; baselineEtcd: string; baselineEtcdIsServerEtcd: boolean };
+  /** S1/S2 and the raw-etcd baselines. */
   steps: StepResult[];
+  /** S3: lists of N ConfigMaps, cache vs etcd vs bare node:http. */
+  lists?: ListScenarioResult;
+  /** S4: watch fan-out, kapi vs a bare Node fan-out. */
+  fanout?: FanoutScenarioResult;
+  /** S5: memory per cached object. */
+  memory?: MemoryScenarioResult;
+  /** Scenarios or parts not run, with the reason. */
+  skipped?: string[];
   totalErrors: number;
+  /** Wall time of the whole suite. */
+  elapsedSeconds?: number;
 }
 
-const namespace = 'kapi-bench';
-const getPoolSize = 1000;
+const serverCpu = '0';
+const loadGeneratorCpu = '1';
 
 function etcdVersion(): string {
   try {
@@ -46,25 +49,34 @@ function log(message: string): void {
   process.stderr.write(`[kapi-bench] ${message}\n`);
 }
 
+/** Every error of a result: failed operations, failed steps, missing deliveries, terminated watchers. */
+export function countErrors(result: Pick<SuiteResult, 'steps' | 'lists' | 'fanout' | 'memory'>): number {
+  let n = result.steps.reduce((sum, s) => sum + s.errors, 0);
+  n += (result.lists?.steps ?? []).reduce((sum, s) => sum + s.errors, 0) + (result.lists?.loadErrors ?? 0);
+  n += (result.fanout?.errors.length ?? 0) + (result.fanout?.steps ?? []).reduce((sum, s) => sum + s.writeErrors + s.missingDeliveries + s.watchersTerminated, 0);
+  n += result.memory?.errors.length ?? 0;
+  return n;
+}
+
 /**
  * Runs the benchmark suite: starts etcd and a kapi-apiserver (plain HTTP) unless `url` is
  * given, pins them to CPU 0 and this process to CPU 1 when taskset and two CPUs exist, then
- * for every concurrency level measures kapi ConfigMap creates and GETs and the raw-etcd
- * create-txn, put and get baselines on the same etcd. Stops what it started. Errors of single
- * operations are counted in the result; failure to start anything throws.
+ * runs the selected scenarios in the order list → memory → fan-out → crud (crud creates many
+ * objects, which would distort the list and memory figures). Stops what it started. Errors
+ * of single operations are counted in the result; failure to start the target throws.
  */
 export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const date = new Date().toISOString();
+  const started = performance.now();
   const pinning: SuiteResult['pinning'] = { enabled: false, reason: '' };
   const wantPin = options.pin && canPin();
   pinning.reason = !options.pin ? 'disabled by --no-pin' : wantPin ? 'taskset' : 'taskset missing or fewer than 2 CPUs';
-  // Children inherit affinity: pin ourselves to CPU 0 while spawning, then move to CPU 1.
-  if (wantPin) pin(process.pid, '0');
+  // Children inherit affinity: pin ourselves to the server CPU while spawning, then move.
+  if (wantPin) pin(process.pid, serverCpu);
 
   let etcd: TestEtcd | undefined;
   let server: KapiServer | undefined;
-  let etcdBaseline: EtcdBaseline | undefined;
-  let kapi: KapiClient | undefined;
+  const extras: { stop(): Promise<void> }[] = [];
   try {
     let url = options.url;
     let kapiPid = options.serverPid;
@@ -80,75 +92,41 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     }
     const etcdPid = etcd ? childPids(process.pid, 'etcd')[0] : undefined;
     if (wantPin) {
-      pinning.enabled = pin(process.pid, '1');
+      pinning.enabled = pin(process.pid, loadGeneratorCpu);
       pinning.loadGenerator = affinity(process.pid);
       if (kapiPid !== undefined) pinning.server = affinity(kapiPid);
       if (etcdPid !== undefined) pinning.etcd = affinity(etcdPid);
     }
     log(`target ${url}; etcd ${etcdEndpoints.join(',')}; pinning ${pinning.enabled ? JSON.stringify(pinning) : pinning.reason}`);
 
-    const maxConcurrency = Math.max(...options.concurrency);
-    kapi = new KapiClient(url, maxConcurrency);
-    etcdBaseline = new EtcdBaseline(etcdEndpoints);
-    await kapi.ensureNamespace(namespace);
-    const getKeys = Array.from({ length: getPoolSize }, (_, i) => `/kapi-bench-raw/get/${i}`);
-    const value = JSON.stringify({ data: oneKibData });
-    await runClosedLoop((seq) => etcdBaseline!.put(getKeys[seq]!, value), { concurrency: 16, durationMs: 600_000, maxOps: getPoolSize });
-
-    const steps: StepResult[] = [];
-    const warmedUp = new Set<string>();
-    let seq = 0;
-    const measure = async (target: Target, operation: OperationName, concurrency: number, op: Operation): Promise<StepResult> => {
-      const kind = `${target}/${operation}`;
-      const warmupMs = warmedUp.has(kind) ? Math.min(options.warmupMs, 5000) : options.warmupMs;
-      warmedUp.add(kind);
-      if (warmupMs > 0) seq = (await runClosedLoop(op, { concurrency, durationMs: warmupMs, firstSeq: seq })).nextSeq;
-      const kapiMonitor = kapiPid !== undefined ? monitorProcess(kapiPid) : undefined;
-      const etcdMonitor = etcdPid !== undefined ? monitorProcess(etcdPid) : undefined;
-      const clientCpuBefore = process.cpuUsage();
-      const result = await runClosedLoop(op, { concurrency, durationMs: options.durationMs, firstSeq: seq });
-      const clientCpu = process.cpuUsage(clientCpuBefore);
-      seq = result.nextSeq;
-      const usage: StepResult['usage'] = {};
-      const kapiUsage = kapiMonitor?.finish();
-      const etcdUsage = etcdMonitor?.finish();
-      if (kapiUsage) usage.kapi = kapiUsage;
-      if (etcdUsage) usage.etcd = etcdUsage;
-      const step = { target, operation, usage, loadGeneratorCpuSeconds: (clientCpu.user + clientCpu.system) / 1e6, ...result };
-      log(
-        `${kind.padEnd(15)} c=${String(concurrency).padStart(3)}  ${result.opsPerSecond.toFixed(0).padStart(6)}/s  ` +
-          `p50 ${result.latency.p50.toFixed(2)} ms  p99 ${result.latency.p99.toFixed(2)} ms  errors ${result.errors}` +
-          (result.errorSamples.length > 0 ? `  (${result.errorSamples[0]})` : ''),
-      );
-      steps.push(step);
-      return step;
+    const cpusForServers = pinning.enabled ? serverCpu : undefined;
+    // Extra servers need the target's etcd: the one the suite started, or the given one with --url.
+    const serverEtcd = options.url === undefined || options.etcdServers !== undefined ? etcdEndpoints : undefined;
+    const ctx: BenchContext = {
+      url,
+      kapiPid,
+      etcdPid,
+      serverEtcd,
+      serverCpus: cpusForServers,
+      quick: options.quick,
+      warmupMs: options.warmupMs,
+      log,
+      async startServer(o) {
+        const s = await startExtraServer(serverEtcd!, cpusForServers, o);
+        extras.push(s);
+        return s;
+      },
+      async startBare(mode, file) {
+        const b = await startBareServer(mode, file, cpusForServers);
+        extras.push(b);
+        return b;
+      },
     };
 
-    for (const concurrency of options.concurrency) {
-      const created: string[] = [];
-      await measure('kapi', 'create', concurrency, async (n) => {
-        const name = `cm-${n}`;
-        await kapi!.createConfigMap(namespace, name, oneKibData);
-        if (created.length < getPoolSize) created.push(name);
-      });
-      if (created.length === 0) created.push('missing');
-      await measure('kapi', 'get', concurrency, (n) => kapi!.getConfigMap(namespace, created[n % created.length]!));
-
-      const txnPrefix = `/kapi-bench-raw/txn-${concurrency}/`;
-      await measure('etcd', 'create-txn', concurrency, (n) => etcdBaseline!.createTxn(`${txnPrefix}${n}`, value));
-      await etcdBaseline.deletePrefixAndCompact(txnPrefix);
-      const putPrefix = `/kapi-bench-raw/put-${concurrency}/`;
-      await measure('etcd', 'put', concurrency, (n) => etcdBaseline!.put(`${putPrefix}${n}`, value));
-      await etcdBaseline.deletePrefixAndCompact(putPrefix);
-      await measure('etcd', 'get', concurrency, (n) => etcdBaseline!.get(getKeys[n % getKeys.length]!));
-    }
-
-    await etcdBaseline.deletePrefixAndCompact('/kapi-bench-raw/');
-    const { outDir: _outDir, ...recordedOptions } = options;
-    return {
+    const result: SuiteResult = {
       date,
       host: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryBytes: totalmem(), node: process.version, etcdVersion: etcdVersion() },
-      options: recordedOptions,
+      options: (({ outDir: _outDir, ...rest }) => rest)(options),
       pinning,
       target: {
         url,
@@ -156,12 +134,32 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
         baselineEtcd: etcdEndpoints.join(','),
         baselineEtcdIsServerEtcd: options.url === undefined || options.etcdServers !== undefined,
       },
-      steps,
-      totalErrors: steps.reduce((sum, s) => sum + s.errors, 0),
+      steps: [],
+      skipped: [],
+      totalErrors: 0,
     };
+    const run = (name: string) => options.scenarios.includes(name as never);
+    let loadedListObjects = 0;
+    if (run('list')) {
+      result.lists = await runListScenario(ctx, { objects: options.listObjects, concurrency: options.listConcurrency, durationMs: options.scenarioDurationMs });
+      result.skipped!.push(...result.lists.skipped);
+      loadedListObjects = options.listObjects;
+    }
+    if (run('memory')) {
+      result.memory = await runMemoryScenario(ctx, { objects: options.memoryObjects, alreadyLoaded: loadedListObjects });
+      result.skipped!.push(...result.memory.skipped);
+    }
+    if (run('fanout')) {
+      result.fanout = await runFanoutScenario(ctx, { watchers: options.watchers, rates: options.fanoutRates, durationMs: options.scenarioDurationMs });
+    }
+    if (run('crud')) {
+      result.steps = await runCrudScenario(ctx, { concurrency: options.concurrency, durationMs: options.durationMs, warmupMs: options.warmupMs, etcdEndpoints });
+    }
+    result.totalErrors = countErrors(result);
+    result.elapsedSeconds = (performance.now() - started) / 1000;
+    return result;
   } finally {
-    await kapi?.close();
-    etcdBaseline?.close();
+    for (const e of extras) await e.stop();
     await server?.stop();
     await etcd?.stop();
   }

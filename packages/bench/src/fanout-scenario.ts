@@ -1,0 +1,300 @@
+/**
+ * S4: watch fan-out. N chunked watch connections on one collection; one writer updates 1 KiB
+ * ConfigMaps at a steady rate (round-robin over {@link objectCount} objects, never two writes
+ * to one object at a time, so no write waits on another); the delivery latency of every event at every watcher is
+ * measured from the write's acknowledgement. Baseline: a bare Node server writing the same
+ * event bytes to N chunked responses, acknowledging each write after writing to all of them.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import type { BenchContext } from './context.js';
+import { KapiClient, oneKibData } from './kapi-client.js';
+import { monitorProcess, type ProcessUsage } from './process-stats.js';
+import { SampleBuffer, summarize, type LatencySummary } from './stats.js';
+import { WatcherPool } from './watcher-pool.js';
+
+export const fanoutNamespace = 'kapi-bench-fanout';
+const objectCount = 64;
+const objectName = (i: number) => `fanout-${i % objectCount}`;
+
+export interface FanoutStep {
+  target: 'kapi' | 'bare';
+  watchers: number;
+  /** Writes per second asked for. */
+  rate: number;
+  durationSeconds: number;
+  /** Writes acknowledged during the measured run. */
+  writes: number;
+  /** Writes not sent because the previous write to the same object was still in flight (the server fell behind). */
+  writesSkipped: number;
+  writeErrors: number;
+  errorSamples: string[];
+  /** Write latency (request → acknowledgement), ms. */
+  writeLatency: LatencySummary;
+  /** Delivery latency (acknowledgement → event at a watcher), ms; an event seen before the ack counts as 0. */
+  delivery: LatencySummary;
+  /** Delivery latency from the start of the write request, ms. */
+  deliveryFromRequest: LatencySummary;
+  /** Deliveries that arrived before the writer had the acknowledgement. */
+  deliveredBeforeAck: number;
+  /** writes × watchers. */
+  expectedDeliveries: number;
+  /** Expected deliveries not seen within the drain time. */
+  missingDeliveries: number;
+  /** Watch connections that ended during the run. */
+  watchersTerminated: number;
+  usage: ProcessUsage | undefined;
+  loadGeneratorCpuSeconds: number;
+}
+
+export interface FanoutScenarioResult {
+  eventBytes: number;
+  steps: FanoutStep[];
+  errors: string[];
+}
+
+export interface FanoutScenarioOptions {
+  watchers: number;
+  rates: readonly number[];
+  durationMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The writer of one target: sends write `seq` (to object `seq % objectCount`) and resolves the acknowledged resourceVersion. */
+type Writer = (seq: number) => Promise<number>;
+
+interface WriteTimes {
+  start: number;
+  ack: number;
+}
+
+/**
+ * One measured rate: writes at `rate`/s for `durationMs` (open loop; a write whose object is
+ * still being written is skipped and counted),
+ * waits up to 5 s for the last deliveries, then matches deliveries to writes.
+ */
+async function measureRate(
+  ctx: BenchContext,
+  target: FanoutStep['target'],
+  pool: WatcherPool,
+  watchers: number,
+  recorder: { reset(): void; rvs: SampleBuffer; times: SampleBuffer },
+  writer: Writer,
+  rate: number,
+  durationMs: number,
+  pid: number | undefined,
+  seqBase: number,
+): Promise<FanoutStep> {
+  const writes = new Map<number, WriteTimes>();
+  const writeLatency = new SampleBuffer();
+  const errorSamples = new Set<string>();
+  let writeErrors = 0;
+  let skipped = 0;
+  const busy = new Set<number>();
+  const terminatedBefore = pool.terminated;
+  recorder.reset();
+  const monitor = pid !== undefined ? monitorProcess(pid) : undefined;
+  const cpuBefore = process.cpuUsage();
+  const interval = 1000 / rate;
+  const t0 = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let i = 0; ; i++) {
+    const due = t0 + i * interval;
+    if (due >= t0 + durationMs) break;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    const object = (seqBase + i) % objectCount;
+    if (busy.has(object)) {
+      skipped++;
+      continue;
+    }
+    busy.add(object);
+    const start = performance.now();
+    pending.push(
+      writer(seqBase + i).then(
+        (rv) => {
+          const ack = performance.now();
+          writes.set(rv, { start, ack });
+          writeLatency.add(ack - start);
+          busy.delete(object);
+        },
+        (err: unknown) => {
+          writeErrors++;
+          if (errorSamples.size < 5) errorSamples.add(err instanceof Error ? err.message : String(err));
+          busy.delete(object);
+        },
+      ),
+    );
+  }
+  const cpu = process.cpuUsage(cpuBefore);
+  const usage = monitor?.finish();
+  await Promise.all(pending);
+  const expected = writes.size * watchers;
+  const drainDeadline = performance.now() + 5000;
+  const matched = () => {
+    let n = 0;
+    const rvs = recorder.rvs.values();
+    for (let i = 0; i < rvs.length; i++) if (writes.has(rvs[i]!)) n++;
+    return n;
+  };
+  while (performance.now() < drainDeadline && recorder.rvs.size < expected) await sleep(50);
+
+  const fromAck = new SampleBuffer();
+  const fromRequest = new SampleBuffer();
+  let beforeAck = 0;
+  const rvs = recorder.rvs.values();
+  const times = recorder.times.values();
+  for (let i = 0; i < rvs.length; i++) {
+    const w = writes.get(rvs[i]!);
+    if (!w) continue;
+    const latency = times[i]! - w.ack;
+    if (latency < 0) beforeAck++;
+    fromAck.add(Math.max(latency, 0));
+    fromRequest.add(times[i]! - w.start);
+  }
+  const delivered = matched();
+  const step: FanoutStep = {
+    target,
+    watchers,
+    rate,
+    durationSeconds: durationMs / 1000,
+    writes: writes.size,
+    writesSkipped: skipped,
+    writeErrors,
+    errorSamples: [...errorSamples],
+    writeLatency: summarize(writeLatency.values()),
+    delivery: summarize(fromAck.values()),
+    deliveryFromRequest: summarize(fromRequest.values()),
+    deliveredBeforeAck: beforeAck,
+    expectedDeliveries: expected,
+    missingDeliveries: Math.max(expected - delivered, 0),
+    watchersTerminated: pool.terminated - terminatedBefore,
+    usage,
+    loadGeneratorCpuSeconds: (cpu.user + cpu.system) / 1e6,
+  };
+  ctx.log(
+    `fanout ${target.padEnd(4)} ${watchers} watchers ${String(rate).padStart(3)}/s: delivery p50 ${step.delivery.p50.toFixed(1)} ms p99 ${step.delivery.p99.toFixed(1)} ms ` +
+      `max ${step.delivery.max.toFixed(0)} ms; writes ${step.writes} (skipped ${skipped}, errors ${writeErrors}); missing ${step.missingDeliveries}; terminated ${step.watchersTerminated}; ` +
+      `client cpu ${(step.loadGeneratorCpuSeconds / (durationMs / 1000)).toFixed(2)} cores`,
+  );
+  return step;
+}
+
+function makeRecorder() {
+  const recorder = {
+    rvs: new SampleBuffer(),
+    times: new SampleBuffer(),
+    reset() {
+      recorder.rvs = new SampleBuffer();
+      recorder.times = new SampleBuffer();
+    },
+  };
+  return recorder;
+}
+
+export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenarioOptions): Promise<FanoutScenarioResult> {
+  const steps: FanoutStep[] = [];
+  const errors: string[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'kapi-bench-fanout-'));
+  const client = new KapiClient(ctx.url, 8);
+  const writePool = new Pool(ctx.url, { connections: 16, pipelining: 1 });
+  let template: Buffer | undefined;
+  try {
+    await client.ensureNamespace(fanoutNamespace);
+    const itemPath = (seq: number) => `/api/v1/namespaces/${fanoutNamespace}/configmaps/${objectName(seq)}`;
+    for (let i = 0; i < objectCount; i++) {
+      try {
+        await client.createConfigMap(fanoutNamespace, objectName(i), oneKibData);
+      } catch {
+        // exists from an earlier run: fine
+      }
+    }
+    const patch = (seq: number) => JSON.stringify({ data: { ...oneKibData, seq: String(seq) } });
+    const kapiWriter: Writer = async (seq) => {
+      const res = await writePool.request({ method: 'PATCH', path: itemPath(seq), headers: { 'content-type': 'application/merge-patch+json', accept: 'application/json' }, body: patch(seq) });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`PATCH: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
+      return Number((JSON.parse(text) as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
+    };
+    const startRv = await kapiWriter(0);
+
+    // kapi
+    {
+      const recorder = makeRecorder();
+      const pool = new WatcherPool(`${ctx.url}/api/v1/namespaces/${fanoutNamespace}/configmaps?watch=1&resourceVersion=${startRv}`, (rv, t) => {
+        recorder.rvs.add(rv);
+        recorder.times.add(t);
+      });
+      try {
+        await pool.open(options.watchers);
+        ctx.log(`fanout: ${options.watchers} kapi watchers open`);
+        let seq = 1;
+        // Warm-up at the first rate; its late deliveries are not matched to measured writes.
+        await measureRate(ctx, 'kapi', pool, options.watchers, recorder, kapiWriter, options.rates[0]!, Math.min(ctx.warmupMs, 3000), ctx.kapiPid, seq);
+        seq += 100_000;
+        for (const rate of options.rates) {
+          steps.push(await measureRate(ctx, 'kapi', pool, options.watchers, recorder, kapiWriter, rate, options.durationMs, ctx.kapiPid, seq));
+          seq += 100_000;
+        }
+        template = pool.firstEvent;
+      } catch (err) {
+        errors.push(`kapi fan-out: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        pool.close();
+      }
+    }
+
+    // bare node fan-out with kapi's event bytes (or a synthetic event of the same shape)
+    const captured = template?.toString('utf8');
+    const line = captured !== undefined && isJson(captured) ? captured : `{"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"${objectName(0)}","namespace":"${fanoutNamespace}","resourceVersion":"1"},"data":${JSON.stringify(oneKibData)}}}`;
+    const templated = line.replace(/"resourceVersion":"\d+"/, '"resourceVersion":"{{RV}}"');
+    const eventBytes = Buffer.byteLength(line) + 1;
+    writeFileSync(join(dir, 'event.json'), `${templated}\n`);
+    const bare = await ctx.startBare('fanout', join(dir, 'event.json'));
+    const barePool = new Pool(bare.url, { connections: 8, pipelining: 1 });
+    const recorder = makeRecorder();
+    const pool = new WatcherPool(`${bare.url}/watch`, (rv, t) => {
+      recorder.rvs.add(rv);
+      recorder.times.add(t);
+    });
+    try {
+      const bareWriter: Writer = async (seq) => {
+        const res = await barePool.request({ method: 'POST', path: '/event', body: String(seq) });
+        await res.body.text();
+        if (res.statusCode !== 200) throw new Error(`bare POST: HTTP ${res.statusCode}`);
+        return seq;
+      };
+      await pool.open(options.watchers);
+      let seq = 1;
+      await measureRate(ctx, 'bare', pool, options.watchers, recorder, bareWriter, options.rates[0]!, Math.min(ctx.warmupMs, 3000), bare.pid, seq);
+      seq += 100_000;
+      for (const rate of options.rates) {
+        steps.push(await measureRate(ctx, 'bare', pool, options.watchers, recorder, bareWriter, rate, options.durationMs, bare.pid, seq));
+        seq += 100_000;
+      }
+    } catch (err) {
+      errors.push(`bare fan-out: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      pool.close();
+      await barePool.close();
+      await bare.stop();
+    }
+    return { eventBytes, steps, errors };
+  } finally {
+    await writePool.close();
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * S3 (part): LIST of N ConfigMaps of ≈1 KiB, served from the watch cache (RV=0), as a
+ * most-recent read (RV unset) by the same server, from etcd (RV unset on a second server with
+ * --watch-cache=false), and the same pre-encoded bytes from a bare node:http server.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { failedRun, measureClosedLoop, type BenchContext, type MeasuredRun } from './context.js';
+import { randomUUID } from 'node:crypto';
+import { EtcdBaseline } from './etcd-client.js';
+import { KapiClient, oneKibData, UnexpectedStatusError } from './kapi-client.js';
+import { runClosedLoop } from './load.js';
+
+export const listNamespace = 'kapi-bench-list';
+
+export type ListSource = 'kapi-cache' | 'kapi-most-recent' | 'kapi-etcd' | 'bare';
+
+export interface ListStep extends MeasuredRun {
+  source: ListSource;
+  /** What was requested, for the report. */
+  request: string;
+  /** Bytes of one response body. */
+  bodyBytes: number;
+  /** Items in the response checked before measuring. */
+  items: number;
+  /** Body megabytes (10^6) per second. */
+  megabytesPerSecond: number;
+  /** CPU ms of the serving process per list. */
+  serverCpuMsPerOp: number | undefined;
+}
+
+export interface ListScenarioResult {
+  objects: number;
+  /** Mean JSON bytes of one item as encoded in the list. */
+  itemBytes: number;
+  loadSeconds: number;
+  loadErrors: number;
+  steps: ListStep[];
+  skipped: string[];
+}
+
+export interface ListScenarioOptions {
+  objects: number;
+  concurrency: readonly number[];
+  durationMs: number;
+}
+
+/**
+ * Fast path for fixtures: creates `list-<from>` through the API, then copies its stored value
+ * (JSON, as kapi stores it under /registry) to `list-<from+1>`…`list-<objects-1>` with a fresh
+ * name and uid each, straight into etcd (plain puts: one revision per object, as kapi's own
+ * writes are; an existing copy is overwritten). The server's watch
+ * cache learns them from its etcd watch like any other write. Returns false (having written
+ * nothing but the first object) when the stored value is not JSON.
+ */
+async function cloneInEtcd(ctx: BenchContext, client: KapiClient, etcd: EtcdBaseline, objects: number, from: number): Promise<boolean> {
+  const first = `list-${from}`;
+  try {
+    await client.createConfigMap(listNamespace, first, oneKibData);
+  } catch (err) {
+    if (!(err instanceof UnexpectedStatusError && err.status === 409)) throw err;
+  }
+  const stored = await etcd.getString(`/registry/configmaps/${listNamespace}/${first}`);
+  let template: { metadata: { name: string; uid?: string } };
+  try {
+    template = JSON.parse(stored ?? '') as typeof template;
+  } catch {
+    ctx.log('stored ConfigMaps are not JSON: loading through the API');
+    return false;
+  }
+  const result = await runClosedLoop(
+    async (i) => {
+      template.metadata.name = `list-${i}`;
+      template.metadata.uid = randomUUID();
+      await etcd.put(`/registry/configmaps/${listNamespace}/list-${i}`, JSON.stringify(template));
+    },
+    { concurrency: 64, durationMs: 30 * 60_000, firstSeq: from + 1, maxOps: objects - from - 1 },
+  );
+  if (result.errors > 0) throw new Error(`copying ConfigMaps into etcd: ${result.errors} errors, e.g. ${result.errorSamples.join(' | ')}`);
+  return true;
+}
+
+/**
+ * Makes ConfigMaps `list-<from>`…`list-<objects-1>` (1 KiB of data) exist in
+ * {@link listNamespace}: by copying one created through the API straight into etcd when the
+ * suite knows the server's etcd (see {@link cloneInEtcd}), else by creating each through the
+ * API (409 for an existing one is fine). Returns the load time and the number of failures.
+ */
+export async function loadListObjects(ctx: BenchContext, objects: number, from = 0): Promise<{ seconds: number; errors: number; samples: string[] }> {
+  const client = new KapiClient(ctx.url, 64);
+  const started = performance.now();
+  try {
+    await client.ensureNamespace(listNamespace);
+    if (ctx.serverEtcd !== undefined && objects > from) {
+      const etcd = new EtcdBaseline(ctx.serverEtcd);
+      try {
+        if (await cloneInEtcd(ctx, client, etcd, objects, from)) {
+          const seconds = (performance.now() - started) / 1000;
+          ctx.log(`loaded ${objects - from} ConfigMaps (copies in etcd) in ${seconds.toFixed(1)} s`);
+          return { seconds, errors: 0, samples: [] };
+        }
+      } finally {
+        etcd.close();
+      }
+    }
+    const result = await runClosedLoop(
+      async (i) => {
+        try {
+          await client.createConfigMap(listNamespace, `list-${i}`, oneKibData);
+        } catch (err) {
+          if (!(err instanceof UnexpectedStatusError && err.status === 409)) throw err;
+        }
+      },
+      { concurrency: 64, durationMs: 30 * 60_000, firstSeq: from, maxOps: objects - from },
+    );
+    const seconds = (performance.now() - started) / 1000;
+    ctx.log(`loaded ${objects - from} ConfigMaps through the API in ${seconds.toFixed(1)} s (${((objects - from) / seconds).toFixed(0)}/s), ${result.errors} errors`);
+    return { seconds, errors: result.errors, samples: result.errorSamples };
+  } finally {
+    await client.close();
+  }
+}
+
+interface ListBody {
+  items?: { metadata?: { name?: string } }[];
+}
+
+export async function runListScenario(ctx: BenchContext, options: ListScenarioOptions): Promise<ListScenarioResult> {
+  const load = await loadListObjects(ctx, options.objects);
+  const path = `/api/v1/namespaces/${listNamespace}/configmaps`;
+  const steps: ListStep[] = [];
+  const skipped: string[] = [];
+  const stops: (() => Promise<void>)[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'kapi-bench-list-'));
+  const maxConcurrency = Math.max(...options.concurrency);
+  try {
+    const probe = new KapiClient(ctx.url, 1);
+    const first = await probe.getBody(`${path}?resourceVersion=0`, true);
+    await probe.close();
+    const parsed = JSON.parse(first.body.toString('utf8')) as ListBody;
+    const items = parsed.items ?? [];
+    const itemBytes = items.reduce((sum, item) => sum + Buffer.byteLength(JSON.stringify(item)), 0) / Math.max(items.length, 1);
+    const bodyFile = join(dir, 'list.json');
+    writeFileSync(bodyFile, first.body);
+
+    const sources: { source: ListSource; url: string; pid: number | undefined; request: string; path: string }[] = [
+      { source: 'kapi-cache', url: ctx.url, pid: ctx.kapiPid, request: 'RV=0 (watch cache)', path: `${path}?resourceVersion=0` },
+      { source: 'kapi-most-recent', url: ctx.url, pid: ctx.kapiPid, request: 'RV unset (most recent)', path },
+    ];
+    if (ctx.serverEtcd !== undefined) {
+      const noCache = await ctx.startServer({ extraArgs: ['--watch-cache=false'] });
+      stops.push(() => noCache.stop());
+      sources.push({ source: 'kapi-etcd', url: noCache.insecureUrl!, pid: noCache.pid(), request: 'RV unset, --watch-cache=false (etcd)', path });
+    } else {
+      skipped.push('list from etcd: needs --etcd-servers of the target to start a --watch-cache=false server');
+    }
+    const bare = await ctx.startBare('list', bodyFile);
+    stops.push(() => bare.stop());
+    sources.push({ source: 'bare', url: bare.url, pid: bare.pid, request: 'same bytes, bare node:http', path });
+
+    for (const concurrency of options.concurrency) {
+      for (const s of sources) {
+        const client = new KapiClient(s.url, maxConcurrency);
+        try {
+          const check = await client.getBody(s.path, true);
+          const count = (JSON.parse(check.body.toString('utf8')) as ListBody).items?.length ?? 0;
+          if (count < options.objects) throw new Error(`${s.source}: ${count} items, want ≥ ${options.objects}`);
+          let bodyBytes = check.bytes;
+          const run = await measureClosedLoop(
+            async () => {
+              const { bytes } = await client.getBody(s.path);
+              bodyBytes = bytes;
+            },
+            { concurrency, durationMs: options.durationMs, warmupMs: Math.min(ctx.warmupMs, 2000), pids: { server: s.pid } },
+          );
+          const server = run.usage.server;
+          const step: ListStep = {
+            ...run,
+            source: s.source,
+            request: s.request,
+            bodyBytes,
+            items: count,
+            megabytesPerSecond: (bodyBytes * run.opsPerSecond) / 1e6,
+            serverCpuMsPerOp: server && run.ops + run.errors > 0 ? (server.cpuSeconds * 1000) / (run.ops + run.errors) : undefined,
+          };
+          steps.push(step);
+          ctx.log(
+            `list ${s.source.padEnd(16)} c=${concurrency} ${run.opsPerSecond.toFixed(1).padStart(7)}/s  p50 ${run.latency.p50.toFixed(1)} ms  p99 ${run.latency.p99.toFixed(1)} ms  ` +
+              `${step.megabytesPerSecond.toFixed(0)} MB/s  errors ${run.errors}${run.errorSamples.length > 0 ? ` (${run.errorSamples[0]})` : ''}`,
+          );
+        } catch (err) {
+          ctx.log(`list ${s.source} c=${concurrency} failed: ${err instanceof Error ? err.message : String(err)}`);
+          steps.push({ ...failedRun(concurrency, err), source: s.source, request: s.request, bodyBytes: 0, items: 0, megabytesPerSecond: 0, serverCpuMsPerOp: undefined });
+        } finally {
+          await client.close();
+        }
+      }
+    }
+    return { objects: options.objects, itemBytes, loadSeconds: load.seconds, loadErrors: load.errors, steps, skipped };
+  } finally {
+    for (const stop of stops) await stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

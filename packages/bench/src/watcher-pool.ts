@@ -1,0 +1,155 @@
+import { connect, type Socket } from 'node:net';
+
+const resourceVersionKey = Buffer.from('"resourceVersion":"');
+const typeKey = Buffer.from('{"type":"');
+const bookmark = Buffer.from('BOOKMARK');
+const headerEnd = Buffer.from('\r\n\r\n');
+/** Every watch connection reads into this buffer; each read is scanned before the next one. */
+const sharedReadBuffer = Buffer.alloc(256 * 1024);
+
+/**
+ * The resourceVersion of one JSON watch event line: the first `"resourceVersion":"<digits>"`
+ * (the object's metadata comes before anything else that could carry one). NaN when absent.
+ */
+export function eventResourceVersion(line: Buffer): number {
+  const at = line.indexOf(resourceVersionKey);
+  if (at < 0) return Number.NaN;
+  let value = 0;
+  let i = at + resourceVersionKey.length;
+  for (; i < line.length; i++) {
+    const c = line[i]!;
+    if (c < 0x30 || c > 0x39) break;
+    value = value * 10 + (c - 0x30);
+  }
+  return i === at + resourceVersionKey.length ? Number.NaN : value;
+}
+
+/**
+ * Finds every complete event in `data` (raw bytes of a chunked JSON watch body, framing
+ * included): an event starts at `{"type":"` and its resourceVersion is the first
+ * `"resourceVersion":"<digits>"` after that. Calls `onEvent(rv)` for non-bookmark events and
+ * returns the offset from which bytes must be kept for the next read (an event whose
+ * resourceVersion is not complete yet).
+ */
+export function scanEvents(data: Buffer, onEvent: (resourceVersion: number) => void): number {
+  let from = 0;
+  for (;;) {
+    const start = data.indexOf(typeKey, from);
+    if (start < 0) return Math.max(from, data.length - typeKey.length);
+    const rvAt = data.indexOf(resourceVersionKey, start + typeKey.length);
+    if (rvAt < 0) return start;
+    let value = 0;
+    let i = rvAt + resourceVersionKey.length;
+    for (; i < data.length; i++) {
+      const c = data[i]!;
+      if (c < 0x30 || c > 0x39) break;
+      value = value * 10 + (c - 0x30);
+    }
+    if (i >= data.length) return start;
+    const isBookmark = data.compare(bookmark, 0, bookmark.length, start + typeKey.length, start + typeKey.length + bookmark.length) === 0;
+    if (!isBookmark) onEvent(value);
+    from = i;
+  }
+}
+
+/**
+ * `count` HTTP/1.1 chunked watch connections to one plain-HTTP URL, read off raw sockets (no
+ * HTTP client: at 100,000 events a second the load generator's own parsing would be the
+ * bottleneck). For every non-bookmark event it calls `onEvent(resourceVersion, arrival)` with
+ * `performance.now()` taken when the bytes arrived. Connections that end while the pool is
+ * open count as terminated.
+ */
+export class WatcherPool {
+  private readonly sockets: Socket[] = [];
+  private closing = false;
+  /** Watch connections that ended or broke while the pool was open. */
+  terminated = 0;
+  /** The first event of the first connection, as raw body bytes (a template for the bare baseline). */
+  firstEvent: Buffer | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly onEvent: (resourceVersion: number, arrival: number) => void,
+  ) {}
+
+  /** Opens `count` watches, `parallel` at a time; resolves once every one answered 200; rejects otherwise. */
+  async open(count: number, parallel = 50): Promise<void> {
+    const u = new URL(this.url);
+    const requestBytes = Buffer.from(`GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nAccept: application/json\r\nUser-Agent: kapi-bench\r\n\r\n`);
+    let next = 0;
+    const openOne = (): Promise<void> =>
+      new Promise((resolve, reject) => {
+        let head: Buffer | undefined = Buffer.alloc(0);
+        let pending: Buffer | undefined;
+        let ended = false;
+        const end = (err?: Error) => {
+          if (ended) return;
+          ended = true;
+          if (head !== undefined) reject(err ?? new Error(`watch ${this.url}: connection closed before the response`));
+          else if (!this.closing) this.terminated++;
+        };
+        const onBytes = (chunk: Buffer) => {
+          const arrival = performance.now();
+          let body: Buffer = chunk;
+          if (head !== undefined) {
+            head = Buffer.concat([head, chunk]);
+            const at = head.indexOf(headerEnd);
+            if (at < 0) return;
+            const status = head.subarray(0, head.indexOf('\r\n')).toString();
+            if (!/^HTTP\/1\.1 200 /.test(status)) {
+              reject(new Error(`watch ${this.url}: ${status} ${head.subarray(at + 4, at + 304).toString()}`));
+              socket.destroy();
+              return;
+            }
+            body = head.subarray(at + 4);
+            head = undefined;
+            resolve();
+          }
+          const data = pending ? Buffer.concat([pending, body]) : body;
+          const keepFrom = scanEvents(data, (rv) => {
+            if (this.firstEvent === undefined) this.captureFirst(data);
+            this.onEvent(rv, arrival);
+          });
+          // `data` may be the shared read buffer: keep a copy of the unfinished tail.
+          pending = keepFrom < data.length ? Buffer.from(data.subarray(keepFrom)) : undefined;
+        };
+        // Reads land in one shared buffer and are scanned at once: no allocation per read.
+        const socket = connect({
+          port: Number(u.port),
+          host: u.hostname,
+          onread: {
+            buffer: sharedReadBuffer,
+            callback: (n) => {
+              onBytes(sharedReadBuffer.subarray(0, n));
+              return true;
+            },
+          },
+        });
+        this.sockets.push(socket);
+        socket.setNoDelay(true);
+        socket.on('connect', () => socket.write(requestBytes));
+        socket.on('error', (err) => end(err));
+        socket.on('close', () => end());
+      });
+    const worker = async (): Promise<void> => {
+      while (next < count) {
+        next++;
+        await openOne();
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(parallel, count) }, worker));
+  }
+
+  /** Keeps the first complete event line (from `{"type":"` to its newline) of `data`. */
+  private captureFirst(data: Buffer): void {
+    const start = data.indexOf(typeKey);
+    const end = data.indexOf(0x0a, start);
+    if (start >= 0 && end > start) this.firstEvent = Buffer.from(data.subarray(start, end));
+  }
+
+  /** Closes every connection (not counted as terminations). */
+  close(): void {
+    this.closing = true;
+    for (const s of this.sockets) s.destroy();
+  }
+}
