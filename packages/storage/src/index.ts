@@ -46,6 +46,15 @@ export {
   type Compactor,
   type CompactorOptions,
   type CompactionRound,
+  createEtcdInstrumentation,
+  resourceResolver,
+  ETCD_REQUEST_DURATION_BUCKETS,
+  type ResourcePrefix,
+  type EtcdInstrumentation,
+  type EtcdInstrumentationOptions,
+  startStorageMetricsPoller,
+  type StorageMetricsPoller,
+  type StorageMetricsPollerOptions,
 } from './etcd/index.js';
 export { WatchQueue, type WatchQueueOptions } from './watch-queue.js';
 export {

@@ -15,6 +15,9 @@ import { startEtcdWatch } from './watch.js';
 import { confirmUnchanged, openChangeFeed } from './change-feed.js';
 import { checkProgressRequestsOrdered } from './etcd-version.js';
 import { startCompactor } from './compactor.js';
+import { createEtcdInstrumentation, type ResourcePrefix } from './instrumentation.js';
+import type { Registry } from 'prom-client';
+import type { Tracer } from '@opentelemetry/api';
 
 export interface EtcdStorageOptions {
   /** Client URLs, e.g. `["http://127.0.0.1:2379"]`. Ignored when `client` is given. */
@@ -46,6 +49,18 @@ export interface EtcdStorageOptions {
   watchQueueCapacity?: number;
   /** How long a watch keeps re-opening a broken etcd stream before it ends with an ERROR event. Default 30000 ms. */
   watchResumeTimeoutMs?: number;
+  /**
+   * Where `etcd_request_duration_seconds`, `etcd_requests_total` and `etcd_request_errors_total`
+   * are registered (none when absent).
+   */
+  metricsRegistry?: Registry;
+  /** Resource prefixes, for the metrics' and spans' `group`/`resource` labels (empty labels for other keys). */
+  resources?: readonly ResourcePrefix[];
+  /**
+   * Tracer for `etcdserverpb.KV/*` spans. Default: the global provider's (a no-op unless the
+   * process installed an SDK); spans are then made only under an active (request) span.
+   */
+  tracer?: Tracer;
 }
 
 /** The etcd backend: `Storage` plus the optional `Counter`, `Watcher` and `ChangeFeed`. */
@@ -64,7 +79,12 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
   const ownsClient = options.client === undefined;
   const client = options.client ?? createEtcdClient(options.endpoints, options.dialTimeoutMs);
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
-  const kv: EtcdKV = createEtcdKV(client, options.codec ?? jsonCodec, requestTimeoutMs);
+  const instrumentation = createEtcdInstrumentation({
+    ...(options.metricsRegistry !== undefined ? { registry: options.metricsRegistry } : {}),
+    ...(options.resources !== undefined ? { resources: options.resources } : {}),
+    ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
+  });
+  const kv: EtcdKV = createEtcdKV(client, options.codec ?? jsonCodec, requestTimeoutMs, instrumentation);
 
   // Compaction seen by this storage's own watches (etcd reports the compacted revision when it cancels one).
   let observedCompaction = 0;

@@ -10,3 +10,12 @@ export {
   type CompactionRound,
 } from './compactor.js';
 export { progressRequestsOrdered } from './etcd-version.js';
+export {
+  createEtcdInstrumentation,
+  resourceResolver,
+  ETCD_REQUEST_DURATION_BUCKETS,
+  type ResourcePrefix,
+  type EtcdInstrumentation,
+  type EtcdInstrumentationOptions,
+} from './instrumentation.js';
+export { startStorageMetricsPoller, type StorageMetricsPoller, type StorageMetricsPollerOptions } from './storage-metrics.js';

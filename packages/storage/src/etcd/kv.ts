@@ -2,6 +2,7 @@ import type { Etcd3, IKeyValue, IRangeRequest, IRangeResponse, ITxnRequest, ITxn
 import type { KubeObject } from '@kapi/machinery';
 import type { Codec } from './codec.js';
 import { toStorageError } from './errors.js';
+import { rangeOperation, txnOperation, type EtcdInstrumentation } from './instrumentation.js';
 
 /**
  * The raw KV calls the etcd backend makes, each with a deadline and with every error cast to
@@ -13,24 +14,31 @@ export interface EtcdKV {
   readonly codec: Codec;
 }
 
-export function createEtcdKV(client: Etcd3, codec: Codec, requestTimeoutMs: number): EtcdKV {
+/**
+ * `instrumentation` (optional) times, counts and traces each call (etcd_request_* metrics and
+ * `etcdserverpb.KV/*` spans; see instrumentation.ts).
+ */
+export function createEtcdKV(client: Etcd3, codec: Codec, requestTimeoutMs: number, instrumentation?: EtcdInstrumentation): EtcdKV {
   const options = () => ({ deadline: Date.now() + requestTimeoutMs });
+  const range = async (key: string, req: IRangeRequest): Promise<IRangeResponse> => {
+    try {
+      return await client.kv.range(req, options());
+    } catch (err) {
+      throw toStorageError(err, key);
+    }
+  };
+  const txn = async (key: string, req: ITxnRequest): Promise<ITxnResponse> => {
+    try {
+      return await client.kv.txn(req, options());
+    } catch (err) {
+      throw toStorageError(err, key);
+    }
+  };
+  if (instrumentation === undefined) return { codec, range, txn };
   return {
     codec,
-    async range(key, req) {
-      try {
-        return await client.kv.range(req, options());
-      } catch (err) {
-        throw toStorageError(err, key);
-      }
-    },
-    async txn(key, req) {
-      try {
-        return await client.kv.txn(req, options());
-      } catch (err) {
-        throw toStorageError(err, key);
-      }
-    },
+    range: (key, req) => instrumentation.call('Range', rangeOperation(req), key, () => range(key, req)),
+    txn: (key, req) => instrumentation.call('Txn', txnOperation(req), key, () => txn(key, req)),
   };
 }
 
