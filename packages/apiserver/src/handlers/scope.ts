@@ -20,6 +20,8 @@ export interface RequestScope {
   readonly settings: HandlerSettings;
   /** Counts this request in apiserver_longrunning_requests; call the returned function when it ends. */
   readonly startLongRunning: () => () => void;
+  /** A watch event of `bytes` went on the wire (apiserver_watch_events_total and _sizes). */
+  readonly watchEventSent?: (bytes: number) => void;
 }
 
 /** Server-wide settings the long-running handlers need. */

@@ -57,7 +57,7 @@ function writable(res: ServerResponse, signal: AbortSignal): Promise<void> {
  * keep up. Writes are corked until the next tick so that events already queued go out in
  * one batch. Ends after an ERROR event.
  */
-async function pump(res: ServerResponse, watch: WatchStream, signal: AbortSignal): Promise<void> {
+async function pump(res: ServerResponse, watch: WatchStream, signal: AbortSignal, sent?: (bytes: number) => void): Promise<void> {
   let corked = false;
   const uncork = () => {
     corked = false;
@@ -70,7 +70,9 @@ async function pump(res: ServerResponse, watch: WatchStream, signal: AbortSignal
       res.cork();
       process.nextTick(uncork);
     }
-    const accepted = res.write(watchEventLine(event));
+    const line = watchEventLine(event);
+    const accepted = res.write(line);
+    sent?.(line.length);
     if (event.type === 'ERROR') break;
     if (!accepted) await writable(res, signal);
   }
@@ -112,7 +114,7 @@ export async function handleWatch(scope: RequestScope): Promise<void> {
     if (scope.warnings.length > 0) headers['Warning'] = [...new Set(scope.warnings)].map(warningHeader);
     res.writeHead(200, headers);
     res.flushHeaders();
-    if (!lifetime.signal.aborted) await pump(res, stream, lifetime.signal);
+    if (!lifetime.signal.aborted) await pump(res, stream, lifetime.signal, scope.watchEventSent);
     if (!res.destroyed) res.end();
   } finally {
     clearTimeout(timer);
