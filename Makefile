@@ -4,7 +4,7 @@ SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build lint test test-only run bench bench-quick clean
+.PHONY: setup build lint test test-only run bench bench-quick clean proto
 
 # Idempotent: `npm ci` when node_modules is missing or older than package-lock.json; Debian's
 # etcd-server when etcd is not on PATH; reports whether kubectl (used by the e2e tests) exists.
@@ -60,6 +60,10 @@ bench: setup build
 
 bench-quick: setup build
 	node packages/bench/dist/bin.js suite --quick
+
+# Regenerates packages/machinery/src/protobuf/generated/ from proto/ (committed; never edited by hand).
+proto: setup
+	bash scripts/generate-proto.sh
 
 clean:
 	rm -rf packages/*/dist e2e/dist .data

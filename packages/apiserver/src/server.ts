@@ -13,7 +13,8 @@ import { resolveResourceRoute } from './handlers/resource-routes.js';
 import type { HandlerSettings, RequestScope } from './handlers/scope.js';
 import { serveHealth, type HealthChecks } from './health.js';
 import { methodNotRegistered, pathNotFound, requestTimedOut } from './http/generic-errors.js';
-import { negotiateOutput, outputForErrors } from './http/negotiation.js';
+import { outputForErrors } from './http/negotiation.js';
+import { negotiateResourceOutput } from './http/resource-output.js';
 import { requestInfoFor, type RequestInfo } from './http/request-info.js';
 import { toStatusError, writeError, writeObject, writeText } from './http/respond.js';
 import type { Logger } from './logger.js';
@@ -119,7 +120,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     if (resource === undefined) throw pathNotFound();
     state.matched = true;
     const route = resolveResourceRoute(info, resource);
-    const output = negotiateOutput(req.headers.accept);
+    const output = negotiateResourceOutput(req.headers.accept, url.query, resource.definition, info.version);
     const userAgent = req.headers['user-agent'];
     const scope: RequestScope = {
       req,
@@ -160,7 +161,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       if (status.code >= 500 && status.reason === 'InternalError') logger.error(`${method} ${req.url}: unexpected error`, err);
       // The rest of an oversized body is not read: close the connection instead.
       if (status.code === 413 && !res.headersSent) res.setHeader('Connection', 'close');
-      writeError(res, status, outputForErrors(req.headers.accept), state.warnings);
+      writeError(res, status, outputForErrors(req.headers.accept, info?.isResourceRequest === true), state.warnings);
     };
     const finish = () => {
       if (finished) return;

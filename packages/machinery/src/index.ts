@@ -148,6 +148,39 @@ export { generateName, newUID, nowRFC3339 } from './names.js';
 export type { GroupVersion, GroupVersionKind } from './gvk.js';
 export { parseApiVersion, formatApiVersion } from './gvk.js';
 
+export type { Envelope, DecodedObject, ProtobufKind, MessageCodec, FieldCodec } from './protobuf/index.js';
+export {
+  PROTOBUF_MAGIC,
+  ProtobufDecodeError,
+  encodeEnvelope,
+  decodeEnvelope,
+  encodeObjectRaw,
+  envelopeObject,
+  encodeList,
+  encodeWatchFrame,
+  decodeObject,
+  decodeEnveloped,
+  decodeList,
+  decodeWatchFrames,
+  hasProtobuf,
+  hasProtobufList,
+  protobufKind,
+  protobufKinds,
+} from './protobuf/index.js';
+
+export type { TableColumnDefinition, PrinterColumn, IncludeObject, TableVersion, TableRow, Table, TableOptions } from './table/index.js';
+export {
+  column,
+  nameColumn,
+  ageColumn,
+  defaultColumns,
+  countOf,
+  buildTable,
+  partialObjectMetadata,
+  humanDuration,
+  timestampSince,
+} from './table/index.js';
+
 export * as managedFields from './managed-fields/index.js';
 export type { FieldManagerScope, ApplyOutcome, Atom } from './managed-fields/index.js';
 export { FieldSet, schemaAtom, trackUpdate, applyConfiguration, managerFromUserAgent, LAST_APPLIED_ANNOTATION } from './managed-fields/index.js';

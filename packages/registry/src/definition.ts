@@ -1,4 +1,4 @@
-import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
+import type { FieldError, JSONSchemaProps, KubeObject, PrinterColumn } from '@kapi/machinery';
 
 /**
  * Data, not classes, describe resources (DESIGN §2). Built-ins and (later) CRDs both become a
@@ -94,5 +94,10 @@ export interface ResourceDefinition {
    * update keeps the stored value.
    */
   managesGeneration?: boolean;
+  /**
+   * The columns of server-side Tables (`kubectl get`), in order; priority > 0 only with
+   * `-o wide`. Without them a Table has kube's default Name and Created At columns.
+   */
+  printerColumns?: readonly PrinterColumn[];
   strategy?: Strategy;
 }

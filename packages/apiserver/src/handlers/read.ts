@@ -1,6 +1,7 @@
 /** get and list. */
 import { validateListOptions } from '@kapi/machinery';
-import { listJson } from '../http/encode-once.js';
+import { listJson, listProtobuf } from '../http/encode-once.js';
+import { MEDIA_TYPES } from '../http/negotiation.js';
 import { writeEncoded, writeObject } from '../http/respond.js';
 import { parseListOptions } from './options.js';
 import type { RequestScope } from './scope.js';
@@ -14,13 +15,16 @@ export async function handleGet(scope: RequestScope): Promise<void> {
 
 /**
  * GET on a collection: 200 with the list. Selector and option errors are 400/422 (a list
- * with sendInitialEvents is 422 `sendInitialEvents is forbidden for list`).
+ * with sendInitialEvents is 422 `sendInitialEvents is forbidden for list`). JSON and protobuf
+ * lists reuse each item's encoded bytes (shared cached objects are encoded once).
  */
 export async function handleList(scope: RequestScope): Promise<void> {
   const { watch: _watch, timeoutSeconds: _timeout, allowWatchBookmarks: _bookmarks, sendInitialEvents, ...options } = parseListOptions(scope.query);
   if (sendInitialEvents !== undefined) validateListOptions({ ...options, sendInitialEvents });
   const list = await scope.resource.lister!.list(scope.context, options);
-  // JSON lists reuse each item's encoded bytes (shared cached objects are encoded once).
-  if (scope.output === 'json') writeEncoded(scope.res, 200, listJson(list), 'json', { warnings: scope.warnings });
-  else writeObject(scope.res, 200, list, scope.output, { warnings: scope.warnings });
+  const { encoding, transform } = scope.output;
+  const write = { warnings: scope.warnings };
+  if (transform === undefined && encoding === 'json') writeEncoded(scope.res, 200, listJson(list), 'json', write);
+  else if (transform === undefined && encoding === 'protobuf') writeEncoded(scope.res, 200, listProtobuf(list), 'protobuf', { ...write, contentType: MEDIA_TYPES.protobuf });
+  else writeObject(scope.res, 200, list, scope.output, write);
 }

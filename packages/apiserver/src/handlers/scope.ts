@@ -2,15 +2,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext, RestResource } from '@kapi/registry';
 import type { ResourceRequestInfo } from '../http/request-info.js';
-import type { OutputFormat } from '../http/negotiation.js';
+import type { ResourceOutput } from '../http/resource-output.js';
 
 export interface RequestScope {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly info: ResourceRequestInfo;
   readonly query: URLSearchParams;
-  /** The negotiated response encoding. */
-  readonly output: OutputFormat;
+  /** The negotiated response representation (encoding, and a Table/PartialObjectMetadata conversion). */
+  readonly output: ResourceOutput;
   readonly resource: RestResource;
   /** Namespace ("" for cluster-scoped resources) and User-Agent, as the registry wants them. */
   readonly context: RequestContext;

@@ -1,12 +1,17 @@
 /**
- * The watch verb on the wire (kube's serveWatch): a 200 response with chunked
- * newline-delimited JSON events, one document per event, until the timeout, the client
- * leaving, an ERROR event, or server shutdown.
+ * The watch verb on the wire (kube's serveWatch): a 200 response with chunked events until
+ * the timeout, the client leaving, an ERROR event, or server shutdown. Events are
+ * newline-delimited JSON documents, or protobuf frames (4-byte big-endian length + WatchEvent
+ * whose object is an enveloped object) for `application/vnd.kubernetes.protobuf`; objects are
+ * converted to one-row Tables (column definitions on the first event only) or
+ * PartialObjectMetadata when the client asked for that. ERROR objects (Status) are never converted.
  */
 import type { ServerResponse } from 'node:http';
-import { badRequest, fieldSelectorFromSet, type FieldSelector } from '@kapi/machinery';
+import { badRequest, encodeWatchFrame, envelopeObject, encodeObjectRaw, fieldSelectorFromSet, notAcceptable, type FieldSelector, type KubeObject } from '@kapi/machinery';
 import type { WatchEvent, WatchOptions, WatchStream } from '@kapi/registry';
-import { watchEventLine } from '../http/encode-once.js';
+import { watchEventFrame, watchEventLine } from '../http/encode-once.js';
+import { canStream, MEDIA_TYPES, notAcceptableError, streamMediaTypes } from '../http/negotiation.js';
+import { isStatus, resourceCapabilities } from '../http/resource-output.js';
 import { warningHeader } from '../http/respond.js';
 import { parseListOptions } from './options.js';
 import type { RequestScope } from './scope.js';
@@ -35,6 +40,44 @@ export function watchTimeoutMs(timeoutSeconds: number | undefined, minRequestTim
   return Math.floor(minRequestTimeoutSeconds * (1 + random()) * 1000);
 }
 
+/** How one watch stream puts events on the wire. */
+interface WatchEncoder {
+  readonly contentType: string;
+  encode(event: WatchEvent): Buffer;
+}
+
+/**
+ * The event encoder for the negotiated representation. Throws 406 (kube's stream media types)
+ * when the negotiated encoding cannot stream (YAML) or the conversion has no per-object form.
+ */
+function watchEncoder(scope: RequestScope): WatchEncoder {
+  const { encoding, transform } = scope.output;
+  if (!canStream(encoding)) throw notAcceptableError(streamMediaTypes(resourceCapabilities(scope.resource.definition, scope.info.version)));
+  if (transform?.target.kind === 'PartialObjectMetadataList') {
+    throw notAcceptable('you requested PartialObjectMetadataList, but a watch sends single objects');
+  }
+  const convert = transform?.watch();
+  if (encoding === 'json') {
+    const contentType = MEDIA_TYPES.json;
+    if (convert === undefined) return { contentType, encode: watchEventLine };
+    return {
+      contentType,
+      encode: (event) =>
+        isStatus(event.object) ? watchEventLine(event) : Buffer.from(`{"type":${JSON.stringify(event.type)},"object":${JSON.stringify(convert(event.object as KubeObject))}}\n`),
+    };
+  }
+  const contentType = `${MEDIA_TYPES.protobuf};stream=watch`;
+  if (convert === undefined) return { contentType, encode: watchEventFrame };
+  return {
+    contentType,
+    encode: (event) => {
+      if (isStatus(event.object)) return watchEventFrame(event);
+      const converted = convert(event.object as KubeObject) as KubeObject;
+      return encodeWatchFrame(event.type, envelopeObject(converted, encodeObjectRaw(converted)));
+    },
+  };
+}
+
 /** Resolves when the response can take more data, or when it is closed or the watch ends. */
 function writable(res: ServerResponse, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -57,7 +100,7 @@ function writable(res: ServerResponse, signal: AbortSignal): Promise<void> {
  * keep up. Writes are corked until the next tick so that events already queued go out in
  * one batch. Ends after an ERROR event.
  */
-async function pump(res: ServerResponse, watch: WatchStream, signal: AbortSignal, sent?: (bytes: number) => void): Promise<void> {
+async function pump(res: ServerResponse, watch: WatchStream, encoder: WatchEncoder, signal: AbortSignal, sent?: (bytes: number) => void): Promise<void> {
   let corked = false;
   const uncork = () => {
     corked = false;
@@ -70,7 +113,7 @@ async function pump(res: ServerResponse, watch: WatchStream, signal: AbortSignal
       res.cork();
       process.nextTick(uncork);
     }
-    const line = watchEventLine(event);
+    const line = encoder.encode(event);
     const accepted = res.write(line);
     sent?.(line.length);
     if (event.type === 'ERROR') break;
@@ -80,9 +123,10 @@ async function pump(res: ServerResponse, watch: WatchStream, signal: AbortSignal
 
 /**
  * `watch=true` on a collection, and the legacy `/watch/` paths (collections and items). Option and
- * selector errors, and failures before the stream starts (429 while a cache initializes),
- * are ordinary Status responses; after that everything is in-band. The response is
- * `200 application/json`, chunked, headers flushed at once; the stream ends cleanly when the
+ * selector errors, a representation that cannot stream (406), and failures before the stream
+ * starts (429 while a cache initializes), are ordinary Status responses; after that everything
+ * is in-band. The response is `200 application/json` or
+ * `application/vnd.kubernetes.protobuf;stream=watch`, chunked, headers flushed at once; the stream ends cleanly when the
  * timeout fires, and the watch is stopped when the client disconnects or the server shuts
  * down.
  */
@@ -90,6 +134,7 @@ export async function handleWatch(scope: RequestScope): Promise<void> {
   const { timeoutSeconds, watch: _watch, limit: _limit, ...parsed } = parseListOptions(scope.query);
   const fieldSelector = nameSelector(scope.info.name, parsed.fieldSelector);
   const timeoutMs = watchTimeoutMs(timeoutSeconds, scope.settings.minRequestTimeoutSeconds);
+  const encoder = watchEncoder(scope);
   const { res } = scope;
 
   const lifetime = new AbortController();
@@ -107,14 +152,14 @@ export async function handleWatch(scope: RequestScope): Promise<void> {
     const stream = watch;
     lifetime.signal.addEventListener('abort', () => stream.stop());
     const headers: Record<string, string | string[]> = {
-      'Content-Type': 'application/json',
+      'Content-Type': encoder.contentType,
       'Cache-Control': 'no-cache, private',
       'Transfer-Encoding': 'chunked',
     };
     if (scope.warnings.length > 0) headers['Warning'] = [...new Set(scope.warnings)].map(warningHeader);
     res.writeHead(200, headers);
     res.flushHeaders();
-    if (!lifetime.signal.aborted) await pump(res, stream, lifetime.signal, scope.watchEventSent);
+    if (!lifetime.signal.aborted) await pump(res, stream, encoder, lifetime.signal, scope.watchEventSent);
     if (!res.destroyed) res.end();
   } finally {
     clearTimeout(timer);

@@ -1,16 +1,24 @@
 /**
  * Serialize once (DESIGN §4): objects and watch events shared between many readers (cached
- * objects, events fanned out to N watchers) are JSON-encoded once; the bytes are remembered
- * by the object's identity in WeakMaps, so every watcher and every list that carries the same
- * object reuses them, and they are dropped with the object. This relies on the contract that
- * shared objects and events are read-only: an object must never be changed after it has been
- * encoded here.
+ * objects, events fanned out to N watchers) are encoded once per media type; the bytes are
+ * remembered by the object's identity in WeakMaps, so every watcher and every list that
+ * carries the same object reuses them, and they are dropped with the object. This relies on
+ * the contract that shared objects and events are read-only: an object must never be changed
+ * after it has been encoded here.
+ *
+ * Per object: its JSON text, its protobuf message bytes (what a list item is) and its
+ * enveloped protobuf (what a single response and a watch event carry). Per event: the JSON
+ * line and the protobuf frame.
  */
 import type { KubeList, KubeObject } from '@kapi/machinery';
+import { encodeList, encodeObjectRaw, encodeWatchFrame, envelopeObject } from '@kapi/machinery';
 import type { WatchEvent } from '@kapi/registry';
 
 const objectJson = new WeakMap<object, string>();
+const objectProtobuf = new WeakMap<object, Uint8Array>();
+const objectEnvelope = new WeakMap<object, Buffer>();
 const eventLines = new WeakMap<WatchEvent, Buffer>();
+const eventFrames = new WeakMap<WatchEvent, Buffer>();
 
 /** The JSON text of a shared, read-only object (cached by identity). */
 export function jsonOf(obj: object): string {
@@ -44,4 +52,45 @@ export function listJson(list: KubeList): string {
   const parts: string[] = new Array<string>(list.items.length);
   for (let i = 0; i < list.items.length; i++) parts[i] = jsonOf(list.items[i] as KubeObject);
   return `{"kind":${JSON.stringify(list.kind)},"apiVersion":${JSON.stringify(list.apiVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[${parts.join(',')}]}`;
+}
+
+interface Typed {
+  apiVersion?: unknown;
+  kind?: unknown;
+}
+
+/** The protobuf message bytes of a shared object, as `type` (cached by identity). Throws for a kind without protobuf. */
+export function protobufRawOf(obj: object, type: Typed = obj as Typed): Uint8Array {
+  let raw = objectProtobuf.get(obj);
+  if (raw === undefined) {
+    raw = encodeObjectRaw({ ...(obj as object), apiVersion: type.apiVersion, kind: type.kind });
+    objectProtobuf.set(obj, raw);
+  }
+  return raw;
+}
+
+/** The enveloped protobuf (`k8s\0` + Unknown) of a shared object that carries its apiVersion and kind (cached by identity). */
+export function protobufOf(obj: object): Buffer {
+  let bytes = objectEnvelope.get(obj);
+  if (bytes === undefined) {
+    bytes = envelopeObject(obj as Typed, protobufRawOf(obj));
+    objectEnvelope.set(obj, bytes);
+  }
+  return bytes;
+}
+
+/** A list as enveloped protobuf; items reuse their cached message bytes. Items are typed by the list (`<Kind>List` → `<Kind>`). */
+export function listProtobuf(list: KubeList): Buffer {
+  const itemType = { apiVersion: list.apiVersion, kind: list.kind.endsWith('List') ? list.kind.slice(0, -'List'.length) : list.kind };
+  return encodeList(list, (i) => protobufRawOf(list.items[i] as object, itemType));
+}
+
+/** One protobuf watch frame (length + WatchEvent with the enveloped object), cached per event. */
+export function watchEventFrame(event: WatchEvent): Buffer {
+  let frame = eventFrames.get(event);
+  if (frame === undefined) {
+    frame = encodeWatchFrame(event.type, protobufOf(event.object));
+    eventFrames.set(event, frame);
+  }
+  return frame;
 }

@@ -1,11 +1,28 @@
 /**
- * Media-type negotiation: which encoding a response uses (Accept) and how a request body is
- * decoded (Content-Type). JSON and YAML are served; protobuf and Table are later issues, so
- * an Accept list that also names JSON (or `*\/*`) gets JSON.
+ * Media-type negotiation as kube-apiserver does it: which encoding a response uses (Accept,
+ * with q-values, wildcards and ordered fallbacks), which conversion it asks for (`as=Table`,
+ * `as=PartialObjectMetadata[List]` with `g=meta.k8s.io;v=v1|v1beta1`), and how a request body
+ * is decoded (Content-Type, parameters such as charset ignored).
  */
 import { notAcceptable, unsupportedMediaType } from '@kapi/machinery';
 
+/** Text encodings: non-resource endpoints (discovery, version, OpenAPI) and body parsing. */
 export type OutputFormat = 'json' | 'yaml';
+/** Every encoding a resource response can have. */
+export type Encoding = OutputFormat | 'protobuf';
+
+export const JSON_MEDIA_TYPE = 'application/json';
+export const YAML_MEDIA_TYPE = 'application/yaml';
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+
+export const MEDIA_TYPES: Readonly<Record<Encoding, string>> = { json: JSON_MEDIA_TYPE, yaml: YAML_MEDIA_TYPE, protobuf: PROTOBUF_MEDIA_TYPE };
+
+/** kube's serializers in its order (the first is the default for an empty Accept or Content-Type). */
+const ENCODINGS: readonly Encoding[] = ['json', 'yaml', 'protobuf'];
+/** Encodings with a watch (stream) serializer. */
+const STREAM_ENCODINGS: ReadonlySet<Encoding> = new Set(['json', 'protobuf']);
+
+export const SERVED_MEDIA_TYPES = [JSON_MEDIA_TYPE, YAML_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE] as const;
 
 export interface MediaRange {
   readonly type: string;
@@ -14,9 +31,11 @@ export interface MediaRange {
   readonly q: number;
 }
 
-export const SERVED_MEDIA_TYPES = ['application/json', 'application/yaml'] as const;
-
-/** Parses an Accept header into media ranges, highest q first (stable for ties). Malformed entries are skipped. */
+/**
+ * Parses an Accept header into media ranges sorted as kube's goautoneg sorts them: higher q
+ * first, then concrete types before wildcards; ties keep header order. Malformed entries and
+ * q=0 are skipped.
+ */
 export function parseAccept(header: string): MediaRange[] {
   const ranges: MediaRange[] = [];
   for (const part of header.split(',')) {
@@ -39,7 +58,11 @@ export function parseAccept(header: string): MediaRange[] {
     if (q <= 0) continue;
     ranges.push({ type: full.slice(0, slash), subtype: full.slice(slash + 1), params, q });
   }
-  return ranges.map((r, i) => ({ r, i })).sort((a, b) => b.r.q - a.r.q || a.i - b.i).map(({ r }) => r);
+  const rank = (r: MediaRange) => (r.type === '*' ? 2 : r.subtype === '*' ? 1 : 0);
+  return ranges
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => b.r.q - a.r.q || rank(a.r) - rank(b.r) || a.i - b.i)
+    .map(({ r }) => r);
 }
 
 function formatFor(range: MediaRange): OutputFormat | undefined {
@@ -51,27 +74,108 @@ function formatFor(range: MediaRange): OutputFormat | undefined {
   return undefined;
 }
 
-const NOT_ACCEPTABLE_MESSAGE = `only the following media types are accepted: ${SERVED_MEDIA_TYPES.join(', ')}`;
+export function notAcceptableError(accepted: readonly string[] = SERVED_MEDIA_TYPES): Error {
+  return notAcceptable(`only the following media types are accepted: ${accepted.join(', ')}`);
+}
 
 /**
- * The response encoding for an Accept header: JSON when absent or empty. Throws 406
- * NotAcceptable (`only the following media types are accepted: ...`) when nothing listed can
- * be served.
+ * The text encoding of a non-resource response (discovery, version, OpenAPI): JSON when the
+ * Accept header is absent or empty. Throws 406 NotAcceptable when nothing listed can be served.
  */
 export function negotiateOutput(accept: string | undefined): OutputFormat {
   if (accept === undefined || accept.trim() === '') return 'json';
-  if (accept === 'application/json') return 'json';
+  if (accept === JSON_MEDIA_TYPE) return 'json';
   for (const range of parseAccept(accept)) {
     const format = formatFor(range);
     if (format !== undefined) return format;
   }
-  throw notAcceptable(NOT_ACCEPTABLE_MESSAGE);
+  throw notAcceptableError();
 }
 
-/** Like negotiateOutput, but never throws (used to encode errors): JSON when nothing fits. */
-export function outputForErrors(accept: string | undefined): OutputFormat {
+/** A conversion the client asked for with `as`, `g` and `v`. */
+export interface ConversionTarget {
+  readonly kind: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+  readonly version: 'v1' | 'v1beta1';
+}
+
+/** The negotiated representation of a resource response. */
+export interface NegotiatedMedia {
+  readonly encoding: Encoding;
+  readonly target?: ConversionTarget;
+}
+
+export interface ResourceCapabilities {
+  /** The resource's kinds have protobuf messages (built-ins yes; custom resources no, as in kube). */
+  readonly protobuf: boolean;
+}
+
+function typeMatches(range: MediaRange, mediaType: string): boolean {
+  const [type, subtype] = mediaType.split('/') as [string, string];
+  return (range.type === type && (range.subtype === subtype || range.subtype === '*')) || (range.type === '*' && range.subtype === '*');
+}
+
+/**
+ * kube's acceptMediaTypeOptions + the resource endpoint's restrictions for one clause and
+ * one serializer: undefined when the clause's parameters rule the serializer out (an unknown
+ * conversion, Table as protobuf, a stream other than watch or on a serializer without one).
+ */
+function acceptClause(range: MediaRange, encoding: Encoding): NegotiatedMedia | undefined {
+  const { as, g, v, stream } = range.params;
+  if (stream !== undefined && stream !== '' && (stream !== 'watch' || !STREAM_ENCODINGS.has(encoding))) return undefined;
+  if (as === undefined && g === undefined && v === undefined) return { encoding };
+  if (g !== 'meta.k8s.io' || (v !== 'v1' && v !== 'v1beta1')) return undefined;
+  switch (as) {
+    case 'Table':
+      return encoding === 'protobuf' ? undefined : { encoding, target: { kind: 'Table', version: v } };
+    case 'PartialObjectMetadata':
+    case 'PartialObjectMetadataList':
+      return { encoding, target: { kind: as, version: v } };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The representation of a resource response: the first Accept clause (in goautoneg order)
+ * that one of kube's serializers (JSON, YAML, protobuf — in that order for wildcards)
+ * accepts with its parameters. An absent Accept means JSON. Throws 406 NotAcceptable
+ * `only the following media types are accepted: application/json, application/yaml,
+ * application/vnd.kubernetes.protobuf` when no clause fits.
+ */
+export function negotiateResourceMedia(accept: string | undefined, capabilities: ResourceCapabilities): NegotiatedMedia {
+  const encodings = capabilities.protobuf ? ENCODINGS : ENCODINGS.filter((e) => e !== 'protobuf');
+  if (accept === undefined || accept.trim() === '' || accept === JSON_MEDIA_TYPE) return { encoding: 'json' };
+  for (const range of parseAccept(accept)) {
+    for (const encoding of encodings) {
+      if (!typeMatches(range, MEDIA_TYPES[encoding])) continue;
+      const accepted = acceptClause(range, encoding);
+      if (accepted !== undefined) return accepted;
+    }
+  }
+  throw notAcceptableError(encodings.map((e) => MEDIA_TYPES[e]));
+}
+
+/**
+ * The media type list of kube's 406 for a watch whose negotiated serializer cannot stream
+ * (YAML): `application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch`.
+ */
+export function streamMediaTypes(capabilities: ResourceCapabilities): string[] {
+  return [...STREAM_ENCODINGS].filter((e) => capabilities.protobuf || e !== 'protobuf').map((e) => `${MEDIA_TYPES[e]};stream=watch`);
+}
+
+/** Whether an encoding can carry a watch stream. */
+export function canStream(encoding: Encoding): boolean {
+  return STREAM_ENCODINGS.has(encoding);
+}
+
+/**
+ * The encoding of an error response, never throwing: JSON when nothing fits. Resource
+ * requests may get a protobuf Status (as kube answers protobuf clients); other paths answer
+ * in JSON or YAML.
+ */
+export function outputForErrors(accept: string | undefined, resourceRequest = false): Encoding {
   try {
-    return negotiateOutput(accept);
+    return negotiateResourceMedia(accept, { protobuf: resourceRequest }).encoding;
   } catch {
     return 'json';
   }
@@ -91,12 +195,13 @@ export function unsupportedBody(accepted: readonly string[]): Error {
 
 /**
  * The decoder for an object body (create, update, delete options): JSON when the
- * Content-Type is absent or JSON, YAML for `application/yaml`. Throws 415 otherwise
- * (protobuf included, until it is supported).
+ * Content-Type is absent, else by its media type (parameters such as charset ignored).
+ * Throws 415 listing the accepted types otherwise (protobuf only where the resource has it).
  */
-export function negotiateInput(contentType: string | undefined): OutputFormat {
+export function negotiateInput(contentType: string | undefined, capabilities: ResourceCapabilities = { protobuf: false }): Encoding {
   const base = baseMediaType(contentType);
-  if (base === '' || base === 'application/json') return 'json';
-  if (base === 'application/yaml') return 'yaml';
-  throw unsupportedBody(SERVED_MEDIA_TYPES);
+  if (base === '' || base === JSON_MEDIA_TYPE) return 'json';
+  if (base === YAML_MEDIA_TYPE) return 'yaml';
+  if (base === PROTOBUF_MEDIA_TYPE && capabilities.protobuf) return 'protobuf';
+  throw unsupportedBody(capabilities.protobuf ? SERVED_MEDIA_TYPES : [JSON_MEDIA_TYPE, YAML_MEDIA_TYPE]);
 }

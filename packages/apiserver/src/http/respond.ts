@@ -1,14 +1,20 @@
 /**
- * Writing responses: objects in the negotiated encoding, Status errors, plain text. Every
- * JSON body the API writes carries kind and apiVersion (the callers guarantee that for
- * objects; errors are always full Status objects).
+ * Writing responses: objects in the negotiated representation (JSON, YAML, protobuf, after a
+ * Table/PartialObjectMetadata conversion), Status errors, plain text. Every response carries
+ * a Content-Type; every JSON body the API writes carries kind and apiVersion (the callers
+ * guarantee that for objects; errors are always full Status objects). Bodies of at least
+ * 128 KiB are gzip-compressed when the client sends `Accept-Encoding: gzip` (kube's rule).
  */
 import type { ServerResponse } from 'node:http';
+import { createGzip } from 'node:zlib';
 import { stringify as stringifyYaml } from 'yaml';
-import { StatusError, internalError, isStatusError } from '@kapi/machinery';
-import type { OutputFormat } from './negotiation.js';
+import { StatusError, hasProtobuf, internalError, isStatusError } from '@kapi/machinery';
+import { listProtobuf, protobufOf } from './encode-once.js';
+import { MEDIA_TYPES, type Encoding, type OutputFormat } from './negotiation.js';
+import { isList, transformResponse, type ResourceOutput } from './resource-output.js';
 
-const CONTENT_TYPES: Record<OutputFormat, string> = { json: 'application/json', yaml: 'application/yaml' };
+/** kube's defaultGzipThresholdBytes: smaller bodies are not worth compressing. */
+export const GZIP_THRESHOLD_BYTES = 128 * 1024;
 
 export function encode(value: unknown, format: OutputFormat): string {
   return format === 'json' ? JSON.stringify(value) : stringifyYaml(value, { aliasDuplicateObjects: false });
@@ -26,26 +32,76 @@ export interface WriteOptions {
   readonly contentType?: string;
 }
 
-/** Writes `value` encoded as `format` with the status code. No-op if the response was already sent. */
-export function writeObject(res: ServerResponse, code: number, value: unknown, format: OutputFormat, options: WriteOptions = {}): void {
-  if (res.headersSent || res.destroyed) return;
-  writeEncoded(res, code, encode(value, format), format, options);
+/** Whether `value` (a typed object, list or Status) has a protobuf encoding in kapi. */
+function protobufEncodable(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const { apiVersion, kind } = value as { apiVersion?: unknown; kind?: unknown };
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string') return false;
+  return isList(value) ? hasProtobuf(apiVersion, kind.slice(0, -'List'.length)) : hasProtobuf(apiVersion, kind);
 }
 
-/** Writes a body already encoded as `format`. No-op if the response was already sent. */
-export function writeEncoded(res: ServerResponse, code: number, body: string, format: OutputFormat, options: WriteOptions = {}): void {
+/**
+ * The body bytes and Content-Type of `value` in `encoding`. A value protobuf cannot carry (a
+ * kind without a message) falls back to JSON, as a client that accepts protobuf also
+ * accepts JSON from kube's list of fallbacks.
+ */
+export function encodeBody(value: unknown, encoding: Encoding): { body: string | Buffer; contentType: string } {
+  if (encoding === 'protobuf') {
+    if (protobufEncodable(value)) return { body: isList(value) ? listProtobuf(value) : protobufOf(value as object), contentType: MEDIA_TYPES.protobuf };
+    return { body: JSON.stringify(value), contentType: MEDIA_TYPES.json };
+  }
+  return { body: encode(value, encoding), contentType: MEDIA_TYPES[encoding] };
+}
+
+/**
+ * Writes `value` with the status code in the negotiated representation: an encoding, or a
+ * resource output (encoding plus an optional conversion). No-op if the response was already sent.
+ */
+export function writeObject(res: ServerResponse, code: number, value: unknown, output: Encoding | ResourceOutput, options: WriteOptions = {}): void {
   if (res.headersSent || res.destroyed) return;
+  const { encoding, transform } = typeof output === 'string' ? { encoding: output, transform: undefined } : output;
+  const { body, contentType } = encodeBody(transformResponse(value, transform), encoding);
+  writeEncoded(res, code, body, encoding, { ...options, contentType: options.contentType ?? contentType });
+}
+
+/** kube's negotiateContentEncoding: gzip when one comma-separated token of Accept-Encoding is exactly `gzip`. */
+export function acceptsGzip(acceptEncoding: string | string[] | undefined): boolean {
+  if (acceptEncoding === undefined) return false;
+  const header = Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding;
+  return header.split(',').some((token) => token.trim() === 'gzip');
+}
+
+/**
+ * Writes a body already encoded as `format`. No-op if the response was already sent. Bodies
+ * of GZIP_THRESHOLD_BYTES or more go out gzip-compressed (level 1, as kube) when the request
+ * accepts gzip; headers are written at once either way.
+ */
+export function writeEncoded(res: ServerResponse, code: number, body: string | Buffer, format: Encoding, options: WriteOptions = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
   const headers: Record<string, string | string[]> = {
-    'Content-Type': options.contentType ?? CONTENT_TYPES[format],
-    'Content-Length': String(Buffer.byteLength(body)),
+    'Content-Type': options.contentType ?? MEDIA_TYPES[format],
     'Cache-Control': 'no-cache, private',
     ...options.headers,
   };
   if (options.warnings !== undefined && options.warnings.length > 0) {
     headers['Warning'] = [...new Set(options.warnings)].map(warningHeader);
   }
+  const gzip = length >= GZIP_THRESHOLD_BYTES && acceptsGzip(res.req?.headers['accept-encoding']);
+  if (!gzip) {
+    headers['Content-Length'] = String(length);
+    res.writeHead(code, headers);
+    res.end(body);
+    return;
+  }
+  headers['Content-Encoding'] = 'gzip';
+  headers['Vary'] = 'Accept-Encoding';
   res.writeHead(code, headers);
-  res.end(body);
+  const compressor = createGzip({ level: 1 });
+  compressor.on('error', () => res.destroy());
+  res.on('close', () => compressor.destroy());
+  compressor.pipe(res);
+  compressor.end(body);
 }
 
 /** Writes plain text (health checks, the metrics exposition). */
@@ -66,7 +122,7 @@ export function toStatusError(err: unknown): StatusError {
   return isStatusError(err) ? err : internalError(err);
 }
 
-/** Writes a Status error (with its extra headers, e.g. Retry-After). */
-export function writeError(res: ServerResponse, err: StatusError, format: OutputFormat, warnings?: readonly string[]): void {
+/** Writes a Status error (with its extra headers, e.g. Retry-After) in the negotiated encoding. */
+export function writeError(res: ServerResponse, err: StatusError, format: Encoding, warnings?: readonly string[]): void {
   writeObject(res, err.code, err.status, format, { headers: { ...err.headers }, ...(warnings !== undefined ? { warnings } : {}) });
 }

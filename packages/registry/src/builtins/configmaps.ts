@@ -4,7 +4,7 @@
  * 1 MiB; once `immutable` is true, data, binaryData and immutable itself cannot change.
  */
 import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
-import { fieldForbidden, fieldInvalid, fieldTooLong } from '@kapi/machinery';
+import { ageColumn, column, countOf, fieldForbidden, fieldInvalid, fieldTooLong, nameColumn } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
 import { CORE_V1, boolean, byteMap, kindSchema, listSchema, stringMap } from '../schemas/schema-builders.js';
 import { ALL_VERBS, builtinStrategy, recordAt } from './builtin-strategy.js';
@@ -67,6 +67,13 @@ function emptyAsAbsent(value: unknown): unknown {
   return value === null ? undefined : value;
 }
 
+/** kubectl's NAME DATA AGE; DATA counts data and binaryData keys. */
+export const configMapColumns = [
+  nameColumn,
+  column('Data', 'string', 'The number of keys in data and binaryData.', (obj) => countOf(obj['data']) + countOf(obj['binaryData'])),
+  ageColumn,
+];
+
 export const configMaps: ResourceDefinition = {
   group: '',
   kind: 'ConfigMap',
@@ -78,6 +85,7 @@ export const configMaps: ResourceDefinition = {
   versions: [{ name: 'v1', served: true, storage: true, schema: configMapSchema }],
   verbs: [...ALL_VERBS],
   allowUnconditionalUpdate: true,
+  printerColumns: configMapColumns,
   strategy: builtinStrategy({
     decode: (obj) => checkBase64Map(obj, 'binaryData', 'ConfigMap', 'v1'),
     validate: validateConfigMap,

@@ -13,6 +13,7 @@ import type { FieldGetter, ResourceDefinition } from '../definition.js';
 import { OBJECT_REFERENCE } from '../schemas/core-references.js';
 import { CORE_V1, META_V1, int32, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
 import { ALL_VERBS, builtinStrategy, stringAt } from './builtin-strategy.js';
+import { eventColumns } from './event-columns.js';
 
 const gvk = { group: '', version: 'v1', kind: 'Event' };
 const REPORTING_INSTANCE_LENGTH_LIMIT = 128;
@@ -117,5 +118,6 @@ export const events: ResourceDefinition = {
   selectableFields: eventSelectableFields,
   allowCreateOnUpdate: true,
   allowUnconditionalUpdate: true,
+  printerColumns: eventColumns,
   strategy: builtinStrategy({ validate: validateEvent }),
 };

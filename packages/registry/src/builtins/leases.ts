@@ -5,7 +5,7 @@
  * `preferredHolder` needs a strategy. Updates must carry a resourceVersion; PUT may create.
  */
 import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
-import { fieldForbidden, fieldInvalid, fieldNotSupported, isQualifiedName } from '@kapi/machinery';
+import { ageColumn, column, fieldForbidden, fieldInvalid, fieldNotSupported, isQualifiedName, nameColumn } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
 import { COORDINATION_V1, META_V1, int32, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
 import { ALL_VERBS, builtinStrategy, recordAt } from './builtin-strategy.js';
@@ -62,6 +62,16 @@ function validateLease(obj: KubeObject): FieldError[] {
   return errs;
 }
 
+/** kubectl's NAME HOLDER AGE. */
+export const leaseColumns = [
+  nameColumn,
+  column('Holder', 'string', 'The identity of the current holder of the lease.', (obj) => {
+    const holder = recordAt(obj, 'spec')?.['holderIdentity'];
+    return typeof holder === 'string' ? holder : '';
+  }),
+  ageColumn,
+];
+
 export const leases: ResourceDefinition = {
   group: 'coordination.k8s.io',
   kind: 'Lease',
@@ -73,5 +83,6 @@ export const leases: ResourceDefinition = {
   verbs: [...ALL_VERBS],
   allowCreateOnUpdate: true,
   allowUnconditionalUpdate: false,
+  printerColumns: leaseColumns,
   strategy: builtinStrategy({ validate: validateLease }),
 };

@@ -11,7 +11,7 @@
  * namespace-lifecycle.ts).
  */
 import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
-import { fieldInvalid, isQualifiedName } from '@kapi/machinery';
+import { ageColumn, column, fieldInvalid, isQualifiedName, nameColumn } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
 import { CORE_V1, META_V1, array, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
 import { ALL_VERBS, builtinStrategy, recordAt, stringAt } from './builtin-strategy.js';
@@ -100,6 +100,13 @@ function validateSpecFinalizers(obj: KubeObject): FieldError[] {
   return errs;
 }
 
+/** kubectl's NAME STATUS AGE. */
+export const namespaceColumns = [
+  nameColumn,
+  column('Status', 'string', 'The status of the namespace', (obj) => stringAt(obj, ['status', 'phase']) ?? ''),
+  ageColumn,
+];
+
 export const namespaces: ResourceDefinition = {
   group: '',
   kind: 'Namespace',
@@ -115,6 +122,7 @@ export const namespaces: ResourceDefinition = {
   nameValidation: 'DNS1123Label',
   selectableFields: { 'status.phase': (obj) => stringAt(obj, ['status', 'phase']) },
   allowUnconditionalUpdate: true,
+  printerColumns: namespaceColumns,
   strategy: builtinStrategy({
     prepareForCreate(obj) {
       obj['status'] = { phase: 'Active' };

@@ -7,7 +7,18 @@
  * Field selector: `type`.
  */
 import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
-import { FIELD_IMMUTABLE_ERROR_MSG, badRequest, fieldInvalid, fieldRequired, fieldTooLong, jsonTypeName } from '@kapi/machinery';
+import {
+  FIELD_IMMUTABLE_ERROR_MSG,
+  ageColumn,
+  badRequest,
+  column,
+  countOf,
+  fieldInvalid,
+  fieldRequired,
+  fieldTooLong,
+  jsonTypeName,
+  nameColumn,
+} from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
 import { CORE_V1, boolean, byteMap, kindSchema, listSchema, string, stringMap } from '../schemas/schema-builders.js';
 import { ALL_VERBS, builtinStrategy, recordAt, stringAt } from './builtin-strategy.js';
@@ -124,6 +135,14 @@ function validateSecretUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   return errs;
 }
 
+/** kubectl's NAME TYPE DATA AGE. */
+export const secretColumns = [
+  nameColumn,
+  column('Type', 'string', 'Used to facilitate programmatic handling of secret data.', (obj) => stringAt(obj, ['type']) ?? ''),
+  column('Data', 'string', 'The number of keys in data.', (obj) => countOf(obj['data'])),
+  ageColumn,
+];
+
 export const secrets: ResourceDefinition = {
   group: '',
   kind: 'Secret',
@@ -135,6 +154,7 @@ export const secrets: ResourceDefinition = {
   verbs: [...ALL_VERBS],
   selectableFields: { type: (obj) => stringAt(obj, ['type']) },
   allowUnconditionalUpdate: true,
+  printerColumns: secretColumns,
   strategy: builtinStrategy({
     decode(obj) {
       checkBase64Map(obj, 'data', 'Secret', 'v1');

@@ -3,7 +3,7 @@
  * entry of `secrets` is reduced to its name, as kube does.
  */
 import type { JSONSchemaProps, KubeObject } from '@kapi/machinery';
-import { isPlainObject } from '@kapi/machinery';
+import { ageColumn, column, countOf, isPlainObject, nameColumn } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
 import { LOCAL_OBJECT_REFERENCE, OBJECT_REFERENCE } from '../schemas/core-references.js';
 import { CORE_V1, array, boolean, kindSchema, listSchema, ref } from '../schemas/schema-builders.js';
@@ -35,6 +35,13 @@ function cleanSecretReferences(obj: KubeObject): void {
   obj['secrets'] = secrets.map((ref) => (isPlainObject(ref) && ref['name'] !== undefined ? { name: ref['name'] } : isPlainObject(ref) ? {} : ref));
 }
 
+/** kubectl's NAME SECRETS AGE. */
+export const serviceAccountColumns = [
+  nameColumn,
+  column('Secrets', 'string', 'The number of secrets listed in secrets.', (obj) => countOf(obj['secrets'])),
+  ageColumn,
+];
+
 export const serviceAccounts: ResourceDefinition = {
   group: '',
   kind: 'ServiceAccount',
@@ -47,6 +54,7 @@ export const serviceAccounts: ResourceDefinition = {
   verbs: [...ALL_VERBS],
   returnDeletedObject: true,
   allowUnconditionalUpdate: true,
+  printerColumns: serviceAccountColumns,
   strategy: builtinStrategy({
     prepareForCreate: cleanSecretReferences,
     prepareForUpdate: (obj) => cleanSecretReferences(obj),

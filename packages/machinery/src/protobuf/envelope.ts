@@ -1,0 +1,63 @@
+/**
+ * kube's protobuf envelope: the magic bytes `k8s\0` followed by a runtime.Unknown that holds
+ * the type (apiVersion, kind) and the object's own message bytes.
+ */
+import { runtimeMessages as runtime } from './messages.js';
+
+/** "k8s\0". */
+export const PROTOBUF_MAGIC: Readonly<Uint8Array> = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
+
+/** A decoding failure with Go's error text; callers wrap it into kube's 400 message. */
+export class ProtobufDecodeError extends Error {
+  override readonly name = 'ProtobufDecodeError';
+}
+
+export interface Envelope {
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** The object's message bytes (no envelope). */
+  readonly raw: Uint8Array;
+  /** runtime.Unknown.contentType: empty for protobuf. */
+  readonly contentType: string;
+}
+
+/** Wraps an object's message bytes: magic + Unknown{typeMeta, raw}. */
+export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
+  const unknown = runtime.Unknown.encode({ typeMeta: { apiVersion, kind }, raw }).finish();
+  const out = Buffer.allocUnsafe(PROTOBUF_MAGIC.length + unknown.length);
+  out.set(PROTOBUF_MAGIC, 0);
+  out.set(unknown, PROTOBUF_MAGIC.length);
+  return out;
+}
+
+/**
+ * Unwraps an enveloped body. Throws ProtobufDecodeError with kube's texts: `empty data`
+ * (no bytes), `provided data does not appear to be a protobuf message, expected prefix
+ * [107 56 115 0]` (wrong or missing magic), `empty body` (only the magic), or the decoding
+ * error of a malformed Unknown.
+ */
+export function decodeEnvelope(data: Uint8Array): Envelope {
+  if (data.length === 0) throw new ProtobufDecodeError('empty data');
+  const hasMagic = data.length >= PROTOBUF_MAGIC.length && PROTOBUF_MAGIC.every((b, i) => data[i] === b);
+  if (!hasMagic) throw new ProtobufDecodeError(`provided data does not appear to be a protobuf message, expected prefix [${PROTOBUF_MAGIC.join(' ')}]`);
+  if (data.length === PROTOBUF_MAGIC.length) throw new ProtobufDecodeError('empty body');
+  const unknown = decodeMessage(() => runtime.Unknown.decode(data.subarray(PROTOBUF_MAGIC.length)));
+  return {
+    apiVersion: unknown.typeMeta?.apiVersion ?? '',
+    kind: unknown.typeMeta?.kind ?? '',
+    raw: unknown.raw ?? new Uint8Array(0),
+    contentType: unknown.contentType ?? '',
+  };
+}
+
+/** Runs a protobufjs decode, turning its errors into Go-like ProtobufDecodeErrors. */
+export function decodeMessage<T>(decode: () => T): T {
+  try {
+    return decode();
+  } catch (err) {
+    const message = (err as Error).message ?? String(err);
+    // protobufjs reports truncation as "index out of range: <pos> + <n> > <len>"; Go says "unexpected EOF".
+    if (/index out of range/.test(message)) throw new ProtobufDecodeError('unexpected EOF');
+    throw new ProtobufDecodeError(`proto: ${message}`);
+  }
+}

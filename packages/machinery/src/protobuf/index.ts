@@ -1,0 +1,19 @@
+/** Protobuf: kube's envelope, the JSON ↔ message mapping, lists and watch frames. */
+export type { Envelope } from './envelope.js';
+export { PROTOBUF_MAGIC, ProtobufDecodeError, encodeEnvelope, decodeEnvelope } from './envelope.js';
+export type { DecodedObject } from './object-codec.js';
+export {
+  encodeObjectRaw,
+  envelopeObject,
+  encodeList,
+  encodeWatchFrame,
+  decodeObject,
+  decodeEnveloped,
+  decodeList,
+  decodeWatchFrames,
+  hasProtobuf,
+  hasProtobufList,
+} from './object-codec.js';
+export type { ProtobufKind } from './kind-codecs.js';
+export { protobufKind, protobufKinds } from './kind-codecs.js';
+export type { MessageCodec, FieldCodec } from './field-codec.js';

@@ -1,0 +1,127 @@
+/**
+ * Objects, lists and watch frames as protobuf. Object bytes (`encodeObjectRaw`) are the
+ * message alone, as list items and the inside of an envelope need them; callers cache them
+ * per shared object and build envelopes and lists around the cached bytes.
+ */
+import type { KubeList, ListMeta } from '../object.js';
+import { decodeEnvelope, decodeMessage, encodeEnvelope, ProtobufDecodeError, type Envelope } from './envelope.js';
+import { fromProtoMessage, toProtoMessage } from './field-codec.js';
+import { metaMessages as meta, type ProtobufWriter } from './messages.js';
+import { listMetaCodec } from './meta-codecs.js';
+import { protobufKind, protobufKindOfList, type ProtobufKind } from './kind-codecs.js';
+import { protobufjsWriter } from './writer.js';
+
+function kindOf(obj: { apiVersion?: unknown; kind?: unknown }): ProtobufKind {
+  const found = protobufKind(String(obj.apiVersion ?? ''), String(obj.kind ?? ''));
+  if (found === undefined) throw new Error(`no protobuf message for ${String(obj.apiVersion)}/${String(obj.kind)}`);
+  return found;
+}
+
+/** Whether kapi can encode objects of this apiVersion/kind as protobuf. */
+export function hasProtobuf(apiVersion: string, kind: string): boolean {
+  return protobufKind(apiVersion, kind) !== undefined;
+}
+
+/** The object's message bytes, without envelope. Throws for a kind without protobuf. */
+export function encodeObjectRaw(obj: { apiVersion?: unknown; kind?: unknown }): Uint8Array {
+  const { codec } = kindOf(obj);
+  return codec.type.encode(toProtoMessage(codec, obj)).finish();
+}
+
+/** The object enveloped (`k8s\0` + Unknown), from its message bytes. */
+export function envelopeObject(obj: { apiVersion?: unknown; kind?: unknown }, raw: Uint8Array): Buffer {
+  return encodeEnvelope(String(obj.apiVersion ?? ''), String(obj.kind ?? ''), raw);
+}
+
+/**
+ * A list enveloped: `<Kind>List{metadata=1, items=2...}` from each item's message bytes
+ * (`itemRaw(i)`), so cached item bytes are copied, not re-encoded.
+ */
+export function encodeList(list: Pick<KubeList, 'apiVersion' | 'kind' | 'metadata'> & { items: readonly unknown[] }, itemRaw: (index: number) => Uint8Array): Buffer {
+  const writer: ProtobufWriter = protobufjsWriter();
+  writer.uint32((1 << 3) | 2).bytes(listMetaCodec.type.encode(toProtoMessage(listMetaCodec, list.metadata)).finish());
+  for (let i = 0; i < list.items.length; i++) writer.uint32((2 << 3) | 2).bytes(itemRaw(i));
+  return encodeEnvelope(list.apiVersion, list.kind, writer.finish());
+}
+
+/** Whether kapi can encode a list of this apiVersion/listKind. */
+export function hasProtobufList(apiVersion: string, listKind: string): boolean {
+  return protobufKindOfList(apiVersion, listKind) !== undefined;
+}
+
+/**
+ * One protobuf watch frame: 4-byte big-endian length + WatchEvent{type, object: RawExtension{raw:
+ * enveloped object}} (the event itself is not enveloped).
+ */
+export function encodeWatchFrame(type: string, envelopedObject: Uint8Array): Buffer {
+  const event = meta.WatchEvent.encode({ type, object: { raw: envelopedObject } }).finish();
+  const out = Buffer.allocUnsafe(4 + event.length);
+  out.writeUInt32BE(event.length, 0);
+  out.set(event, 4);
+  return out;
+}
+
+/** A decoded protobuf object: JSON with apiVersion/kind from the envelope (when non-empty). */
+export interface DecodedObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly object: Record<string, unknown>;
+}
+
+/**
+ * Decodes an enveloped body as the message of `decodeAs` (the endpoint's kind: the body's own
+ * type is reported back for the caller to check, as kube's decoder does). Throws
+ * ProtobufDecodeError for a bad envelope or malformed message bytes.
+ */
+export function decodeObject(data: Uint8Array, decodeAs: { apiVersion: string; kind: string }): DecodedObject {
+  return decodeEnveloped(decodeEnvelope(data), decodeAs);
+}
+
+/** The second half of decodeObject: the message inside an already unwrapped envelope. */
+export function decodeEnveloped(envelope: Envelope, decodeAs: { apiVersion: string; kind: string }): DecodedObject {
+  if (envelope.contentType !== '' && envelope.contentType !== 'application/vnd.kubernetes.protobuf') {
+    throw new ProtobufDecodeError(`unsupported content type ${JSON.stringify(envelope.contentType)} in the protobuf envelope`);
+  }
+  const target = protobufKind(decodeAs.apiVersion, decodeAs.kind);
+  if (target === undefined) throw new ProtobufDecodeError(`no kind "${decodeAs.kind}" is registered for version "${decodeAs.apiVersion}"`);
+  const message = decodeMessage(() => target.codec.type.decode(envelope.raw));
+  const object = fromProtoMessage(target.codec, message);
+  const typed: Record<string, unknown> = {};
+  if (envelope.apiVersion !== '') typed['apiVersion'] = envelope.apiVersion;
+  if (envelope.kind !== '') typed['kind'] = envelope.kind;
+  return { apiVersion: envelope.apiVersion, kind: envelope.kind, object: { ...typed, ...object } };
+}
+
+/** Decodes an enveloped list (for tests and clients): items carry the list's apiVersion and item kind. */
+export function decodeList(data: Uint8Array): KubeList {
+  const envelope = decodeEnvelope(data);
+  const kind = protobufKindOfList(envelope.apiVersion, envelope.kind);
+  if (kind === undefined || kind.listType === undefined) throw new ProtobufDecodeError(`no list kind "${envelope.kind}" is registered for version "${envelope.apiVersion}"`);
+  const listType = kind.listType;
+  const message = decodeMessage(() => listType.decode(envelope.raw)) as { metadata?: unknown; items?: unknown[] };
+  const items = (message.items ?? []).map((item) => ({ apiVersion: kind.apiVersion, kind: kind.kind, ...fromProtoMessage(kind.codec, item) }));
+  return {
+    apiVersion: envelope.apiVersion,
+    kind: envelope.kind,
+    metadata: (message.metadata !== undefined && message.metadata !== null ? fromProtoMessage(listMetaCodec, message.metadata) : {}) as ListMeta,
+    items: items as KubeList['items'],
+  };
+}
+
+/** Splits a protobuf watch stream into events (for tests and clients). Returns the undecoded rest. */
+export function decodeWatchFrames(data: Uint8Array): { events: { type: string; object: DecodedObject }[]; rest: Uint8Array } {
+  const events: { type: string; object: DecodedObject }[] = [];
+  let offset = 0;
+  while (data.length - offset >= 4) {
+    const length = Buffer.from(data.buffer, data.byteOffset + offset, 4).readUInt32BE(0);
+    if (data.length - offset - 4 < length) break;
+    const frame = data.subarray(offset + 4, offset + 4 + length);
+    const event = decodeMessage(() => meta.WatchEvent.decode(frame));
+    const raw = event.object?.raw ?? new Uint8Array(0);
+    const envelope = decodeEnvelope(raw);
+    events.push({ type: event.type ?? '', object: decodeObject(raw, { apiVersion: envelope.apiVersion, kind: envelope.kind }) });
+    offset += 4 + length;
+  }
+  return { events, rest: data.subarray(offset) };
+}
+
