@@ -184,3 +184,15 @@ export {
 export * as managedFields from './managed-fields/index.js';
 export type { FieldManagerScope, ApplyOutcome, Atom } from './managed-fields/index.js';
 export { FieldSet, schemaAtom, trackUpdate, applyConfiguration, managerFromUserAgent, LAST_APPLIED_ANNOTATION } from './managed-fields/index.js';
+
+export {
+  applyJsonPatch,
+  decodeJsonPatch,
+  patchNotApplicable,
+  applyMergePatch,
+  strategicMergePatch,
+  StrategicMergeError,
+  findDuplicateFields,
+  goFormatValue,
+  MAX_JSON_PATCH_OPERATIONS,
+} from './patch/index.js';

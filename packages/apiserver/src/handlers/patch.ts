@@ -4,13 +4,11 @@
  * implemented; strategic merge and apply answer 415 until a later issue adds them.
  */
 import type { KubeObject } from '@kapi/machinery';
-import { badRequest, isConflict, isPlainObject } from '@kapi/machinery';
+import { applyJsonPatch, applyMergePatch, badRequest, decodeJsonPatch, isConflict, isPlainObject } from '@kapi/machinery';
 import { decodeBody, readBody } from '../http/body.js';
 import { baseMediaType, unsupportedBody } from '../http/negotiation.js';
 import { writeObject } from '../http/respond.js';
 import { SUPPORTED_PATCH_TYPES } from '../openapi/document.js';
-import { applyJsonPatch, decodeJsonPatch } from '../patch/json-patch.js';
-import { applyMergePatch } from '../patch/merge-patch.js';
 import { parseWriteOptions } from './options.js';
 import type { RequestScope } from './scope.js';
 

@@ -5,8 +5,13 @@
  */
 import fastJsonPatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import { badRequest, isPlainObject, requestEntityTooLarge } from '@kapi/machinery';
-import { patchNotApplicable } from '../http/generic-errors.js';
+import { isPlainObject } from '../object.js';
+import { StatusError, badRequest, requestEntityTooLarge } from '../status.js';
+
+/** The 422 kube answers when a patch cannot be applied (NewGenericServerResponse drops the detail). */
+export function patchNotApplicable(): StatusError {
+  return new StatusError({ code: 422, reason: 'Invalid', message: 'the server rejected our request due to an error in our request', details: {} });
+}
 
 export const MAX_JSON_PATCH_OPERATIONS = 10_000;
 export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;

@@ -1,5 +1,5 @@
 /** JSON merge patch (RFC 7386). */
-import { isPlainObject } from '@kapi/machinery';
+import { isPlainObject } from '../object.js';
 
 /**
  * Applies `patch` to `target` and returns the result; neither input is mutated (unchanged
