@@ -1,8 +1,14 @@
 #!/usr/bin/env node
-/** `kapi-apiserver`: parse kube-apiserver flags, start, log like kube, close gracefully on SIGTERM/SIGINT. */
+/**
+ * `kapi-apiserver`: parse kube-apiserver flags, start the tracing SDK when
+ * --tracing-config-file is given (the only place the SDK is started), start the server, and
+ * shut down gracefully on SIGTERM/SIGINT (a second signal exits at once, as kube does).
+ */
+import { randomUUID } from 'node:crypto';
 import { FlagError, parseFlags, usage } from './flags.js';
 import { createLogger } from './logger.js';
 import { startApiServer } from './main.js';
+import { TracingConfigError, readTracingConfiguration, startTracing, type TracingSdk } from './tracing.js';
 
 async function main(): Promise<void> {
   let flags;
@@ -19,7 +25,21 @@ async function main(): Promise<void> {
     process.stdout.write(usage());
     return;
   }
-  const logger = createLogger(flags.verbosity);
+  const logger = createLogger({ verbosity: flags.verbosity, format: flags.loggingFormat });
+  let tracing: TracingSdk | undefined;
+  if (flags.tracingConfigFile !== '') {
+    try {
+      const config = readTracingConfiguration(flags.tracingConfigFile);
+      tracing = startTracing(config, { instanceId: `apiserver-${randomUUID()}` });
+      logger.info('tracing enabled', { endpoint: config.endpoint, samplingRatePerMillion: config.samplingRatePerMillion });
+    } catch (err) {
+      if (err instanceof TracingConfigError) {
+        process.stderr.write(`Error: ${err.message}\n`);
+        process.exit(1);
+      }
+      throw err;
+    }
+  }
   if (flags.watchCacheSizes.length > 0) {
     logger.info(`--watch-cache-sizes=${flags.watchCacheSizes.join(',')} is ignored: kapi sizes each watch cache by a time window`);
   }
@@ -38,22 +58,38 @@ async function main(): Promise<void> {
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
     etcdCompactionIntervalMs: flags.etcdCompactionIntervalMs,
     consistentListFromCache: flags.featureGates['ConsistentListFromCache'] ?? true,
+    maxRequestsInflight: flags.maxRequestsInflight,
+    maxMutatingRequestsInflight: flags.maxMutatingRequestsInflight,
+    shutdownDelayMs: flags.shutdownDelayMs,
+    shutdownSendRetryAfter: flags.shutdownSendRetryAfter,
+    shutdownWatchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs,
+    livezGracePeriodMs: flags.livezGracePeriodMs,
+    etcdCountMetricPollPeriodMs: flags.etcdCountMetricPollPeriodMs,
+    etcdDbMetricPollIntervalMs: flags.etcdDbMetricPollIntervalMs,
+    etcdHealthcheckTimeoutMs: flags.etcdHealthcheckTimeoutMs,
+    etcdReadycheckTimeoutMs: flags.etcdReadycheckTimeoutMs,
     logger,
   });
   logger.info(`Serving securely on ${flags.bindAddress}:${server.securePort}`);
   if (server.insecurePort !== undefined) logger.info(`Serving insecurely on ${flags.insecureBindAddress}:${server.insecurePort}`);
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.info(`Received ${signal} again, exiting immediately`);
+      process.exit(1);
+    }
     stopping = true;
     logger.info(`Received ${signal}, shutting down`);
-    server.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error('shutdown failed', err);
-        process.exit(1);
-      },
-    );
+    server
+      .close()
+      .then(() => tracing?.shutdown())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error('shutdown failed', err);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -28,6 +28,18 @@ export interface ServerFlags {
   featureGates: Record<string, boolean>;
   runtimeConfig: Record<string, string>;
   verbosity: number;
+  /** --logging-format: `json` (kapi's default) or `text` (klog). */
+  loggingFormat: 'json' | 'text';
+  shutdownDelayMs: number;
+  shutdownSendRetryAfter: boolean;
+  shutdownWatchTerminationGracePeriodMs: number;
+  livezGracePeriodMs: number;
+  etcdCountMetricPollPeriodMs: number;
+  etcdDbMetricPollIntervalMs: number;
+  etcdHealthcheckTimeoutMs: number;
+  etcdReadycheckTimeoutMs: number;
+  /** --tracing-config-file ("" = no tracing). */
+  tracingConfigFile: string;
 }
 
 /** Thrown for a bad command line; `bin.ts` prints `Error: <message>` and exits 1. */
@@ -64,7 +76,17 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'watch-cache-sizes': { type: 'stringList', defaultText: '', help: 'Watch cache size settings for some resources (resource[.group]#size). Accepted for compatibility; kapi sizes its watch caches by a time window and ignores it.' },
   'feature-gates': { type: 'mapStringBool', defaultText: '', help: 'A set of key=value pairs that describe feature gates. kapi understands ConsistentListFromCache=true|false (default true); other gates are accepted and ignored.' },
   'runtime-config': { type: 'mapStringString', defaultText: '', help: 'A set of key=value pairs that enable or disable built-in APIs.' },
-  v: { type: 'int', defaultText: '0', help: 'Number for the log level verbosity.' },
+  v: { type: 'int', defaultText: '0', help: 'Number for the log level verbosity. Every request is logged from 3 on.' },
+  'logging-format': { type: 'string', defaultText: 'json', help: 'Sets the log format. Permitted formats: "json", "text". kapi writes JSON by default (kube-apiserver: text).' },
+  'shutdown-delay-duration': { type: 'duration', defaultText: '0s', help: 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.' },
+  'shutdown-send-retry-after': { type: 'bool', defaultText: 'false', help: 'If true the HTTP Server will continue listening until all non long running request(s) in flight have been drained, during this window all incoming requests will be rejected with a status code 429 and a \'Retry-After\' response header, in addition \'Connection: close\' response header is set in order to tear down the TCP connection when idle.' },
+  'shutdown-watch-termination-grace-period': { type: 'duration', defaultText: '0s', help: 'This option, if set, represents the maximum amount of grace period the apiserver will wait for active watch request(s) to drain during the graceful server shutdown window.' },
+  'livez-grace-period': { type: 'duration', defaultText: '0s', help: 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. From apiserver\'s start time to when this amount of time has elapsed, /livez will assume that unfinished post-start hooks will complete successfully and therefore return true.' },
+  'etcd-count-metric-poll-period': { type: 'duration', defaultText: '1m0s', help: 'Frequency of polling etcd for number of resources per type. 0 disables the metric collection.' },
+  'etcd-db-metric-poll-interval': { type: 'duration', defaultText: '30s', help: 'The interval of requests to poll etcd and update metric. 0 disables the metric collection' },
+  'etcd-healthcheck-timeout': { type: 'duration', defaultText: '2s', help: 'The timeout to use when checking etcd health.' },
+  'etcd-readycheck-timeout': { type: 'duration', defaultText: '2s', help: 'The timeout to use when checking etcd readiness' },
+  'tracing-config-file': { type: 'string', defaultText: '', help: 'File with apiserver tracing configuration.' },
   // Accepted and ignored: common kube-apiserver flags (kubeadm, charts, kwokctl).
   ...ignoredFlags({
     string: [
@@ -74,14 +96,14 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
       'service-account-issuer', 'service-account-key-file', 'service-account-signing-key-file', 'api-audiences',
       'proxy-client-cert-file', 'proxy-client-key-file', 'requestheader-client-ca-file', 'requestheader-allowed-names',
       'requestheader-username-headers', 'requestheader-group-headers', 'requestheader-extra-headers-prefix',
-      'tracing-config-file', 'audit-log-path', 'audit-log-format', 'audit-log-mode', 'audit-log-version', 'audit-policy-file',
+      'audit-log-path', 'audit-log-format', 'audit-log-mode', 'audit-log-version', 'audit-policy-file',
       'service-cluster-ip-range', 'advertise-address', 'kubelet-client-certificate', 'kubelet-client-key',
       'kubelet-preferred-address-types', 'tls-cipher-suites', 'tls-min-version', 'external-hostname', 'cors-allowed-origins',
-      'profiling-mode', 'logging-format', 'service-node-port-range',
+      'profiling-mode', 'service-node-port-range',
     ],
     bool: [
       'allow-privileged', 'enable-priority-and-fairness', 'anonymous-auth', 'profiling', 'service-account-lookup',
-      'shutdown-send-retry-after', 'encryption-provider-config-automatic-reload', 'enable-aggregator-routing',
+      'encryption-provider-config-automatic-reload', 'enable-aggregator-routing',
       'enable-bootstrap-token-auth', 'logtostderr', 'alsologtostderr', 'enable-garbage-collector',
     ],
     int: [
@@ -89,8 +111,6 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
       'audit-log-maxbackup', 'http2-max-streams-per-connection', 'max-connection-bytes-per-sec', 'apiserver-count', 'kubelet-port',
     ],
     duration: [
-      'etcd-count-metric-poll-period', 'etcd-db-metric-poll-interval', 'etcd-healthcheck-timeout', 'etcd-readycheck-timeout',
-      'shutdown-delay-duration', 'shutdown-watch-termination-grace-period', 'livez-grace-period',
       'storage-initialization-timeout', 'event-ttl', 'service-account-max-token-expiration',
     ],
     float: ['goaway-chance'],
@@ -268,6 +288,16 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     featureGates: get<Record<string, boolean>>('feature-gates'),
     runtimeConfig: get<Record<string, string>>('runtime-config'),
     verbosity: get<number>('v'),
+    loggingFormat: get<string>('logging-format') as 'json' | 'text',
+    shutdownDelayMs: get<number>('shutdown-delay-duration'),
+    shutdownSendRetryAfter: get<boolean>('shutdown-send-retry-after'),
+    shutdownWatchTerminationGracePeriodMs: get<number>('shutdown-watch-termination-grace-period'),
+    livezGracePeriodMs: get<number>('livez-grace-period'),
+    etcdCountMetricPollPeriodMs: get<number>('etcd-count-metric-poll-period'),
+    etcdDbMetricPollIntervalMs: get<number>('etcd-db-metric-poll-interval'),
+    etcdHealthcheckTimeoutMs: get<number>('etcd-healthcheck-timeout'),
+    etcdReadycheckTimeoutMs: get<number>('etcd-readycheck-timeout'),
+    tracingConfigFile: get<string>('tracing-config-file'),
   };
   if (flags.etcdServers.length === 0) throw new FlagError('--etcd-servers must be specified');
   validatePort('secure-port', flags.securePort, false);
@@ -280,6 +310,14 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
   if (flags.maxRequestsInflight < 0) throw new FlagError('--max-requests-inflight can not be negative value');
   if (flags.maxMutatingRequestsInflight < 0) throw new FlagError('--max-mutating-requests-inflight can not be negative value');
   if (flags.etcdCompactionIntervalMs < 0) throw new FlagError('--etcd-compaction-interval can not be negative value');
+  if (flags.loggingFormat !== 'json' && flags.loggingFormat !== 'text') {
+    throw new FlagError(`logging format: Unsupported log format "${String(flags.loggingFormat)}". Permitted formats: "json", "text"`);
+  }
+  if (flags.shutdownDelayMs < 0) throw new FlagError('--shutdown-delay-duration can not be negative value');
+  if (flags.shutdownWatchTerminationGracePeriodMs < 0) throw new FlagError('shutdown-watch-termination-grace-period, if provided, can not be a negative value');
+  if (flags.livezGracePeriodMs < 0) throw new FlagError('--livez-grace-period can not be a negative value');
+  if (flags.etcdHealthcheckTimeoutMs <= 0) throw new FlagError(`--etcd-healthcheck-timeout must be greater than 0`);
+  if (flags.etcdReadycheckTimeoutMs <= 0) throw new FlagError(`--etcd-readycheck-timeout must be greater than 0`);
   if (!flags.etcdPrefix.startsWith('/')) flags.etcdPrefix = `/${flags.etcdPrefix}`;
   return flags;
 }

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { REQUEST_DURATION_BUCKETS } from './metrics.js';
+import { builtinDefinitions } from '@kapi/registry';
+import { delayedCheck, type HealthCheck } from './health.js';
 import { startTestServer, type TestServer } from './testing/fixture.js';
 
 async function waitFor(predicate: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
@@ -11,65 +12,103 @@ async function waitFor(predicate: () => Promise<boolean>, timeoutMs = 15_000): P
   }
 }
 
-void describe('health and metrics', () => {
+const cacheChecks = builtinDefinitions.map((d) => `watch-cache/${d.group === '' ? d.plural : `${d.plural}.${d.group}`}`);
+const hook = 'poststarthook/start-system-namespaces-controller';
+
+void describe('health checks', () => {
   let t: TestServer;
   before(async () => {
     t = await startTestServer();
+    // The watch caches finish their initial lists shortly after start.
+    await waitFor(async () => (await t.request('GET', '/readyz')).status === 200);
   });
   after(async () => {
     await t.close();
   });
 
-  void it('answers ok on healthz, livez and readyz, verbose and per check', async () => {
-    for (const path of ['/healthz', '/livez', '/readyz', '/readyz/etcd', '/livez/ping']) {
+  void it('answers ok on healthz, livez and readyz and on every single check', async () => {
+    for (const path of ['/healthz', '/livez', '/readyz']) {
       const res = await t.request('GET', path);
       assert.equal(res.status, 200, path);
       assert.equal(res.text, 'ok', path);
     }
-    const verbose = await t.request('GET', '/readyz?verbose');
-    assert.equal(verbose.text, '[+]ping ok\n[+]etcd ok\n[+]poststarthook/start-system-namespaces-controller ok\n[+]shutdown ok\nreadyz check passed\n');
+    const single = [
+      '/livez/ping', '/livez/log', '/livez/etcd', `/livez/${hook}`,
+      '/healthz/ping', '/healthz/log', '/healthz/etcd', `/healthz/${hook}`,
+      '/readyz/ping', '/readyz/log', '/readyz/etcd', '/readyz/etcd-readiness', `/readyz/${hook}`, '/readyz/shutdown',
+      ...cacheChecks.map((c) => `/readyz/${c}`),
+    ];
+    for (const path of single) {
+      const res = await t.request('GET', path);
+      assert.equal(res.status, 200, path);
+      assert.equal(res.text, 'ok', path);
+    }
+    // Checks that belong to readyz only are not on livez; unknown checks are 404.
+    assert.equal((await t.request('GET', '/livez/shutdown')).status, 404);
+    assert.equal((await t.request('GET', '/livez/etcd-readiness')).status, 404);
+    assert.equal((await t.request('GET', '/readyz/nope')).status, 404);
   });
 
-  void it('counts requests with kube labels and buckets', async () => {
-    await t.request('GET', '/api/v1/namespaces/default/configmaps');
-    await t.request('GET', '/api/v1/namespaces/default');
-    await t.request('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { body: { metadata: { name: 'm' } } });
-    await t.request('GET', '/api/v1/configmaps');
-    await t.request('GET', '/api/v1/namespaces/default/configmaps/missing');
-    const res = await t.request('GET', '/metrics');
+  void it('lists every check in kube order with ?verbose', async () => {
+    const livez = await t.request('GET', '/livez?verbose');
+    assert.equal(livez.text, `[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]${hook} ok\nlivez check passed\n`);
+    const healthz = await t.request('GET', '/healthz?verbose=1');
+    assert.equal(healthz.text, `[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]${hook} ok\nhealthz check passed\n`);
+    const readyz = await t.request('GET', '/readyz?verbose');
+    assert.equal(
+      readyz.text,
+      ['ping', 'log', 'etcd', 'etcd-readiness', hook, ...cacheChecks, 'shutdown'].map((c) => `[+]${c} ok\n`).join('') + 'readyz check passed\n',
+    );
+  });
+
+  void it('excludes several checks, and warns about exclusions that match nothing', async () => {
+    const res = await t.request('GET', '/readyz?verbose&exclude=etcd&exclude=shutdown&exclude=nope');
     assert.equal(res.status, 200);
-    const text = res.text;
-    assert.match(text, /# TYPE apiserver_request_total counter/);
-    assert.ok(text.includes('apiserver_request_total{verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="200"} 1'), text);
-    assert.ok(text.includes('apiserver_request_total{verb="GET",dry_run="",group="",version="v1",resource="namespaces",subresource="",scope="resource",component="apiserver",code="200"} 1'));
-    assert.ok(text.includes('apiserver_request_total{verb="POST",dry_run="All",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="201"} 1'));
-    assert.ok(text.includes('apiserver_request_total{verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="cluster",component="apiserver",code="200"} 1'));
-    assert.ok(text.includes('apiserver_request_total{verb="GET",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="404"} 1'));
-    const buckets = [...text.matchAll(/apiserver_request_duration_seconds_bucket\{le="([^"]+)",verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver"\}/g)].map((m) => m[1]);
-    assert.deepEqual(buckets, [...REQUEST_DURATION_BUCKETS.map(String), '+Inf']);
-    assert.match(text, /process_cpu_user_seconds_total/);
-    assert.doesNotMatch(text, /resource="foos"/);
+    assert.match(res.text, /\n\[\+\]etcd excluded: ok\n/);
+    assert.match(res.text, /\n\[\+\]shutdown excluded: ok\n/);
+    assert.match(res.text, /\[\+\]etcd-readiness ok\n/);
+    assert.match(res.text, /warn: some health checks cannot be excluded: no matches for "nope"\nreadyz check passed\n$/);
   });
 
-  void it('fails readyz while etcd is down and recovers after', async () => {
+  void it('fails etcd checks while etcd is down (livez too, as kube) and recovers after', async () => {
     await t.etcd.kill();
     try {
-      await waitFor(async () => (await t.request('GET', '/readyz')).status === 500);
+      await waitFor(async () => (await t.request('GET', '/readyz/etcd-readiness')).status === 500);
       const res = await t.request('GET', '/readyz');
       assert.equal(res.status, 500);
-      assert.match(res.text, /^\[\+\]ping ok\n\[-\]etcd failed: reason withheld\n/);
+      assert.match(res.text, /^\[\+\]ping ok\n\[\+\]log ok\n\[-\]etcd failed: reason withheld\n\[-\]etcd-readiness failed: reason withheld\n/);
+      // The watch caches lost their feed too and re-list (not ready meanwhile).
+      assert.match(res.text, /\[-\]watch-cache\/configmaps failed: reason withheld\n/);
       assert.match(res.text, /readyz check failed\n$/);
       const single = await t.request('GET', '/readyz/etcd');
       assert.equal(single.status, 500);
       assert.match(single.text, /^internal server error: /);
-      assert.equal((await t.request('GET', '/livez')).status, 200);
-      const excluded = await t.request('GET', '/readyz?exclude=etcd');
-      assert.equal(excluded.status, 200);
+      await waitFor(async () => (await t.request('GET', '/livez')).status === 500);
+      assert.match((await t.request('GET', '/livez')).text, /\[-\]etcd failed: reason withheld\n\[\+\]poststarthook\/start-system-namespaces-controller ok\nlivez check failed\n$/);
+      assert.equal((await t.request('GET', '/livez?exclude=etcd')).status, 200);
+      const all = ['etcd', 'etcd-readiness', ...cacheChecks].map((c) => `exclude=${c}`).join('&');
+      const excluded = await t.request('GET', `/readyz?${all}`);
+      assert.equal(excluded.status, 200, excluded.text);
       const write = await t.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'down' } } });
       assert.ok(write.status >= 500 && write.json['kind'] === 'Status', write.text);
     } finally {
       await t.etcd.restart();
     }
     await waitFor(async () => (await t.request('GET', '/readyz')).status === 200);
+    assert.equal((await t.request('GET', '/livez')).status, 200);
+  });
+});
+
+void describe('livez grace period', () => {
+  void it('treats a failing check as healthy until the grace period has passed', async () => {
+    let now = 1000;
+    const failing: HealthCheck = { name: 'poststarthook/x', check: () => Promise.reject(new Error('not yet')) };
+    const graced = delayedCheck(failing, 1000, 5000, () => now);
+    await graced.check();
+    now = 5999;
+    await graced.check();
+    now = 6000;
+    await assert.rejects(graced.check(), /not yet/);
+    assert.equal(delayedCheck(failing, 1000, 0), failing);
   });
 });

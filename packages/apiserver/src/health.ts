@@ -55,6 +55,29 @@ export function boundedCheck(name: string, probe: () => Promise<unknown>, timeou
   };
 }
 
+/**
+ * kube's `--livez-grace-period`: until `graceMs` after `startedAtMs`, a failing `check` counts
+ * as healthy (a slow start is not a reason to restart the process).
+ */
+export function delayedCheck(check: HealthCheck, startedAtMs: number, graceMs: number, now: () => number = Date.now): HealthCheck {
+  if (graceMs <= 0) return check;
+  return {
+    name: check.name,
+    async check() {
+      if (now() - startedAtMs < graceMs) return;
+      await check.check();
+    },
+  };
+}
+
+/** kube's `log` check: fails once writing log lines fails. */
+export function logCheck(healthy: () => boolean): HealthCheck {
+  return {
+    name: 'log',
+    check: () => (healthy() ? Promise.resolve() : Promise.reject(new Error('logging blocked'))),
+  };
+}
+
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

@@ -6,10 +6,13 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { builtinDefinitions, createRegistry, definitions } from '@kapi/registry';
-import { createEtcdClient, createEtcdStorage, startCompactor } from '@kapi/storage';
+import type { Tracer } from '@opentelemetry/api';
+import { createEtcdClient, createEtcdStorage, startCompactor, startStorageMetricsPoller } from '@kapi/storage';
 import { createWatchCache, type WatchCacheOptions } from '@kapi/watch-cache';
 import { loadServingCertificate } from './certs.js';
-import { boundedCheck, pingCheck, type HealthCheck } from './health.js';
+import { ServerLifecycle } from './filters/lifecycle.js';
+import { createInflightLimiter } from './filters/max-inflight.js';
+import { boundedCheck, delayedCheck, logCheck, pingCheck, type HealthCheck } from './health.js';
 import { createLogger, type Logger } from './logger.js';
 import { createApiMetrics } from './metrics.js';
 import { createRequestHandler } from './server.js';
@@ -44,6 +47,32 @@ export interface ApiServerOptions {
   /** Programmatic only (tests): shorter watch-cache periods than kube's defaults. */
   readonly watchCacheTuning?: Pick<WatchCacheOptions, 'bookmarkIntervalMs' | 'tickMs' | 'waitTimeoutMs'>;
   readonly logger?: Logger;
+  /** --max-requests-inflight; default 400; 0 = no limit. */
+  readonly maxRequestsInflight?: number;
+  /** --max-mutating-requests-inflight; default 200; 0 = no limit. */
+  readonly maxMutatingRequestsInflight?: number;
+  /** --shutdown-delay-duration in ms: after SIGTERM/close(), readyz fails but everything is served this long. Default 0. */
+  readonly shutdownDelayMs?: number;
+  /** --shutdown-send-retry-after: after the delay, keep listening and answer new requests 429 + Retry-After until drained. */
+  readonly shutdownSendRetryAfter?: boolean;
+  /** --shutdown-watch-termination-grace-period in ms: spread the ending of open watches over it. Default 0 (all at once). */
+  readonly shutdownWatchTerminationGracePeriodMs?: number;
+  /** How long the shutdown waits for in-flight requests; default the request timeout (kube's ShutdownTimeout, 60s). */
+  readonly shutdownDrainTimeoutMs?: number;
+  /** --livez-grace-period in ms: post-start hooks count as healthy in livez/healthz this long after start. Default 0. */
+  readonly livezGracePeriodMs?: number;
+  /** --etcd-count-metric-poll-period in ms; default 60000; 0 disables apiserver_storage_objects. */
+  readonly etcdCountMetricPollPeriodMs?: number;
+  /** --etcd-db-metric-poll-interval in ms; default 30000; 0 disables apiserver_storage_size_bytes. */
+  readonly etcdDbMetricPollIntervalMs?: number;
+  /** --etcd-healthcheck-timeout in ms (the `etcd` check); default 2000. */
+  readonly etcdHealthcheckTimeoutMs?: number;
+  /** --etcd-readycheck-timeout in ms (the `etcd-readiness` check); default 2000. */
+  readonly etcdReadycheckTimeoutMs?: number;
+  /** Tracer for request and etcd spans; default the global provider's (set up by the entry point). */
+  readonly tracer?: Tracer;
+  /** Verbosity from which one line per request is logged; default 3 (kube's httplog). */
+  readonly requestLogVerbosity?: number;
 }
 
 export interface RunningServer {
@@ -56,8 +85,15 @@ export interface RunningServer {
   readonly insecureUrl?: string;
   /** The serving certificate (PEM), for clients that must trust a self-signed one. */
   readonly certificate?: string;
-  /** Stops accepting connections, ends open ones, stops background work and closes storage. */
+  /**
+   * The graceful shutdown (kube's sequence): readyz fails at once; everything is still served
+   * for the shutdown delay; then no new requests are taken (listeners close, or 429 with
+   * Retry-After), open watches end (spread over the watch grace period), in-flight requests
+   * drain (bounded); then background work stops and storage closes. Idempotent.
+   */
   close(): Promise<void>;
+  /** True once close() began (readyz reports `shutdown` failed). */
+  readonly shuttingDown: boolean;
 }
 
 function urlHost(address: string): string {
@@ -75,18 +111,36 @@ function listen(server: HttpServer, port: number, host: string): Promise<number>
   });
 }
 
-function closeServer(server: HttpServer): Promise<void> {
-  return new Promise((resolve) => {
+/**
+ * Stops listening (new connections are refused) and closes idle connections; resolves when
+ * every connection has ended. `forceAfterMs` later, connections still open are cut.
+ */
+function stopListening(server: HttpServer, forceAfterMs: number): { closed: Promise<void>; force(): void } {
+  const closed = new Promise<void>((resolve) => {
+    if (!server.listening) return resolve();
     server.close(() => resolve());
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), 2000).unref();
   });
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), forceAfterMs);
+  timer.unref();
+  return {
+    closed,
+    force: () => {
+      clearTimeout(timer);
+      server.closeAllConnections();
+    },
+  };
 }
 
-/** Node's limits, set to kube's equivalents; requestTimeout is off so watches can stay open. */
-function tune(server: HttpServer): void {
+/**
+ * Node's limits, set to kube's (secure_serving.go): 32 s to send the headers (slowloris), 90 s
+ * idle keep-alive, 1 MiB of headers. Node's requestTimeout bounds receiving the request
+ * (headers and body), never the response, so it cannot cut a watch: it is set to the request
+ * timeout plus the header time, so a client trickling a body is cut too.
+ */
+function tune(server: HttpServer, requestTimeoutMs: number): void {
   server.headersTimeout = 32_000;
-  server.requestTimeout = 0;
+  server.requestTimeout = requestTimeoutMs > 0 ? requestTimeoutMs + 32_000 : 0;
   server.keepAliveTimeout = 90_000;
   server.maxHeadersCount = 1000;
 }
@@ -115,43 +169,79 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     intervalMs: options.etcdCompactionIntervalMs ?? 5 * 60_000,
     onError: (err) => logger.warn(`etcd compaction failed: ${err instanceof Error ? err.message : String(err)}`),
   });
-  const etcd = createEtcdStorage({ endpoints: [...options.etcdServers], client: etcdClient, compaction: compactor });
   const metrics = createApiMetrics();
   const etcdPrefix = (options.etcdPrefix ?? '/registry').replace(/\/$/, '');
-  const storage = options.watchCache === false ? etcd : createWatchCache(etcd, {
-    resources: builtinDefinitions.map((d) => ({ prefix: `${etcdPrefix}/${d.storagePrefix ?? d.plural}`, group: d.group, resource: d.plural })),
+  const resources = builtinDefinitions.map((d) => ({ prefix: `${etcdPrefix}/${d.storagePrefix ?? d.plural}`, group: d.group, resource: d.plural }));
+  const etcd = createEtcdStorage({
+    endpoints: [...options.etcdServers],
+    client: etcdClient,
+    compaction: compactor,
+    metricsRegistry: metrics.registry,
+    resources,
+    ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
+  });
+  const storageMetrics = startStorageMetricsPoller({
+    registry: metrics.registry,
+    counter: etcd,
+    resources,
+    client: etcdClient,
+    countPollPeriodMs: options.etcdCountMetricPollPeriodMs ?? 60_000,
+    dbPollIntervalMs: options.etcdDbMetricPollIntervalMs ?? 30_000,
+  });
+  const watchCache = options.watchCache === false ? undefined : createWatchCache(etcd, {
+    resources,
     consistentReads: options.consistentListFromCache ?? true,
     metricsRegistry: metrics.registry,
     logger,
     ...options.watchCacheTuning,
   });
+  const storage = watchCache ?? etcd;
   const registry = createRegistry({ storage, prefix: options.etcdPrefix ?? '/registry' });
 
+  const startedAt = Date.now();
+  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+  const lifecycle = new ServerLifecycle();
   let namespacesReady = false;
   let closing = false;
-  const etcdCheck = boundedCheck('etcd', () => etcd.currentRevision(), 2000);
+  const etcdCheck = boundedCheck('etcd', () => etcd.currentRevision(), options.etcdHealthcheckTimeoutMs ?? 2000);
+  const etcdReadiness = boundedCheck('etcd-readiness', () => etcd.currentRevision(), options.etcdReadycheckTimeoutMs ?? 2000);
   const bootstrapCheck: HealthCheck = {
     name: 'poststarthook/start-system-namespaces-controller',
     check: () => (namespacesReady ? Promise.resolve() : Promise.reject(new Error('not finished'))),
   };
   const shutdownCheck: HealthCheck = {
     name: 'shutdown',
-    check: () => (closing ? Promise.reject(new Error('server is shutting down')) : Promise.resolve()),
+    check: () => (lifecycle.shutdownInitiated ? Promise.reject(new Error('process is shutting down')) : Promise.resolve()),
   };
+  // One readiness check per watch cache (a cache that is (re-)listing cannot serve).
+  const cacheChecks: HealthCheck[] = watchCache === undefined ? [] : resources.map((r) => ({
+    name: `watch-cache/${r.group === '' ? r.resource : `${r.resource}.${r.group}`}`,
+    check: () => (watchCache.isReady(r.prefix) === false ? Promise.reject(new Error('not initialized')) : Promise.resolve()),
+  }));
+  const logHealth = logCheck(() => logger.healthy?.() ?? true);
+  const livezGraceMs = options.livezGracePeriodMs ?? 0;
+  const hooksForLivez = [delayedCheck(bootstrapCheck, startedAt, livezGraceMs)];
   const shutdown = new AbortController();
   const handler = createRequestHandler({
     registry,
     definitions,
     metrics,
     health: {
-      livez: [pingCheck],
-      healthz: [pingCheck, etcdCheck, bootstrapCheck],
-      readyz: [pingCheck, etcdCheck, bootstrapCheck, shutdownCheck],
+      livez: [pingCheck, logHealth, etcdCheck, ...hooksForLivez],
+      healthz: [pingCheck, logHealth, etcdCheck, ...hooksForLivez],
+      readyz: [pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, ...cacheChecks, shutdownCheck],
     },
-    requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    requestTimeoutMs,
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
     shutdown: shutdown.signal,
     logger,
+    lifecycle,
+    inflightLimiter: createInflightLimiter({
+      maxRequestsInflight: options.maxRequestsInflight ?? 400,
+      maxMutatingRequestsInflight: options.maxMutatingRequestsInflight ?? 200,
+    }),
+    ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
+    ...(options.requestLogVerbosity !== undefined ? { requestLogVerbosity: options.requestLogVerbosity } : {}),
   });
 
   const servers: HttpServer[] = [];
@@ -159,7 +249,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   try {
     if (securePort !== null && certificate !== undefined) {
       const server = createHttpsServer({ cert: certificate.cert, key: certificate.key, maxHeaderSize: 1 << 20 }, handler);
-      tune(server);
+      tune(server, requestTimeoutMs);
       servers.push(server);
       const bind = options.bindAddress ?? '0.0.0.0';
       result.securePort = await listen(server, securePort, bind);
@@ -168,14 +258,16 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     }
     if (options.insecurePort !== undefined && options.insecurePort !== null) {
       const server = createHttpServer({ maxHeaderSize: 1 << 20 }, handler);
-      tune(server);
+      tune(server, requestTimeoutMs);
       servers.push(server);
       const bind = options.insecureBindAddress ?? '127.0.0.1';
       result.insecurePort = await listen(server, options.insecurePort, bind);
       result.insecureUrl = `http://${urlHost(bind)}:${result.insecurePort}`;
     }
   } catch (err) {
-    await Promise.all(servers.map(closeServer));
+    await Promise.all(servers.map((server) => stopListening(server, 0).closed));
+    storageMetrics.stop();
+    metrics.close();
     await compactor.stop();
     await storage.close();
     etcdClient.close();
@@ -202,17 +294,46 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     }
   })();
 
-  const close = async (): Promise<void> => {
-    if (closing) return;
-    closing = true;
-    shutdown.abort();
-    wake?.();
-    await bootstrap;
-    await Promise.all(servers.map(closeServer));
-    await compactor.stop();
-    await storage.close();
-    etcdClient.close();
+  let closed: Promise<void> | undefined;
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      closing = true;
+      lifecycle.shutdownInitiated = true;
+      wake?.();
+      const delayMs = options.shutdownDelayMs ?? 0;
+      logger.info('shutdown initiated: readyz reports failure', { shutdownDelay: `${delayMs}ms`, watches: lifecycle.watchesOpen, inflight: lifecycle.requestsInFlight });
+      if (delayMs > 0) await sleep(delayMs);
+      lifecycle.rejectWithRetryAfter = options.shutdownSendRetryAfter === true;
+      lifecycle.notAcceptingNewRequests = true;
+      // Default: stop listening now. With send-retry-after: keep listening (new requests get 429) until drained.
+      let listeners = lifecycle.rejectWithRetryAfter ? undefined : servers.map((server) => stopListening(server, 60_000));
+      const drainMs = options.shutdownDrainTimeoutMs ?? requestTimeoutMs;
+      const [, drained] = await Promise.all([
+        lifecycle.terminateWatches(options.shutdownWatchTerminationGracePeriodMs ?? 0),
+        lifecycle.drainRequests(drainMs),
+      ]);
+      if (!drained) logger.warn('shutdown: in-flight requests did not finish in time', { inflight: lifecycle.requestsInFlight, timeout: `${drainMs}ms` });
+      shutdown.abort();
+      listeners ??= servers.map((server) => stopListening(server, 2000));
+      for (const listener of listeners) listener.force();
+      await Promise.all(listeners.map((l) => l.closed));
+      await bootstrap;
+      storageMetrics.stop();
+      metrics.close();
+      await compactor.stop();
+      await storage.close();
+      etcdClient.close();
+      logger.info('shutdown complete');
+    })();
+    return closed;
   };
   await bootstrap;
-  return { ...result, close };
+  return {
+    ...result,
+    close,
+    get shuttingDown() {
+      return lifecycle.shutdownInitiated;
+    },
+  };
 }

@@ -4,6 +4,7 @@
  * `resources`/`lookup` and the schema `definitions`; no concrete backends here.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { context, trace, type Tracer } from '@opentelemetry/api';
 import type { JSONSchemaProps, StatusError } from '@kapi/machinery';
 import { badRequest } from '@kapi/machinery';
 import type { Registry } from '@kapi/registry';
@@ -17,7 +18,10 @@ import { outputForErrors } from './http/negotiation.js';
 import { negotiateResourceOutput } from './http/resource-output.js';
 import { requestInfoFor, type RequestInfo } from './http/request-info.js';
 import { toStatusError, writeError, writeObject, writeText } from './http/respond.js';
-import type { Logger } from './logger.js';
+import { SHUTTING_DOWN_MESSAGE, type ServerLifecycle } from './filters/lifecycle.js';
+import { requestKind, writePlainError, writeTooManyRequests, type InflightLimiter } from './filters/max-inflight.js';
+import { startRequestSpan } from './filters/tracing.js';
+import { goDuration, type Logger } from './logger.js';
 import { metricDryRun, metricScope, metricVerb, type ApiMetrics, type RequestLabels } from './metrics.js';
 import { serveOpenApiV3 } from './openapi/handler.js';
 import { versionInfo } from './version.js';
@@ -35,6 +39,46 @@ export interface RequestHandlerOptions {
   /** Aborted when the server begins shutting down: open watches end at once. */
   readonly shutdown?: AbortSignal;
   readonly logger: Logger;
+  /** --max-requests-inflight / --max-mutating-requests-inflight seats; none = no limits. */
+  readonly inflightLimiter?: InflightLimiter;
+  /** Shutdown phases, the in-flight wait group and watch termination (see filters/lifecycle.ts). */
+  readonly lifecycle?: ServerLifecycle;
+  /** Tracer for request spans; default the global provider's (a no-op without an SDK). */
+  readonly tracer?: Tracer;
+  /** Verbosity from which one line per request is logged (kube's httplog logs at 3). */
+  readonly requestLogVerbosity?: number;
+}
+
+/** Health endpoints: never limited, never refused while shutting down (probes must see the truth). */
+const PROBE_PATHS = new Set(['healthz', 'livez', 'readyz']);
+
+/** Counts the bytes of a response body (for apiserver_response_sizes). */
+function countBody(res: ServerResponse): () => number {
+  let bytes = 0;
+  const add = (chunk: unknown) => {
+    if (typeof chunk === 'string') bytes += Buffer.byteLength(chunk);
+    else if (chunk instanceof Uint8Array) bytes += chunk.length;
+  };
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  (res as unknown as { write: (...args: unknown[]) => boolean }).write = (...args: unknown[]) => {
+    add(args[0]);
+    return write(...args);
+  };
+  (res as unknown as { end: (...args: unknown[]) => ServerResponse }).end = (...args: unknown[]) => {
+    if (typeof args[0] !== 'function') add(args[0]);
+    return end(...args);
+  };
+  return () => bytes;
+}
+
+/** Calls `onHeaders` once, just before the response headers are written. */
+function beforeHeaders(res: ServerResponse, onHeaders: () => void): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  (res as unknown as { writeHead: (...args: unknown[]) => ServerResponse }).writeHead = (...args: unknown[]) => {
+    onHeaders();
+    return writeHead(...args);
+  };
 }
 
 export interface RequestHandler {
@@ -72,13 +116,19 @@ interface RequestState {
   readonly warnings: string[];
   /** A route matched (only matched requests are counted in metrics, as in kube). */
   matched: boolean;
+  /** The requested version is deprecated (apiserver_requested_deprecated_apis). */
+  deprecated?: { removedRelease: string };
+  /** For a watch: aborted when the shutdown ends it. */
+  watchSignal?: AbortSignal;
 }
 
 type NonResourceRoute = (req: IncomingMessage, res: ServerResponse, url: ParsedUrl) => Promise<void> | void;
 
 /** Builds the request handler. Never throws from the returned function; every failure becomes a Status response. */
 export function createRequestHandler(options: RequestHandlerOptions): RequestHandler {
-  const { registry, metrics, logger } = options;
+  const { registry, metrics, logger, lifecycle, inflightLimiter } = options;
+  const tracer = (): Tracer => options.tracer ?? trace.getTracer('kapi-apiserver');
+  const requestLogVerbosity = options.requestLogVerbosity ?? 3;
   const settings: HandlerSettings = {
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
     shutdown: options.shutdown ?? new AbortController().signal,
@@ -119,6 +169,8 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     const resource = registry.lookup(info.group, info.version, info.resource);
     if (resource === undefined) throw pathNotFound();
     state.matched = true;
+    const deprecation = resource.definition.versions.find((v) => v.name === resource.version)?.deprecated;
+    if (deprecation !== undefined) state.deprecated = { removedRelease: deprecation.removedRelease ?? '' };
     const route = resolveResourceRoute(info, resource);
     const output = negotiateResourceOutput(req.headers.accept, url.query, resource.definition, info.version);
     const userAgent = req.headers['user-agent'];
@@ -132,8 +184,9 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       context: { namespace: route.namespace, ...(userAgent !== undefined ? { userAgent } : {}) },
       warnings: state.warnings,
       groupResource: { group: resource.definition.group, resource: resource.definition.plural },
-      settings,
+      settings: state.watchSignal !== undefined ? { ...settings, shutdown: AbortSignal.any([settings.shutdown, state.watchSignal]) } : settings,
       startLongRunning: () => metrics.startLongRunning(labelsFor(req.method ?? 'GET', req, info, url)),
+      watchEventSent: metrics.watchEvents(info.group, info.version, info.resource),
     };
     await route.handler(scope);
   }
@@ -153,9 +206,63 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     const state: RequestState = { warnings: [], matched: false };
     let info: RequestInfo | undefined;
     let url: ParsedUrl | undefined;
+    let parseError: unknown;
+    try {
+      url = parseUrl(req.url ?? '/');
+      info = requestInfoFor(method, url.path, url.segments, url.query.get('watch'));
+    } catch (err) {
+      parseError = err;
+    }
+    const longRunning = info?.isResourceRequest === true && info.verb === 'watch';
+    const probe = info?.isResourceRequest === false && PROBE_PATHS.has(url?.segments[0] ?? '');
+    const labels = () => (info !== undefined && url !== undefined ? labelsFor(method, req, info, url) : undefined);
+
+    // Shutdown: after the delay, responses close their connections; with
+    // --shutdown-send-retry-after, new requests are refused (kube's WithRetryAfter).
+    if (lifecycle?.notAcceptingNewRequests) {
+      res.setHeader('Connection', 'close');
+      if (lifecycle.rejectWithRetryAfter && !probe) {
+        writePlainError(res, 429, SHUTTING_DOWN_MESSAGE, { 'Retry-After': '5' });
+        if (!req.complete) req.resume();
+        return;
+      }
+    }
+
+    // Max in-flight: a seat per request; a watch holds one only until its headers go out.
+    const kind = requestKind(method);
+    let releaseSeat: (() => void) | undefined;
+    let endInflight: (() => void) | undefined;
+    if (!probe) {
+      if (inflightLimiter !== undefined) {
+        releaseSeat = inflightLimiter.tryAcquire(kind);
+        if (releaseSeat === undefined) {
+          writeTooManyRequests(res);
+          const l = labels();
+          if (l !== undefined) {
+            metrics.recordDropped(l);
+            metrics.recordTermination(l, 429);
+          }
+          logRequest(req, method, 429, start);
+          if (!req.complete) req.resume();
+          return;
+        }
+      }
+      endInflight = metrics.startInflight(kind);
+      if (longRunning) {
+        beforeHeaders(res, () => {
+          releaseSeat?.();
+          endInflight?.();
+        });
+      }
+    }
+    const untrack = longRunning ? undefined : lifecycle?.trackRequest();
+    const watchRegistration = longRunning ? lifecycle?.registerWatch() : undefined;
+    if (watchRegistration !== undefined) state.watchSignal = watchRegistration.signal;
+    const responseSize = method === 'GET' && !longRunning ? countBody(res) : undefined;
+    const span = startRequestSpan(tracer(), req, method, url?.path ?? req.url ?? '/', info);
+
     let finished = false;
     let timer: NodeJS.Timeout | undefined;
-
     const fail = (err: unknown) => {
       const status: StatusError = toStatusError(err);
       if (status.code >= 500 && status.reason === 'InternalError') logger.error(`${method} ${req.url}: unexpected error`, err);
@@ -168,22 +275,40 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       finished = true;
       clearTimeout(timer);
       if (!res.headersSent) fail(new Error('the handler finished without a response'));
-      if (state.matched && info !== undefined && url !== undefined) metrics.recordRequest(labelsFor(method, req, info, url), res.statusCode, start);
+      releaseSeat?.();
+      endInflight?.();
+      untrack?.();
+      watchRegistration?.done();
+      if (state.matched && info !== undefined && url !== undefined) {
+        metrics.recordRequest(labelsFor(method, req, info, url), res.statusCode, start, {
+          ...(responseSize !== undefined ? { responseSize: responseSize() } : {}),
+          ...(state.deprecated !== undefined ? { deprecated: state.deprecated } : {}),
+        });
+      }
+      span.end(res.statusCode);
+      logRequest(req, method, res.statusCode, start);
       if (!req.complete) req.resume();
     };
 
     let work: Promise<void>;
-    try {
-      url = parseUrl(req.url ?? '/');
-      info = requestInfoFor(method, url.path, url.segments, url.query.get('watch'));
-      work = dispatch(req, res, url, info, state);
-    } catch (err) {
-      work = Promise.reject(err);
+    if (parseError !== undefined || info === undefined || url === undefined) {
+      work = Promise.reject(parseError);
+    } else {
+      const parsedUrl = url;
+      const parsedInfo = info;
+      work = context.with(span.context, () => {
+        try {
+          return dispatch(req, res, parsedUrl, parsedInfo, state);
+        } catch (err) {
+          return Promise.reject(err);
+        }
+      });
     }
-    const longRunning = info?.isResourceRequest === true && info.verb === 'watch';
     if (!longRunning && options.requestTimeoutMs > 0) {
       timer = setTimeout(() => {
         fail(requestTimedOut());
+        const l = labels();
+        if (l !== undefined && state.matched) metrics.recordTermination(l, 504);
         finish();
       }, options.requestTimeoutMs);
     }
@@ -192,6 +317,20 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       finish();
     });
   };
+
+  /** kube's httplog line (`"HTTP" verb=... URI=... latency=... userAgent=... srcIP=... resp=...`) at requestLogVerbosity. */
+  function logRequest(req: IncomingMessage, method: string, code: number, start: bigint): void {
+    if (logger.enabled !== undefined ? !logger.enabled(requestLogVerbosity) : false) return;
+    const socket = req.socket;
+    logger.debug(requestLogVerbosity, 'HTTP', {
+      verb: method,
+      URI: req.url ?? '/',
+      latency: goDuration(process.hrtime.bigint() - start),
+      userAgent: req.headers['user-agent'] ?? '',
+      srcIP: socket.remoteAddress !== undefined ? `${socket.remoteAddress}:${socket.remotePort}` : '',
+      resp: code,
+    });
+  }
   return Object.assign(handler, { surface });
 }
 

@@ -11,6 +11,11 @@ import { resolveOptions, type CachedResource, type ResolvedOptions, type WatchCa
 export interface WatchCache extends Storage, Watcher {
   /** Resolves once every cached resource has finished its (re-)initialization. */
   ready(): Promise<void>;
+  /**
+   * Whether the cacher for `prefix` is ready now (initialized and not re-listing); undefined
+   * when no cacher has that prefix. For per-cache readiness checks.
+   */
+  isReady(prefix: string): boolean | undefined;
   /** Starts caching another resource (for example a new custom resource). Idempotent per prefix. */
   addResource(resource: CachedResource): void;
   /** Where the cache's metrics are registered. */
@@ -74,6 +79,11 @@ export function createWatchCache(storage: Storage & Partial<ChangeFeed>, options
 
     async ready() {
       await Promise.all(cachers.map((c) => c.whenReady()));
+    },
+
+    isReady(prefix) {
+      const normalized = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix;
+      return cachers.find((c) => c.prefix === normalized)?.isReady;
     },
 
     async create(key, obj) {
