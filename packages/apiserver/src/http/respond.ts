@@ -16,8 +16,9 @@ import { isList, transformResponse, type ResourceOutput } from './resource-outpu
 /** kube's defaultGzipThresholdBytes: smaller bodies are not worth compressing. */
 export const GZIP_THRESHOLD_BYTES = 128 * 1024;
 
+/** JSON as it is; YAML with keys sorted at every level, as kube's YAML (JSON → YAML through a map) comes out. */
 export function encode(value: unknown, format: OutputFormat): string {
-  return format === 'json' ? JSON.stringify(value) : stringifyYaml(value, { aliasDuplicateObjects: false });
+  return format === 'json' ? JSON.stringify(value) : stringifyYaml(value, { aliasDuplicateObjects: false, sortMapEntries: true });
 }
 
 /** Formats a warning as an HTTP Warning header value: `299 - "<text>"` with quotes and backslashes escaped. */

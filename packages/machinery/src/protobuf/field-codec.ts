@@ -21,6 +21,8 @@ export interface FieldCodec {
   toProto(value: unknown): unknown;
   /** The JSON value for a value present on the wire, or undefined to leave the field out. */
   fromProto(value: unknown): unknown;
+  /** The message of a struct or list-of-structs field (for coverage checks against schemas). */
+  readonly nested?: MessageCodec;
 }
 
 /** A message: its generated class and its fields by JSON name. */
@@ -166,6 +168,7 @@ export function message(codec: MessageCodec): FieldCodec {
   return {
     toProto: (v) => (isRecord(v) ? toProtoMessage(codec, v) : undefined),
     fromProto: (v) => fromProtoMessage(codec, v),
+    nested: codec,
   };
 }
 
@@ -174,5 +177,6 @@ export function messageList(codec: MessageCodec): FieldCodec {
   return {
     toProto: (v) => (Array.isArray(v) ? v.filter(isRecord).map((item) => toProtoMessage(codec, item)) : undefined),
     fromProto: (v) => (Array.isArray(v) && v.length > 0 ? v.map((item) => fromProtoMessage(codec, item)) : undefined),
+    nested: codec,
   };
 }

@@ -23,7 +23,7 @@ export function hasProtobuf(apiVersion: string, kind: string): boolean {
 }
 
 /** The object's message bytes, without envelope. Throws for a kind without protobuf. */
-export function encodeObjectRaw(obj: { apiVersion?: unknown; kind?: unknown }): Uint8Array {
+export function encodeObjectRaw(obj: { apiVersion?: unknown; kind?: unknown; [field: string]: unknown }): Uint8Array {
   const { codec } = kindOf(obj);
   return codec.type.encode(toProtoMessage(codec, obj)).finish();
 }

@@ -1,0 +1,66 @@
+/**
+ * Every built-in resource has a protobuf message whose fields cover its schema (so nothing a
+ * JSON client can store is lost for a protobuf client), and printer columns that make a
+ * well-formed Table for a sample object.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { JSONSchemaProps, MessageCodec } from '@kapi/machinery';
+import { buildTable, formatApiVersion, protobufKind, refName } from '@kapi/machinery';
+import { builtinDefinitions, definitions } from './index.js';
+
+function resolve(schema: JSONSchemaProps): JSONSchemaProps {
+  if (schema.$ref !== undefined) return resolve(definitions[refName(schema.$ref)]!);
+  if (schema.allOf?.length === 1 && schema.properties === undefined) return resolve(schema.allOf[0]!);
+  return schema;
+}
+
+/** selfLink (deprecated, never set by kapi) is only on the protobuf side. */
+const PROTOBUF_ONLY = new Set(['selfLink']);
+
+function compare(schema: JSONSchemaProps, codec: MessageCodec, path: string, problems: string[]): void {
+  const properties = resolve(schema).properties ?? {};
+  for (const [name, property] of Object.entries(properties)) {
+    if (path.split('.').length === 1 && (name === 'apiVersion' || name === 'kind')) continue;
+    const field = codec.fields[name];
+    if (field === undefined) {
+      problems.push(`${path}.${name}: in the schema, not in the protobuf message`);
+      continue;
+    }
+    const resolved = resolve(property);
+    const element = resolved.type === 'array' && resolved.items !== undefined ? resolve(resolved.items) : resolved;
+    if (element.properties !== undefined) {
+      if (field.nested === undefined) problems.push(`${path}.${name}: a struct in the schema, a scalar in the protobuf message`);
+      else compare(element, field.nested, `${path}.${name}`, problems);
+    }
+  }
+  for (const name of Object.keys(codec.fields)) {
+    if (properties[name] === undefined && !PROTOBUF_ONLY.has(name)) problems.push(`${path}.${name}: in the protobuf message, not in the schema`);
+  }
+}
+
+void describe('built-in representations', () => {
+  for (const def of builtinDefinitions) {
+    const version = def.versions[0]!;
+    const apiVersion = formatApiVersion(def.group, version.name);
+
+    void it(`${def.plural}: the protobuf message covers the schema field by field`, () => {
+      const kind = protobufKind(apiVersion, def.kind);
+      assert.ok(kind, `no protobuf message for ${apiVersion} ${def.kind}`);
+      assert.ok(kind.listType, `no ${def.listKind} message`);
+      const problems: string[] = [];
+      compare(version.schema, kind.codec, def.kind, problems);
+      assert.deepEqual(problems, []);
+    });
+
+    void it(`${def.plural}: printer columns make a Table with a name column and one cell per column`, () => {
+      const columns = def.printerColumns;
+      assert.ok(columns && columns.length >= 2, `${def.plural} has no printer columns`);
+      assert.equal(columns.filter((c) => c.definition.format === 'name').length, 1);
+      const sample = { apiVersion, kind: def.kind, metadata: { name: 'x', creationTimestamp: '2024-01-01T00:00:00Z' } };
+      const table = buildTable([sample], {}, { columns, version: 'v1', includeObject: 'None', now: Date.parse('2024-01-01T00:00:45Z') });
+      assert.equal(table.rows[0]!.cells.length, columns.length);
+      assert.ok(table.rows[0]!.cells.every((c) => c !== undefined && c !== null));
+    });
+  }
+});
