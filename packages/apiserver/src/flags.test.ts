@@ -153,3 +153,40 @@ void describe('watch timeouts', () => {
     assert.equal(watchTimeoutMs(undefined, 0), undefined);
   });
 });
+
+void describe('operability flags', () => {
+  void it('has kube\'s defaults for shutdown, health, storage metrics and tracing', () => {
+    const f = parsed(['--etcd-servers=http://127.0.0.1:2379']);
+    assert.equal(f.shutdownDelayMs, 0);
+    assert.equal(f.shutdownSendRetryAfter, false);
+    assert.equal(f.shutdownWatchTerminationGracePeriodMs, 0);
+    assert.equal(f.livezGracePeriodMs, 0);
+    assert.equal(f.etcdCountMetricPollPeriodMs, 60_000);
+    assert.equal(f.etcdDbMetricPollIntervalMs, 30_000);
+    assert.equal(f.etcdHealthcheckTimeoutMs, 2000);
+    assert.equal(f.etcdReadycheckTimeoutMs, 2000);
+    assert.equal(f.maxRequestsInflight, 400);
+    assert.equal(f.maxMutatingRequestsInflight, 200);
+    assert.equal(f.tracingConfigFile, '');
+    assert.equal(f.loggingFormat, 'json');
+  });
+
+  void it('parses them', () => {
+    const f = parsed([
+      '--etcd-servers=http://127.0.0.1:2379', '--shutdown-delay-duration=70s', '--shutdown-send-retry-after',
+      '--shutdown-watch-termination-grace-period=25s', '--livez-grace-period=1m', '--etcd-count-metric-poll-period=0',
+      '--tracing-config-file=/etc/tracing.yaml', '--logging-format=text', '--max-requests-inflight=50', '-v=3',
+    ]);
+    assert.equal(f.shutdownDelayMs, 70_000);
+    assert.equal(f.shutdownSendRetryAfter, true);
+    assert.equal(f.shutdownWatchTerminationGracePeriodMs, 25_000);
+    assert.equal(f.livezGracePeriodMs, 60_000);
+    assert.equal(f.etcdCountMetricPollPeriodMs, 0);
+    assert.equal(f.tracingConfigFile, '/etc/tracing.yaml');
+    assert.equal(f.loggingFormat, 'text');
+    assert.equal(f.maxRequestsInflight, 50);
+    assert.equal(f.verbosity, 3);
+    assert.match(flagError(['--etcd-servers=x', '--logging-format=xml']), /Unsupported log format "xml"/);
+    assert.match(flagError(['--etcd-servers=x', '--shutdown-delay-duration=-1s']), /can not be negative/);
+  });
+});

@@ -1,0 +1,124 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { TOO_MANY_REQUESTS_MESSAGE } from './filters/max-inflight.js';
+import { startTestServer, type TestServer } from './testing/fixture.js';
+import { isWatchClient, openWatch } from './testing/watch-client.js';
+
+interface SlowRequest {
+  /** Sends the rest of the body. */
+  finish(): void;
+  readonly response: Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>;
+}
+
+/** A POST whose body is only partly sent: the server's handler is busy reading it until `finish`. */
+function slowPost(url: string, path: string, obj: unknown): SlowRequest {
+  const body = Buffer.from(JSON.stringify(obj));
+  const req = request(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } });
+  const response = new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+  });
+  req.write(body.subarray(0, 5));
+  req.flushHeaders();
+  return {
+    finish: () => req.end(body.subarray(5)),
+    response,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function metric(t: TestServer, pattern: RegExp): Promise<number | undefined> {
+  const text = (await t.request('GET', '/metrics')).text;
+  const m = pattern.exec(text);
+  return m === null ? undefined : Number(m[1]);
+}
+
+void describe('max in-flight limits', () => {
+  let t: TestServer;
+  const ns = '/api/v1/namespaces/default/configmaps';
+  before(async () => {
+    t = await startTestServer({ maxRequestsInflight: 1, maxMutatingRequestsInflight: 1, watchCacheTuning: { waitTimeoutMs: 1500 } });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  void it('refuses a mutating request over the limit with 429, Retry-After: 1 and kube\'s body; reads and probes go on', async () => {
+    const slow = slowPost(t.url, ns, { metadata: { name: 'slow' } });
+    await sleep(200);
+    const refused = await t.request('POST', ns, { body: { metadata: { name: 'refused' } } });
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get('retry-after'), '1');
+    assert.equal(refused.headers.get('content-type'), 'text/plain; charset=utf-8');
+    assert.equal(refused.text, `${TOO_MANY_REQUESTS_MESSAGE}\n`);
+    assert.equal((await t.request('GET', ns)).status, 200);
+    assert.equal((await t.request('GET', '/livez')).status, 200);
+    assert.equal((await t.request('GET', '/readyz')).status, 200);
+    slow.finish();
+    assert.equal((await slow.response).status, 201);
+    assert.equal((await t.request('POST', ns, { body: { metadata: { name: 'after' } } })).status, 201);
+    assert.equal(await metric(t, /^apiserver_request_total\{verb="POST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="429"\} (\d+)$/m), 1);
+    assert.equal(await metric(t, /^apiserver_request_terminations_total\{verb="POST",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="429"\} (\d+)$/m), 1);
+  });
+
+  void it('counts a watch only while it initializes', async () => {
+    const established = await openWatch(t.url, `${ns}?watch=true`);
+    assert.ok(isWatchClient(established));
+    // The open watch holds no seat: a read still gets the only one.
+    assert.equal((await t.request('GET', ns)).status, 200);
+    // A watch waiting for a future resourceVersion is initializing: it holds the read seat.
+    const current = Number(((await t.request('GET', ns)).json['metadata'] as { resourceVersion: string }).resourceVersion);
+    const waiting = openWatch(t.url, `${ns}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${current + 100_000}`);
+    await sleep(300);
+    const refused = await t.request('GET', ns);
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get('retry-after'), '1');
+    const ended = await waiting;
+    if (isWatchClient(ended)) ended.close();
+    assert.equal((await t.request('GET', ns)).status, 200);
+    established.close();
+  });
+});
+
+void describe('request timeout', () => {
+  let t: TestServer;
+  const ns = '/api/v1/namespaces/default/configmaps';
+  before(async () => {
+    t = await startTestServer({ requestTimeoutMs: 500 });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  void it('answers 504 with kube\'s message when a request outlives --request-timeout', async () => {
+    const slow = slowPost(t.url, ns, { metadata: { name: 'late' } });
+    const res = await slow.response;
+    assert.equal(res.status, 504);
+    const status = JSON.parse(res.body) as Record<string, unknown>;
+    assert.equal(status['kind'], 'Status');
+    assert.equal(status['reason'], 'Timeout');
+    assert.equal(status['code'], 504);
+    assert.equal(status['message'], 'Timeout: request did not complete within requested timeout - context deadline exceeded');
+    slow.finish();
+    assert.equal(await metric(t, /^apiserver_request_terminations_total\{verb="POST",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="504"\} (\d+)$/m), 1);
+  });
+
+  void it('never cuts a watch: it outlives the request timeout and keeps delivering events', async () => {
+    const other = '/api/v1/namespaces/kube-public/configmaps';
+    const watch = await openWatch(t.url, `${other}?watch=true&timeoutSeconds=3`);
+    assert.ok(isWatchClient(watch));
+    await sleep(1200);
+    assert.equal((await t.request('POST', other, { body: { metadata: { name: 'w1' } } })).status, 201);
+    const event = await watch.next(5000);
+    assert.equal(event.type, 'ADDED');
+    assert.equal(event.object.metadata?.['name'], 'w1');
+    assert.deepEqual(await watch.ended, { clean: true });
+  });
+});
