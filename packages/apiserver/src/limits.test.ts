@@ -122,3 +122,23 @@ void describe('request timeout', () => {
     assert.deepEqual(await watch.ended, { clean: true });
   });
 });
+
+void describe('etcd\'s own limits', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({}, { extraArgs: ['--max-request-bytes=8192'] });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  void it('a write etcd refuses as too large is a Status carrying etcd\'s text, and the server goes on', async () => {
+    const res = await t.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'big' }, data: { v: 'x'.repeat(16_384) } } });
+    assert.equal(res.status, 500);
+    assert.equal(res.json['kind'], 'Status');
+    assert.match(String(res.json['message']), /etcdserver: request is too large/);
+    assert.doesNotMatch(res.text, /\n\s+at /, 'no stack trace');
+    assert.equal((await t.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'small' } } })).status, 201);
+    assert.match((await t.request('GET', '/metrics')).text, /^etcd_request_errors_total\{operation="create",group="",resource="configmaps"\} 1$/m);
+  });
+});
