@@ -121,7 +121,12 @@ void describe('discovery, OpenAPI and /version', () => {
     const patch = item['patch']!;
     const fieldValidation = (patch['parameters'] as Record<string, unknown>[]).find((p) => p['name'] === 'fieldValidation');
     assert.equal(fieldValidation?.['in'], 'query');
-    assert.deepEqual(Object.keys((patch['requestBody'] as { content: object }).content).sort(), ['application/json-patch+json', 'application/merge-patch+json']);
+    assert.deepEqual(Object.keys((patch['requestBody'] as { content: object }).content), [
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      'application/strategic-merge-patch+json',
+      'application/apply-patch+yaml',
+    ]);
     const collection = docPaths['/api/v1/namespaces/{namespace}/configmaps']!;
     assert.ok(collection['get'] && collection['post'] && collection['delete']);
     assert.ok(docPaths['/api/v1/configmaps']!['get']);

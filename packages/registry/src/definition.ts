@@ -43,11 +43,26 @@ export interface Strategy {
   prepareForCreate?(obj: KubeObject): void;
   /** Copies over what the main resource may not change (e.g. status from `old`). */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  /**
+   * Update through a subresource (`status`, `finalize`): copies over from `old` what that
+   * subresource may not change. Without it, everything but `status` (for status) is kept.
+   */
+  prepareForSubresourceUpdate?(subresource: string, obj: KubeObject, old: KubeObject): void;
+  /** Validation of an update through a subresource (instead of validateUpdate and validate). */
+  validateSubresourceUpdate?(subresource: string, obj: KubeObject, old: KubeObject): FieldError[];
   /** Type-specific validation; runs on create and on update (last, after metadata validation). */
   validate?(obj: KubeObject): FieldError[];
   /** Extra checks on update only (immutable fields), run before `validate`. */
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
   canonicalize?(obj: KubeObject): void;
+}
+
+/** A subresource of a resource (kube's `<resource>/<name>/<subresource>`), served over the object itself. */
+export interface SubresourceDefinition {
+  /** `status` (the object's status; the main resource ignores status changes) or `finalize` (namespaces: spec.finalizers). */
+  readonly name: 'status' | 'finalize';
+  /** The verbs served: `get`, `update` and `patch` for status; `update` for finalize. */
+  readonly verbs: readonly ('get' | 'update' | 'patch')[];
 }
 
 export interface ResourceDefinition {
@@ -65,6 +80,19 @@ export interface ResourceDefinition {
   storagePrefix?: string;
   /** The resource has a `status` the main resource ignores on update. */
   hasStatus?: boolean;
+  /** Subresources served at `<name>/<subresource>` (listed in discovery as `<plural>/<subresource>`). */
+  subresources?: readonly SubresourceDefinition[];
+  /**
+   * PATCH accepts application/strategic-merge-patch+json (default true). kube refuses it (415)
+   * for custom resources, which have no Go types to carry patch strategies.
+   */
+  strategicMergePatch?: boolean;
+  /**
+   * Empty maps and lists are the same as absent ones (kube's built-in kinds are Go structs
+   * whose maps and slices are `omitempty`): they are dropped on every write, so neither the
+   * stored object nor managedFields keep them.
+   */
+  omitEmptyCollections?: boolean;
   /**
    * How `metadata.name` is validated: DNS-1123 subdomain (default, most resources), DNS-1123
    * label (namespaces) or only as a path segment (custom resources).

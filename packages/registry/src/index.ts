@@ -1,6 +1,6 @@
 // @kapi/registry — resource definitions, built-in schemas and the generic store.
 
-export type { Verb, VersionDefinition, FieldGetter, RequestContext, Strategy, ResourceDefinition } from './definition.js';
+export type { Verb, VersionDefinition, FieldGetter, RequestContext, Strategy, ResourceDefinition, SubresourceDefinition } from './definition.js';
 export type {
   GetOptions,
   ListOptions,
@@ -18,6 +18,11 @@ export type {
   WatchStream,
   WatchEvent,
   RestResource,
+  RestSubresource,
+  Patcher,
+  Patch,
+  PatchType,
+  PatchOptions,
 } from './rest.js';
 
 export { builtinDefinitions, definitions, namespaces, configMaps, secrets, serviceAccounts, events, leases } from './builtins/index.js';

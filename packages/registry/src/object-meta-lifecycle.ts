@@ -58,6 +58,26 @@ export function assignGeneratedName(obj: KubeObject): boolean {
   return true;
 }
 
+function copyField(obj: KubeObject, old: KubeObject, field: string): void {
+  if (old[field] === undefined) delete obj[field];
+  else obj[field] = structuredClone(old[field]);
+}
+
+/**
+ * An update through a subresource may change only what that subresource owns: the
+ * strategy's hook decides; without one, `/status` keeps everything but metadata and status
+ * from `old`.
+ */
+function prepareForSubresourceUpdate(obj: KubeObject, old: KubeObject, definition: ResourceDefinition, subresource: string): void {
+  const hook = definition.strategy?.prepareForSubresourceUpdate;
+  if (hook !== undefined) {
+    hook(subresource, obj, old);
+    return;
+  }
+  const kept = new Set(['metadata', 'status', 'apiVersion', 'kind']);
+  for (const field of new Set([...Object.keys(obj), ...Object.keys(old)])) if (!kept.has(field)) copyField(obj, old, field);
+}
+
 /** Everything but metadata and status: what a change of bumps `metadata.generation`. */
 function specOf(obj: KubeObject): Record<string, unknown> {
   const { metadata: _metadata, status: _status, ...rest } = obj;
@@ -70,17 +90,18 @@ function specOf(obj: KubeObject): Record<string, unknown> {
  * `old`; drops selfLink; runs `prepareForUpdate`; then, for resources that manage
  * generation, bumps it when anything other than metadata and status changed.
  */
-export function prepareObjectForUpdate(obj: KubeObject, old: KubeObject, definition: ResourceDefinition): void {
+export function prepareObjectForUpdate(obj: KubeObject, old: KubeObject, definition: ResourceDefinition, subresource = ''): void {
   const meta = obj.metadata;
   const oldMeta = old.metadata;
   delete meta['selfLink'];
   if (oldMeta.generation === undefined) delete meta.generation;
   else meta.generation = oldMeta.generation;
-  if (definition.hasStatus) {
-    if (old['status'] === undefined) delete obj['status'];
-    else obj['status'] = structuredClone(old['status']);
+  if (subresource !== '') {
+    prepareForSubresourceUpdate(obj, old, definition, subresource);
+  } else {
+    if (definition.hasStatus) copyField(obj, old, 'status');
+    definition.strategy?.prepareForUpdate?.(obj, old);
   }
-  definition.strategy?.prepareForUpdate?.(obj, old);
   if (typeof meta.uid !== 'string' || meta.uid === '') {
     if (oldMeta.uid === undefined) delete meta.uid;
     else meta.uid = oldMeta.uid;

@@ -63,7 +63,8 @@ export function createRegistry(options: RegistryOptions): Registry {
       if (namespaces === undefined) throw new Error('the registry does not serve namespaces');
       for (const name of SYSTEM_NAMESPACES) {
         try {
-          await namespaces.create({ namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, {});
+          // kube-apiserver creates these itself (its User-Agent names the manager).
+          await namespaces.create({ namespace: '', userAgent: 'kube-apiserver/v1.32.0' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, {});
         } catch (err) {
           if (!isAlreadyExists(err)) throw err;
         }

@@ -35,6 +35,39 @@ export interface WriteOptions {
   fieldValidation?: FieldValidation;
   /** Receives each warning (e.g. `unknown field "spec.foo"`) for a `Warning: 299 - "<text>"` header. */
   warn?: (message: string) => void;
+  /**
+   * Paths of duplicate fields the HTTP layer found in the body text (JSON.parse hides them),
+   * e.g. `metadata.labels.a`: reported with unknown fields per fieldValidation.
+   */
+  duplicateFields?: readonly string[];
+}
+
+/** The patch media types (kube's types.PatchType). */
+export type PatchType =
+  | 'application/json-patch+json'
+  | 'application/merge-patch+json'
+  | 'application/strategic-merge-patch+json'
+  | 'application/apply-patch+yaml';
+
+export interface PatchOptions extends WriteOptions {
+  /** Apply only: take ownership of conflicting fields. */
+  force?: boolean;
+  /**
+   * Apply only: the strict YAML decoding problem of the body (duplicate keys), e.g.
+   * `error converting YAML to JSON: yaml: unmarshal errors:\n  line 3: key "a" already set
+   * in map`. After a successful apply, Strict answers 400 `error strict decoding YAML: <it>`
+   * and Warn sends it as a warning.
+   */
+  strictYamlError?: string;
+}
+
+export interface Patch {
+  readonly type: PatchType;
+  /**
+   * The decoded body: the operation list (json-patch), the patch document (merge,
+   * strategic) or the applied configuration (apply).
+   */
+  readonly body: unknown;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -78,6 +111,24 @@ export interface Updater {
   update(ctx: RequestContext, name: string, body: unknown, options: WriteOptions): Promise<{ object: KubeObject; created: boolean }>;
 }
 
+export interface Patcher {
+  /**
+   * PATCH: applies the patch to the current object inside a guaranteed update and writes the
+   * result through the update pipeline (defaults, validation, managedFields). 404 when the
+   * object is absent, except for apply, which creates it (`created`). A resourceVersion in the
+   * patch is a precondition (409). Throws StatusErrors only.
+   */
+  patch(ctx: RequestContext, name: string, patch: Patch, options: PatchOptions): Promise<{ object: KubeObject; created: boolean }>;
+}
+
+/** The roles of one subresource (e.g. `status`), addressed as `<resource>/<name>/<subresource>`. */
+export interface RestSubresource {
+  readonly name: string;
+  readonly getter?: Getter;
+  readonly updater?: Updater;
+  readonly patcher?: Patcher;
+}
+
 export interface Deleter {
   /** Returns the deleted object (or Status) and whether it is gone now (false: deletion pending). */
   delete(ctx: RequestContext, name: string, options: DeleteOptions): Promise<{ object: KubeObject | Status; deletedImmediately: boolean }>;
@@ -105,4 +156,8 @@ export interface RestResource {
   readonly deleter?: Deleter;
   readonly collectionDeleter?: CollectionDeleter;
   readonly watcher?: Watcher;
+  /** PATCH (json, merge, strategic merge, apply). */
+  readonly patcher?: Patcher;
+  /** Subresources by name. */
+  readonly subresources?: ReadonlyMap<string, RestSubresource>;
 }

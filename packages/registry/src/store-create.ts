@@ -1,12 +1,12 @@
 /** create (POST) of the generic store, and the create half shared with PUT. */
 import type { KubeObject } from '@kapi/machinery';
-import { alreadyExists, generateNameConflict } from '@kapi/machinery';
+import { alreadyExists, generateNameConflict, trackUpdate } from '@kapi/machinery';
 import { isKeyExists } from '@kapi/storage';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
 import { assignGeneratedName, prepareObjectForCreate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
-import { decodeRequest, present, type StoreContext } from './store-context.js';
+import { decodeRequest, fieldManagerScope, present, updateManager, type StoreContext } from './store-context.js';
 import { translatingStorageErrors } from './storage-errors.js';
 import { validateForCreate } from './validate-object.js';
 
@@ -32,7 +32,8 @@ function nameOf(obj: KubeObject): string {
 }
 
 /**
- * POST: decode → unknown fields → defaults → admission → prepare → validate → storage.
+ * POST: decode → unknown fields → defaults → managedFields (an Update entry for the
+ * fieldManager or the User-Agent) → admission → prepare → validate → storage.
  * With generateName, a name collision is retried with new names (up to 8 attempts), then
  * 409 AlreadyExists with kube's generateName text and retryAfterSeconds. dryRun runs every
  * step and reports 409 for an existing name, but writes nothing (the result then has no
@@ -42,6 +43,7 @@ export async function createObject(ctx: StoreContext, req: RequestContext, body:
   let name = '';
   return translatingStorageErrors(ctx.resource, () => name, async () => {
     const obj = decodeRequest(ctx, body, options);
+    trackUpdate(fieldManagerScope(ctx, ''), undefined, obj, updateManager(req, options));
     const generated = nameOf(obj) === '' && typeof obj.metadata.generateName === 'string' && obj.metadata.generateName !== '';
     await admitAndPrepareCreate(ctx, req, obj);
     name = nameOf(obj);

@@ -1,18 +1,18 @@
-/** update (PUT) of the generic store. */
+/** update (PUT) of the generic store, and the update step PATCH shares. */
 import type { FieldError, KubeObject } from '@kapi/machinery';
-import { badRequest, deepCopy, invalid, notFound, optimisticLockConflict, parseResourceVersion } from '@kapi/machinery';
+import { badRequest, deepCopy, invalid, notFound, optimisticLockConflict, parseResourceVersion, trackUpdate } from '@kapi/machinery';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
 import { prepareObjectForUpdate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
 import { semanticEqual } from './semantic-equal.js';
-import { decodeRequest, present, type StoreContext } from './store-context.js';
+import { decodeRequest, fieldManagerScope, present, updateManager, type StoreContext } from './store-context.js';
 import { admitAndPrepareCreate } from './store-create.js';
 import { translatingStorageErrors } from './storage-errors.js';
 import { validateForUpdate } from './validate-object.js';
 
 /** kube's checkName: the body must name the object the URL names. Throws 400. */
-function checkName(obj: KubeObject, name: string, namespace: string): void {
+export function checkName(obj: KubeObject, name: string, namespace: string): void {
   const objName = typeof obj.metadata.name === 'string' ? obj.metadata.name : '';
   if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
   const objNamespace = typeof obj.metadata.namespace === 'string' ? obj.metadata.namespace : '';
@@ -35,27 +35,42 @@ function hasFinalizers(obj: KubeObject): boolean {
   return Array.isArray(obj.metadata.finalizers) && obj.metadata.finalizers.length > 0;
 }
 
+/** What an update step needs besides the objects. */
+export interface UpdateScope {
+  readonly ctx: StoreContext;
+  readonly req: RequestContext;
+  readonly name: string;
+  /** "" for the main resource. */
+  readonly subresource: string;
+  /** The Update manager to record, or undefined when managedFields are already final (apply). */
+  readonly manager: string | undefined;
+  /** A create through this write is allowed even when the resource does not allow PUT-create (apply). */
+  readonly forceAllowCreate?: boolean;
+}
+
 /**
  * The update step run against the current object (possibly several times, once per
- * storage conflict): create when absent (if allowed), else the optimistic-concurrency check
- * (409 on a stale resourceVersion; 422 when none is given and unconditional updates are not
- * allowed), update preparation and validation. Returns the object to write, `existing` for
- * a no-op (nothing is written, the resourceVersion stays), or null to delete an object whose
- * deletion was pending and whose last finalizer is now gone.
+ * storage conflict), in kube's order: create when absent (if allowed), else the
+ * optimistic-concurrency check (409 on a stale resourceVersion; 422 when none is given and
+ * unconditional updates are not allowed), managedFields, update preparation (through a
+ * subresource: only what it may change) and validation. Returns the object to write,
+ * `existing` for a no-op (nothing is written, the resourceVersion stays), or null to delete
+ * an object whose deletion was pending and whose last finalizer is now gone. `decoded` is
+ * not mutated.
  */
-async function nextState(
-  ctx: StoreContext,
-  req: RequestContext,
-  name: string,
+export async function updateStep(
+  scope: UpdateScope,
   decoded: KubeObject,
   existing: KubeObject | undefined,
   created: { value: boolean },
 ): Promise<KubeObject | null> {
+  const { ctx, req, name, subresource } = scope;
   const obj = deepCopy(decoded);
   created.value = existing === undefined;
   if (existing === undefined) {
-    if (!ctx.definition.allowCreateOnUpdate) throw notFound(ctx.resource, name);
+    if (subresource !== '' || !(ctx.definition.allowCreateOnUpdate || scope.forceAllowCreate === true)) throw notFound(ctx.resource, name);
     delete obj.metadata.resourceVersion;
+    if (scope.manager !== undefined) trackUpdate(fieldManagerScope(ctx, subresource), undefined, obj, scope.manager);
     await admitAndPrepareCreate(ctx, req, obj);
     return obj;
   }
@@ -67,16 +82,37 @@ async function nextState(
   } else if (parseResourceVersion(sent) !== parseResourceVersion(current)) {
     throw optimisticLockConflict(ctx.resource, name);
   }
+  if (scope.manager !== undefined) trackUpdate(fieldManagerScope(ctx, subresource), existing, obj, scope.manager);
   reconcileNamespace(obj, ctx.definition, req.namespace);
-  prepareObjectForUpdate(obj, existing, ctx.definition);
-  validateForUpdate(ctx.validation, obj, existing);
+  prepareObjectForUpdate(obj, existing, ctx.definition, subresource);
+  validateForUpdate(ctx.validation, obj, existing, subresource);
   if (obj.metadata.deletionTimestamp !== undefined && !hasFinalizers(obj)) return null;
   return semanticEqual(obj, existing) ? existing : obj;
 }
 
 /**
+ * Runs `step` as a guaranteed update of `name` (dryRun: once against a quorum read, writing
+ * nothing). Returns the resulting object as clients see it.
+ */
+export async function runUpdate(
+  ctx: StoreContext,
+  req: RequestContext,
+  name: string,
+  dryRun: boolean | undefined,
+  step: (existing: KubeObject | undefined) => Promise<KubeObject | null>,
+): Promise<KubeObject> {
+  const key = objectKey(ctx.space, req.namespace, name);
+  if (dryRun) {
+    const existing = await ctx.storage.get(key, { ignoreNotFound: true });
+    const next = await step(existing);
+    return present(ctx, next ?? existing!);
+  }
+  return present(ctx, await ctx.storage.guaranteedUpdate(key, step, { ignoreNotFound: true }));
+}
+
+/**
  * PUT: decode → unknown fields → defaults → name/namespace checks against the URL (400) →
- * a guaranteed update whose step is `nextState`. Returns the stored object and whether it
+ * a guaranteed update whose step is `updateStep`. Returns the stored object and whether it
  * was created. dryRun computes the result from a quorum read and writes nothing.
  */
 export async function updateObject(
@@ -85,20 +121,14 @@ export async function updateObject(
   name: string,
   body: unknown,
   options: WriteOptions,
+  subresource = '',
 ): Promise<{ object: KubeObject; created: boolean }> {
   return translatingStorageErrors(ctx.resource, name, async () => {
     const decoded = decodeRequest(ctx, body, options);
     checkName(decoded, name, req.namespace);
-    const key = objectKey(ctx.space, req.namespace, name);
     const created = { value: false };
-    if (options.dryRun) {
-      const existing = await ctx.storage.get(key, { ignoreNotFound: true });
-      const next = await nextState(ctx, req, name, decoded, existing, created);
-      return { object: present(ctx, next ?? existing!), created: created.value };
-    }
-    const stored = await ctx.storage.guaranteedUpdate(key, (existing) => nextState(ctx, req, name, decoded, existing, created), {
-      ignoreNotFound: true,
-    });
-    return { object: present(ctx, stored), created: created.value };
+    const scope: UpdateScope = { ctx, req, name, subresource, manager: updateManager(req, options) };
+    const object = await runUpdate(ctx, req, name, options.dryRun, (existing) => updateStep(scope, decoded, existing, created));
+    return { object, created: created.value };
   });
 }

@@ -5,13 +5,14 @@
  * storage-errors.ts).
  */
 import type { JSONSchemaProps, SchemaDefinitions } from '@kapi/machinery';
+import { schemaAtom } from '@kapi/machinery';
 import type { Storage, Watcher as StorageWatcher } from '@kapi/storage';
 import type { ResourceDefinition } from './definition.js';
 import { definitions as builtinSchemas } from './builtins/index.js';
 import { formatApiVersion } from './decode-body.js';
 import { DEFAULT_PREFIX, keySpace } from './keys.js';
 import { namespaceLifecycle, type NamespaceLifecycle } from './namespace-lifecycle.js';
-import type { RestResource } from './rest.js';
+import type { RestResource, RestSubresource } from './rest.js';
 import { COMPONENTS } from './schemas/schema-builders.js';
 import { OBJECT_META } from './schemas/meta.js';
 import type { StoreContext } from './store-context.js';
@@ -19,6 +20,7 @@ import { createObject } from './store-create.js';
 import { deleteCollection, deleteObject } from './store-delete.js';
 import { getObject, listObjects } from './store-read.js';
 import { updateObject } from './store-update.js';
+import { patchObject } from './store-patch.js';
 import { watchObjects } from './store-watch.js';
 
 export interface StoreOptions {
@@ -72,6 +74,7 @@ export function createStoreContext(options: StoreOptions): StoreContext {
     validation: { definition, schema: version.schema, definitions: schemas },
     namespaces: definition.namespaced ? lifecycle : undefined,
     deletionGuard: options.deletionGuard,
+    atom: schemaAtom(version.schema, schemas),
   };
 }
 
@@ -81,9 +84,27 @@ export function storageWatcher(storage: Storage): StorageWatcher | undefined {
   return typeof candidate.watch === 'function' ? (candidate as Storage & StorageWatcher) : undefined;
 }
 
+/** The roles of each subresource the definition declares (they act on the object itself). */
+function subresourceRoles(ctx: StoreContext): ReadonlyMap<string, RestSubresource> | undefined {
+  const subresources = ctx.definition.subresources;
+  if (subresources === undefined || subresources.length === 0) return undefined;
+  const out = new Map<string, RestSubresource>();
+  for (const sub of subresources) {
+    const verbs = new Set(sub.verbs);
+    const name = sub.name;
+    out.set(name, {
+      name,
+      ...(verbs.has('get') ? { getter: { get: (req, objName, opts) => getObject(ctx, req, objName, opts) } } : {}),
+      ...(verbs.has('update') ? { updater: { update: (req, objName, body, opts) => updateObject(ctx, req, objName, body, opts, name) } } : {}),
+      ...(verbs.has('patch') ? { patcher: { patch: (req, objName, patch, opts) => patchObject(ctx, req, objName, patch, opts, name) } } : {}),
+    });
+  }
+  return out;
+}
+
 /**
  * The REST storage of one resource version, with the roles its verbs call for (watch only
- * when the storage serves watches).
+ * when the storage serves watches) and its subresources.
  */
 export function createStore(options: StoreOptions): RestResource {
   const ctx = createStoreContext(options);
@@ -96,10 +117,12 @@ export function createStore(options: StoreOptions): RestResource {
     ...(verbs.has('list') ? { lister: { list: (req, opts) => listObjects(ctx, req, opts) } } : {}),
     ...(verbs.has('create') ? { creater: { create: (req, body, opts) => createObject(ctx, req, body, opts) } } : {}),
     ...(verbs.has('update') ? { updater: { update: (req, name, body, opts) => updateObject(ctx, req, name, body, opts) } } : {}),
+    ...(verbs.has('patch') ? { patcher: { patch: (req, name, patch, opts) => patchObject(ctx, req, name, patch, opts) } } : {}),
     ...(verbs.has('delete') ? { deleter: { delete: (req, name, opts) => deleteObject(ctx, req, name, opts) } } : {}),
     ...(verbs.has('watch') && watcher !== undefined ? { watcher: { watch: (req, opts) => watchObjects(ctx, watcher, req, opts) } } : {}),
     ...(verbs.has('deletecollection')
       ? { collectionDeleter: { deleteCollection: (req, opts, listOpts) => deleteCollection(ctx, req, opts, listOpts) } }
       : {}),
+    ...(subresourceRoles(ctx) !== undefined ? { subresources: subresourceRoles(ctx)! } : {}),
   };
 }

@@ -51,16 +51,22 @@ export function validateForCreate(ctx: ValidationContext, obj: KubeObject): void
 
 /**
  * Update: ObjectMeta update rules against `old` (immutable fields, resourceVersion set) plus
- * the ObjectMeta rules again, schema, `strategy.validateUpdate`, then `strategy.validate`.
- * Throws 422 Invalid.
+ * the ObjectMeta rules again, schema, `strategy.validateUpdate`, then `strategy.validate`
+ * (through a subresource: `strategy.validateSubresourceUpdate` instead). Throws 422 Invalid.
  */
-export function validateForUpdate(ctx: ValidationContext, obj: KubeObject, old: KubeObject): void {
+export function validateForUpdate(ctx: ValidationContext, obj: KubeObject, old: KubeObject, subresource = ''): void {
   const errs = [
     ...validateObjectMetaUpdate(obj.metadata, old.metadata),
     ...validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) }),
     ...validateAgainstSchema(obj, ctx.schema, '', { definitions: ctx.definitions }),
   ];
-  errs.push(...(ctx.definition.strategy?.validateUpdate?.(obj, old) ?? []));
-  errs.push(...(ctx.definition.strategy?.validate?.(obj) ?? []));
+  const strategy = ctx.definition.strategy;
+  if (subresource !== '') {
+    // A subresource has its own strategy (kube: e.g. namespaceStatusStrategy.ValidateUpdate).
+    errs.push(...(strategy?.validateSubresourceUpdate?.(subresource, obj, old) ?? []));
+  } else {
+    errs.push(...(strategy?.validateUpdate?.(obj, old) ?? []));
+    errs.push(...(strategy?.validate?.(obj) ?? []));
+  }
   fail(ctx, obj, errs);
 }

@@ -4,7 +4,7 @@
  * header, with an ETag.
  */
 import type { ApiGroup } from './api-groups.js';
-import { resourceVerbs } from './api-groups.js';
+import { resourceVerbs, subresourceVerbs } from './api-groups.js';
 import type { MediaRange } from '../http/negotiation.js';
 
 export type AggregatedVersion = 'v2' | 'v2beta1';
@@ -48,6 +48,15 @@ function groupItem(group: ApiGroup): Record<string, unknown> {
             verbs: resourceVerbs(r),
             ...(d.shortNames !== undefined && d.shortNames.length > 0 ? { shortNames: [...d.shortNames] } : {}),
             ...(d.categories !== undefined && d.categories.length > 0 ? { categories: [...d.categories] } : {}),
+            ...(r.subresources !== undefined && r.subresources.size > 0
+              ? {
+                  subresources: subresourceVerbs(r).map((sub) => ({
+                    subresource: sub.name,
+                    responseKind: { group: d.group, version: r.version, kind: d.kind },
+                    verbs: sub.verbs,
+                  })),
+                }
+              : {}),
           };
         })
         .filter((r) => r.verbs.length > 0),

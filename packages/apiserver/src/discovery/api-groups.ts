@@ -33,10 +33,23 @@ export function resourceVerbs(resource: RestResource): string[] {
   if (resource.collectionDeleter) verbs.push('deletecollection');
   if (resource.getter) verbs.push('get');
   if (resource.lister) verbs.push('list');
-  if (resource.getter && resource.updater) verbs.push('patch');
+  if (resource.patcher) verbs.push('patch');
   if (resource.updater) verbs.push('update');
   if ((resource as MaybeWatchable).watcher !== undefined) verbs.push('watch');
   return verbs;
+}
+
+/** Each subresource with the verbs its roles serve (get, patch, update), by name. */
+export function subresourceVerbs(resource: RestResource): { name: string; verbs: string[] }[] {
+  const out: { name: string; verbs: string[] }[] = [];
+  for (const sub of resource.subresources?.values() ?? []) {
+    const verbs: string[] = [];
+    if (sub.getter) verbs.push('get');
+    if (sub.patcher) verbs.push('patch');
+    if (sub.updater) verbs.push('update');
+    if (verbs.length > 0) out.push({ name: sub.name, verbs });
+  }
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** kube's storageVersionHash: base64 of the first 8 bytes of SHA-256 over `group/version/kind`. */

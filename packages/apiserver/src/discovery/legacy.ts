@@ -3,7 +3,7 @@
  * APIResourceList, with kube's apiVersion-stripping rules.
  */
 import type { ApiGroup, GroupVersionResources } from './api-groups.js';
-import { resourceVerbs, storageVersionHash } from './api-groups.js';
+import { resourceVerbs, storageVersionHash, subresourceVerbs } from './api-groups.js';
 
 /** `GET /api`. `serverAddress` is the address the client reached (host:port). */
 export function apiVersions(core: ApiGroup | undefined, serverAddress: string): Record<string, unknown> {
@@ -32,10 +32,10 @@ export function apiGroup(group: ApiGroup): Record<string, unknown> {
 /** `GET /api/v1` or `/apis/<g>/<v>`: apiVersion is stripped for the core group and `extensions`. */
 export function apiResourceList(gv: GroupVersionResources): Record<string, unknown> {
   const resources = gv.resources
-    .map((r) => {
+    .flatMap((r) => {
       const d = r.definition;
       const verbs = resourceVerbs(r);
-      return {
+      const main = {
         name: d.plural,
         singularName: d.singular,
         namespaced: d.namespaced,
@@ -45,6 +45,9 @@ export function apiResourceList(gv: GroupVersionResources): Record<string, unkno
         ...(d.categories !== undefined && d.categories.length > 0 ? { categories: [...d.categories] } : {}),
         storageVersionHash: storageVersionHash(d.group, r.version, d.kind),
       };
+      // Subresources follow their resource as `<plural>/<sub>`, with no singular name.
+      const subs = subresourceVerbs(r).map((sub) => ({ name: `${d.plural}/${sub.name}`, singularName: '', namespaced: d.namespaced, kind: d.kind, verbs: sub.verbs }));
+      return [main, ...subs];
     })
     .filter((r) => r.verbs.length > 0);
   const stripApiVersion = gv.group === '' || gv.group === 'extensions';

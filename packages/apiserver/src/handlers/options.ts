@@ -9,6 +9,7 @@ import {
   fieldForbidden,
   fieldInvalid,
   fieldNotSupported,
+  fieldRequired,
   fieldTooLong,
   invalid,
   isPlainObject,
@@ -63,24 +64,36 @@ function parseInteger(query: URLSearchParams, name: string): number | undefined 
 }
 
 /**
- * dryRun, fieldManager and fieldValidation of a write. Throws 422 (`<kind>.meta.k8s.io ""
- * is invalid: ...`) for unsupported values, and for `force` on a non-apply patch.
+ * dryRun, fieldManager and fieldValidation of a write, validated in kube's order (422
+ * `<kind>.meta.k8s.io "" is invalid: ...`): for PatchOptions first the patch rules
+ * (`fieldManager` required for apply, `force` forbidden otherwise), then fieldManager,
+ * dryRun and fieldValidation. `patchType` is the patch media type (PatchOptions only).
  */
-export function parseWriteOptions(query: URLSearchParams, kind: OptionsKind, warn: (message: string) => void): WriteOptions {
+export function parseWriteOptions(query: URLSearchParams, kind: OptionsKind, warn: (message: string) => void, patchType?: string): WriteOptions & { force?: boolean } {
   const dryRun = query.getAll('dryRun');
   const fieldManager = query.get('fieldManager') ?? '';
   const fieldValidation = query.get('fieldValidation') ?? '';
-  const errs = [...dryRunErrors(dryRun), ...fieldManagerErrors(fieldManager)];
+  const errs: FieldError[] = [];
+  const isApply = patchType === 'application/apply-patch+yaml';
+  if (kind === 'PatchOptions') {
+    if (isApply) {
+      if (fieldManager === '') errs.push(fieldRequired('fieldManager', 'is required for apply patch'));
+    } else if (query.has('force')) {
+      errs.push(fieldForbidden('force', 'may not be specified for non-apply patch'));
+    }
+  }
+  errs.push(...fieldManagerErrors(fieldManager), ...dryRunErrors(dryRun));
   if (kind !== 'DeleteOptions' && !FIELD_VALIDATION_VALUES.includes(fieldValidation)) {
     errs.push(fieldNotSupported('fieldValidation', fieldValidation, FIELD_VALIDATION_VALUES));
   }
-  if (kind === 'PatchOptions' && query.has('force')) errs.push(fieldForbidden('force', 'may not be specified for non-apply patch'));
   if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind }, '', errs);
+  const force = isApply ? parseBool(query, 'force') : undefined;
   return {
     dryRun: dryRun.length > 0,
     ...(fieldManager !== '' ? { fieldManager } : {}),
     fieldValidation: (fieldValidation === '' ? 'Warn' : fieldValidation) as FieldValidation,
     warn,
+    ...(force !== undefined ? { force } : {}),
   };
 }
 

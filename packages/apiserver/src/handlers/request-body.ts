@@ -3,7 +3,7 @@
  * or protobuf (`k8s\0` + runtime.Unknown) for resources that have protobuf messages.
  */
 import type { Envelope } from '@kapi/machinery';
-import { ProtobufDecodeError, badRequest, decodeEnvelope, decodeEnveloped, formatApiVersion } from '@kapi/machinery';
+import { ProtobufDecodeError, badRequest, decodeEnvelope, decodeEnveloped, findDuplicateFields, formatApiVersion } from '@kapi/machinery';
 import { readBody, decodeBody } from '../http/body.js';
 import { negotiateInput } from '../http/negotiation.js';
 import { resourceCapabilities } from '../http/resource-output.js';
@@ -54,6 +54,19 @@ export async function readObjectBody(scope: RequestScope): Promise<unknown> {
   negotiateInput(contentType, resourceCapabilities(definition, scope.info.version));
   const bytes = await readBody(scope.req);
   return decodeAs(scope, bytes, contentType, definition.kind, formatApiVersion(definition.group, scope.info.version));
+}
+
+/**
+ * readObjectBody plus the duplicate keys of a JSON body (JSON.parse hides them; strict
+ * decoding reports them), when `scan` is set. Other formats report none.
+ */
+export async function readObjectBodyWithDuplicates(scope: RequestScope, scan: boolean): Promise<{ body: unknown; duplicateFields: string[] }> {
+  const contentType = scope.req.headers['content-type'];
+  const { definition } = scope.resource;
+  const format = negotiateInput(contentType, resourceCapabilities(definition, scope.info.version));
+  const bytes = await readBody(scope.req);
+  const body = decodeAs(scope, bytes, contentType, definition.kind, formatApiVersion(definition.group, scope.info.version));
+  return { body, duplicateFields: scan && format === 'json' ? findDuplicateFields(bytes.toString('utf8')) : [] };
 }
 
 /** Like readObjectBody for DeleteOptions, but an empty body is `undefined` (DELETE may carry no options). */

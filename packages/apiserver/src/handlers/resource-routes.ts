@@ -27,12 +27,36 @@ function handlerFor(resource: RestResource, verb: ResourceVerb): VerbHandler | u
     case 'update':
       return resource.updater && handleUpdate;
     case 'patch':
-      return resource.getter && resource.updater && handlePatch;
+      return resource.patcher && handlePatch;
     case 'delete':
       return resource.deleter && handleDelete;
     case 'deletecollection':
       return resource.collectionDeleter && handleDeleteCollection;
   }
+}
+
+/** Verbs a subresource path can serve (kube: get, update, patch on `<name>/<subresource>`). */
+const SUBRESOURCE_VERBS: ReadonlySet<ResourceVerb> = new Set(['get', 'update', 'patch']);
+
+/**
+ * A subresource request: the subresource's roles stand in for the resource's (handlers read
+ * `scope.resource`). 404 for a subresource the resource does not have, 405 for a verb it
+ * does not serve.
+ */
+function resolveSubresource(info: ResourceRequestInfo, resource: RestResource, namespace: string): ResolvedRoute {
+  const sub = resource.subresources?.get(info.subresource);
+  if (sub === undefined || info.name === '' || info.extraParts) throw pathNotFound();
+  if (info.verb === '' || !SUBRESOURCE_VERBS.has(info.verb)) throw methodNotRegistered();
+  const view: RestResource = {
+    definition: resource.definition,
+    version: resource.version,
+    ...(sub.getter !== undefined ? { getter: sub.getter } : {}),
+    ...(sub.updater !== undefined ? { updater: sub.updater } : {}),
+    ...(sub.patcher !== undefined ? { patcher: sub.patcher } : {}),
+  };
+  const handler = handlerFor(view, info.verb);
+  if (handler === undefined) throw methodNotRegistered();
+  return { handler: (scope) => handler({ ...scope, resource: view }), namespace };
 }
 
 /** Verbs served at each path shape (kube's installer): collection vs item, namespaced or all namespaces. */
@@ -48,13 +72,20 @@ export interface ResolvedRoute {
 
 /**
  * Resolves a resource request against the resource serving its group/version/plural.
- * Throws 404 for path shapes kube does not serve (subresources, a namespace on a
+ * Throws 404 for path shapes kube does not serve (unknown subresources, a namespace on a
  * cluster-scoped resource, a named item without its namespace) and 405 for a method the
  * path does not register.
  */
 export function resolveResourceRoute(info: ResourceRequestInfo, resource: RestResource): ResolvedRoute {
-  if (info.subresource !== '' || info.extraParts) throw pathNotFound();
+  if (info.extraParts) throw pathNotFound();
   const { namespaced } = resource.definition;
+  if (info.subresource !== '') {
+    if (namespaced && info.namespace === '') throw pathNotFound();
+    if (!namespaced && info.namespace !== '' && !(resource.definition.group === '' && info.resource === 'namespaces' && info.name === info.namespace)) {
+      throw pathNotFound();
+    }
+    return resolveSubresource(info, resource, namespaced ? info.namespace : '');
+  }
   const isNamespaceItself = !namespaced && resource.definition.group === '' && info.resource === 'namespaces' && info.name === info.namespace;
   let allowed: ReadonlySet<ResourceVerb>;
   let namespace = '';

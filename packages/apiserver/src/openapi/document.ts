@@ -8,6 +8,7 @@ import type { JSONSchemaProps } from '@kapi/machinery';
 import type { RestResource } from '@kapi/registry';
 import type { GroupVersionResources } from '../discovery/api-groups.js';
 import * as p from './parameters.js';
+import { acceptedPatchTypes } from '../handlers/patch.js';
 
 export const COMPONENT_PREFIX = '#/components/schemas/';
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
@@ -15,8 +16,6 @@ const STATUS = `${META}Status`;
 const DELETE_OPTIONS = `${META}DeleteOptions`;
 const PATCH = `${META}Patch`;
 
-/** The patch media types the server implements (others answer 415, so they are not advertised). */
-export const SUPPORTED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json'] as const;
 
 const FALLBACK_SCHEMAS: Record<string, JSONSchemaProps> = {
   [PATCH]: { description: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.', type: 'object' },
@@ -126,11 +125,12 @@ function addResourcePaths(paths: Record<string, Record<string, unknown>>, resour
       responses: responses({ '200': 'OK', '201': 'Created' }, names.object),
     });
   }
-  if (resource.getter && resource.updater) {
+  if (resource.patcher) {
+    // Only the patch types the resource accepts: kubectl builds strategic merge patches only where advertised.
     const content: Record<string, unknown> = {};
-    for (const type of SUPPORTED_PATCH_TYPES) content[type] = { schema: ref(PATCH) };
+    for (const type of acceptedPatchTypes({ resource })) content[type] = { schema: ref(PATCH) };
     item['patch'] = op('patch', `patch${opGroup}${scoped}${d.kind}`, `partially update the specified ${d.kind}`, {
-      parameters: [p.dryRun, p.fieldManager, p.fieldValidation],
+      parameters: [p.dryRun, p.fieldManager, p.fieldValidation, p.force],
       requestBody: { content, required: true },
       responses: responses({ '200': 'OK' }, names.object),
     });

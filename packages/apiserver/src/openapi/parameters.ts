@@ -16,6 +16,11 @@ export const fieldValidation = query(
   'fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default. - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered.',
   { type: 'string', uniqueItems: true },
 );
+export const force = query(
+  'force',
+  'Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.',
+  { type: 'boolean', uniqueItems: true },
+);
 export const gracePeriodSeconds = query('gracePeriodSeconds', 'The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately.', { type: 'integer', uniqueItems: true });
 export const propagationPolicy = query('propagationPolicy', "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.", { type: 'string', uniqueItems: true });
 export const orphanDependents = query('orphanDependents', 'Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned.', { type: 'boolean', uniqueItems: true });

@@ -84,6 +84,7 @@ export const configMaps: ResourceDefinition = {
   namespaced: true,
   versions: [{ name: 'v1', served: true, storage: true, schema: configMapSchema }],
   verbs: [...ALL_VERBS],
+  omitEmptyCollections: true,
   allowUnconditionalUpdate: true,
   printerColumns: configMapColumns,
   strategy: builtinStrategy({

@@ -115,6 +115,7 @@ export const events: ResourceDefinition = {
   namespaced: true,
   versions: [{ name: 'v1', served: true, storage: true, schema: eventSchema }],
   verbs: [...ALL_VERBS],
+  omitEmptyCollections: true,
   selectableFields: eventSelectableFields,
   allowCreateOnUpdate: true,
   allowUnconditionalUpdate: true,

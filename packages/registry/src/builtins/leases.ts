@@ -81,6 +81,7 @@ export const leases: ResourceDefinition = {
   namespaced: true,
   versions: [{ name: 'v1', served: true, storage: true, schema: leaseSchema }],
   verbs: [...ALL_VERBS],
+  omitEmptyCollections: true,
   allowCreateOnUpdate: true,
   allowUnconditionalUpdate: false,
   printerColumns: leaseColumns,

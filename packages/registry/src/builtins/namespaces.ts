@@ -100,6 +100,17 @@ function validateSpecFinalizers(obj: KubeObject): FieldError[] {
   return errs;
 }
 
+/** kube's namespace status update rule: the phase must agree with deletionTimestamp. */
+function validateStatusPhase(obj: KubeObject): FieldError[] {
+  const phase = stringAt(obj, ['status', 'phase']) ?? '';
+  if (obj.metadata.deletionTimestamp === undefined) {
+    if (phase !== 'Active') return [fieldInvalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty")];
+  } else if (phase !== 'Terminating') {
+    return [fieldInvalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")];
+  }
+  return [];
+}
+
 /** kubectl's NAME STATUS AGE. */
 export const namespaceColumns = [
   nameColumn,
@@ -117,13 +128,20 @@ export const namespaces: ResourceDefinition = {
   namespaced: false,
   versions: [{ name: 'v1', served: true, storage: true, schema: namespaceSchema }],
   verbs: [...ALL_VERBS],
+  omitEmptyCollections: true,
   returnDeletedObject: true,
   hasStatus: true,
   nameValidation: 'DNS1123Label',
   selectableFields: { 'status.phase': (obj) => stringAt(obj, ['status', 'phase']) },
   allowUnconditionalUpdate: true,
   printerColumns: namespaceColumns,
+  subresources: [
+    { name: 'status', verbs: ['get', 'patch', 'update'] },
+    { name: 'finalize', verbs: ['update'] },
+  ],
   strategy: builtinStrategy({
+    // kube's defaulting sets the name label, so the writer's managedFields own it.
+    decode: setNameLabel,
     prepareForCreate(obj) {
       obj['status'] = { phase: 'Active' };
       const spec = ensureSpec(obj);
@@ -141,5 +159,16 @@ export const namespaces: ResourceDefinition = {
       setNameLabel(obj);
     },
     validate: validateSpecFinalizers,
+    prepareForSubresourceUpdate(subresource, obj, old) {
+      // /status changes only status; /finalize only spec (the finalizers).
+      const kept = subresource === 'status' ? 'spec' : 'status';
+      if (old[kept] === undefined) delete obj[kept];
+      else obj[kept] = structuredClone(old[kept]);
+      setNameLabel(obj);
+    },
+    validateSubresourceUpdate(subresource, obj) {
+      if (subresource === 'finalize') return validateSpecFinalizers(obj);
+      return validateStatusPhase(obj);
+    },
   }),
 };

@@ -152,6 +152,7 @@ export const secrets: ResourceDefinition = {
   namespaced: true,
   versions: [{ name: 'v1', served: true, storage: true, schema: secretSchema }],
   verbs: [...ALL_VERBS],
+  omitEmptyCollections: true,
   selectableFields: { type: (obj) => stringAt(obj, ['type']) },
   allowUnconditionalUpdate: true,
   printerColumns: secretColumns,

@@ -52,6 +52,7 @@ export const serviceAccounts: ResourceDefinition = {
   namespaced: true,
   versions: [{ name: 'v1', served: true, storage: true, schema: serviceAccountSchema }],
   verbs: [...ALL_VERBS],
+  omitEmptyCollections: true,
   returnDeletedObject: true,
   allowUnconditionalUpdate: true,
   printerColumns: serviceAccountColumns,
