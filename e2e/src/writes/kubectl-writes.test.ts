@@ -89,6 +89,22 @@ void describe('kubectl writes', () => {
     assert.deepEqual(owners['kubectl'], { 'f:data': { 'f:extra': {} } });
   });
 
+  void it('client-side to server-side apply migration: kubectl moves ownership, later applies prune what the file drops', async () => {
+    const file = writeYamlFile(cluster.dir, 'mig.yaml', configMap(ns, 'mig', { a: '1', b: '2' }));
+    assert.equal(await kubectl.ok(['apply', '-f', file]), 'configmap/mig created\n');
+    assert.equal(await kubectl.ok(['apply', '--server-side', '-f', file]), 'configmap/mig serverside-applied\n');
+    let got = await get('configmap', 'mig');
+    const owners = Object.fromEntries(got.metadata.managedFields!.map((e) => [`${e.manager}/${e.operation}`, e.fieldsV1]));
+    assert.deepEqual(owners['kubectl/Apply'], { 'f:data': { 'f:a': {}, 'f:b': {} } });
+    assert.equal(owners['kubectl-client-side-apply/Update'], undefined);
+    writeYamlFile(cluster.dir, 'mig.yaml', configMap(ns, 'mig', { a: '1' }));
+    assert.equal(await kubectl.ok(['apply', '--server-side', '-f', file]), 'configmap/mig serverside-applied\n');
+    got = await get('configmap', 'mig');
+    assert.deepEqual(got.data, { a: '1' });
+    const lastApplied = JSON.parse(got.metadata.annotations!['kubectl.kubernetes.io/last-applied-configuration']!) as Obj;
+    assert.deepEqual(lastApplied.data, { a: '1' });
+  });
+
   void it('diff: exit 1 with a unified diff for a change, 0 without, and nothing is persisted', async () => {
     const file = writeYamlFile(cluster.dir, 'diff.yaml', configMap(ns, 'diff', { a: '1' }));
     await kubectl.ok(['apply', '-f', file]);
