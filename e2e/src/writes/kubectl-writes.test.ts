@@ -150,6 +150,23 @@ void describe('kubectl writes', () => {
     assert.match(missing.stderr, /Error from server \(NotFound\): configmaps "absent" not found/);
   });
 
+  void it('the status subresource: get and patch --subresource=status change only status', async () => {
+    await kubectl.ok(['create', 'namespace', 'status-demo']);
+    const status = await kubectl.json<{ status: { phase: string } }>(['get', 'namespace', 'status-demo', '--subresource=status']);
+    assert.equal(status.status.phase, 'Active');
+    const out = await kubectl.ok([
+      'patch', 'namespace', 'status-demo', '--subresource=status', '--type=merge',
+      '-p', '{"spec":{"finalizers":[]},"status":{"conditions":[{"type":"Demo","status":"True"}]}}',
+    ]);
+    assert.equal(out, 'namespace/status-demo patched\n');
+    const got = await kubectl.json<{ spec: { finalizers: string[] }; status: { conditions: { type: string }[] }; metadata: { managedFields: { manager: string; subresource?: string }[] } }>([
+      'get', 'namespace', 'status-demo', '--show-managed-fields',
+    ]);
+    assert.deepEqual(got.spec.finalizers, ['kubernetes']);
+    assert.deepEqual(got.status.conditions.map((c) => c.type), ['Demo']);
+    assert.ok(got.metadata.managedFields.some((e) => e.manager === 'kubectl-patch' && e.subresource === 'status'));
+  });
+
   void it('create --dry-run=server returns the object and persists nothing', async () => {
     const out = await kubectl.ok(['create', 'configmap', 'dry', '-n', ns, '--from-literal=a=1', '--dry-run=server', '-o', 'json']);
     const obj = JSON.parse(out) as Obj & { metadata: { uid?: string } };
