@@ -147,6 +147,34 @@ void describe('PATCH: strategic merge, json and merge patches over HTTP', () => 
     assert.equal(put.json['message'], 'strict decoding error: duplicate field "data.a", unknown field "spec"');
   });
 
+  void it('hostile strategic merge and apply bodies never produce a 500', async () => {
+    await create(CM, { metadata: { name: 'hostile', finalizers: ['example.com/a'], ownerReferences: [{ apiVersion: 'v1', kind: 'X', name: 'o', uid: 'u1' }] }, data: { a: '1' } });
+    const smpBodies = [
+      '{"metadata":{"finalizers":[["a"]]}}', '{"metadata":{"finalizers":[null]}}', '{"metadata":{"finalizers":[1,"a"]}}',
+      '{"$setElementOrder/data":[1]}', '{"metadata":{"$setElementOrder/finalizers":"x"}}', '{"metadata":{"$setElementOrder/ownerReferences":[{"uid":"zz"}],"ownerReferences":[{"uid":"u1"}]}}',
+      '{"metadata":{"ownerReferences":[null]}}', '{"metadata":{"ownerReferences":[{"$patch":"delete"}]}}', '{"metadata":{"ownerReferences":"x"}}',
+      '{"metadata":{"$retainKeys":[1]}}', '{"data":{"$patch":null}}', '{"$deleteFromPrimitiveList/metadata":{}}', '{"metadata":{"$deleteFromPrimitiveList/finalizers":"a"}}',
+      '{"$patch":"replace"}', '{"$patch":"delete"}', '{"metadata":{"$patch":"delete"}}', '{"data":[1,2]}', '{"metadata":{"labels":{"a":{"b":1}}}}', 'null', '"x"', '7',
+    ];
+    for (const body of smpBodies) {
+      const res = await t.request('PATCH', `${CM}/hostile`, { raw: body, headers: SMP });
+      assert.ok(res.status < 500 && res.json['kind'] !== undefined, `SMP ${body}: ${res.status} ${res.text.slice(0, 300)}`);
+    }
+    const applyBodies = [
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"hostile","ownerReferences":[{"uid":1},{"uid":1}]}}',
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"hostile","finalizers":[{"a":1}]}}',
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"hostile"},"data":{"a":{"b":1}}}',
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"other"}}', '{"apiVersion":"v1","kind":"ConfigMap","metadata":"x"}',
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"hostile","namespace":"elsewhere"}}',
+      '- a\n- b\n', 'a: [1, 2\n', '', 'null', '[]', '"text"', 'a: &a ["x","x","x"]\nb: [*a,*a,*a,*a]\n',
+      `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"hostile"},"data":${'{"a":'.repeat(1_200)}1${'}'.repeat(1_200)}}`,
+    ];
+    for (const body of applyBodies) {
+      const res = await t.request('PATCH', `${CM}/hostile?fieldManager=m`, { raw: body, headers: { 'content-type': 'application/apply-patch+yaml' } });
+      assert.ok(res.status < 500 && res.json['kind'] !== undefined, `apply ${JSON.stringify(body.slice(0, 80))}: ${res.status} ${res.text.slice(0, 300)}`);
+    }
+  });
+
   void it('PatchOptions: force only with apply, fieldManager required for apply, bad values 422', async () => {
     await create(CM, { metadata: { name: 'opts' } });
     const forced = await patch(`${CM}/opts`, SMP, {}, '?force=false');
