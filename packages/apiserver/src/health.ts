@@ -92,6 +92,8 @@ export async function serveHealth(
   checks: readonly HealthCheck[],
   rest: string,
   query: URLSearchParams,
+  /** Told the withheld reasons when checks fail (kube logs them; the response does not carry them). */
+  onFailure?: (failed: readonly string[]) => void,
 ): Promise<void> {
   if (rest !== '') {
     const check = checks.find((c) => c.name === rest);
@@ -100,6 +102,7 @@ export async function serveHealth(
       await check.check();
       return writeText(res, 200, 'ok');
     } catch (err) {
+      onFailure?.([`${check.name}: ${errorText(err)}`]);
       return writeText(res, 500, `internal server error: ${errorText(err)}\n`);
     }
   }
@@ -111,15 +114,18 @@ export async function serveHealth(
       try {
         await c.check();
         return { name: c.name, line: `[+]${c.name} ok`, ok: true };
-      } catch {
-        return { name: c.name, line: `[-]${c.name} failed: reason withheld`, ok: false };
+      } catch (err) {
+        return { name: c.name, line: `[-]${c.name} failed: reason withheld`, ok: false, reason: `${c.name}: ${errorText(err)}` };
       }
     }),
   );
   const listing = results.map((r) => r.line).join('\n') + '\n';
   const unknownExcludes = [...excluded].filter((name) => !checks.some((c) => c.name === name));
   const warnings = unknownExcludes.map((name) => `warn: some health checks cannot be excluded: no matches for "${name}"\n`).join('');
-  if (results.some((r) => !r.ok)) return writeText(res, 500, `${listing}${warnings}${endpoint} check failed\n`);
+  if (results.some((r) => !r.ok)) {
+    onFailure?.(results.flatMap((r) => ('reason' in r && r.reason !== undefined ? [r.reason] : [])));
+    return writeText(res, 500, `${listing}${warnings}${endpoint} check failed\n`);
+  }
   if (verbose) return writeText(res, 200, `${listing}${warnings}${endpoint} check passed\n`);
   return writeText(res, 200, 'ok');
 }

@@ -82,4 +82,20 @@ void describe('logs', () => {
       await t.close();
     }
   });
+
+  void it('logs the reasons a health check withholds from its response', async () => {
+    const lines: string[] = [];
+    const t = await startTestServer({ shutdownDelayMs: 300, logger: createLogger({ write: (l) => lines.push(l) }) });
+    try {
+      const closing = t.server.close();
+      const res = await t.request('GET', '/readyz');
+      assert.equal(res.status, 500);
+      assert.doesNotMatch(res.text, /shutting down/);
+      const entry = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e['msg'] === 'readyz check failed');
+      assert.deepEqual(entry?.['failed'], ['shutdown: process is shutting down']);
+      await closing;
+    } finally {
+      await t.close();
+    }
+  });
 });

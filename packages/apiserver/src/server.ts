@@ -136,7 +136,9 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
   const surface = createApiSurface(() => registry.resources, () => options.definitions);
 
   const health = (endpoint: 'healthz' | 'livez' | 'readyz'): NonResourceRoute => (_req, res, url) =>
-    serveHealth(res, endpoint, options.health[endpoint], url.segments.slice(1).join('/'), url.query);
+    serveHealth(res, endpoint, options.health[endpoint], url.segments.slice(1).join('/'), url.query, (failed) =>
+      logger.info(`${endpoint} check failed`, { failed }),
+    );
 
   /** Non-resource routes by first path segment (label for metrics = `/<segment>`). */
   const routes: Record<string, NonResourceRoute> = {
