@@ -10,6 +10,22 @@ import { createLogger } from './logger.js';
 import { startApiServer } from './main.js';
 import { TracingConfigError, readTracingConfiguration, startTracing, type TracingSdk } from './tracing.js';
 
+/** Flushes and stops the tracing SDK; an unreachable collector costs at most 5 s and never fails the exit. */
+async function flushTracing(tracing: TracingSdk | undefined, warn: (err: unknown) => void): Promise<void> {
+  if (tracing === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      tracing.shutdown(),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000))),
+    ]);
+  } catch (err) {
+    warn(err);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function main(): Promise<void> {
   let flags;
   try {
@@ -82,7 +98,7 @@ async function main(): Promise<void> {
     logger.info(`Received ${signal}, shutting down`);
     server
       .close()
-      .then(() => tracing?.shutdown())
+      .then(() => flushTracing(tracing, (err) => logger.warn(`tracing shutdown: ${err instanceof Error ? err.message : String(err)}`)))
       .then(
         () => process.exit(0),
         (err: unknown) => {
