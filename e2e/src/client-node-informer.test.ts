@@ -14,6 +14,8 @@ import assert from 'node:assert/strict';
 import { CoreV1Api, KubeConfig, ListWatch, makeInformer, Watch, type Informer, type ObjectCache, type V1ConfigMap } from '@kubernetes/client-node';
 import { startCluster, type TestCluster } from './harness/cluster.js';
 import { churnConfigMaps, seedConfigMaps } from './harness/churn.js';
+import { compactEtcd } from './harness/etcd-history.js';
+import { startKapiServer } from './harness/kapi-server.js';
 import { ensureNamespace, RestClient } from './harness/rest.js';
 import { backendOf, startTcpProxy, type TcpProxy } from './harness/tcp-proxy.js';
 
@@ -110,8 +112,8 @@ function restartOnError(informer: Informer<V1ConfigMap>, counter: { errors: numb
   });
 }
 
-function snapshot(cache: ObjectCache<V1ConfigMap>): Map<string, string> {
-  return new Map(cache.list(ns).map((o) => [o.metadata!.name!, o.metadata!.resourceVersion!]));
+function snapshot(cache: ObjectCache<V1ConfigMap>, namespace = ns): Map<string, string> {
+  return new Map(cache.list(namespace).map((o) => [o.metadata!.name!, o.metadata!.resourceVersion!]));
 }
 
 function diff(want: Map<string, string>, got: Map<string, string>): string[] {
@@ -125,10 +127,10 @@ function diff(want: Map<string, string>, got: Map<string, string>): string[] {
 }
 
 /** Polls until `cache` equals `want` or `timeoutMs` passes; returns the last difference. */
-async function converge(cache: ObjectCache<V1ConfigMap>, want: Map<string, string>, timeoutMs: number): Promise<string[]> {
+async function converge(cache: ObjectCache<V1ConfigMap>, want: Map<string, string>, timeoutMs: number, namespace = ns): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const d = diff(want, snapshot(cache));
+    const d = diff(want, snapshot(cache, namespace));
     if (d.length === 0 || Date.now() > deadline) return d;
     await sleep(100);
   }
@@ -139,9 +141,13 @@ void test('client-node informers mirror 1,000 ConfigMaps exactly through churn, 
   const kc = kubeConfig(`https://127.0.0.1:${proxy.port}`);
   const api = kc.makeApiClient(CoreV1Api);
   const path = `/api/v1/namespaces/${ns}/configmaps`;
-  const listFn = () => api.listNamespacedConfigMap({ namespace: ns });
+  let lists = 0;
+  const listFn = () => {
+    lists++;
+    return api.listNamespacedConfigMap({ namespace: ns });
+  };
 
-  const shortWatch = new ShortWatch(kc, 2500, 2);
+  const shortWatch = new ShortWatch(kc, 1000, 2);
   const short = new ListWatch<V1ConfigMap>(path, shortWatch, listFn, false);
   const plain = makeInformer<V1ConfigMap>(kc, path, listFn);
   const shortErrors = { errors: 0, samples: [] as string[] };
@@ -179,11 +185,49 @@ void test('client-node informers mirror 1,000 ConfigMaps exactly through churn, 
   assert.equal(want.size, churned.live.size);
   const [shortDiff, plainDiff] = await Promise.all([converge(short, want, 30_000), converge(plain, want, 30_000)]);
   t.diagnostic(
-    `writes ${churned.writes.length}, connections killed ${killed}; short informer: watches ${shortWatch.watches}, client aborts ${shortWatch.aborts}, ` +
+    `writes ${churned.writes.length}, connections killed ${killed}, lists by both informers ${lists}; short informer: watches ${shortWatch.watches}, client aborts ${shortWatch.aborts}, ` +
       `connects ${connects}, errors ${shortErrors.errors} ${JSON.stringify(shortErrors.samples)}; plain informer errors ${plainErrors.errors} ${JSON.stringify(plainErrors.samples)}`,
   );
   assert.deepEqual(shortWatch.violations, [], 'watch events out of resourceVersion order');
   assert.deepEqual(shortDiff, [], 'ShortWatch informer differs from a fresh list');
   assert.deepEqual(plainDiff, [], 'makeInformer informer differs from a fresh list');
   assert.ok(shortWatch.watches >= 6, `the short informer re-watched only ${shortWatch.watches - 1} times`);
+});
+
+void test('a client-node informer whose resourceVersion was compacted while it was cut off gets 410, re-lists and mirrors exactly', async (t) => {
+  // No watch cache: a watch from a compacted revision is answered by etcd with an ERROR 410 Expired event.
+  const server = await startKapiServer({ etcdServers: cluster.etcd.endpoints, extraArgs: ['--watch-cache=false'] });
+  stoppers.push(() => server.stop());
+  const direct = new RestClient(server.url);
+  stoppers.push(() => Promise.resolve(direct.close()));
+  const expiredNs = 'e2e-client-node-expired';
+  await ensureNamespace(direct, expiredNs);
+  const seeded = await seedConfigMaps([direct], expiredNs, 'seed', 200);
+  const cut = await startTcpProxy([backendOf(server.url)]);
+  stoppers.push(() => cut.close());
+  const kc = kubeConfig(`https://127.0.0.1:${cut.port}`);
+  const api = kc.makeApiClient(CoreV1Api);
+  let lists = 0;
+  const informer = makeInformer<V1ConfigMap>(kc, `/api/v1/namespaces/${expiredNs}/configmaps`, () => {
+    lists++;
+    return api.listNamespacedConfigMap({ namespace: expiredNs });
+  });
+  const errors = { errors: 0, samples: [] as string[] };
+  restartOnError(informer, errors);
+  stoppers.push(() => informer.stop());
+  await informer.start();
+  assert.equal(informer.list(expiredNs).length, 200);
+
+  await cut.pause();
+  const churned = await churnConfigMaps({ clients: [direct], namespace: expiredNs, existing: seeded, prefix: 'churn', writers: 2, durationMs: 1500 });
+  assert.deepEqual(churned.errors, []);
+  const compacted = await compactEtcd(cluster.etcd.endpoints);
+  await cut.resume();
+
+  const fresh = await direct.expect<{ items: V1ConfigMap[] }>(200, 'GET', `/api/v1/namespaces/${expiredNs}/configmaps`);
+  const want = new Map(fresh.items.map((o) => [o.metadata!.name!, o.metadata!.resourceVersion!]));
+  const d = await converge(informer, want, 30_000, expiredNs);
+  t.diagnostic(`writes while cut off ${churned.writes.length}, compacted at ${compacted}; lists ${lists}, errors ${errors.errors} ${JSON.stringify(errors.samples)}`);
+  assert.deepEqual(d, [], 'informer differs from a fresh list');
+  assert.ok(lists >= 2, 'the informer re-listed after the 410');
 });

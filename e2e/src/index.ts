@@ -16,4 +16,4 @@ export { openWatch, type WatchEvent, type WatchEnd, type WatchStream } from './h
 export { startTcpProxy, backendOf, type TcpProxy, type TcpBackend } from './harness/tcp-proxy.js';
 export { seedConfigMaps, churnConfigMaps, type AcknowledgedWrite, type ChurnOptions, type ChurnResult } from './harness/churn.js';
 export { buildGoCommand, LineProcess, goModuleDir, e2eCacheDir } from './harness/go-program.js';
-export { etcdHistory } from './harness/etcd-history.js';
+export { etcdHistory, compactEtcd } from './harness/etcd-history.js';

@@ -43,3 +43,15 @@ export async function etcdHistory(endpoints: string[], keyPrefix: string, afterR
     client.close();
   }
 }
+
+/** Compacts etcd's history up to its current revision (physical) and returns that revision. */
+export async function compactEtcd(endpoints: string[]): Promise<bigint> {
+  const client = new Etcd3({ hosts: endpoints });
+  try {
+    const revision = (await client.get('/kapi-e2e/compact-probe').exec()).header.revision;
+    await client.kv.compact({ revision, physical: true });
+    return BigInt(revision);
+  } finally {
+    client.close();
+  }
+}

@@ -18,6 +18,10 @@ export interface TcpProxy {
   acceptedConnections(): number;
   /** Destroys every open connection, both sides (clients see a reset or an unexpected EOF); returns how many. */
   killConnections(): number;
+  /** Stops listening (new connections are refused: ECONNREFUSED) and destroys every open connection. */
+  pause(): Promise<void>;
+  /** Listens again on the same port. */
+  resume(): Promise<void>;
   /** Stops listening and destroys every connection. */
   close(): Promise<void>;
 }
@@ -69,10 +73,15 @@ export async function startTcpProxy(backends: readonly TcpBackend[]): Promise<Tc
     client.on('error', () => client.destroy());
     dial(client, backends.length);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  await listen(0);
   const port = (server.address() as AddressInfo).port;
 
   const killConnections = (): number => {
@@ -90,9 +99,16 @@ export async function startTcpProxy(backends: readonly TcpBackend[]): Promise<Tc
     openConnections: () => new Set([...pairs].map(([c]) => c)).size,
     acceptedConnections: () => accepted,
     killConnections,
-    close: () =>
+    pause: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
+        killConnections();
+      }),
+    resume: () => listen(port),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (!server.listening) resolve();
+        else server.close(() => resolve());
         killConnections();
       }),
   };
