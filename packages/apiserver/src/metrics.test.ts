@@ -150,6 +150,12 @@ void describe('metrics after a scripted workload', () => {
     assert.ok((value(text, `watch_cache_capacity{${labels}}`) ?? 0) >= 100);
     assert.match(text, /# TYPE apiserver_terminated_watchers_total counter/);
     assert.match(text, /apiserver_watch_cache_consistent_read_total\{group="",resource="configmaps",success="(true|false)",fallback="(true|false)"\} \d+/);
+    assert.deepEqual(buckets(text, 'apiserver_watch_cache_initialization_duration_seconds', labels), asStrings([0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600]));
+    assert.equal(value(text, `apiserver_watch_cache_initialization_duration_seconds_count{${labels}}`), 1);
+    assert.deepEqual(buckets(text, 'apiserver_watch_cache_read_wait_seconds', labels), asStrings([0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3]));
+    assert.ok((value(text, `apiserver_watch_cache_read_wait_seconds_count{${labels}}`) ?? 0) >= 1);
+    // The system namespaces existed when the namespaces cache listed (or arrived as events).
+    assert.match(text, /^apiserver_init_events_total\{group="",resource="namespaces"\} \d+$/m);
   });
 
   void it('has help and type lines for the STABLE families', () => {

@@ -139,6 +139,15 @@ export class Cacher {
    * the cache to move and confirm again (pausing longer each time the proof falls short).
    */
   async freshState(target: number, timeoutMs: number): Promise<CacheState | undefined> {
+    const started = process.hrtime.bigint();
+    try {
+      return await this.waitFresh(target, timeoutMs);
+    } finally {
+      this.metrics.readWait(Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  }
+
+  private async waitFresh(target: number, timeoutMs: number): Promise<CacheState | undefined> {
     if (this.revision >= target) return this.current();
     if (this.progressTrusted) {
       return (await this.waitForRevision(target, timeoutMs)) ? this.current() : undefined;
@@ -255,6 +264,7 @@ export class Cacher {
   }
 
   private async initialize(generation: number): Promise<void> {
+    const started = process.hrtime.bigint();
     while (!this.closed && generation === this.generation) {
       try {
         const trusted = await this.backend.progressRequestsTrusted();
@@ -284,6 +294,8 @@ export class Cacher {
         this.ready = true;
         this.everReady = true;
         this.metrics.initialization();
+        this.metrics.initEvents(state.map.size);
+        this.metrics.initializationDuration(Number(process.hrtime.bigint() - started) / 1e9);
         this.metrics.resourceVersion(this.revision);
         for (const resolve of this.readyWaiters.splice(0)) resolve();
         this.wakeWaiters();

@@ -1,4 +1,9 @@
-import { Counter, Gauge, Registry, type Metric } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
+
+/** kube's apiserver_watch_cache_initialization_duration_seconds buckets. */
+export const INITIALIZATION_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600];
+/** kube's apiserver_watch_cache_read_wait_seconds buckets. */
+export const READ_WAIT_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3];
 
 /**
  * The watch cache's metrics, with kube-apiserver's names and labels (cacher/metrics), so
@@ -11,6 +16,12 @@ export interface CacheMetrics {
   resourceVersion(revision: number): void;
   initialization(): void;
   initializationError(): void;
+  /** A (re-)initialization took `seconds` (list and feed start). */
+  initializationDuration(seconds: number): void;
+  /** Objects loaded by an initialization (kube's apiserver_init_events_total). */
+  initEvents(count: number): void;
+  /** A read waited `seconds` for the cache to be fresh enough (consistent and NotOlderThan reads). */
+  readWait(seconds: number): void;
   terminatedWatcher(): void;
   consistentRead(success: boolean, fallback: boolean): void;
 }
@@ -24,6 +35,9 @@ interface Families {
   resourceVersion: Gauge<'group' | 'resource'>;
   initializations: Counter<'group' | 'resource'>;
   initializationErrors: Counter<'group' | 'resource'>;
+  initializationDuration: Histogram<'group' | 'resource'>;
+  initEvents: Counter<'group' | 'resource'>;
+  readWait: Histogram<'group' | 'resource'>;
   terminated: Counter<'group' | 'resource'>;
   consistentReads: Counter<'group' | 'resource' | 'success' | 'fallback'>;
 }
@@ -42,6 +56,8 @@ function familiesOf(registry: Registry): Families {
   const counter = (name: string, help: string) =>
     reuse(registry, name, () => new Counter({ name, help, labelNames, registers }));
   const gauge = (name: string, help: string) => reuse(registry, name, () => new Gauge({ name, help, labelNames, registers }));
+  const histogram = (name: string, help: string, buckets: number[]) =>
+    reuse(registry, name, () => new Histogram({ name, help, labelNames, buckets, registers }));
   found = {
     received: counter('apiserver_watch_cache_events_received_total', '[ALPHA] Counter of events received in watch cache broken by resource type.'),
     dispatched: counter('apiserver_watch_cache_events_dispatched_total', '[ALPHA] Counter of events dispatched in watch cache broken by resource type.'),
@@ -51,6 +67,9 @@ function familiesOf(registry: Registry): Families {
     resourceVersion: gauge('apiserver_watch_cache_resource_version', '[ALPHA] Current resource version of watch cache broken by resource type.'),
     initializations: counter('apiserver_watch_cache_initializations_total', '[ALPHA] Counter of watch cache initializations broken by resource type.'),
     initializationErrors: counter('apiserver_watch_cache_initialization_errors_total', '[ALPHA] Counter of watch cache initialization errors broken by resource type.'),
+    initializationDuration: histogram('apiserver_watch_cache_initialization_duration_seconds', '[ALPHA] Histogram of watch cache initialization duration in seconds, broken by resource type.', INITIALIZATION_DURATION_BUCKETS),
+    initEvents: counter('apiserver_init_events_total', '[ALPHA] Counter of init events processed in watch cache broken by resource type.'),
+    readWait: histogram('apiserver_watch_cache_read_wait_seconds', '[ALPHA] Histogram of time spent waiting for a watch cache to become fresh.', READ_WAIT_BUCKETS),
     terminated: counter('apiserver_terminated_watchers_total', '[ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.'),
     consistentReads: reuse(
       registry,
@@ -76,6 +95,7 @@ export function createCacheMetrics(registry: Registry, group: string, resource: 
   const dispatched = f.dispatched.labels(labels);
   const capacity = f.capacity.labels(labels);
   const resourceVersion = f.resourceVersion.labels(labels);
+  const readWait = f.readWait.labels(labels);
   return {
     eventsReceived: () => received.inc(),
     eventsDispatched: (count) => dispatched.inc(count),
@@ -87,6 +107,9 @@ export function createCacheMetrics(registry: Registry, group: string, resource: 
     resourceVersion: (revision) => resourceVersion.set(revision),
     initialization: () => f.initializations.labels(labels).inc(),
     initializationError: () => f.initializationErrors.labels(labels).inc(),
+    initializationDuration: (seconds) => f.initializationDuration.labels(labels).observe(seconds),
+    initEvents: (count) => f.initEvents.labels(labels).inc(count),
+    readWait: (seconds) => readWait.observe(seconds),
     terminatedWatcher: () => f.terminated.labels(labels).inc(),
     consistentRead: (success, fallback) => f.consistentReads.labels({ ...labels, success: String(success), fallback: String(fallback) }).inc(),
   };
