@@ -142,3 +142,60 @@ void describe('etcd\'s own limits', () => {
     assert.match((await t.request('GET', '/metrics')).text, /^etcd_request_errors_total\{operation="create",group="",resource="configmaps"\} 1$/m);
   });
 });
+
+void describe('connection timeouts', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({ connectionTimeouts: { headersTimeoutMs: 500, keepAliveTimeoutMs: 500, requestReceiveTimeoutMs: 800, checkIntervalMs: 100 } });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  /** Rejects when `promise` has not settled within `ms`. */
+  const within = async (promise: Promise<void>, ms: number, what: string): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([promise, new Promise<void>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} not closed within ${ms} ms`)), ms)))]);
+    clearTimeout(timer);
+  };
+
+  const connect = async () => {
+    const { port, hostname } = new URL(t.url);
+    const socket = (await import('node:net')).createConnection({ port: Number(port), host: hostname });
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (c: string) => (received += c));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    return { socket, closed, received: () => received };
+  };
+
+  void it('cuts a client that trickles its headers (slowloris) and one that trickles its body', async () => {
+    const headers = await connect();
+    headers.socket.write('GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n');
+    const trickle = setInterval(() => headers.socket.write('X-Slow: 1\r\n'), 100);
+    await within(headers.closed, 5000, 'a connection trickling headers').finally(() => clearInterval(trickle));
+    assert.match(headers.received(), /^(HTTP\/1\.1 408|$)/);
+
+    const body = await connect();
+    body.socket.write('POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{');
+    const drip = setInterval(() => body.socket.write(' '), 100);
+    await within(body.closed, 5000, 'a connection trickling a body').finally(() => clearInterval(drip));
+  });
+
+  void it('closes idle keep-alive connections', async () => {
+    const idle = await connect();
+    idle.socket.write('GET /livez HTTP/1.1\r\nHost: x\r\n\r\n');
+    await within(idle.closed, 5000, 'an idle keep-alive connection');
+    assert.match(idle.received(), /^HTTP\/1\.1 200 /);
+  });
+
+  void it('never cuts a watch, however long past those timeouts', async () => {
+    const watch = await openWatch(t.url, '/api/v1/namespaces/kube-public/configmaps?watch=true&timeoutSeconds=3');
+    assert.ok(isWatchClient(watch));
+    await sleep(2000);
+    assert.equal((await t.request('POST', '/api/v1/namespaces/kube-public/configmaps', { body: { metadata: { name: 'late' } } })).status, 201);
+    assert.equal((await watch.next(3000)).object.metadata?.['name'], 'late');
+    assert.deepEqual(await watch.ended, { clean: true });
+  });
+});

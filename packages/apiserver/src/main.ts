@@ -73,6 +73,20 @@ export interface ApiServerOptions {
   readonly tracer?: Tracer;
   /** Verbosity from which one line per request is logged; default 3 (kube's httplog). */
   readonly requestLogVerbosity?: number;
+  /** Programmatic only (tests): shorter connection timeouts than kube's (see `tune`). */
+  readonly connectionTimeouts?: ConnectionTimeouts;
+}
+
+/** Node's per-connection limits; kube's values by default. */
+export interface ConnectionTimeouts {
+  /** Time to receive the request headers (slowloris); default 32000 (kube's ReadHeaderTimeout). */
+  readonly headersTimeoutMs?: number;
+  /** Idle keep-alive connections are closed after it; default 90000 (kube's IdleTimeout). */
+  readonly keepAliveTimeoutMs?: number;
+  /** Time to receive a whole request (headers and body); default request timeout + headers timeout. */
+  readonly requestReceiveTimeoutMs?: number;
+  /** How often Node checks the two above; default 30000 (Node's). */
+  readonly checkIntervalMs?: number;
 }
 
 export interface RunningServer {
@@ -138,10 +152,11 @@ function stopListening(server: HttpServer, forceAfterMs: number): { closed: Prom
  * (headers and body), never the response, so it cannot cut a watch: it is set to the request
  * timeout plus the header time, so a client trickling a body is cut too.
  */
-function tune(server: HttpServer, requestTimeoutMs: number): void {
-  server.headersTimeout = 32_000;
-  server.requestTimeout = requestTimeoutMs > 0 ? requestTimeoutMs + 32_000 : 0;
-  server.keepAliveTimeout = 90_000;
+function tune(server: HttpServer, requestTimeoutMs: number, timeouts: ConnectionTimeouts = {}): void {
+  const headersTimeout = timeouts.headersTimeoutMs ?? 32_000;
+  server.headersTimeout = headersTimeout;
+  server.requestTimeout = timeouts.requestReceiveTimeoutMs ?? (requestTimeoutMs > 0 ? requestTimeoutMs + headersTimeout : 0);
+  server.keepAliveTimeout = timeouts.keepAliveTimeoutMs ?? 90_000;
   server.maxHeadersCount = 1000;
 }
 
@@ -244,12 +259,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...(options.requestLogVerbosity !== undefined ? { requestLogVerbosity: options.requestLogVerbosity } : {}),
   });
 
+  const checkInterval = options.connectionTimeouts?.checkIntervalMs !== undefined ? { connectionsCheckingInterval: options.connectionTimeouts.checkIntervalMs } : {};
   const servers: HttpServer[] = [];
   const result: { securePort?: number; insecurePort?: number; url?: string; insecureUrl?: string; certificate?: string } = {};
   try {
     if (securePort !== null && certificate !== undefined) {
-      const server = createHttpsServer({ cert: certificate.cert, key: certificate.key, maxHeaderSize: 1 << 20 }, handler);
-      tune(server, requestTimeoutMs);
+      const server = createHttpsServer({ cert: certificate.cert, key: certificate.key, maxHeaderSize: 1 << 20, ...checkInterval }, handler);
+      tune(server, requestTimeoutMs, options.connectionTimeouts);
       servers.push(server);
       const bind = options.bindAddress ?? '0.0.0.0';
       result.securePort = await listen(server, securePort, bind);
@@ -257,8 +273,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       result.certificate = certificate.cert;
     }
     if (options.insecurePort !== undefined && options.insecurePort !== null) {
-      const server = createHttpServer({ maxHeaderSize: 1 << 20 }, handler);
-      tune(server, requestTimeoutMs);
+      const server = createHttpServer({ maxHeaderSize: 1 << 20, ...checkInterval }, handler);
+      tune(server, requestTimeoutMs, options.connectionTimeouts);
       servers.push(server);
       const bind = options.insecureBindAddress ?? '127.0.0.1';
       result.insecurePort = await listen(server, options.insecurePort, bind);
