@@ -225,3 +225,31 @@ void describe('requests to deprecated versions', () => {
     assert.doesNotMatch(text, /apiserver_requested_deprecated_apis\{[^}]*resource="secrets"/);
   });
 });
+
+void describe('apiserver_current_inflight_requests', () => {
+  void it('reports the maximum in use during the last second, per request kind', async () => {
+    const m = createApiMetrics();
+    try {
+      const read = async (kind: string) => {
+        const metric = await m.registry.getSingleMetric('apiserver_current_inflight_requests')!.get();
+        return metric.values.find((v) => v.labels['request_kind'] === kind)?.value;
+      };
+      const ends = [m.startInflight('readOnly'), m.startInflight('readOnly'), m.startInflight('readOnly'), m.startInflight('mutating')];
+      for (const end of ends) end();
+      // Finished, but still the maximum of the last second.
+      assert.equal(await read('readOnly'), 3);
+      assert.equal(await read('mutating'), 1);
+      const deadline = Date.now() + 5000;
+      while ((await read('readOnly')) !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(await read('readOnly'), 0);
+      assert.equal(await read('mutating'), 0);
+      const end = m.startInflight('mutating');
+      assert.equal(await read('mutating'), 1);
+      end();
+      end();
+      assert.equal(await read('mutating'), 1);
+    } finally {
+      m.close();
+    }
+  });
+});
