@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"net/http"
+	"os"
+	"sync"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// wire counts the Content-Types seen on requests and responses.
+type wire struct {
+	mu        sync.Mutex
+	requests  map[string]int
+	responses map[string]int
+	next      http.RoundTripper
+}
+
+func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
+	res, err := w.next.RoundTrip(req)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if ct := req.Header.Get("Content-Type"); ct != "" {
+		w.requests[req.Method+" "+ct]++
+	}
+	if err == nil {
+		w.responses[res.Header.Get("Content-Type")]++
+	}
+	return res, err
+}
+
+func (w *wire) snapshot() map[string]any {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	req := map[string]int{}
+	res := map[string]int{}
+	for k, v := range w.requests {
+		req[k] = v
+	}
+	for k, v := range w.responses {
+		res[k] = v
+	}
+	return map[string]any{"requests": req, "responses": res}
+}
+
+type common struct {
+	kubeconfig string
+	namespace  string
+}
+
+func parseFlags(name string, args []string) common {
+	fs := flag.NewFlagSet(name, flag.ExitOnError)
+	var c common
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig of the server")
+	fs.StringVar(&c.namespace, "namespace", "default", "namespace to work in")
+	_ = fs.Parse(args)
+	return c
+}
+
+// clientset builds the typed clientset with client-go's defaults (no ContentType set, so
+// protobuf), recording Content-Types on the wire.
+func clientset(c common) (*kubernetes.Clientset, *wire, error) {
+	config, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := &wire{requests: map[string]int{}, responses: map[string]int{}}
+	config.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		w.next = rt
+		return w
+	})
+	config.QPS = 1000
+	config.Burst = 1000
+	config.UserAgent = rest.DefaultKubernetesUserAgent()
+	cs, err := kubernetes.NewForConfig(config)
+	return cs, w, err
+}
+
+var outMu sync.Mutex
+
+func emit(v map[string]any) {
+	outMu.Lock()
+	defer outMu.Unlock()
+	b, _ := json.Marshal(v)
+	os.Stdout.Write(append(b, '\n'))
+}

@@ -1,0 +1,46 @@
+// Command kapi-typed drives kapi with client-go's typed clientset and its default content
+// type (protobuf request bodies, `application/vnd.kubernetes.protobuf,application/json`
+// accepted), and converts sample objects between JSON and protobuf with the Go types of
+// k8s.io/api. It is driven by e2e/src/representations/client-go-typed.test.ts:
+//
+//	kapi-typed crud --kubeconfig K --namespace N
+//	    create/get/update/list/watch/delete of Namespaces and ConfigMaps (plus Secret,
+//	    Lease and Event round trips); one JSON line per step, then {"event":"done"}.
+//	kapi-typed informer --kubeconfig K --namespace N
+//	    a typed ConfigMap informer; {"event":"synced"}, then on stdin "check" compares its
+//	    store with a fresh typed list: {"event":"result","match":…,"diff":[…]}.
+//	kapi-typed golden
+//	    stdin lines {"id","op":"encode","object":{…}} or {"id","op":"decode","protobuf":"<base64>"};
+//	    stdout {"event":"converted","id","protobuf":"<base64>","json":{…}} (the Go types' bytes and
+//	    JSON), or {"event":"converted","id","error":"…"}, in request order.
+//
+// Every HTTP exchange's Content-Types are recorded and reported, so the driver can check
+// that protobuf really went over the wire.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: kapi-typed crud|informer|golden [flags]")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "crud":
+		err = runCrud(os.Args[2:])
+	case "informer":
+		err = runInformer(os.Args[2:])
+	case "golden":
+		err = runGolden()
+	default:
+		err = fmt.Errorf("unknown command %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
