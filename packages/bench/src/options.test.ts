@@ -5,7 +5,7 @@ import { parseSuiteOptions } from './options.js';
 void test('defaults and --quick', () => {
   const full = parseSuiteOptions([], '/out');
   assert.deepEqual([full.concurrency, full.durationMs, full.warmupMs, full.url, full.pin, full.outDir], [[1, 16, 64], 20_000, 10_000, undefined, true, '/out']);
-  assert.deepEqual([full.scenarios, full.listObjects, full.listConcurrency, full.watchers, full.fanoutRates, full.memoryObjects], [['crud', 'list', 'fanout', 'memory'], 10_000, [1, 10], 1000, [10, 100, 300], [10_000, 50_000]]);
+  assert.deepEqual([full.scenarios, full.listObjects, full.listConcurrency, full.watchers, full.fanoutRates, full.memoryObjects], [['crud', 'list', 'fanout', 'memory', 'representations'], 10_000, [1, 10], 1000, [10, 100, 300], [10_000, 50_000]]);
   const quick = parseSuiteOptions(['--quick'], '/out');
   assert.deepEqual([quick.quick, quick.concurrency, quick.durationMs, quick.warmupMs], [true, [16], 4_000, 1_000]);
   assert.deepEqual([quick.listConcurrency, quick.fanoutRates, quick.memoryObjects], [[1], [100], [10_000]]);
@@ -34,7 +34,7 @@ void test('scenario flags', () => {
   assert.deepEqual(o.fanoutRates, [5, 50]);
   assert.deepEqual(o.memoryObjects, [1000, 2000]);
   assert.equal(o.scenarioDurationMs, 3000);
-  assert.throws(() => parseSuiteOptions(['--scenarios', 'list,nope'], '/o'), /--scenarios takes crud,list,fanout,memory; got nope/);
+  assert.throws(() => parseSuiteOptions(['--scenarios', 'list,nope'], '/o'), /--scenarios takes crud,list,fanout,memory,representations; got nope/);
 });
 
 void test('bad input is a clear error', () => {

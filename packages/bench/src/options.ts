@@ -1,10 +1,10 @@
-export const scenarioNames = ['crud', 'list', 'fanout', 'memory'] as const;
+export const scenarioNames = ['crud', 'list', 'fanout', 'memory', 'representations'] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
 /** Options of `kapi-bench suite`. Immutable once parsed. */
 export interface SuiteOptions {
   readonly quick: boolean;
-  /** Which scenarios run (default all): crud = S1/S2 with raw-etcd baselines, list = S3, fanout = S4, memory = S5. */
+  /** Which scenarios run (default all): crud = S1/S2 with raw-etcd baselines, list = S3, fanout = S4, memory = S5, representations = S6. */
   readonly scenarios: readonly ScenarioName[];
   /** Concurrent keep-alive clients, one measured step per value. */
   readonly concurrency: readonly number[];
@@ -39,7 +39,7 @@ export interface SuiteOptions {
 export const usage = `usage: kapi-bench suite [options]
 
   --quick                  short run (one level of everything, 4–5 s steps; under 2 minutes)
-  --scenarios LIST         any of crud,list,fanout,memory (default all)
+  --scenarios LIST         any of crud,list,fanout,memory,representations (default all)
   --concurrency 1,16,64    crud: concurrent keep-alive clients per step (default 1,16,64; quick: 16)
   --duration SECONDS       crud: measured time per step (default 20; quick: 4)
   --warmup SECONDS         warm-up before the first step of each kind (default 10; quick: 1)

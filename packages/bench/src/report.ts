@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fanoutRows, listRows, memoryRows, scenarioErrors } from './scenario-report.js';
+import { representationRows } from './representation-scenario.js';
 import { ratio } from './stats.js';
 import type { StepResult, SuiteResult } from './suite.js';
 
@@ -89,6 +90,7 @@ function sections(result: SuiteResult): [string, string[][]][] {
   if (result.lists) out.push([`S3 LIST of ${result.lists.objects} ConfigMaps (${result.lists.itemBytes.toFixed(0)} B JSON each): cache vs etcd vs bare node:http`, listRows(result)]);
   if (result.fanout) out.push([`S4 watch fan-out (${result.fanout.eventBytes} B events): delivery latency from write acknowledgement`, fanoutRows(result)]);
   if (result.memory) out.push(['S5 memory per cached ConfigMap (fresh servers, after forced GC, vs a server on an empty prefix)', memoryRows(result)]);
+  if (result.representations) out.push(['S6 representations: LIST as JSON vs protobuf vs a Table page; server CPU per watch event by encoding', representationRows(result.representations)]);
   return out;
 }
 

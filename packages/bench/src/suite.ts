@@ -7,6 +7,7 @@ import { runCrudScenario, type StepResult } from './crud-scenario.js';
 import { runFanoutScenario, type FanoutScenarioResult } from './fanout-scenario.js';
 import { runListScenario, type ListScenarioResult } from './list-scenario.js';
 import { runMemoryScenario, type MemoryScenarioResult } from './memory-scenario.js';
+import { runRepresentationScenario, type RepresentationScenarioResult } from './representation-scenario.js';
 import { affinity, canPin, pin } from './pinning.js';
 import { childPids } from './process-stats.js';
 import type { SuiteOptions } from './options.js';
@@ -27,6 +28,8 @@ export interface SuiteResult {
   fanout?: FanoutScenarioResult;
   /** S5: memory per cached object. */
   memory?: MemoryScenarioResult;
+  /** S6: LIST as JSON vs protobuf vs Table, and watch encode cost per event as JSON vs protobuf. */
+  representations?: RepresentationScenarioResult;
   /** Scenarios or parts not run, with the reason. */
   skipped?: string[];
   totalErrors: number;
@@ -50,11 +53,12 @@ function log(message: string): void {
 }
 
 /** Every error of a result: failed operations, failed steps, missing deliveries, terminated watchers. */
-export function countErrors(result: Pick<SuiteResult, 'steps' | 'lists' | 'fanout' | 'memory'>): number {
+export function countErrors(result: Pick<SuiteResult, 'steps' | 'lists' | 'fanout' | 'memory' | 'representations'>): number {
   let n = result.steps.reduce((sum, s) => sum + s.errors, 0);
   n += (result.lists?.steps ?? []).reduce((sum, s) => sum + s.errors, 0) + (result.lists?.loadErrors ?? 0);
   n += (result.fanout?.errors.length ?? 0) + (result.fanout?.steps ?? []).reduce((sum, s) => sum + s.writeErrors + s.missingDeliveries + s.watchersTerminated, 0);
   n += result.memory?.errors.length ?? 0;
+  n += (result.representations?.lists ?? []).reduce((sum, s) => sum + s.errors, 0) + (result.representations?.watch ?? []).reduce((sum, w) => sum + w.writeErrors + w.errorSamples.length, 0);
   return n;
 }
 
@@ -148,6 +152,12 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     if (run('memory')) {
       result.memory = await runMemoryScenario(ctx, { objects: options.memoryObjects, alreadyLoaded: loadedListObjects });
       result.skipped!.push(...result.memory.skipped);
+    }
+    if (run('representations')) {
+      result.representations = await runRepresentationScenario(ctx, {
+        objects: options.listObjects, alreadyLoaded: loadedListObjects >= options.listObjects, concurrency: options.listConcurrency,
+        durationMs: options.scenarioDurationMs, watchers: options.watchers, watchRate: Math.min(...options.fanoutRates),
+      });
     }
     if (run('fanout')) {
       result.fanout = await runFanoutScenario(ctx, { watchers: options.watchers, rates: options.fanoutRates, durationMs: options.scenarioDurationMs });
