@@ -148,6 +148,12 @@ export class Cacher {
   }
 
   private async waitFresh(target: number, timeoutMs: number): Promise<CacheState | undefined> {
+    // Read-your-writes here too: a NotOlderThan read whose target the cache has passed still
+    // waits (briefly) for this replica's own acknowledged writes, as RV="0" reads do.
+    if (this.options.readYourWrites && this.lastWrite > this.revision && this.revision >= target) {
+      await this.waitForRevision(this.lastWrite, Math.min(timeoutMs, this.options.waitTimeoutMs));
+      return this.current();
+    }
     if (this.revision >= target) return this.current();
     if (this.progressTrusted) {
       return (await this.waitForRevision(target, timeoutMs)) ? this.current() : undefined;
