@@ -6,7 +6,7 @@
  * the contract that shared objects and events are read-only: an object must never be changed
  * after it has been encoded here.
  *
- * Per object: its JSON text, its protobuf message bytes (what a list item is) and its
+ * Per object: its UTF-8 JSON, its protobuf message bytes (what a list item is) and its
  * enveloped protobuf (what a single response and a watch event carry). Per event: the JSON
  * line and the protobuf frame.
  */
@@ -14,21 +14,28 @@ import type { KubeList, KubeObject } from '@kapi/machinery';
 import { encodeList, encodeObjectRaw, encodeWatchFrame, envelopeObject } from '@kapi/machinery';
 import type { WatchEvent } from '@kapi/registry';
 
-const objectJson = new WeakMap<object, string>();
+const objectJson = new WeakMap<object, Buffer>();
 const objectProtobuf = new WeakMap<object, Uint8Array>();
 const objectEnvelope = new WeakMap<object, Buffer>();
 const eventLines = new WeakMap<WatchEvent, Buffer>();
 const eventFrames = new WeakMap<WatchEvent, Buffer>();
 
-/** The JSON text of a shared, read-only object (cached by identity). */
-export function jsonOf(obj: object): string {
-  let text = objectJson.get(obj);
-  if (text === undefined) {
-    text = JSON.stringify(obj);
-    objectJson.set(obj, text);
+/** The UTF-8 JSON of a shared, read-only object (cached by identity). */
+export function jsonBytesOf(obj: object): Buffer {
+  let bytes = objectJson.get(obj);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(obj));
+    objectJson.set(obj, bytes);
   }
-  return text;
+  return bytes;
 }
+
+/** The JSON text of a shared, read-only object (from the cached bytes). */
+export function jsonOf(obj: object): string {
+  return jsonBytesOf(obj).toString('utf8');
+}
+
+const LINE_END = Buffer.from('}\n');
 
 /**
  * One watch event as it goes on the wire: `{"type":"ADDED","object":{...}}` and a newline.
@@ -38,20 +45,36 @@ export function jsonOf(obj: object): string {
 export function watchEventLine(event: WatchEvent): Buffer {
   let line = eventLines.get(event);
   if (line === undefined) {
-    line = Buffer.from(`{"type":${JSON.stringify(event.type)},"object":${jsonOf(event.object)}}\n`);
+    line = Buffer.concat([Buffer.from(`{"type":${JSON.stringify(event.type)},"object":`), jsonBytesOf(event.object), LINE_END]);
     eventLines.set(event, line);
   }
   return line;
 }
 
+const COMMA = Buffer.from(',');
+const LIST_END = Buffer.from(']}');
+
 /**
- * A list as JSON, with each item's text taken from (or put into) the per-object cache. The
- * envelope is written as kube writes it: kind, apiVersion, metadata, items.
+ * A list as UTF-8 JSON, with each item's bytes taken from (or put into) the per-object cache
+ * and copied once into the body. The envelope is written as kube writes it: kind,
+ * apiVersion, metadata, items.
  */
+export function listJsonBytes(list: KubeList): Buffer {
+  const parts: Buffer[] = new Array<Buffer>(list.items.length * 2 + 1);
+  parts[0] = Buffer.from(`{"kind":${JSON.stringify(list.kind)},"apiVersion":${JSON.stringify(list.apiVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[`);
+  let n = 1;
+  for (let i = 0; i < list.items.length; i++) {
+    if (i > 0) parts[n++] = COMMA;
+    parts[n++] = jsonBytesOf(list.items[i] as KubeObject);
+  }
+  parts[n++] = LIST_END;
+  parts.length = n;
+  return Buffer.concat(parts);
+}
+
+/** listJsonBytes as text. */
 export function listJson(list: KubeList): string {
-  const parts: string[] = new Array<string>(list.items.length);
-  for (let i = 0; i < list.items.length; i++) parts[i] = jsonOf(list.items[i] as KubeObject);
-  return `{"kind":${JSON.stringify(list.kind)},"apiVersion":${JSON.stringify(list.apiVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[${parts.join(',')}]}`;
+  return listJsonBytes(list).toString('utf8');
 }
 
 interface Typed {
