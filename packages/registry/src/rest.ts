@@ -88,6 +88,8 @@ export interface WatchOptions {
   continue?: string;
   /** Ends the watch (client gone, timeout, shutdown). */
   signal?: AbortSignal;
+  /** When the watch will end (ms since the epoch); the storage sends a last bookmark 2 s before. */
+  deadline?: number;
 }
 
 /** Events as the HTTP layer writes them; BOOKMARK objects already carry apiVersion and kind. */

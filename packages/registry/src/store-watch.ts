@@ -91,6 +91,7 @@ export async function watchObjects(ctx: StoreContext, watcher: StorageWatcher, r
       ...(options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {}),
       ...(options.sendInitialEvents !== undefined ? { sendInitialEvents: options.sendInitialEvents } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
     };
     return presentingWatch(ctx, await watcher.watch(target.key, storageOptions));
   });

@@ -136,6 +136,12 @@ export interface WatchOptions {
   sendInitialEvents?: boolean;
   /** Aborting ends the watch (the iterator finishes). */
   signal?: AbortSignal;
+  /**
+   * When the caller will end the watch (ms since the epoch, `Date.now()` clock). A cache sends
+   * a last BOOKMARK about 2 s before it (kube's rule), so a client that asked for bookmarks
+   * resumes from a fresh resourceVersion.
+   */
+  deadline?: number;
 }
 
 /**

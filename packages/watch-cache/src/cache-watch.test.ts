@@ -188,4 +188,28 @@ void describe('watch cache watches over etcd', { concurrency: false }, () => {
       await f.close();
     }
   });
+
+  void test('a watch with a deadline gets its last bookmark 2 s before it, even when the period is long', async () => {
+    const f = await startCacheFixture(etcd, { bookmarkIntervalMs: 60_000, tickMs: 50 });
+    try {
+      const a = await f.cache.create(f.key('a'), configMap('a'));
+      const started = Date.now();
+      const deadline = started + 2600;
+      const reader = new Reader(await f.cache.watch(f.resource, { resourceVersion: a.metadata.resourceVersion!, allowBookmarks: true, deadline }));
+      const bookmark = await reader.event(2000);
+      const at = Date.now();
+      assert.equal(bookmark.type, 'BOOKMARK');
+      assert.ok(bookmark.revision >= Number(a.metadata.resourceVersion));
+      assert.ok(at >= deadline - 2000 - 60, `bookmark at ${at - started} ms, before deadline - 2 s`);
+      // Only one: the next would be past the deadline.
+      assert.equal(await reader.next(700), 'timeout');
+      // A watch whose deadline is less than 2 s away gets no deadline bookmark at all.
+      const late = new Reader(await f.cache.watch(f.resource, { resourceVersion: a.metadata.resourceVersion!, allowBookmarks: true, deadline: Date.now() + 1500 }));
+      assert.equal(await late.next(1000), 'timeout');
+      reader.watch.stop();
+      late.watch.stop();
+    } finally {
+      await f.close();
+    }
+  });
 });

@@ -27,6 +27,8 @@ export interface CacheWatcherOptions {
   /** The watcher stopped taking events (called once): the cache forgets it. */
   readonly onClose: (watcher: CacheWatcher) => void;
   readonly signal?: AbortSignal;
+  /** When the watch ends, on the `now` clock; the last periodic bookmark goes out 2 s before. */
+  readonly deadline?: number;
 }
 
 type Mode = 'open' | 'draining' | 'done';
@@ -53,6 +55,8 @@ export class CacheWatcher implements Watch {
   readonly scope: string;
   readonly recursive: boolean;
   readonly allowBookmarks: boolean;
+  /** When the watch ends (ms, on the cache's clock), if known. */
+  readonly deadline: number | undefined;
   /** When the next periodic bookmark is due (ms); maintained by the cache. */
   nextBookmarkAt = 0;
 
@@ -73,6 +77,7 @@ export class CacheWatcher implements Watch {
     this.scope = options.scope;
     this.recursive = options.recursive;
     this.allowBookmarks = options.allowBookmarks;
+    this.deadline = options.deadline;
     this.initial = options.initial;
     this.lastRevision = options.startRevision;
     this.budgetMs = options.budget.maxMs;
@@ -104,9 +109,14 @@ export class CacheWatcher implements Watch {
     if (watchEvent !== undefined) this.enqueue(watchEvent);
   }
 
-  /** Offers a bookmark at `bookmark.revision` (only to watchers that allow bookmarks, only forward). */
-  bookmark(bookmark: WatchEvent): void {
-    if (this.mode !== 'open' || !this.allowBookmarks || bookmark.revision <= this.lastRevision) return;
+  /**
+   * Offers a bookmark at `bookmark.revision` (only to watchers that allow bookmarks, only
+   * forward — or, for the last one before the deadline, `orSame`: at the revision the watcher
+   * already has, which still tells the client where to resume).
+   */
+  bookmark(bookmark: WatchEvent, orSame = false): void {
+    if (this.mode !== 'open' || !this.allowBookmarks) return;
+    if (bookmark.revision < this.lastRevision || (bookmark.revision === this.lastRevision && !orSame)) return;
     this.lastRevision = bookmark.revision;
     this.enqueue(bookmark);
   }

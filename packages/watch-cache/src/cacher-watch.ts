@@ -45,6 +45,7 @@ export async function cachedWatch(cacher: Cacher, key: string, options: WatchOpt
       startRevision,
       ...(initial !== undefined ? { initial } : {}),
       now: cacher.options.now,
+      ...(options.deadline !== undefined ? { deadline: cacher.options.now() + (options.deadline - Date.now()) } : {}),
       onSlow: (watcher) => {
         cacher.metrics.terminatedWatcher();
         cacher.options.logger.warn(`Forcing ${cacher.name} watcher close due to unresponsiveness: key: "${watcher.scope}", revision: ${watcher.revision}`);

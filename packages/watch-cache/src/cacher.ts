@@ -10,6 +10,9 @@ import { defaultWatcherQueueSize, type ResolvedOptions } from './options.js';
 import { SortedMap } from './sorted-map.js';
 import { RevisionWaiters } from './revision-waiters.js';
 
+/** kube sends a watch's last bookmark this long before its deadline. */
+const BOOKMARK_BEFORE_DEADLINE_MS = 2000;
+
 /** The cache's objects at one revision. */
 export interface CacheState {
   readonly map: SortedMap<KubeObject>;
@@ -238,7 +241,7 @@ export class Cacher {
     let set = this.watchers.get(watcher.scope);
     if (set === undefined) this.watchers.set(watcher.scope, (set = new Set()));
     set.add(watcher);
-    watcher.nextBookmarkAt = this.nextBookmarkTime();
+    watcher.nextBookmarkAt = this.nextBookmarkTime(watcher);
   }
 
   unregister(watcher: CacheWatcher): void {
@@ -380,9 +383,17 @@ export class Cacher {
     for (const set of [...this.watchers.values()]) yield* [...set];
   }
 
-  private nextBookmarkTime(): number {
-    const period = this.options.bookmarkIntervalMs;
-    return this.options.now() + period * (0.9 + Math.random() * 0.2);
+  /**
+   * kube's schedule: the next bookmark is due after about one period, but no later than 2 s
+   * before the watch's deadline; none once that moment has passed.
+   */
+  private nextBookmarkTime(watcher: CacheWatcher): number {
+    const now = this.options.now();
+    const periodic = now + this.options.bookmarkIntervalMs * (0.9 + Math.random() * 0.2);
+    if (watcher.deadline === undefined) return periodic;
+    const last = watcher.deadline - BOOKMARK_BEFORE_DEADLINE_MS;
+    if (last <= now) return Infinity;
+    return Math.min(periodic, last);
   }
 
   /** Periodic work: due bookmarks, and dropping snapshots older than the compacted revision. */
@@ -391,9 +402,10 @@ export class Cacher {
     const now = this.options.now();
     for (const watcher of this.allWatchers()) {
       if (!watcher.allowBookmarks || now < watcher.nextBookmarkAt) continue;
-      watcher.nextBookmarkAt = this.nextBookmarkTime();
+      const last = watcher.deadline !== undefined && now >= watcher.deadline - BOOKMARK_BEFORE_DEADLINE_MS;
+      watcher.nextBookmarkAt = this.nextBookmarkTime(watcher);
       if (this.lastBookmark?.revision !== this.revision) this.lastBookmark = bookmarkEvent(this.revision);
-      watcher.bookmark(this.lastBookmark);
+      watcher.bookmark(this.lastBookmark, last);
     }
     this.trimCompacted(this.backend.compactedRevision());
   }

@@ -146,6 +146,7 @@ export async function handleWatch(scope: RequestScope): Promise<void> {
   let watch: WatchStream | undefined;
   try {
     const options: WatchOptions = { ...parsed, signal: lifetime.signal };
+    if (timeoutMs !== undefined) options.deadline = Date.now() + timeoutMs;
     if (fieldSelector !== undefined) options.fieldSelector = fieldSelector;
     else delete options.fieldSelector;
     watch = await scope.resource.watcher!.watch(scope.context, options);
