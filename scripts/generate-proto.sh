@@ -10,6 +10,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 protos=(
   proto/k8s.io/apimachinery/pkg/runtime/generated.proto
+  proto/k8s.io/apimachinery/pkg/util/intstr/generated.proto
+  proto/k8s.io/apimachinery/pkg/api/resource/generated.proto
   proto/k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto
   proto/k8s.io/api/core/v1/generated.proto
   proto/k8s.io/api/coordination/v1/generated.proto

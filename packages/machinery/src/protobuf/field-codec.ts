@@ -128,6 +128,24 @@ export const fieldsV1: FieldCodec = {
   },
 };
 
+/**
+ * intstr.IntOrString: a JSON number is {type: 0, intVal}, a JSON string {type: 1, strVal}.
+ * (Embedded as a message, not via `message()`: its JSON form is a scalar.)
+ */
+export const intOrString: FieldCodec = {
+  toProto: (v) => (isInteger(v) ? { type: 0, intVal: v } : typeof v === 'string' ? { type: 1, strVal: v } : undefined),
+  fromProto: (v) => {
+    const m = v as { type?: unknown; intVal?: number | null; strVal?: string | null };
+    return toNumber(m.type ?? 0) === 1 ? (m.strVal ?? '') : (m.intVal ?? 0);
+  },
+};
+
+/** resource.Quantity: the same string on the wire as in JSON (`{string: "500m"}`). */
+export const quantity: FieldCodec = {
+  toProto: (v) => (typeof v === 'string' ? { string: v } : typeof v === 'number' ? { string: String(v) } : undefined),
+  fromProto: (v) => (v as { string?: string | null }).string ?? '',
+};
+
 /** map<string,string>. */
 export const stringMap: FieldCodec = {
   toProto: (v) => {

@@ -9,6 +9,8 @@ export const runtimeMessages = k8s.io.apimachinery.pkg.runtime;
 export const metaMessages = k8s.io.apimachinery.pkg.apis.meta.v1;
 export const coreMessages = k8s.io.api.core.v1;
 export const coordinationMessages = k8s.io.api.coordination.v1;
+export const intstrMessages = k8s.io.apimachinery.pkg.util.intstr;
+export const resourceMessages = k8s.io.apimachinery.pkg.api.resource;
 
 /** What every generated message class offers (the static module has no other helpers). */
 export interface MessageType {

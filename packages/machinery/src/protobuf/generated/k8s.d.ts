@@ -53,6 +53,44 @@ export namespace k8s {
                     }
                 }
 
+                namespace util {
+
+                    namespace intstr {
+
+                        interface IIntOrString {
+                            type?: (number|null);
+                            intVal?: (number|null);
+                            strVal?: (string|null);
+                        }
+
+                        class IntOrString implements IIntOrString {
+                            constructor(properties?: k8s.io.apimachinery.pkg.util.intstr.IIntOrString);
+                            public type: number;
+                            public intVal: number;
+                            public strVal: string;
+                            public static encode(message: k8s.io.apimachinery.pkg.util.intstr.IIntOrString, writer?: $protobuf.Writer): $protobuf.Writer;
+                            public static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): k8s.io.apimachinery.pkg.util.intstr.IntOrString;
+                        }
+                    }
+                }
+
+                namespace api {
+
+                    namespace resource {
+
+                        interface IQuantity {
+                            string?: (string|null);
+                        }
+
+                        class Quantity implements IQuantity {
+                            constructor(properties?: k8s.io.apimachinery.pkg.api.resource.IQuantity);
+                            public string: string;
+                            public static encode(message: k8s.io.apimachinery.pkg.api.resource.IQuantity, writer?: $protobuf.Writer): $protobuf.Writer;
+                            public static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): k8s.io.apimachinery.pkg.api.resource.Quantity;
+                        }
+                    }
+                }
+
                 namespace apis {
 
                     namespace meta {

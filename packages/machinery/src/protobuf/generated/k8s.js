@@ -255,6 +255,180 @@ export const k8s = $root.k8s = (() => {
                     return runtime;
                 })();
 
+                pkg.util = (function() {
+
+                    const util = {};
+
+                    util.intstr = (function() {
+
+                        const intstr = {};
+
+                        intstr.IntOrString = (function() {
+
+                            function IntOrString(properties) {
+                                if (properties)
+                                    for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
+                                        if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                                            this[keys[i]] = properties[keys[i]];
+                            }
+
+                            IntOrString.prototype.type = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
+                            IntOrString.prototype.intVal = 0;
+                            IntOrString.prototype.strVal = "";
+
+                            IntOrString.encode = function encode(message, writer, q) {
+                                if (!writer)
+                                    writer = $Writer.create();
+                                if (q === undefined)
+                                    q = 0;
+                                if (q > $util.recursionLimit)
+                                    throw Error("max depth exceeded");
+                                if (message.type != null && Object.hasOwnProperty.call(message, "type"))
+                                    writer.uint32(8).int64(message.type);
+                                if (message.intVal != null && Object.hasOwnProperty.call(message, "intVal"))
+                                    writer.uint32(16).int32(message.intVal);
+                                if (message.strVal != null && Object.hasOwnProperty.call(message, "strVal"))
+                                    writer.uint32(26).string(message.strVal);
+                                return writer;
+                            };
+
+                            IntOrString.decode = function decode(reader, length, error, long) {
+                                if (!(reader instanceof $Reader))
+                                    reader = $Reader.create(reader);
+                                if (long === undefined)
+                                    long = 0;
+                                if (long > $Reader.recursionLimit)
+                                    throw Error("maximum nesting depth exceeded");
+                                let end, message;
+                                if (length === undefined)
+                                    end = reader.len;
+                                else {
+                                    end = reader.pos + length;
+                                    if (end > reader.len)
+                                        throw RangeError("index out of range");
+                                    length = reader.len;
+                                    reader.len = end;
+                                }
+                                message = new $root.k8s.io.apimachinery.pkg.util.intstr.IntOrString();
+                                while (reader.pos < end) {
+                                    let tag = reader.uint32();
+                                    if (tag === error)
+                                        break;
+                                    switch (tag >>> 3) {
+                                    case 1: {
+                                            message.type = reader.int64();
+                                            break;
+                                        }
+                                    case 2: {
+                                            message.intVal = reader.int32();
+                                            break;
+                                        }
+                                    case 3: {
+                                            message.strVal = reader.string();
+                                            break;
+                                        }
+                                    default:
+                                        reader.skipType(tag & 7, long);
+                                        break;
+                                    }
+                                }
+                                if (length !== undefined) {
+                                    if (reader.pos !== end)
+                                        throw RangeError("index out of range");
+                                    reader.len = length;
+                                }
+                                return message;
+                            };
+
+                            return IntOrString;
+                        })();
+
+                        return intstr;
+                    })();
+
+                    return util;
+                })();
+
+                pkg.api = (function() {
+
+                    const api = {};
+
+                    api.resource = (function() {
+
+                        const resource = {};
+
+                        resource.Quantity = (function() {
+
+                            function Quantity(properties) {
+                                if (properties)
+                                    for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
+                                        if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                                            this[keys[i]] = properties[keys[i]];
+                            }
+
+                            Quantity.prototype.string = "";
+
+                            Quantity.encode = function encode(message, writer, q) {
+                                if (!writer)
+                                    writer = $Writer.create();
+                                if (q === undefined)
+                                    q = 0;
+                                if (q > $util.recursionLimit)
+                                    throw Error("max depth exceeded");
+                                if (message.string != null && Object.hasOwnProperty.call(message, "string"))
+                                    writer.uint32(10).string(message.string);
+                                return writer;
+                            };
+
+                            Quantity.decode = function decode(reader, length, error, long) {
+                                if (!(reader instanceof $Reader))
+                                    reader = $Reader.create(reader);
+                                if (long === undefined)
+                                    long = 0;
+                                if (long > $Reader.recursionLimit)
+                                    throw Error("maximum nesting depth exceeded");
+                                let end, message;
+                                if (length === undefined)
+                                    end = reader.len;
+                                else {
+                                    end = reader.pos + length;
+                                    if (end > reader.len)
+                                        throw RangeError("index out of range");
+                                    length = reader.len;
+                                    reader.len = end;
+                                }
+                                message = new $root.k8s.io.apimachinery.pkg.api.resource.Quantity();
+                                while (reader.pos < end) {
+                                    let tag = reader.uint32();
+                                    if (tag === error)
+                                        break;
+                                    switch (tag >>> 3) {
+                                    case 1: {
+                                            message.string = reader.string();
+                                            break;
+                                        }
+                                    default:
+                                        reader.skipType(tag & 7, long);
+                                        break;
+                                    }
+                                }
+                                if (length !== undefined) {
+                                    if (reader.pos !== end)
+                                        throw RangeError("index out of range");
+                                    reader.len = length;
+                                }
+                                return message;
+                            };
+
+                            return Quantity;
+                        })();
+
+                        return resource;
+                    })();
+
+                    return api;
+                })();
+
                 pkg.apis = (function() {
 
                     const apis = {};

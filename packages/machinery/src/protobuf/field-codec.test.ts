@@ -1,0 +1,42 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { intOrString, quantity, time, microTime, bytesMap, fieldsV1 } from './field-codec.js';
+import { intstrMessages, resourceMessages } from './messages.js';
+
+/** The JSON value after a trip through the field's protobuf message. */
+function viaMessage(codec: typeof intOrString, type: { encode(m: object): { finish(): Uint8Array }; decode(b: Uint8Array): object }, value: unknown): unknown {
+  return codec.fromProto(type.decode(type.encode(codec.toProto(value) as object).finish()));
+}
+
+void describe('field codecs for kube\'s wire quirks', () => {
+  void it('IntOrString: numbers as {type: 0, intVal}, strings as {type: 1, strVal}', () => {
+    assert.deepEqual(intOrString.toProto(8080), { type: 0, intVal: 8080 });
+    assert.deepEqual(intOrString.toProto('25%'), { type: 1, strVal: '25%' });
+    for (const value of [0, 8080, -1, '25%', 'http', '']) assert.equal(viaMessage(intOrString, intstrMessages.IntOrString, value), value);
+    assert.equal(intOrString.toProto(1.5), undefined);
+  });
+
+  void it('Quantity: the string travels as is', () => {
+    for (const value of ['500m', '1Gi', '0', '1e3']) assert.equal(viaMessage(quantity, resourceMessages.Quantity, value), value);
+    assert.equal(viaMessage(quantity, resourceMessages.Quantity, 2), '2');
+  });
+
+  void it('Time and MicroTime: {seconds, nanos}; zero and unparsable are left out', () => {
+    assert.deepEqual(time.toProto('2024-01-01T00:00:00Z'), { seconds: 1704067200 });
+    assert.deepEqual(microTime.toProto('2024-01-01T00:00:00.000001Z'), { seconds: 1704067200, nanos: 1000 });
+    assert.equal(time.toProto('yesterday'), undefined);
+    assert.equal(time.fromProto({}), undefined);
+    assert.equal(microTime.fromProto({ seconds: 0, nanos: 0 }), undefined);
+    assert.equal(microTime.fromProto({ seconds: 1704067200, nanos: 999 }), '2024-01-01T00:00:00.000000Z');
+  });
+
+  void it('bytes: base64 in JSON, raw on the wire; FieldsV1 as its JSON text', () => {
+    const wire = bytesMap.toProto({ k: Buffer.from([0, 255]).toString('base64') }) as Record<string, Uint8Array>;
+    assert.deepEqual([...wire['k']!], [0, 255]);
+    assert.deepEqual(bytesMap.fromProto(wire), { k: 'AP8=' });
+    assert.equal(bytesMap.fromProto({}), undefined);
+    const raw = fieldsV1.toProto({ 'f:a': {} }) as { Raw: Buffer };
+    assert.equal(raw.Raw.toString(), '{"f:a":{}}');
+    assert.deepEqual(fieldsV1.fromProto(raw), { 'f:a': {} });
+  });
+});
