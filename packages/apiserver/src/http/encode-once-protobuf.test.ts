@@ -1,0 +1,41 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { decodeList, decodeObject, decodeWatchFrames } from '@kapi/machinery';
+import type { WatchEvent } from '@kapi/registry';
+import { jsonBytesOf, listJsonBytes, listProtobuf, protobufOf, protobufRawOf, watchEventFrame, watchEventLine } from './encode-once.js';
+
+const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', resourceVersion: '3' }, data: { k: name } });
+
+void describe('encode once, per media type', () => {
+  void it('keeps protobuf bytes beside the JSON bytes of a shared object', () => {
+    const obj = cm('a');
+    assert.equal(protobufOf(obj), protobufOf(obj), 'the same enveloped Buffer');
+    assert.equal(protobufRawOf(obj), protobufRawOf(obj), 'the same message bytes');
+    assert.equal(jsonBytesOf(obj), jsonBytesOf(obj));
+    assert.deepEqual(decodeObject(protobufOf(obj), { apiVersion: 'v1', kind: 'ConfigMap' }).object, obj);
+    assert.deepEqual(JSON.parse(jsonBytesOf(obj).toString()), obj);
+  });
+
+  void it('lists reuse the items\' cached bytes; items without kind are typed by the list', () => {
+    const items = [cm('a'), { metadata: { name: 'b' }, data: { k: 'b' } }];
+    const list = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '9' }, items };
+    const raw = protobufRawOf(items[0]!);
+    const bytes = listProtobuf(list as never);
+    assert.equal(protobufRawOf(items[0]!), raw, 'not re-encoded');
+    const decoded = decodeList(bytes);
+    assert.deepEqual(decoded.items.map((i) => [i.kind, i.metadata.name]), [['ConfigMap', 'a'], ['ConfigMap', 'b']]);
+    assert.deepEqual(JSON.parse(listJsonBytes(list as never).toString()), list);
+  });
+
+  void it('caches each event\'s protobuf frame and JSON line', () => {
+    const event = { type: 'MODIFIED', object: cm('w'), revision: 4 } as unknown as WatchEvent;
+    assert.equal(watchEventFrame(event), watchEventFrame(event));
+    assert.equal(watchEventLine(event), watchEventLine(event));
+    const { events } = decodeWatchFrames(watchEventFrame(event));
+    assert.deepEqual(events.map((e) => [e.type, e.object.object]), [['MODIFIED', cm('w')]]);
+    // A transition sends the same object as another event type: new frame, same object bytes inside.
+    const deleted = { type: 'DELETED', object: event.object, revision: 4 } as unknown as WatchEvent;
+    assert.notEqual(watchEventFrame(deleted), watchEventFrame(event));
+    assert.ok(watchEventFrame(deleted).includes(protobufOf(event.object)));
+  });
+});
