@@ -3,6 +3,7 @@
  * the type (apiVersion, kind) and the object's own message bytes.
  */
 import { runtimeMessages as runtime } from './messages.js';
+import { assemble, type LengthDelimited } from './wire-writer.js';
 
 /** "k8s\0". */
 export const PROTOBUF_MAGIC: Readonly<Uint8Array> = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
@@ -23,11 +24,16 @@ export interface Envelope {
 
 /** Wraps an object's message bytes: magic + Unknown{typeMeta, raw}. */
 export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
-  const unknown = runtime.Unknown.encode({ typeMeta: { apiVersion, kind }, raw }).finish();
-  const out = Buffer.allocUnsafe(PROTOBUF_MAGIC.length + unknown.length);
-  out.set(PROTOBUF_MAGIC, 0);
-  out.set(unknown, PROTOBUF_MAGIC.length);
-  return out;
+  return encodeEnvelopeParts(apiVersion, kind, [raw]);
+}
+
+/**
+ * Wraps a message given as parts (raw bytes and length-delimited fields, e.g. a list's
+ * metadata and its cached items) in the envelope, copying each part once.
+ */
+export function encodeEnvelopeParts(apiVersion: string, kind: string, raw: readonly (Uint8Array | LengthDelimited)[]): Buffer {
+  const typeMeta = runtime.TypeMeta.encode({ apiVersion, kind }).finish();
+  return assemble(PROTOBUF_MAGIC, [{ field: 1, parts: [typeMeta] }, { field: 2, parts: raw }]);
 }
 
 /**

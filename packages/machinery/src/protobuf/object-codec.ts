@@ -4,12 +4,12 @@
  * per shared object and build envelopes and lists around the cached bytes.
  */
 import type { KubeList, ListMeta } from '../object.js';
-import { decodeEnvelope, decodeMessage, encodeEnvelope, ProtobufDecodeError, type Envelope } from './envelope.js';
+import { decodeEnvelope, decodeMessage, encodeEnvelope, encodeEnvelopeParts, ProtobufDecodeError, type Envelope } from './envelope.js';
+import type { LengthDelimited } from './wire-writer.js';
 import { fromProtoMessage, toProtoMessage } from './field-codec.js';
-import { metaMessages as meta, type ProtobufWriter } from './messages.js';
+import { metaMessages as meta } from './messages.js';
 import { listMetaCodec } from './meta-codecs.js';
 import { protobufKind, protobufKindOfList, type ProtobufKind } from './kind-codecs.js';
-import { protobufjsWriter } from './writer.js';
 
 function kindOf(obj: { apiVersion?: unknown; kind?: unknown }): ProtobufKind {
   const found = protobufKind(String(obj.apiVersion ?? ''), String(obj.kind ?? ''));
@@ -38,10 +38,10 @@ export function envelopeObject(obj: { apiVersion?: unknown; kind?: unknown }, ra
  * (`itemRaw(i)`), so cached item bytes are copied, not re-encoded.
  */
 export function encodeList(list: Pick<KubeList, 'apiVersion' | 'kind' | 'metadata'> & { items: readonly unknown[] }, itemRaw: (index: number) => Uint8Array): Buffer {
-  const writer: ProtobufWriter = protobufjsWriter();
-  writer.uint32((1 << 3) | 2).bytes(listMetaCodec.type.encode(toProtoMessage(listMetaCodec, list.metadata)).finish());
-  for (let i = 0; i < list.items.length; i++) writer.uint32((2 << 3) | 2).bytes(itemRaw(i));
-  return encodeEnvelope(list.apiVersion, list.kind, writer.finish());
+  const parts: LengthDelimited[] = new Array<LengthDelimited>(list.items.length + 1);
+  parts[0] = { field: 1, parts: [listMetaCodec.type.encode(toProtoMessage(listMetaCodec, list.metadata)).finish()] };
+  for (let i = 0; i < list.items.length; i++) parts[i + 1] = { field: 2, parts: [itemRaw(i)] };
+  return encodeEnvelopeParts(list.apiVersion, list.kind, parts);
 }
 
 /** Whether kapi can encode a list of this apiVersion/listKind. */
