@@ -5,6 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCluster, type TestCluster } from '../harness/cluster.js';
 import { startKubectl, type Kubectl, type KubectlOptions } from '../harness/kubectl.js';
@@ -67,7 +68,22 @@ void test('kubectl create configmap --from-literal and create secret generic rou
 
   const secrets = table(await kubectl.ok(['get', 'secrets', '-n', ns]));
   assert.deepEqual(secrets.header, ['NAME', 'TYPE', 'DATA', 'AGE']);
-  assert.deepEqual(secrets.rows[0]?.slice(0, 3), ['creds', 'Opaque', '2']);
+  assert.deepEqual(secrets.rows.find((r) => r[0] === 'creds')?.slice(0, 3), ['creds', 'Opaque', '2']);
+
+  // Binary file content goes to binaryData as raw bytes on the wire; a typed secret is validated as kube does.
+  const binary = Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x41]);
+  writeFileSync(join(cluster.dir, 'blob.bin'), binary);
+  assert.equal(await kubectl.ok(['create', 'configmap', 'blob', '-n', ns, `--from-file=blob.bin=${join(cluster.dir, 'blob.bin')}`]), 'configmap/blob created\n');
+  const blob = await kubectl.json<{ binaryData: Record<string, string>; data?: unknown }>(['get', 'configmap', 'blob', '-n', ns]);
+  assert.deepEqual(Buffer.from(blob.binaryData['blob.bin']!, 'base64'), binary);
+  assert.equal(blob.data, undefined);
+  assert.equal(
+    await kubectl.ok(['create', 'secret', 'docker-registry', 'pull', '-n', ns, '--docker-server=registry.example', '--docker-username=u', '--docker-password=p']),
+    'secret/pull created\n',
+  );
+  const pull = await kubectl.json<{ type: string; data: Record<string, string> }>(['get', 'secret', 'pull', '-n', ns]);
+  assert.equal(pull.type, 'kubernetes.io/dockerconfigjson');
+  assert.match(Buffer.from(pull.data['.dockerconfigjson']!, 'base64').toString(), /"registry\.example"/);
 
   // A second create of the same name is kube's AlreadyExists (a protobuf Status kubectl decodes).
   const again = await kubectl.run(['create', 'configmap', 'literal', '-n', ns, '--from-literal=a=1']);
