@@ -16,7 +16,7 @@ async function readCompactRevKey(client: Etcd3): Promise<{ value: string; versio
   return kv ? { value: kv.value.toString(), version: Number(kv.version) } : undefined;
 }
 
-async function until(what: string, condition: () => boolean, timeoutMs = 5000): Promise<void> {
+async function until(what: string, condition: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
@@ -119,7 +119,7 @@ void describe('compactor (kube compact_rev_key protocol)', { concurrency: false 
           void storage.create(`${prefix}/default/o${i++}`, cm('x')).catch(() => {});
           return rounds.filter((r) => r.round.outcome === 'compacted').length >= 2;
         },
-        10_000,
+        20_000,
       );
       for (const c of compactors) await c.stop();
 
@@ -161,7 +161,7 @@ void describe('compactor (kube compact_rev_key protocol)', { concurrency: false 
     const compacting = createEtcdStorage({ endpoints: etcd.endpoints, compactionIntervalMs: 100 });
     const prefix = `${uniquePrefix()}/configmaps`;
     const old = await compacting.create(`${prefix}/default/a`, cm('a'));
-    await until('a compaction past the write', () => compacting.compactedRevision() > Number(old.metadata.resourceVersion), 5000);
+    await until('a compaction past the write', () => compacting.compactedRevision() > Number(old.metadata.resourceVersion));
     await assert.rejects(
       compacting.list(prefix, { resourceVersion: old.metadata.resourceVersion!, resourceVersionMatch: 'Exact' }),
       (err) => isStorageError(err, 'Expired'),
