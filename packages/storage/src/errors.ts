@@ -66,3 +66,28 @@ export function preconditionFailed(key: string, what: 'UID' | 'ResourceVersion',
     `Precondition failed: ${what} in precondition: ${expected}, ${what} in object meta: ${actual}`,
   );
 }
+
+/**
+ * Parses a request's resourceVersion: "" and "0" → 0, a decimal revision → that number.
+ * Anything else is an InvalidError naming `metadata.resourceVersion`. Shared by every backend
+ * and the cache, so they reject alike.
+ */
+export function parseResourceVersion(resourceVersion: string | undefined, key: string): number {
+  if (resourceVersion === undefined || resourceVersion === '') return 0;
+  if (!/^\d{1,16}$/.test(resourceVersion)) {
+    throw new StorageError(
+      'InvalidError',
+      key,
+      `metadata.resourceVersion: Invalid value: ${JSON.stringify(resourceVersion)}: must be a decimal revision`,
+    );
+  }
+  return Number(resourceVersion);
+}
+
+/** The store (or cache) has not reached `requested` (kube answers 504 with Retry-After). */
+export function tooLargeResourceVersion(key: string, requested: number, current: number): StorageError {
+  return new StorageError('TooLargeResourceVersion', key, `Too large resource version: ${requested}, current: ${current}`, {
+    requestedRevision: requested,
+    currentRevision: current,
+  });
+}

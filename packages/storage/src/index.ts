@@ -31,6 +31,8 @@ export {
   keyNotFound,
   keyExists,
   preconditionFailed,
+  parseResourceVersion,
+  tooLargeResourceVersion,
 } from './errors.js';
 export {
   createEtcdStorage,

@@ -3,10 +3,9 @@ import type { KubeObject } from '@kapi/machinery';
 import { decodeContinue, encodeContinue } from '@kapi/machinery';
 import type { ListOptions, ListResult } from '../interface.js';
 import { everything } from '../interface.js';
-import { StorageError, isStorageError } from '../errors.js';
+import { StorageError, isStorageError, parseResourceVersion, tooLargeResourceVersion } from '../errors.js';
 import { decodeKV, revisionOf, type EtcdKV } from './kv.js';
 import { listPrefix, prefixEnd } from './keys.js';
-import { parseResourceVersion, tooLargeResourceVersion } from './resource-version.js';
 import {
   continueTooOldMessage,
   continueTooOldShortMessage,

@@ -3,13 +3,12 @@ import type { KubeObject, Status } from '@kapi/machinery';
 import { expired, internalError, tooLargeResourceVersion as tooLargeStatus } from '@kapi/machinery';
 import type { Watch, WatchEvent, WatchOptions } from '../interface.js';
 import { everything } from '../interface.js';
-import { isStorageError } from '../errors.js';
+import { isStorageError, parseResourceVersion } from '../errors.js';
 import { initialEventsEndAnnotation, watchTooOldMessage } from '../messages.js';
 import { WatchQueue } from '../watch-queue.js';
 import { revisionOf, type EtcdKV } from './kv.js';
 import { listPrefix, prefixEnd } from './keys.js';
 import { list } from './list.js';
-import { parseResourceVersion } from './resource-version.js';
 import { openWatchStream, type WatchStream } from './watch-stream.js';
 import { toWatchEvent } from './watch-events.js';
 
