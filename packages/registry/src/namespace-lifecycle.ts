@@ -1,8 +1,10 @@
 /**
- * The parts of kube's NamespaceLifecycle admission that apply so far: objects can only be
- * created in a namespace that exists, and the immortal namespaces cannot be deleted.
+ * The parts of kube's NamespaceLifecycle admission: objects can only be created in a
+ * namespace that exists and is not being terminated, and the immortal namespaces cannot be
+ * deleted.
  */
-import { forbidden, notFound } from '@kapi/machinery';
+import type { GroupResource } from '@kapi/machinery';
+import { StatusError, forbidden, notFound } from '@kapi/machinery';
 import type { Storage } from '@kapi/storage';
 
 export const NAMESPACES = { group: '', resource: 'namespaces' };
@@ -11,17 +13,46 @@ export const NAMESPACES = { group: '', resource: 'namespaces' };
 export const IMMORTAL_NAMESPACES: readonly string[] = ['default', 'kube-system', 'kube-public'];
 
 export interface NamespaceLifecycle {
-  /** Resolves when `namespace` exists; throws 404 `namespaces "<ns>" not found` otherwise (quorum read). */
-  ensureNamespaceExists(namespace: string): Promise<void>;
+  /**
+   * Resolves when `namespace` exists; throws 404 `namespaces "<ns>" not found` otherwise
+   * (quorum read). With `creating` (the resource and name of an object to be created), a
+   * terminating namespace is a 403 (see terminatingNamespace).
+   */
+  ensureNamespaceExists(namespace: string, creating?: { resource: GroupResource; name: string }): Promise<void>;
 }
 
 export function namespaceLifecycle(storage: Storage, namespaceRoot: string): NamespaceLifecycle {
   return {
-    async ensureNamespaceExists(namespace: string): Promise<void> {
+    async ensureNamespaceExists(namespace, creating): Promise<void> {
       const found = await storage.get(`${namespaceRoot}/${namespace}`, { ignoreNotFound: true });
       if (found === undefined) throw notFound(NAMESPACES, namespace);
+      if (creating === undefined) return;
+      const status = found['status'] as { phase?: unknown } | undefined;
+      if (status?.phase === 'Terminating' || found.metadata.deletionTimestamp !== undefined) {
+        throw terminatingNamespace(creating.resource, creating.name, namespace);
+      }
     },
   };
+}
+
+/**
+ * kube's 403 for a create in a terminating namespace: `<resource> "<name>" is forbidden:
+ * unable to create new content in namespace <ns> because it is being terminated`, with a
+ * NamespaceTerminating cause on metadata.namespace.
+ */
+export function terminatingNamespace(resource: GroupResource, name: string, namespace: string): StatusError {
+  const base = forbidden(resource, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+  const { kind: _kind, apiVersion: _apiVersion, status: _status, ...rest } = base.status;
+  return new StatusError({
+    ...rest,
+    details: {
+      name,
+      // kube omits an empty group (omitempty).
+      ...(resource.group !== '' ? { group: resource.group } : {}),
+      kind: resource.resource,
+      causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
+    },
+  });
 }
 
 /** 403 Forbidden `namespaces "default" is forbidden: this namespace may not be deleted` for the immortal ones. */

@@ -73,12 +73,34 @@ void describe('namespaces', () => {
     });
   });
 
-  void it('delete removes the namespace at once (finalization comes later)', async () => {
+  void it('delete marks the namespace Terminating; /finalize emptying spec.finalizers removes it', async () => {
     await namespaces().creater.create(clusterScope, { metadata: { name: 'doomed' } }, {});
     const result = await namespaces().deleter.delete(clusterScope, 'doomed', {});
-    assert.equal(result.deletedImmediately, true);
-    assert.equal((result.object as KubeObject).metadata.name, 'doomed');
+    assert.equal(result.deletedImmediately, false);
+    const marked = result.object as KubeObject;
+    assert.equal(marked.metadata.name, 'doomed');
+    assert.ok(marked.metadata.deletionTimestamp);
+    assert.equal(marked.metadata.deletionGracePeriodSeconds, undefined);
+    assert.deepEqual(marked['status'], { phase: 'Terminating' });
+    const terminating = await namespaces().lister.list(clusterScope, { fieldSelector: parseFieldSelector('status.phase=Terminating') });
+    assert.deepEqual(terminating.items.map((i) => i.metadata.name), ['doomed']);
+    // Still held by the kubernetes spec finalizer: a DELETE answers it unchanged.
+    const again = await namespaces().deleter.delete(clusterScope, 'doomed', {});
+    assert.equal(again.deletedImmediately, false);
+    assert.equal((again.object as KubeObject).metadata.resourceVersion, marked.metadata.resourceVersion);
+    // Another metadata update keeps it (spec.finalizers still holds it).
+    const labelled = await namespaces().updater.update(clusterScope, 'doomed', { ...marked, metadata: { ...marked.metadata, labels: { a: 'b' } } }, {});
+    assert.ok(labelled.object.metadata.deletionTimestamp);
+    assert.equal((await namespaces().getter.get(clusterScope, 'doomed', {})).metadata.labels?.['a'], 'b');
+    // /finalize that empties spec.finalizers removes it in the same write (kube's shouldDeleteNamespaceDuringUpdate).
+    const finalize = namespaces().subresources.get('finalize')!.updater!;
+    await finalize.update(clusterScope, 'doomed', { ...labelled.object, spec: { finalizers: [] } }, {});
     await rejectsWithStatus(namespaces().getter.get(clusterScope, 'doomed', {}), { code: 404, message: 'namespaces "doomed" not found' });
+  });
+
+  void it('a wrong UID precondition is a 409 on a namespace DELETE', async () => {
+    await namespaces().creater.create(clusterScope, { metadata: { name: 'uid-ns' } }, {});
+    await rejectsWithStatus(namespaces().deleter.delete(clusterScope, 'uid-ns', { preconditions: { uid: 'nope' } }), { code: 409 });
   });
 
   void it('field selector status.phase; other fields are not supported', async () => {

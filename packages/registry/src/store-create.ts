@@ -20,7 +20,7 @@ const GENERATE_NAME_ATTEMPTS = 8;
  */
 export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestContext, obj: KubeObject): Promise<void> {
   if (ctx.definition.namespaced && ctx.namespaces !== undefined && req.namespace !== '') {
-    await ctx.namespaces.ensureNamespaceExists(req.namespace);
+    await ctx.namespaces.ensureNamespaceExists(req.namespace, { resource: ctx.resource, name: nameOf(obj) });
   }
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForCreate(obj, ctx.definition);

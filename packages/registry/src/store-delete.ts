@@ -47,14 +47,179 @@ function checkPreconditions(key: string, obj: KubeObject, preconditions: DeleteO
   }
 }
 
+/** The garbage collector's finalizers (kube's metav1.FinalizerOrphanDependents / FinalizerDeleteDependents). */
+export const FINALIZER_ORPHAN = 'orphan';
+export const FINALIZER_FOREGROUND = 'foregroundDeletion';
+
+function finalizersOf(obj: KubeObject): string[] {
+  return Array.isArray(obj.metadata.finalizers) ? obj.metadata.finalizers.filter((f): f is string => typeof f === 'string') : [];
+}
+
+/** kube's shouldOrphanDependents: orphanDependents, else the policy, else the object's finalizers; default Background. */
+function shouldOrphan(finalizers: readonly string[], options: DeleteOptions): boolean {
+  if (options.orphanDependents !== undefined) return options.orphanDependents;
+  if (options.propagationPolicy !== undefined) return options.propagationPolicy === 'Orphan';
+  for (const f of finalizers) {
+    if (f === FINALIZER_ORPHAN) return true;
+    if (f === FINALIZER_FOREGROUND) return false;
+  }
+  return false;
+}
+
+/** kube's shouldDeleteDependents: false when orphanDependents is set, else the policy, else the object's finalizers. */
+function shouldDeleteInForeground(finalizers: readonly string[], options: DeleteOptions): boolean {
+  if (options.orphanDependents !== undefined) return false;
+  if (options.propagationPolicy !== undefined) return options.propagationPolicy === 'Foreground';
+  for (const f of finalizers) {
+    if (f === FINALIZER_FOREGROUND) return true;
+    if (f === FINALIZER_ORPHAN) return false;
+  }
+  return false;
+}
+
+/**
+ * kube's deletionFinalizersForGarbageCollection: the object's finalizers with `orphan` and
+ * `foregroundDeletion` set as the options ask; undefined when the set does not change.
+ */
+export function garbageCollectionFinalizers(obj: KubeObject, options: DeleteOptions): string[] | undefined {
+  const current = finalizersOf(obj);
+  const next = current.filter((f) => f !== FINALIZER_ORPHAN && f !== FINALIZER_FOREGROUND);
+  if (shouldOrphan(current, options)) next.push(FINALIZER_ORPHAN);
+  if (shouldDeleteInForeground(current, options)) next.push(FINALIZER_FOREGROUND);
+  const before = new Set(current);
+  const after = new Set(next);
+  if (before.size === after.size && [...after].every((f) => before.has(f))) return undefined;
+  return next;
+}
+
+/**
+ * The delete step against the stored object: the garbage collector's finalizers per the
+ * options, then either the object marked for deletion (it has finalizers) or null (remove it).
+ */
+function deleteStep(existing: KubeObject, options: DeleteOptions): KubeObject | null {
+  const finalizers = garbageCollectionFinalizers(existing, options);
+  if (finalizers !== undefined) {
+    if (finalizers.length > 0) existing.metadata.finalizers = finalizers;
+    else delete existing.metadata.finalizers;
+  }
+  return hasFinalizers(existing) ? markDeleting(existing) : null;
+}
+
+/**
+ * kube's ShouldDeleteDuringUpdate: an update whose result has no finalizers removes an
+ * object whose deletion is pending (deletionTimestamp set, grace period absent or 0), in the
+ * same write; a namespace also needs an empty `spec.finalizers`.
+ */
+export function shouldDeleteDuringUpdate(ctx: StoreContext, obj: KubeObject, old: KubeObject): boolean {
+  if (hasFinalizers(obj) || old.metadata.deletionTimestamp === undefined) return false;
+  const grace = old.metadata.deletionGracePeriodSeconds;
+  if (grace !== undefined && grace !== 0) return false;
+  return !isNamespaces(ctx) || specFinalizers(obj).length === 0;
+}
+
+function isNamespaces(ctx: StoreContext): boolean {
+  return ctx.resource.group === '' && ctx.resource.resource === 'namespaces';
+}
+
+function specFinalizers(obj: KubeObject): unknown[] {
+  const spec = obj['spec'];
+  if (spec === null || typeof spec !== 'object') return [];
+  const finalizers = (spec as Record<string, unknown>)['finalizers'];
+  return Array.isArray(finalizers) ? finalizers : [];
+}
+
+/** kube's namespace rules for metadata.finalizers on the first DELETE (shouldHaveOrphanFinalizer and friends). */
+function namespaceGCFinalizers(obj: KubeObject, options: DeleteOptions): void {
+  const current = finalizersOf(obj);
+  let orphan = current.includes(FINALIZER_ORPHAN);
+  let foreground = current.includes(FINALIZER_FOREGROUND);
+  if (options.orphanDependents !== undefined) {
+    orphan = options.orphanDependents;
+    foreground = !options.orphanDependents;
+  } else if (options.propagationPolicy !== undefined) {
+    orphan = options.propagationPolicy === 'Orphan';
+    foreground = options.propagationPolicy === 'Foreground';
+  }
+  const next = current.filter((f) => f !== FINALIZER_ORPHAN && f !== FINALIZER_FOREGROUND);
+  if (orphan) next.push(FINALIZER_ORPHAN);
+  if (foreground) next.push(FINALIZER_FOREGROUND);
+  if (next.length > 0) obj.metadata.finalizers = next;
+  else delete obj.metadata.finalizers;
+}
+
+/** Marks a namespace Terminating (deletionTimestamp, status.phase) on its first DELETE. */
+function markNamespaceTerminating(obj: KubeObject, options: DeleteOptions): KubeObject {
+  obj.metadata.deletionTimestamp ??= nowRFC3339();
+  const status = obj['status'] !== null && typeof obj['status'] === 'object' ? (obj['status'] as Record<string, unknown>) : {};
+  status['phase'] = 'Terminating';
+  obj['status'] = status;
+  namespaceGCFinalizers(obj, options);
+  return obj;
+}
+
+/**
+ * DELETE of a namespace (kube's namespace REST Delete): the first DELETE only marks it
+ * Terminating and answers 200 with it; while `spec.finalizers` is not empty (the namespace
+ * controller removes `kubernetes` through /finalize once the contents are gone) a DELETE
+ * answers the namespace as it is; after that the generic delete removes it.
+ */
+async function deleteNamespace(
+  ctx: StoreContext,
+  req: RequestContext,
+  name: string,
+  options: DeleteOptions,
+): Promise<{ object: KubeObject | Status; deletedImmediately: boolean }> {
+  const key = objectKey(ctx.space, req.namespace, name);
+  const existing = (await ctx.storage.get(key))!;
+  checkPreconditions(key, existing, options.preconditions);
+  const preconditions = { uid: options.preconditions?.uid ?? existing.metadata.uid ?? '', ...(options.preconditions?.resourceVersion !== undefined ? { resourceVersion: options.preconditions.resourceVersion } : {}) };
+  if (existing.metadata.deletionTimestamp === undefined) {
+    if (options.dryRun) return { object: present(ctx, markNamespaceTerminating(structuredClone(existing), options)), deletedImmediately: false };
+    const marked = await ctx.storage.guaranteedUpdate(key, (current) => markNamespaceTerminating(current!, options), { preconditions });
+    return { object: present(ctx, marked), deletedImmediately: false };
+  }
+  if (specFinalizers(existing).length > 0) return { object: present(ctx, existing), deletedImmediately: false };
+  return deleteGeneric(ctx, req, name, { ...options, preconditions });
+}
+
+async function deleteGeneric(
+  ctx: StoreContext,
+  req: RequestContext,
+  name: string,
+  options: DeleteOptions,
+): Promise<{ object: KubeObject | Status; deletedImmediately: boolean }> {
+  const key = objectKey(ctx.space, req.namespace, name);
+  let pending = false;
+  if (options.dryRun) {
+    const existing = (await ctx.storage.get(key))!;
+    checkPreconditions(key, existing, options.preconditions);
+    const next = deleteStep(structuredClone(existing), options);
+    if (next !== null) return { object: present(ctx, next), deletedImmediately: false };
+    return { object: deletedResponse(ctx, existing), deletedImmediately: true };
+  }
+  const result = await ctx.storage.guaranteedUpdate(
+    key,
+    (existing) => {
+      const next = deleteStep(existing!, options);
+      pending = next !== null;
+      return next;
+    },
+    options.preconditions !== undefined ? { preconditions: options.preconditions } : {},
+  );
+  return { object: pending ? present(ctx, result) : deletedResponse(ctx, result), deletedImmediately: !pending };
+}
+
 /**
  * DELETE: checks the deletion guard (403 for immortal namespaces) and the preconditions (409
- * Conflict `Precondition failed: UID in precondition: ...`), then removes the object and
- * answers with it (resourceVersion = the deleting revision) when the resource returns deleted
- * objects, else with a success Status (see deletedResponse). An object with finalizers is
- * only marked (deletionTimestamp) and returned with `deletedImmediately: false`; the update
- * that removes its last finalizer deletes it. Propagation policies are accepted but dependents
- * are not collected yet. dryRun reads and checks, writes nothing. 404 when absent.
+ * Conflict `Precondition failed: UID in precondition: ...`), then applies the propagation
+ * policy as the garbage collector's finalizers (`orphan` for Orphan or orphanDependents=true,
+ * `foregroundDeletion` for Foreground; Background, the default, adds none) and either
+ * removes the object, answering with it (resourceVersion = the deleting revision) when the
+ * resource returns deleted objects, else with a success Status (see deletedResponse), or,
+ * when it has finalizers, only marks it (deletionTimestamp, deletionGracePeriodSeconds 0)
+ * and returns it with `deletedImmediately: false`; the update that removes its last
+ * finalizer deletes it. Namespaces: see deleteNamespace. dryRun reads and checks, writes
+ * nothing. 404 when absent.
  */
 export async function deleteObject(
   ctx: StoreContext,
@@ -64,24 +229,8 @@ export async function deleteObject(
 ): Promise<{ object: KubeObject | Status; deletedImmediately: boolean }> {
   return translatingStorageErrors(ctx.resource, name, async () => {
     ctx.deletionGuard?.(name);
-    const key = objectKey(ctx.space, req.namespace, name);
-    let pending = false;
-    if (options.dryRun) {
-      const existing = (await ctx.storage.get(key))!;
-      checkPreconditions(key, existing, options.preconditions);
-      pending = hasFinalizers(existing);
-      if (pending) return { object: present(ctx, markDeleting(structuredClone(existing))), deletedImmediately: false };
-      return { object: deletedResponse(ctx, existing), deletedImmediately: true };
-    }
-    const result = await ctx.storage.guaranteedUpdate(
-      key,
-      (existing) => {
-        pending = existing !== undefined && hasFinalizers(existing);
-        return pending ? markDeleting(existing!) : null;
-      },
-      options.preconditions !== undefined ? { preconditions: options.preconditions } : {},
-    );
-    return { object: pending ? present(ctx, result) : deletedResponse(ctx, result), deletedImmediately: !pending };
+    if (isNamespaces(ctx)) return deleteNamespace(ctx, req, name, options);
+    return deleteGeneric(ctx, req, name, options);
   });
 }
 

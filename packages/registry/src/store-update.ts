@@ -8,6 +8,7 @@ import type { WriteOptions } from './rest.js';
 import { semanticEqual } from './semantic-equal.js';
 import { decodeRequest, fieldManagerScope, present, updateManager, type StoreContext } from './store-context.js';
 import { admitAndPrepareCreate } from './store-create.js';
+import { shouldDeleteDuringUpdate } from './store-delete.js';
 import { translatingStorageErrors } from './storage-errors.js';
 import { validateForUpdate } from './validate-object.js';
 
@@ -29,10 +30,6 @@ function resourceVersionRequired(ctx: StoreContext, name: string) {
     message: 'Invalid value: 0x0: must be specified for an update',
   };
   return invalid({ group: ctx.resource.group, kind: ctx.resource.resource }, name, [error]);
-}
-
-function hasFinalizers(obj: KubeObject): boolean {
-  return Array.isArray(obj.metadata.finalizers) && obj.metadata.finalizers.length > 0;
 }
 
 /** What an update step needs besides the objects. */
@@ -86,7 +83,7 @@ export async function updateStep(
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForUpdate(obj, existing, ctx.definition, subresource);
   validateForUpdate(ctx.validation, obj, existing, subresource);
-  if (obj.metadata.deletionTimestamp !== undefined && !hasFinalizers(obj)) return null;
+  if (shouldDeleteDuringUpdate(ctx, obj, existing)) return null;
   return semanticEqual(obj, existing) ? existing : obj;
 }
 
