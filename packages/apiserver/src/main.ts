@@ -5,7 +5,7 @@
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { builtinDefinitions, createRegistry, definitions } from '@kapi/registry';
+import { builtinDefinitions, createRegistry, definitions, startControllers, type ControllerOptions, type RunningControllers } from '@kapi/registry';
 import type { Tracer } from '@opentelemetry/api';
 import { createEtcdClient, createEtcdStorage, startCompactor, startStorageMetricsPoller } from '@kapi/storage';
 import { createWatchCache, type WatchCacheOptions } from '@kapi/watch-cache';
@@ -75,6 +75,8 @@ export interface ApiServerOptions {
   readonly requestLogVerbosity?: number;
   /** Programmatic only (tests): shorter connection timeouts than kube's (see `tune`). */
   readonly connectionTimeouts?: ConnectionTimeouts;
+  /** The lifecycle controllers (namespace deletion) behind leader election; false = none. Default: on, kube's lease timings. */
+  readonly controllers?: false | ControllerOptions;
 }
 
 /** Node's per-connection limits; kube's values by default. */
@@ -310,6 +312,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     }
   })();
 
+  let controllers: RunningControllers | undefined;
   let closed: Promise<void> | undefined;
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   const close = (): Promise<void> => {
@@ -335,6 +338,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       for (const listener of listeners) listener.force();
       await Promise.all(listeners.map((l) => l.closed));
       await bootstrap;
+      await controllers?.stop();
       storageMetrics.stop();
       metrics.close();
       await compactor.stop();
@@ -345,6 +349,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     return closed;
   };
   await bootstrap;
+  if (options.controllers !== false && !closing) controllers = startControllers(registry, options.controllers ?? {});
   return {
     ...result,
     close,

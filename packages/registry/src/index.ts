@@ -35,3 +35,4 @@ export { withWatchListDefaults } from './store-watch.js';
 export { toStatusError } from './storage-errors.js';
 export { IMMORTAL_NAMESPACES } from './namespace-lifecycle.js';
 export { DEFAULT_PREFIX } from './keys.js';
+export { startControllers, startLeaderElection, namespaceController, microTime, type ControllerOptions, type RunningControllers, type LeaderElector, type LeaderElectionOptions } from './controllers/index.js';

@@ -103,7 +103,14 @@ func (c *crud) namespaces() {
 		if err := nsClient.Delete(c.ctx, other, metav1.DeleteOptions{}); err != nil {
 			return err
 		}
-		_, err := nsClient.Get(c.ctx, other, metav1.GetOptions{})
+		// The namespace controller empties and finalizes it; it is gone shortly after.
+		var err error
+		for i := 0; i < 300; i++ {
+			if _, err = nsClient.Get(c.ctx, other, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 		return expect(apierrors.IsNotFound(err), "get after delete: %v", err)
 	})
 }

@@ -1,0 +1,161 @@
+/**
+ * The namespace controller (kube-controller-manager's namespace deleter, run inside kapi):
+ * for every namespace being deleted that still carries the `kubernetes` spec finalizer, it
+ * deletes every namespaced object of every served resource in it (one storage version per
+ * resource), reports what remains in `status.conditions` as kube does, and once nothing is
+ * left removes `kubernetes` from `spec.finalizers` through the `/finalize` subresource,
+ * which removes the namespace in the same write when no other finalizer holds it.
+ * A namespace whose spec finalizers are already empty is deleted again (DELETE removes it).
+ * It acts only while `isLeader()` holds, so only one replica deletes.
+ */
+import type { KubeObject } from '@kapi/machinery';
+import { isConflict, isNotFound, nowRFC3339 } from '@kapi/machinery';
+import { FINALIZER_KUBERNETES } from '../builtins/namespaces.js';
+import type { Registry } from '../registry.js';
+import type { DeleteOptions, RestResource } from '../rest.js';
+import { FINALIZER_ORPHAN } from '../store-delete.js';
+
+const USER_AGENT = 'kapi-controller-manager/namespace-controller';
+const CLUSTER = { namespace: '', userAgent: USER_AGENT };
+
+export interface NamespaceControllerOptions {
+  /** How often terminating namespaces are looked for; default 1000 ms. */
+  readonly resyncMs?: number;
+}
+
+export interface NamespaceController {
+  /** One pass over the terminating namespaces (what each resync does). */
+  syncAll(signal?: AbortSignal): Promise<void>;
+}
+
+function specFinalizers(ns: KubeObject): string[] {
+  const spec = ns['spec'] as { finalizers?: unknown } | undefined;
+  return Array.isArray(spec?.finalizers) ? spec.finalizers.filter((f): f is string => typeof f === 'string') : [];
+}
+
+/** The resources a namespace holds: namespaced, deletable, one (the storage) version each. */
+function namespacedResources(registry: Registry): RestResource[] {
+  return registry.resources.filter((r) => {
+    if (!r.definition.namespaced || r.collectionDeleter === undefined || r.lister === undefined) return false;
+    const storageVersion = r.definition.versions.find((v) => v.storage)?.name ?? r.definition.versions[0]?.name;
+    return r.version === storageVersion;
+  });
+}
+
+interface Remaining {
+  /** "configmaps. has 3 resource instances" per resource with objects left. */
+  counts: string[];
+  /** finalizer → how many objects carry it. */
+  finalizers: Map<string, number>;
+}
+
+type Condition = { type: string; status: string; reason: string; message: string };
+
+/** kube's namespace deletion conditions after a content-deletion pass. */
+function conditionsFor(remaining: Remaining): Condition[] {
+  const contentRemaining: Condition = remaining.counts.length > 0
+    ? { type: 'NamespaceContentRemaining', status: 'True', reason: 'SomeResourcesRemain', message: `Some resources are remaining: ${remaining.counts.join(', ')}` }
+    : { type: 'NamespaceContentRemaining', status: 'False', reason: 'ContentRemoved', message: 'All content successfully removed' };
+  const finalizers = [...remaining.finalizers].sort(([a], [b]) => a.localeCompare(b)).map(([f, n]) => `${f} in ${n} resource instances`);
+  const finalizersRemaining: Condition = finalizers.length > 0
+    ? { type: 'NamespaceFinalizersRemaining', status: 'True', reason: 'SomeFinalizersRemain', message: `Some content in the namespace has finalizers remaining: ${finalizers.join(', ')}` }
+    : { type: 'NamespaceFinalizersRemaining', status: 'False', reason: 'ContentHasNoFinalizers', message: 'All content-preserving finalizers finished' };
+  return [
+    { type: 'NamespaceDeletionDiscoveryFailure', status: 'False', reason: 'ResourcesDiscovered', message: 'All resources successfully discovered' },
+    { type: 'NamespaceDeletionGroupVersionParsingFailure', status: 'False', reason: 'ParsedGroupVersions', message: 'All legacy kube types successfully parsed' },
+    { type: 'NamespaceDeletionContentFailure', status: 'False', reason: 'ContentDeleted', message: 'All content successfully deleted, may be waiting on finalization' },
+    contentRemaining,
+    finalizersRemaining,
+  ];
+}
+
+export function namespaceController(registry: Registry): NamespaceController {
+  const namespaces = registry.lookup('', 'v1', 'namespaces');
+  const finalize = namespaces?.subresources?.get('finalize')?.updater;
+  const status = namespaces?.subresources?.get('status')?.updater;
+  if (namespaces?.lister === undefined || namespaces.getter === undefined || namespaces.deleter === undefined || finalize === undefined || status === undefined) {
+    throw new Error('the registry does not serve namespaces with /finalize and /status');
+  }
+  const { lister, getter, deleter } = namespaces;
+
+  /** Deletes what is in `namespace`; returns what is still there afterwards. */
+  async function deleteContent(namespace: string, options: DeleteOptions, signal: AbortSignal | undefined): Promise<Remaining> {
+    const remaining: Remaining = { counts: [], finalizers: new Map() };
+    const req = { namespace, userAgent: USER_AGENT };
+    for (const resource of namespacedResources(registry)) {
+      if (signal?.aborted === true) throw new Error('leadership lost');
+      await resource.collectionDeleter!.deleteCollection(req, options, {});
+      const left = await resource.lister!.list(req, {});
+      if (left.items.length === 0) continue;
+      const gr = resource.definition.group === '' ? `${resource.definition.plural}.` : `${resource.definition.plural}.${resource.definition.group}`;
+      remaining.counts.push(`${gr} has ${left.items.length} resource instances`);
+      for (const item of left.items) {
+        for (const f of item.metadata.finalizers ?? []) remaining.finalizers.set(f, (remaining.finalizers.get(f) ?? 0) + 1);
+      }
+    }
+    return remaining;
+  }
+
+  async function reportConditions(ns: KubeObject, remaining: Remaining): Promise<void> {
+    const now = nowRFC3339();
+    const previous = new Map(((ns['status'] as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []).map((c) => [c['type'], c]));
+    const conditions = conditionsFor(remaining).map((c) => {
+      const old = previous.get(c.type);
+      const since = old !== undefined && old['status'] === c.status && typeof old['lastTransitionTime'] === 'string' ? old['lastTransitionTime'] : now;
+      return { ...c, lastTransitionTime: since };
+    });
+    const current = (ns['status'] ?? {}) as Record<string, unknown>;
+    try {
+      await status!.update(CLUSTER, ns.metadata.name ?? '', { ...ns, status: { ...current, phase: 'Terminating', conditions } }, {});
+    } catch (err) {
+      if (!isConflict(err) && !isNotFound(err)) throw err;
+    }
+  }
+
+  /** kube's namespace deleter for one namespace; returns when this pass is done (it may need more). */
+  async function sync(name: string, signal: AbortSignal | undefined): Promise<void> {
+    let ns: KubeObject;
+    try {
+      ns = await getter.get(CLUSTER, name, {});
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
+    if (ns.metadata.deletionTimestamp === undefined) return;
+    const finalizers = specFinalizers(ns);
+    if (finalizers.length === 0) {
+      await deleter.delete(CLUSTER, name, {}).catch((err: unknown) => {
+        if (!isNotFound(err) && !isConflict(err)) throw err;
+      });
+      return;
+    }
+    if (!finalizers.includes(FINALIZER_KUBERNETES)) return;
+    const orphan = (ns.metadata.finalizers ?? []).includes(FINALIZER_ORPHAN);
+    const remaining = await deleteContent(name, { propagationPolicy: orphan ? 'Orphan' : 'Background' }, signal);
+    if (signal?.aborted === true) return;
+    await reportConditions(ns, remaining);
+    if (remaining.counts.length > 0) return;
+    // Nothing is left: remove our finalizer (the namespace goes in the same write when nothing else holds it).
+    try {
+      const fresh = await getter.get(CLUSTER, name, {});
+      await finalize!.update(CLUSTER, name, { ...fresh, spec: { ...(fresh['spec'] as object), finalizers: specFinalizers(fresh).filter((f) => f !== FINALIZER_KUBERNETES) } }, {});
+    } catch (err) {
+      if (!isNotFound(err) && !isConflict(err)) throw err;
+    }
+  }
+
+  return {
+    async syncAll(signal?: AbortSignal): Promise<void> {
+      const list = await lister.list(CLUSTER, {});
+      for (const ns of list.items) {
+        if (signal?.aborted === true) return;
+        if (ns.metadata.deletionTimestamp === undefined) continue;
+        try {
+          await sync(ns.metadata.name ?? '', signal);
+        } catch {
+          // retried on the next resync
+        }
+      }
+    },
+  };
+}
