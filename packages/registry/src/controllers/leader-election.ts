@@ -34,8 +34,12 @@ export interface LeaderElector {
   isLeader(): boolean;
   /** Resolves with the signal of the next term this replica leads (aborted when the term ends), or undefined once stopped. */
   nextTerm(): Promise<AbortSignal | undefined>;
-  /** Stops campaigning; a leader gives the lease up (holderIdentity cleared) so another replica takes over at once. */
-  stop(): Promise<void>;
+  /**
+   * Stops campaigning; a leader gives the lease up (holderIdentity cleared) so another
+   * replica takes over at once, unless `release` is false (as if the process died: the others
+   * wait for the lease to expire).
+   */
+  stop(options?: { release?: boolean }): Promise<void>;
 }
 
 const USER_AGENT = 'kapi-controller-manager/leader-election';
@@ -176,7 +180,7 @@ export function startLeaderElection(registry: Registry, options: LeaderElectionO
       if (term !== undefined) return Promise.resolve(term.signal);
       return new Promise((resolve) => waiters.push(resolve));
     },
-    async stop(): Promise<void> {
+    async stop(stopOptions = {}): Promise<void> {
       if (stopping.signal.aborted) return;
       stopping.abort();
       const wasLeader = term !== undefined;
@@ -184,7 +188,7 @@ export function startLeaderElection(registry: Registry, options: LeaderElectionO
       for (const w of waiters) w(undefined);
       waiters = [];
       await loop;
-      if (!wasLeader) return;
+      if (!wasLeader || stopOptions.release === false) return;
       // Release: clear the holder so another replica need not wait for expiry (kube's ReleaseOnCancel).
       try {
         const lease = await getter.get(req, name, {});
