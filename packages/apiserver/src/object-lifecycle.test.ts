@@ -112,6 +112,26 @@ void describe('object lifecycle over HTTP: finalizers, propagation, namespace te
     assert.deepEqual((orph.json as Obj).metadata['finalizers'], ['orphan']);
   });
 
+  void it('deletecollection: label and field selectors, propagation policy, items in list order', async () => {
+    await newNamespace('coll');
+    for (let i = 0; i < 40; i++) await create(cmPath('coll'), { metadata: { name: `c-${String(i).padStart(2, '0')}`, labels: { parity: i % 2 === 0 ? 'even' : 'odd' } } });
+    const even = await t.request('DELETE', `${cmPath('coll')}?labelSelector=parity%3Deven`);
+    assert.equal(even.status, 200, even.text);
+    const names = (even.json['items'] as Obj[]).map((i) => i.metadata['name']);
+    assert.deepEqual(names, Array.from({ length: 20 }, (_, i) => `c-${String(i * 2).padStart(2, '0')}`));
+    const left = await t.request('GET', cmPath('coll'));
+    assert.deepEqual((left.json['items'] as Obj[]).map((i) => (i.metadata['labels'] as Record<string, string>)['parity']), new Array(20).fill('odd'));
+    const one = await t.request('DELETE', `${cmPath('coll')}?fieldSelector=metadata.name%3Dc-01&propagationPolicy=Orphan`);
+    assert.deepEqual((one.json['items'] as Obj[]).map((i) => i.metadata['name']), ['c-01']);
+    const kept = await t.request('GET', `${cmPath('coll')}/c-01`);
+    assert.deepEqual((kept.json as Obj).metadata['finalizers'], ['orphan']);
+    assert.ok((kept.json as Obj).metadata['deletionTimestamp']);
+    const rest = await t.request('DELETE', cmPath('coll'));
+    assert.equal((rest.json['items'] as Obj[]).length, 20, 'the orphan-held one is deleted again (it is still listed)');
+    const after = await t.request('GET', cmPath('coll'));
+    assert.deepEqual((after.json['items'] as Obj[]).map((i) => i.metadata['name']), ['c-01']);
+  });
+
   void it('DELETE of a namespace marks it Terminating; creates in it are refused with kube 403', async () => {
     await newNamespace('term');
     // A foreign spec finalizer keeps it Terminating whatever the controller does.

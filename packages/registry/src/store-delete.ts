@@ -234,11 +234,16 @@ export async function deleteObject(
   });
 }
 
+/** How many deletes of a collection run at once (kube's --delete-collection-workers is the same idea). */
+const DELETE_COLLECTION_WORKERS = 16;
+
 /**
  * DELETE on a collection: lists with the selectors (all pages; `limit`/`continue` are
- * ignored) and deletes each item with `options`, skipping items that vanish meanwhile and
- * items the deletion guard protects. Not atomic. Returns the listed items that were deleted
- * (or marked for deletion), as they were listed (kube returns the list it deleted from).
+ * ignored) and deletes each item with `options`, up to DELETE_COLLECTION_WORKERS at a time
+ * (each its own etcd transaction, so neither the event loop nor etcd sees one giant
+ * request), skipping items that vanish meanwhile and items the deletion guard protects. Not
+ * atomic. Returns the listed items that were deleted (or marked for deletion), in list
+ * order, as they were listed (kube returns the list it deleted from).
  */
 export async function deleteCollection(
   ctx: StoreContext,
@@ -248,20 +253,30 @@ export async function deleteCollection(
 ): Promise<KubeList> {
   const { limit: _limit, continue: _continue, ...rest } = listOptions;
   const listed = await listObjects(ctx, req, rest);
-  const deleted: KubeObject[] = [];
-  for (const item of listed.items) {
-    const name = item.metadata.name ?? '';
-    try {
-      ctx.deletionGuard?.(name);
-    } catch {
-      continue;
+  const done: boolean[] = new Array<boolean>(listed.items.length).fill(false);
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (next < listed.items.length && !failed) {
+      const index = next++;
+      const item = listed.items[index]!;
+      const name = item.metadata.name ?? '';
+      try {
+        ctx.deletionGuard?.(name);
+      } catch {
+        continue;
+      }
+      try {
+        await deleteObject(ctx, { ...req, namespace: item.metadata.namespace ?? '' }, name, options);
+        done[index] = true;
+      } catch (err) {
+        if (isNotFound(err)) continue;
+        failed = true;
+        throw err;
+      }
     }
-    try {
-      await deleteObject(ctx, { ...req, namespace: item.metadata.namespace ?? '' }, name, options);
-      deleted.push(item);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(DELETE_COLLECTION_WORKERS, listed.items.length) }, worker));
+  const deleted = listed.items.filter((_, i) => done[i]);
   return { apiVersion: listed.apiVersion, kind: listed.kind, metadata: { resourceVersion: listed.metadata.resourceVersion ?? '' }, items: deleted };
 }
