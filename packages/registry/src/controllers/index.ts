@@ -4,15 +4,19 @@
  */
 import type { Registry } from '../registry.js';
 import { startLeaderElection, type LeaderElectionOptions, type LeaderElector } from './leader-election.js';
+import { garbageCollector } from './garbage-collector.js';
 import { namespaceController } from './namespace-controller.js';
 
 export { startLeaderElection, microTime, type LeaderElectionOptions, type LeaderElector } from './leader-election.js';
 export { namespaceController, type NamespaceController } from './namespace-controller.js';
+export { garbageCollector, type GarbageCollector } from './garbage-collector.js';
 
 export interface ControllerOptions {
   readonly leaderElection?: LeaderElectionOptions;
   /** How often the namespace controller looks for terminating namespaces; default 1000 ms. */
   readonly namespaceResyncMs?: number;
+  /** How often the garbage collector makes a pass (it lists every resource); default 5000 ms; false = no garbage collector. */
+  readonly garbageCollectorResyncMs?: number | false;
 }
 
 export interface RunningControllers {
@@ -37,6 +41,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 export function startControllers(registry: Registry, options: ControllerOptions = {}): RunningControllers {
   const elector = startLeaderElection(registry, options.leaderElection);
   const namespaces = namespaceController(registry);
+  const collector = options.garbageCollectorResyncMs === false ? undefined : garbageCollector(registry);
+  const gcEveryMs = options.garbageCollectorResyncMs === false ? Infinity : (options.garbageCollectorResyncMs ?? 5000);
+  let lastGc = 0;
   const resyncMs = options.namespaceResyncMs ?? 1000;
   let stopped = false;
   const loop = (async () => {
@@ -48,6 +55,14 @@ export function startControllers(registry: Registry, options: ControllerOptions 
           await namespaces.syncAll(term);
         } catch {
           // retried on the next resync
+        }
+        if (collector !== undefined && Date.now() - lastGc >= gcEveryMs) {
+          lastGc = Date.now();
+          try {
+            await collector.sync(term);
+          } catch {
+            // retried on the next resync
+          }
         }
         await sleep(resyncMs, term);
       }
