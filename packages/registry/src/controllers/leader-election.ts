@@ -18,7 +18,7 @@ export interface LeaderElectionOptions {
   readonly namespace?: string;
   /** The Lease's name; default kapi-controller-manager. */
   readonly name?: string;
-  /** This replica's identity; default `<hostname>_<uuid>`. */
+  /** This replica's identity; default `<hostname>_<pid>_<uuid>` (kube: `<hostname>_<uuid>`; the pid tells replicas on one host apart). */
   readonly identity?: string;
   /** kube's --leader-elect-lease-duration; default 15 s. */
   readonly leaseDurationMs?: number;
@@ -68,7 +68,7 @@ export function startLeaderElection(registry: Registry, options: LeaderElectionO
   const { getter, creater, updater } = leases;
   const namespace = options.namespace ?? 'kube-system';
   const name = options.name ?? 'kapi-controller-manager';
-  const identity = options.identity ?? `${hostname()}_${randomUUID()}`;
+  const identity = options.identity ?? `${hostname()}_${process.pid}_${randomUUID()}`;
   const leaseDurationMs = options.leaseDurationMs ?? 15_000;
   const renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
   const retryPeriodMs = options.retryPeriodMs ?? 2_000;
