@@ -5,10 +5,10 @@
  * and status are kept from the stored object (they change only through /finalize and
  * /status in kube).
  *
- * Delete semantics (for now): a DELETE removes the namespace at once. kube instead marks it
- * Terminating and a controller deletes its contents before removing it; namespace
- * finalization is a later issue. The immortal namespaces cannot be deleted (see
- * namespace-lifecycle.ts).
+ * Delete semantics (store-delete.ts): a DELETE marks the namespace Terminating; the
+ * namespace controller (controllers/) deletes its contents and removes the `kubernetes`
+ * finalizer through /finalize, which removes the namespace in the same write. The immortal
+ * namespaces cannot be deleted (see namespace-lifecycle.ts).
  */
 import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
 import { ageColumn, column, fieldInvalid, isQualifiedName, nameColumn } from '@kapi/machinery';
