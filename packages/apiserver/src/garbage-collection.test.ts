@@ -1,20 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from './testing/fixture.js';
+import { startTestServer, type TestServer, eventually } from './testing/fixture.js';
 
 type Obj = Record<string, unknown> & { metadata: Record<string, unknown> };
 
 const FAST = { controllers: { leaderElection: { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 }, namespaceResyncMs: 100, garbageCollectorResyncMs: 100 } };
 const CM = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 
-async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 void describe('garbage collection over HTTP (Background, Orphan, Foreground)', () => {
   let t: TestServer;

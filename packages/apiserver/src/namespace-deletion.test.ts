@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startEtcd, uniquePrefix, type TestEtcd } from '@kapi/storage/testing';
 import { silentLogger } from './logger.js';
 import { startApiServer, type RunningServer } from './main.js';
+import { eventually } from './testing/fixture.js';
 
 type Obj = Record<string, unknown> & { metadata: Record<string, unknown> };
 
@@ -18,15 +19,6 @@ async function request(url: string, method: string, path: string, body?: unknown
   return { status: res.status, json: (text === '' ? {} : JSON.parse(text)) as Obj };
 }
 
-/** Polls `probe` every 50 ms until it returns true or `timeoutMs` passes (then fails with `what`). */
-async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 async function fill(url: string, ns: string, count: number): Promise<void> {
   assert.equal((await request(url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);

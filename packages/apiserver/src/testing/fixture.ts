@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 /**
  * Test fixture: a real etcd on free ports and an in-process kapi server talking plain HTTP
  * (HTTPS is covered by its own test), plus a small fetch wrapper.
@@ -79,4 +80,14 @@ export async function startTestServer(options: Partial<ApiServerOptions> = {}, e
       await etcd.stop();
     },
   };
+}
+
+/** Polls `probe` every 50 ms until it returns true or `timeoutMs` passes (then fails with `what`). */
+export async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`timed out waiting for ${what}`);
 }
