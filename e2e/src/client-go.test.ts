@@ -15,7 +15,7 @@ import { buildGoCommand, LineProcess } from './harness/go-program.js';
 import { startKapiServer } from './harness/kapi-server.js';
 import { writeKubeconfig } from './harness/kubeconfig.js';
 import { ensureNamespace, RestClient } from './harness/rest.js';
-import { backendOf, startTcpProxy, type TcpProxy } from './harness/tcp-proxy.js';
+import { backendOf, cutsAndReplicaRestart, startTcpProxy, type TcpProxy } from './harness/tcp-proxy.js';
 
 const ns = 'e2e-client-go';
 let cluster: TestCluster;
@@ -55,20 +55,7 @@ void test('a client-go informer mirrors 1,000 ConfigMaps exactly through churn, 
   // Writers talk to replica 0 directly (the replica restarted below is 1, so no write is
   // ambiguous); the informer reaches both replicas through the proxy.
   const churn = churnConfigMaps({ clients: [clients[0]!], namespace: ns, existing: seeded, prefix: 'churn', writers: 4, durationMs: 12_000, pauseMs: 2 });
-  const faults = (async () => {
-    let killed = 0;
-    for (let i = 0; i < 5; i++) {
-      await sleep(1500);
-      killed += proxy.killConnections();
-    }
-    await cluster.servers[1]!.kill('SIGKILL');
-    await sleep(500);
-    killed += proxy.killConnections();
-    await cluster.servers[1]!.restart();
-    await sleep(1000);
-    killed += proxy.killConnections();
-    return killed;
-  })();
+  const faults = cutsAndReplicaRestart(proxy, cluster.servers[1]!, 5);
   const [churned, killed] = await Promise.all([churn, faults]);
   assert.deepEqual(churned.errors, []);
   assert.ok(churned.writes.length > 100, `only ${churned.writes.length} writes`);

@@ -17,7 +17,7 @@ import { churnConfigMaps, seedConfigMaps } from './harness/churn.js';
 import { compactEtcd } from './harness/etcd-history.js';
 import { startKapiServer } from './harness/kapi-server.js';
 import { ensureNamespace, RestClient } from './harness/rest.js';
-import { backendOf, startTcpProxy, type TcpProxy } from './harness/tcp-proxy.js';
+import { backendOf, cutsAndReplicaRestart, startTcpProxy, type TcpProxy } from './harness/tcp-proxy.js';
 
 const ns = 'e2e-client-node-informer';
 let cluster: TestCluster;
@@ -162,20 +162,7 @@ void test('client-node informers mirror 1,000 ConfigMaps exactly through churn, 
   assert.equal(plain.list(ns).length, 1000);
 
   const churn = churnConfigMaps({ clients: [clients[0]!], namespace: ns, existing: seeded, prefix: 'churn', writers: 4, durationMs: 12_000, pauseMs: 2 });
-  const faults = (async () => {
-    let killed = 0;
-    for (let i = 0; i < 4; i++) {
-      await sleep(1500);
-      killed += proxy.killConnections();
-    }
-    await cluster.servers[1]!.kill('SIGKILL');
-    await sleep(500);
-    killed += proxy.killConnections();
-    await cluster.servers[1]!.restart();
-    await sleep(1000);
-    killed += proxy.killConnections();
-    return killed;
-  })();
+  const faults = cutsAndReplicaRestart(proxy, cluster.servers[1]!, 4);
   const [churned, killed] = await Promise.all([churn, faults]);
   assert.deepEqual(churned.errors, []);
   assert.ok(churned.writes.length > 100, `only ${churned.writes.length} writes`);

@@ -113,3 +113,31 @@ export async function startTcpProxy(backends: readonly TcpBackend[]): Promise<Tc
       }),
   };
 }
+
+/** A server a fault schedule can kill and bring back (a `KapiServer`). */
+export interface Restartable {
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  restart(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The fault schedule the informer tests run beside their churn: `cuts` rounds of cutting every
+ * connection through `proxy` 1.5 s apart, then SIGKILL of `victim`, a cut, a restart, and a last
+ * cut once it is back. Resolves to the number of connections cut.
+ */
+export async function cutsAndReplicaRestart(proxy: TcpProxy, victim: Restartable, cuts: number): Promise<number> {
+  let killed = 0;
+  for (let i = 0; i < cuts; i++) {
+    await sleep(1500);
+    killed += proxy.killConnections();
+  }
+  await victim.kill('SIGKILL');
+  await sleep(500);
+  killed += proxy.killConnections();
+  await victim.restart();
+  await sleep(1000);
+  killed += proxy.killConnections();
+  return killed;
+}
