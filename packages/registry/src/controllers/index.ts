@@ -3,7 +3,7 @@
  * run in every replica but act only in the one holding the leader Lease.
  */
 import type { Registry } from '../registry.js';
-import { startLeaderElection, type LeaderElectionOptions, type LeaderElector } from './leader-election.js';
+import { sleep, startLeaderElection, type LeaderElectionOptions, type LeaderElector } from './leader-election.js';
 import { garbageCollector } from './garbage-collector.js';
 import { namespaceController } from './namespace-controller.js';
 
@@ -23,19 +23,6 @@ export interface RunningControllers {
   readonly elector: LeaderElector;
   /** Stops acting, releases the lease, and resolves once the loops have ended. */
   stop(): Promise<void>;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
 }
 
 export function startControllers(registry: Registry, options: ControllerOptions = {}): RunningControllers {
