@@ -197,7 +197,7 @@ void describe('requests to deprecated versions', () => {
         ? r
         : { ...r, definition: { ...r.definition, versions: r.definition.versions.map((v) => ({ ...v, deprecated: { removedRelease: '1.40' } })) } };
     const handler = createRequestHandler({
-      registry: { resources: registry.resources.map(deprecate), lookup: (g, v, p) => { const r = registry.lookup(g, v, p); return r && deprecate(r); } },
+      registry: { resources: registry.resources.map(deprecate), lookup: (g, v, p) => { const r = registry.lookup(g, v, p); return r && deprecate(r); }, subscribe: registry.subscribe },
       definitions,
       metrics,
       health: { livez: [pingCheck], healthz: [pingCheck], readyz: [pingCheck] },

@@ -27,7 +27,7 @@ import { serveOpenApiV3 } from './openapi/handler.js';
 import { versionInfo } from './version.js';
 
 export interface RequestHandlerOptions {
-  readonly registry: Pick<Registry, 'resources' | 'lookup'>;
+  readonly registry: Pick<Registry, 'resources' | 'lookup' | 'subscribe'>;
   /** Named schemas for OpenAPI components (the registry's `definitions`). */
   readonly definitions: Readonly<Record<string, JSONSchemaProps>>;
   readonly metrics: ApiMetrics;
@@ -134,6 +134,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     shutdown: options.shutdown ?? new AbortController().signal,
   };
   const surface = createApiSurface(() => registry.resources, () => options.definitions);
+  registry.subscribe(() => surface.invalidate());
 
   const health = (endpoint: 'healthz' | 'livez' | 'readyz'): NonResourceRoute => (_req, res, url) =>
     serveHealth(res, endpoint, options.health[endpoint], url.segments.slice(1).join('/'), url.query, (failed) =>

@@ -29,7 +29,7 @@ export { builtinDefinitions, definitions, namespaces, configMaps, secrets, servi
 export { metaDefinitions, OBJECT_META } from './schemas/meta.js';
 export { COMPONENTS } from './schemas/schema-builders.js';
 
-export { createRegistry, SYSTEM_NAMESPACES, type Registry, type RegistryOptions } from './registry.js';
+export { createRegistry, SYSTEM_NAMESPACES, type Registry, type RegistryChange, type RegistryOptions } from './registry.js';
 export { createStore, storageWatcher, type StoreOptions } from './store.js';
 export { withWatchListDefaults } from './store-watch.js';
 export { toStatusError } from './storage-errors.js';

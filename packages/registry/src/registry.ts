@@ -19,11 +19,28 @@ export interface RegistryOptions {
   readonly definitions?: readonly ResourceDefinition[];
 }
 
+/** A change to the set of served resources (CRDs come and go at runtime). */
+export interface RegistryChange {
+  readonly type: 'added' | 'removed';
+  readonly definition: ResourceDefinition;
+  /** The stores of the definition's served versions (added: the new ones; removed: the ones withdrawn). */
+  readonly resources: readonly RestResource[];
+}
+
 export interface Registry {
-  /** One entry per served version of each resource. */
+  /** One entry per served version of each resource; a fresh array after every change. */
   readonly resources: readonly RestResource[];
   /** The resource serving `plural` in group/version, if any. */
   lookup(group: string, version: string, plural: string): RestResource | undefined;
+  /**
+   * Serves `definition` (every served version), replacing what was served for the same
+   * group and plural. Listeners see `removed` for the old stores, then `added`.
+   */
+  register(definition: ResourceDefinition): readonly RestResource[];
+  /** Stops serving group/plural; a no-op when nothing is served under it. */
+  unregister(group: string, plural: string): void;
+  /** Calls `listener` after every change; returns the unsubscribe function. */
+  subscribe(listener: (change: RegistryChange) => void): () => void;
   /**
    * Creates `default`, `kube-system`, `kube-public` and `kube-node-lease` when missing.
    * Idempotent and safe when several replicas race (a lost race is an AlreadyExists, which
@@ -39,10 +56,10 @@ function isNamespaces(definition: ResourceDefinition): boolean {
 }
 
 export function createRegistry(options: RegistryOptions): Registry {
-  const resources: RestResource[] = [];
-  for (const definition of options.definitions ?? builtinDefinitions) {
-    for (const version of definition.versions.filter((v) => v.served)) {
-      resources.push(
+  const storesFor = (definition: ResourceDefinition): RestResource[] =>
+    definition.versions
+      .filter((v) => v.served)
+      .map((version) =>
         createStore({
           definition,
           version: version.name,
@@ -51,13 +68,43 @@ export function createRegistry(options: RegistryOptions): Registry {
           ...(isNamespaces(definition) ? { deletionGuard: checkNamespaceDeletable } : {}),
         }),
       );
-    }
-  }
-  const byKey = new Map(resources.map((r) => [`${r.definition.group}/${r.version}/${r.definition.plural}`, r]));
+  const keyOf = (group: string, version: string, plural: string): string => `${group}/${version}/${plural}`;
+  let resources: RestResource[] = (options.definitions ?? builtinDefinitions).flatMap(storesFor);
+  let byKey = new Map<string, RestResource>();
+  const reindex = (): void => {
+    byKey = new Map(resources.map((r) => [keyOf(r.definition.group, r.version, r.definition.plural), r]));
+  };
+  reindex();
+  const listeners = new Set<(change: RegistryChange) => void>();
+  const notify = (change: RegistryChange): void => {
+    for (const listener of [...listeners]) listener(change);
+  };
+  const withdraw = (group: string, plural: string): void => {
+    const gone = resources.filter((r) => r.definition.group === group && r.definition.plural === plural);
+    if (gone.length === 0) return;
+    resources = resources.filter((r) => !gone.includes(r));
+    reindex();
+    notify({ type: 'removed', definition: gone[0]!.definition, resources: gone });
+  };
 
   return {
-    resources,
-    lookup: (group, version, plural) => byKey.get(`${group}/${version}/${plural}`),
+    get resources() {
+      return resources;
+    },
+    lookup: (group, version, plural) => byKey.get(keyOf(group, version, plural)),
+    register(definition) {
+      withdraw(definition.group, definition.plural);
+      const added = storesFor(definition);
+      resources = [...resources, ...added];
+      reindex();
+      notify({ type: 'added', definition, resources: added });
+      return added;
+    },
+    unregister: withdraw,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     async ensureSystemNamespaces(): Promise<void> {
       const namespaces = resources.find((r) => isNamespaces(r.definition))?.creater;
       if (namespaces === undefined) throw new Error('the registry does not serve namespaces');
