@@ -14,7 +14,21 @@ export interface VersionDefinition {
   storage: boolean;
   /** The schema of the whole object in this version (apiVersion, kind, metadata, ...). */
   schema: JSONSchemaProps;
-  deprecated?: { removedRelease?: string; replacement?: { group: string; version: string; kind: string } };
+  deprecated?: {
+    removedRelease?: string;
+    replacement?: { group: string; version: string; kind: string };
+    /** The whole Warning text (a CRD version's `deprecationWarning`); default kube's generated text. */
+    warning?: string;
+  };
+  /**
+   * Conversion between this version and the storage form (the storage version's object, with
+   * the storage version's apiVersion and kind). Both absent = the fields are the same and only
+   * apiVersion/kind change (CRDs' `conversion.strategy: None`). Both receive a private copy and
+   * return the converted object; they must be lossless for a round trip (annotations where a
+   * field has no home, as kube does).
+   */
+  fromStorage?(stored: KubeObject): KubeObject;
+  toStorage?(obj: KubeObject): KubeObject;
 }
 
 /** Extracts the string value of one selectable field, or `undefined` when absent. */
