@@ -64,19 +64,38 @@ export interface Strategy {
   prepareForSubresourceUpdate?(subresource: string, obj: KubeObject, old: KubeObject): void;
   /** Validation of an update through a subresource (instead of validateUpdate and validate). */
   validateSubresourceUpdate?(subresource: string, obj: KubeObject, old: KubeObject): FieldError[];
-  /** Type-specific validation; runs on create and on update (last, after metadata validation). */
-  validate?(obj: KubeObject): FieldError[];
+  /**
+   * Type-specific validation; runs on create and on update (last, after metadata validation).
+   * Like every hook it sees the storage form; `version` is the version of the request (kube
+   * validates events.k8s.io/v1 Events more strictly than core v1 ones).
+   */
+  validate?(obj: KubeObject, version?: string): FieldError[];
   /** Extra checks on update only (immutable fields), run before `validate`. */
-  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  validateUpdate?(obj: KubeObject, old: KubeObject, version?: string): FieldError[];
   canonicalize?(obj: KubeObject): void;
+}
+
+/**
+ * Where a `scale` subresource finds replicas and selector in the object (kube's CRD
+ * `subresources.scale`): simple JSON paths such as `.spec.replicas`.
+ */
+export interface ScaleDefinition {
+  readonly specReplicasPath: string;
+  readonly statusReplicasPath: string;
+  readonly labelSelectorPath?: string;
 }
 
 /** A subresource of a resource (kube's `<resource>/<name>/<subresource>`), served over the object itself. */
 export interface SubresourceDefinition {
-  /** `status` (the object's status; the main resource ignores status changes) or `finalize` (namespaces: spec.finalizers). */
-  readonly name: 'status' | 'finalize';
-  /** The verbs served: `get`, `update` and `patch` for status; `update` for finalize. */
+  /**
+   * `status` (the object's status; the main resource ignores status changes), `finalize`
+   * (namespaces: spec.finalizers) or `scale` (an autoscaling/v1 Scale view of `scale`'s paths).
+   */
+  readonly name: 'status' | 'finalize' | 'scale';
+  /** The verbs served: `get`, `update` and `patch` for status and scale; `update` for finalize. */
   readonly verbs: readonly ('get' | 'update' | 'patch')[];
+  /** Required for `scale`: where replicas and selector live. */
+  readonly scale?: ScaleDefinition;
 }
 
 export interface ResourceDefinition {
@@ -92,6 +111,13 @@ export interface ResourceDefinition {
   verbs: Verb[];
   /** Path under the etcd prefix; defaults to `plural` (CRs use `<group>/<plural>`). */
   storagePrefix?: string;
+  /**
+   * The apiVersion of the storage form when the objects are stored as another group's
+   * (kube's cohabitating resources: events.k8s.io Events are core `v1` Events under the same
+   * `storagePrefix`); every version then converts through its hooks. Default: the storage
+   * version's apiVersion.
+   */
+  storageApiVersion?: string;
   /** The resource has a `status` the main resource ignores on update. */
   hasStatus?: boolean;
   /** Subresources served at `<name>/<subresource>` (listed in discovery as `<plural>/<subresource>`). */
@@ -113,7 +139,10 @@ export interface ResourceDefinition {
    */
   nameValidation?: 'DNS1123Subdomain' | 'DNS1123Label' | 'PathSegmentName';
   /**
-   * Field selectors beyond metadata.name and metadata.namespace. When set, other fields are
+   * Field selectors beyond metadata.name and metadata.namespace, named as clients of every
+   * served version name them; the getters read the storage form (the storage evaluates them
+   * on stored objects, as kube evaluates converted field labels on its internal objects).
+   * When set, other fields are
    * rejected with `field label not supported: <f>` (kube's per-kind conversion); when absent,
    * with kube's generic `"<f>" is not a known field selector: only ...`.
    */

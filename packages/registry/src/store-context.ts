@@ -5,12 +5,13 @@
 import type { Atom, FieldManagerScope, GroupResource, JSONSchemaProps, KubeObject, SchemaDefinitions } from '@kapi/machinery';
 import { FieldSet, applyDefaults, managedFields, managerFromUserAgent } from '@kapi/machinery';
 import type { Storage } from '@kapi/storage';
-import type { RequestContext, ResourceDefinition } from './definition.js';
+import type { RequestContext, ResourceDefinition, VersionDefinition } from './definition.js';
 import { decodeBody, type ExpectedKind } from './decode-body.js';
 import type { KeySpace } from './keys.js';
 import type { NamespaceLifecycle } from './namespace-lifecycle.js';
 import type { WriteOptions } from './rest.js';
 import { omitEmptyCollections } from './omit-empty.js';
+import type { VersionConversion } from './store-conversion.js';
 import { handleUnknownFields, strictBodyError, type StrictErrorFactory } from './unknown-fields.js';
 import type { ValidationContext } from './validate-object.js';
 
@@ -21,7 +22,18 @@ export interface StoreContext {
   /** `{group, resource: plural}` for NotFound/AlreadyExists/Conflict messages. */
   readonly resource: GroupResource;
   readonly expected: ExpectedKind;
+  /** apiVersion of the served version. */
   readonly apiVersion: string;
+  /** The served version. */
+  readonly version: VersionDefinition;
+  /** Served version ↔ storage form (see store-conversion.ts). */
+  readonly conversion: VersionConversion;
+  /**
+   * Stored objects shared by readers (lists, watch events) → their served form, so that
+   * every watcher of this version gets the same object (encode-once) and converts once.
+   */
+  readonly presented: WeakMap<object, KubeObject>;
+  /** The served version's schema (decoding, defaults, unknown fields, patches, schema validation). */
   readonly schema: JSONSchemaProps;
   readonly metadataSchema: JSONSchemaProps;
   readonly schemas: SchemaDefinitions;
@@ -63,12 +75,30 @@ export function updateManager(req: RequestContext, options: WriteOptions): strin
 }
 
 /**
- * The object as this store's clients see it: apiVersion and kind of the served version.
- * Returns a shallow copy when they differ (objects from storage may be shared).
+ * The stored object as this store's clients see it: converted to the served version (a new
+ * object whenever it differs; `obj` is never mutated, objects from storage may be shared).
  */
 export function present(ctx: StoreContext, obj: KubeObject): KubeObject {
-  if (obj.apiVersion === ctx.apiVersion && obj.kind === ctx.definition.kind) return obj;
-  return { ...obj, apiVersion: ctx.apiVersion, kind: ctx.definition.kind };
+  return ctx.conversion.toServed(obj);
+}
+
+/**
+ * `present` for objects the storage shares between readers (list items, watch events):
+ * converted once per object and version, so the HTTP layer's per-object byte caches hold.
+ */
+export function presentShared(ctx: StoreContext, obj: KubeObject): KubeObject {
+  if (ctx.conversion.identity && obj.apiVersion === ctx.conversion.storageApiVersion) return obj;
+  let served = ctx.presented.get(obj);
+  if (served === undefined) {
+    served = ctx.conversion.toServed(obj);
+    ctx.presented.set(obj, served);
+  }
+  return served;
+}
+
+/** A private object of the served version in the storage form (may reuse `obj`). */
+export function toStorage(ctx: StoreContext, obj: KubeObject): KubeObject {
+  return ctx.conversion.toStorage(obj);
 }
 
 /**

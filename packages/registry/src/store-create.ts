@@ -6,7 +6,7 @@ import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
 import { assignGeneratedName, prepareObjectForCreate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
-import { decodeRequest, fieldManagerScope, present, updateManager, type StoreContext } from './store-context.js';
+import { decodeRequest, fieldManagerScope, present, toStorage, updateManager, type StoreContext } from './store-context.js';
 import { translatingStorageErrors } from './storage-errors.js';
 import { validateForCreate } from './validate-object.js';
 
@@ -33,7 +33,8 @@ function nameOf(obj: KubeObject): string {
 
 /**
  * POST: decode → unknown fields → defaults → managedFields (an Update entry for the
- * fieldManager or the User-Agent) → admission → prepare → validate → storage.
+ * fieldManager or the User-Agent), all in the request's version → conversion to the storage
+ * form → admission → prepare → validate → storage.
  * With generateName, a name collision is retried with new names (up to 8 attempts), then
  * 409 AlreadyExists with kube's generateName text and retryAfterSeconds. dryRun runs every
  * step and reports 409 for an existing name, but writes nothing (the result then has no
@@ -42,8 +43,9 @@ function nameOf(obj: KubeObject): string {
 export async function createObject(ctx: StoreContext, req: RequestContext, body: unknown, options: WriteOptions): Promise<KubeObject> {
   let name = '';
   return translatingStorageErrors(ctx.resource, () => name, async () => {
-    const obj = decodeRequest(ctx, body, options);
-    trackUpdate(fieldManagerScope(ctx, ''), undefined, obj, updateManager(req, options));
+    const decoded = decodeRequest(ctx, body, options);
+    trackUpdate(fieldManagerScope(ctx, ''), undefined, decoded, updateManager(req, options));
+    const obj = toStorage(ctx, decoded);
     const generated = nameOf(obj) === '' && typeof obj.metadata.generateName === 'string' && obj.metadata.generateName !== '';
     await admitAndPrepareCreate(ctx, req, obj);
     name = nameOf(obj);

@@ -5,7 +5,7 @@ import type { RequestContext } from './definition.js';
 import { collectionKey, objectKey } from './keys.js';
 import { checkFieldSelector, selectionPredicate } from './field-selection.js';
 import type { GetOptions, ListOptions } from './rest.js';
-import { present, type StoreContext } from './store-context.js';
+import { present, presentShared, type StoreContext } from './store-context.js';
 import { translatingStorageErrors } from './storage-errors.js';
 
 /**
@@ -111,7 +111,7 @@ export async function listObjects(ctx: StoreContext, req: RequestContext, option
         ...(result.continue ? { continue: result.continue } : {}),
         ...(result.remainingItemCount !== undefined ? { remainingItemCount: result.remainingItemCount } : {}),
       },
-      items: result.items.map((item) => present(ctx, item)),
+      items: result.items.map((item) => presentShared(ctx, item)),
     };
   });
 }

@@ -6,7 +6,7 @@ import { objectKey } from './keys.js';
 import { prepareObjectForUpdate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
 import { semanticEqual } from './semantic-equal.js';
-import { decodeRequest, fieldManagerScope, present, updateManager, type StoreContext } from './store-context.js';
+import { decodeRequest, fieldManagerScope, present, toStorage, updateManager, type StoreContext } from './store-context.js';
 import { admitAndPrepareCreate } from './store-create.js';
 import { shouldDeleteDuringUpdate } from './store-delete.js';
 import { translatingStorageErrors } from './storage-errors.js';
@@ -52,8 +52,9 @@ export interface UpdateScope {
  * unconditional updates are not allowed), managedFields, update preparation (through a
  * subresource: only what it may change) and validation. Returns the object to write,
  * `existing` for a no-op (nothing is written, the resourceVersion stays), or null to delete
- * an object whose deletion was pending and whose last finalizer is now gone. `decoded` is
- * not mutated.
+ * an object whose deletion was pending and whose last finalizer is now gone. `decoded` (in
+ * the request's version) is not mutated; `existing` and the result are in the storage form
+ * (managedFields are tracked in the request's version, against `existing` converted to it).
  */
 export async function updateStep(
   scope: UpdateScope,
@@ -62,24 +63,26 @@ export async function updateStep(
   created: { value: boolean },
 ): Promise<KubeObject | null> {
   const { ctx, req, name, subresource } = scope;
-  const obj = deepCopy(decoded);
+  const served = deepCopy(decoded);
   created.value = existing === undefined;
   if (existing === undefined) {
     if (subresource !== '' || !(ctx.definition.allowCreateOnUpdate || scope.forceAllowCreate === true)) throw notFound(ctx.resource, name);
-    delete obj.metadata.resourceVersion;
-    if (scope.manager !== undefined) trackUpdate(fieldManagerScope(ctx, subresource), undefined, obj, scope.manager);
+    delete served.metadata.resourceVersion;
+    if (scope.manager !== undefined) trackUpdate(fieldManagerScope(ctx, subresource), undefined, served, scope.manager);
+    const obj = toStorage(ctx, served);
     await admitAndPrepareCreate(ctx, req, obj);
     return obj;
   }
   const current = existing.metadata.resourceVersion ?? '';
-  const sent = typeof obj.metadata.resourceVersion === 'string' ? obj.metadata.resourceVersion : '';
+  const sent = typeof served.metadata.resourceVersion === 'string' ? served.metadata.resourceVersion : '';
   if (sent === '') {
     if (!ctx.definition.allowUnconditionalUpdate) throw resourceVersionRequired(ctx, name);
-    obj.metadata.resourceVersion = current;
+    served.metadata.resourceVersion = current;
   } else if (parseResourceVersion(sent) !== parseResourceVersion(current)) {
     throw optimisticLockConflict(ctx.resource, name);
   }
-  if (scope.manager !== undefined) trackUpdate(fieldManagerScope(ctx, subresource), existing, obj, scope.manager);
+  if (scope.manager !== undefined) trackUpdate(fieldManagerScope(ctx, subresource), present(ctx, existing), served, scope.manager);
+  const obj = toStorage(ctx, served);
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForUpdate(obj, existing, ctx.definition, subresource);
   validateForUpdate(ctx.validation, obj, existing, subresource);

@@ -5,7 +5,7 @@ import type { Watch, WatchEvent, Watcher as StorageWatcher, WatchOptions as Stor
 import type { RequestContext } from './definition.js';
 import { checkFieldSelector, selectionPredicate } from './field-selection.js';
 import type { WatchOptions } from './rest.js';
-import { present, type StoreContext } from './store-context.js';
+import { presentShared, type StoreContext } from './store-context.js';
 import { readTarget } from './store-read.js';
 import { toStatusError, translatingStorageErrors } from './storage-errors.js';
 
@@ -22,11 +22,15 @@ export function withWatchListDefaults(options: WatchOptions): WatchOptions {
   return { ...options, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' };
 }
 
+/** Per store: storage events → the same event as this version's watchers see it. */
+const presentedEvents = new WeakMap<StoreContext, WeakMap<WatchEvent, WatchEvent>>();
+
 /**
  * The event as this store's clients see it. ADDED/MODIFIED/DELETED events whose object
- * already has the served apiVersion/kind pass through as the same (shared, read-only) event,
- * so that the HTTP layer can encode it once for every watcher; BOOKMARKs get the resource's
- * apiVersion and kind; ERROR events pass unchanged.
+ * already has the served form pass through as the same (shared, read-only) event, so that
+ * the HTTP layer can encode it once for every watcher; others are converted once per store
+ * version and shared by its watchers the same way; BOOKMARKs get the resource's apiVersion
+ * and kind; ERROR events pass unchanged.
  */
 function presentEvent(ctx: StoreContext, event: WatchEvent): WatchEvent {
   if (event.type === 'ERROR') return event;
@@ -34,8 +38,13 @@ function presentEvent(ctx: StoreContext, event: WatchEvent): WatchEvent {
   if (event.type === 'BOOKMARK') {
     return { type: 'BOOKMARK', object: { apiVersion: ctx.apiVersion, kind: ctx.definition.kind, metadata: obj.metadata }, revision: event.revision };
   }
-  const presented = present(ctx, obj);
-  return presented === obj ? event : { type: event.type, object: presented, revision: event.revision };
+  const presented = presentShared(ctx, obj);
+  if (presented === obj) return event;
+  let cache = presentedEvents.get(ctx);
+  if (cache === undefined) presentedEvents.set(ctx, (cache = new WeakMap()));
+  let out = cache.get(event);
+  if (out === undefined) cache.set(event, (out = { type: event.type, object: presented, revision: event.revision }));
+  return out;
 }
 
 /**

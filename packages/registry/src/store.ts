@@ -22,6 +22,8 @@ import { getObject, listObjects } from './store-read.js';
 import { updateObject } from './store-update.js';
 import { patchObject } from './store-patch.js';
 import { watchObjects } from './store-watch.js';
+import { scaleSubresource } from './apiextensions/scale.js';
+import { versionConversion } from './store-conversion.js';
 
 export interface StoreOptions {
   readonly definition: ResourceDefinition;
@@ -61,6 +63,7 @@ export function createStoreContext(options: StoreOptions): StoreContext {
     options.namespaceLifecycle === false
       ? undefined
       : (options.namespaceLifecycle ?? namespaceLifecycle(options.storage, keySpace(prefix, { plural: 'namespaces', namespaced: false }).root));
+  const conversion = versionConversion(definition, version);
   return {
     definition,
     storage: options.storage,
@@ -68,10 +71,19 @@ export function createStoreContext(options: StoreOptions): StoreContext {
     resource: { group: definition.group, resource: definition.plural },
     expected: { group: definition.group, version: version.name, kind: definition.kind },
     apiVersion: formatApiVersion(definition.group, version.name),
+    version,
+    conversion,
+    presented: new WeakMap(),
     schema: version.schema,
     metadataSchema,
     schemas,
-    validation: { definition, schema: version.schema, definitions: schemas },
+    validation: {
+      definition,
+      schema: version.schema,
+      definitions: schemas,
+      version: version.name,
+      ...(conversion.identity ? {} : { served: (obj) => conversion.toServed(obj) }),
+    },
     namespaces: definition.namespaced ? lifecycle : undefined,
     deletionGuard: options.deletionGuard,
     atom: schemaAtom(version.schema, schemas),
@@ -92,6 +104,15 @@ function subresourceRoles(ctx: StoreContext): ReadonlyMap<string, RestSubresourc
   for (const sub of subresources) {
     const verbs = new Set(sub.verbs);
     const name = sub.name;
+    if (name === 'scale' && sub.scale !== undefined) {
+      // A view over the main resource (custom resources' autoscaling/v1 Scale).
+      out.set(name, scaleSubresource(sub.scale, {
+        getter: { get: (req, objName, opts) => getObject(ctx, req, objName, opts) },
+        updater: { update: (req, objName, body, opts) => updateObject(ctx, req, objName, body, opts) },
+        resource: ctx.resource,
+      }));
+      continue;
+    }
     out.set(name, {
       name,
       ...(verbs.has('get') ? { getter: { get: (req, objName, opts) => getObject(ctx, req, objName, opts) } } : {}),

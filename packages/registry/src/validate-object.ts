@@ -29,8 +29,20 @@ export function nameValidatorFor(definition: ResourceDefinition): NameValidator 
 
 export interface ValidationContext {
   definition: ResourceDefinition;
+  /** The schema of the request's version. */
   schema: JSONSchemaProps;
   definitions: SchemaDefinitions;
+  /** The request's version (passed to the strategy's validate hooks). */
+  version?: string;
+  /**
+   * The validated objects are in the storage form; this converts one to the request's
+   * version for the schema check (absent: the forms are the same).
+   */
+  served?: (obj: KubeObject) => KubeObject;
+}
+
+function schemaErrors(ctx: ValidationContext, obj: KubeObject): FieldError[] {
+  return validateAgainstSchema(ctx.served !== undefined ? ctx.served(obj) : obj, ctx.schema, '', { definitions: ctx.definitions });
 }
 
 function fail(ctx: ValidationContext, obj: KubeObject, errs: FieldError[]): void {
@@ -43,9 +55,9 @@ function fail(ctx: ValidationContext, obj: KubeObject, errs: FieldError[]): void
 export function validateForCreate(ctx: ValidationContext, obj: KubeObject): void {
   const errs = [
     ...validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) }),
-    ...validateAgainstSchema(obj, ctx.schema, '', { definitions: ctx.definitions }),
+    ...schemaErrors(ctx, obj),
   ];
-  errs.push(...(ctx.definition.strategy?.validate?.(obj) ?? []));
+  errs.push(...(ctx.definition.strategy?.validate?.(obj, ctx.version) ?? []));
   fail(ctx, obj, errs);
 }
 
@@ -58,15 +70,15 @@ export function validateForUpdate(ctx: ValidationContext, obj: KubeObject, old: 
   const errs = [
     ...validateObjectMetaUpdate(obj.metadata, old.metadata),
     ...validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) }),
-    ...validateAgainstSchema(obj, ctx.schema, '', { definitions: ctx.definitions }),
+    ...schemaErrors(ctx, obj),
   ];
   const strategy = ctx.definition.strategy;
   if (subresource !== '') {
     // A subresource has its own strategy (kube: e.g. namespaceStatusStrategy.ValidateUpdate).
     errs.push(...(strategy?.validateSubresourceUpdate?.(subresource, obj, old) ?? []));
   } else {
-    errs.push(...(strategy?.validateUpdate?.(obj, old) ?? []));
-    errs.push(...(strategy?.validate?.(obj) ?? []));
+    errs.push(...(strategy?.validateUpdate?.(obj, old, ctx.version) ?? []));
+    errs.push(...(strategy?.validate?.(obj, ctx.version) ?? []));
   }
   fail(ctx, obj, errs);
 }
