@@ -5,7 +5,17 @@
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { builtinDefinitions, createRegistry, definitions, startControllers, type ControllerOptions, type RunningControllers } from '@kapi/registry';
+import {
+  builtinDefinitions,
+  createRegistry,
+  customResourceDefinitions,
+  definitions,
+  startControllers,
+  startCrdController,
+  type ControllerOptions,
+  type CrdController,
+  type RunningControllers,
+} from '@kapi/registry';
 import type { Tracer } from '@opentelemetry/api';
 import { createEtcdClient, createEtcdStorage, startCompactor, startStorageMetricsPoller } from '@kapi/storage';
 import { createWatchCache, type WatchCacheOptions } from '@kapi/watch-cache';
@@ -188,7 +198,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   const metrics = createApiMetrics();
   const etcdPrefix = (options.etcdPrefix ?? '/registry').replace(/\/$/, '');
-  const resources = builtinDefinitions.map((d) => ({ prefix: `${etcdPrefix}/${d.storagePrefix ?? d.plural}`, group: d.group, resource: d.plural }));
+  const servedDefinitions = [...builtinDefinitions, customResourceDefinitions];
+  // Mutable: custom resources join at run time (the metrics poller reads it on every round).
+  // One entry per key prefix (events.k8s.io Events share core's `events`: one watch cache).
+  const resources = [...new Map(servedDefinitions.map((d) => [d.storagePrefix ?? d.plural, { prefix: `${etcdPrefix}/${d.storagePrefix ?? d.plural}`, group: d.group, resource: d.plural }])).values()];
   const etcd = createEtcdStorage({
     endpoints: [...options.etcdServers],
     client: etcdClient,
@@ -213,7 +226,21 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...options.watchCacheTuning,
   });
   const storage = watchCache ?? etcd;
-  const registry = createRegistry({ storage, prefix: options.etcdPrefix ?? '/registry' });
+  const registry = createRegistry({ storage, prefix: options.etcdPrefix ?? '/registry', definitions: servedDefinitions });
+  // Every replica serves every established CRD (not leader-elected); each custom resource gets its own cacher.
+  const crdController: CrdController = startCrdController(registry, {
+    beforeRegister: (d) => {
+      const prefix = `${etcdPrefix}/${d.storagePrefix ?? d.plural}`;
+      if (resources.some((r) => r.prefix === prefix)) return;
+      resources.push({ prefix, group: d.group, resource: d.plural });
+      watchCache?.addResource({ prefix, group: d.group, resource: d.plural });
+    },
+    onError: (err) => logger.warn(`crd controller: ${err instanceof Error ? err.message : String(err)}`),
+  });
+  const crdSynced: HealthCheck = {
+    name: 'poststarthook/crd-informer-synced',
+    check: () => (crdController.hasSynced ? Promise.resolve() : Promise.reject(new Error('not finished'))),
+  };
 
   const startedAt = Date.now();
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
@@ -225,6 +252,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const bootstrapCheck: HealthCheck = {
     name: 'poststarthook/start-system-namespaces-controller',
     check: () => (namespacesReady ? Promise.resolve() : Promise.reject(new Error('not finished'))),
+  };
+  // kube-apiserver's `informer-sync`: ready once the controllers' informers have made their first lists.
+  const informerSync: HealthCheck = {
+    name: 'informer-sync',
+    check: () => (options.controllers === false || controllers?.synced() === true ? Promise.resolve() : Promise.reject(new Error('informers not started or not synced'))),
   };
   const shutdownCheck: HealthCheck = {
     name: 'shutdown',
@@ -246,7 +278,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     health: {
       livez: [pingCheck, logHealth, etcdCheck, ...hooksForLivez],
       healthz: [pingCheck, logHealth, etcdCheck, ...hooksForLivez],
-      readyz: [pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, ...cacheChecks, shutdownCheck],
+      readyz: [pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, crdSynced, informerSync, ...cacheChecks, shutdownCheck],
     },
     requestTimeoutMs,
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
@@ -284,6 +316,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     }
   } catch (err) {
     await Promise.all(servers.map((server) => stopListening(server, 0).closed));
+    await crdController.stop();
     storageMetrics.stop();
     metrics.close();
     await compactor.stop();
@@ -339,6 +372,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await Promise.all(listeners.map((l) => l.closed));
       await bootstrap;
       await controllers?.stop();
+      await crdController.stop();
       storageMetrics.stop();
       metrics.close();
       await compactor.stop();

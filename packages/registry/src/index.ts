@@ -1,6 +1,6 @@
 // @kapi/registry — resource definitions, built-in schemas and the generic store.
 
-export type { Verb, VersionDefinition, FieldGetter, RequestContext, Strategy, ResourceDefinition, SubresourceDefinition } from './definition.js';
+export type { Verb, VersionDefinition, FieldGetter, RequestContext, Strategy, ResourceDefinition, SubresourceDefinition, ScaleDefinition } from './definition.js';
 export type {
   GetOptions,
   ListOptions,
@@ -25,7 +25,8 @@ export type {
   PatchOptions,
 } from './rest.js';
 
-export { builtinDefinitions, definitions, namespaces, configMaps, secrets, serviceAccounts, events, leases } from './builtins/index.js';
+export { builtinDefinitions, definitions, namespaces, configMaps, secrets, serviceAccounts, events, leases, eventsApi } from './builtins/index.js';
+export { storageApiVersionOf, storageVersionOf, versionConversion, type VersionConversion } from './store-conversion.js';
 export { metaDefinitions, OBJECT_META } from './schemas/meta.js';
 export { COMPONENTS } from './schemas/schema-builders.js';
 
@@ -35,4 +36,26 @@ export { withWatchListDefaults } from './store-watch.js';
 export { toStatusError } from './storage-errors.js';
 export { IMMORTAL_NAMESPACES } from './namespace-lifecycle.js';
 export { DEFAULT_PREFIX } from './keys.js';
-export { startControllers, startLeaderElection, namespaceController, microTime, type ControllerOptions, type RunningControllers, type LeaderElector, type LeaderElectionOptions } from './controllers/index.js';
+export {
+  startControllers,
+  startLeaderElection,
+  namespaceController,
+  garbageCollector,
+  microTime,
+  type ControllerOptions,
+  type RunningControllers,
+  type LeaderElector,
+  type LeaderElectionOptions,
+  type GarbageCollector,
+  type GarbageCollectorOptions,
+} from './controllers/index.js';
+export {
+  customResourceDefinitions,
+  startCrdController,
+  customResourceDefinition,
+  APIEXTENSIONS_GROUP,
+  CLEANUP_FINALIZER,
+  type CrdController,
+  type CrdControllerOptions,
+  type CustomResourceDefinition,
+} from './apiextensions/index.js';

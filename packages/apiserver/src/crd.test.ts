@@ -1,0 +1,318 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { CRD_PATH, createEstablished, widgetCrd } from './crd-testing.js';
+import { eventually, startTestServer, type TestServer } from './testing/fixture.js';
+
+const W = '/apis/example.com/v1/namespaces/default/widgets';
+const W_BETA = '/apis/example.com/v1beta1/namespaces/default/widgets';
+
+function widget(name: string, spec: Record<string, unknown> = {}, apiVersion = 'example.com/v1'): Record<string, unknown> {
+  return { apiVersion, kind: 'Widget', metadata: { name }, spec };
+}
+
+void describe('CustomResourceDefinitions', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({ controllers: false });
+    await createEstablished(t, widgetCrd());
+  });
+  after(async () => t.close());
+
+  void describe('validation of the CRD (kube texts)', () => {
+    const invalidWith = async (crd: Record<string, unknown>) => {
+      const res = await t.request('POST', CRD_PATH, { body: crd });
+      assert.equal(res.status, 422, res.text);
+      assert.equal(res.json['reason'], 'Invalid');
+      return String(res.json['message']);
+    };
+    const spec = (patch: Record<string, unknown>) => {
+      const crd = widgetCrd({ metadata: { name: 'gadgets.example.com' } });
+      const s = crd['spec'] as Record<string, unknown>;
+      Object.assign(s, { names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' } }, patch);
+      return crd;
+    };
+
+    void it('metadata.name must be <plural>.<group>', async () => {
+      const message = await invalidWith(widgetCrd({ metadata: { name: 'widget.example.com' } }));
+      assert.match(message, /metadata\.name: Invalid value: "widget\.example\.com": must be spec\.names\.plural\+"\."\+spec\.group/);
+    });
+    void it('exactly one storage version', async () => {
+      const crd = spec({});
+      const versions = (crd['spec'] as { versions: { storage: boolean }[] }).versions;
+      versions[1]!.storage = true;
+      assert.match(await invalidWith(crd), /spec\.versions: Invalid value: .*: must have exactly one version marked as storage version/);
+    });
+    void it('scope', async () => {
+      assert.match(await invalidWith(spec({ scope: 'Global' })), /spec\.scope: Unsupported value: "Global": supported values: "Cluster", "Namespaced"/);
+    });
+    void it('group with a dot', async () => {
+      const crd = spec({ group: 'example' });
+      (crd['metadata'] as Record<string, unknown>)['name'] = 'gadgets.example';
+      assert.match(await invalidWith(crd), /spec\.group: Invalid value: "example": should be a domain with at least one dot/);
+    });
+    void it('names: kind and listKind differ, DNS-1035 plural', async () => {
+      const message = await invalidWith(spec({ names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'Gadget' } }));
+      assert.match(message, /spec\.names\.listKind: Invalid value: "Gadget": kind and listKind may not be the same/);
+    });
+    void it('structural schema: type required at every level, no additionalProperties with properties, metadata restricted', async () => {
+      const schema = {
+        type: 'object',
+        properties: {
+          metadata: { type: 'object', properties: { labels: { type: 'object' } } },
+          spec: { properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' }, type: 'object' },
+          status: { 'x-kubernetes-preserve-unknown-fields': false, type: 'object' },
+          list: { type: 'array' },
+          untyped: { description: 'no type' },
+        },
+      };
+      const crd = spec({});
+      for (const v of (crd['spec'] as { versions: { schema: unknown }[] }).versions) v.schema = { openAPIV3Schema: schema };
+      const message = await invalidWith(crd);
+      for (const expected of [
+        'spec.versions[0].schema.openAPIV3Schema.properties[untyped].type: Required value: must not be empty for specified object fields',
+        'spec.versions[0].schema.openAPIV3Schema.properties[spec].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive',
+        'spec.versions[0].schema.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified',
+        'spec.versions[0].schema.openAPIV3Schema.properties[status].x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined',
+        'spec.versions[0].schema.openAPIV3Schema.properties[list].items: Required value: must be specified',
+      ]) {
+        assert.ok(message.includes(expected), `missing ${expected} in ${message}`);
+      }
+    });
+    void it('schema required for served versions, type at the root', async () => {
+      const crd = spec({});
+      const versions = (crd['spec'] as { versions: Record<string, unknown>[] }).versions;
+      delete versions[0]!['schema'];
+      versions[1]!['schema'] = { openAPIV3Schema: { properties: {} } };
+      const message = await invalidWith(crd);
+      assert.match(message, /spec\.versions\[0\]\.schema\.openAPIV3Schema: Required value: because otherwise all fields are pruned/);
+      assert.match(message, /spec\.versions\[1\]\.schema\.openAPIV3Schema\.type: Required value: must not be empty at the root/);
+    });
+    void it('printer columns, selectable fields, scale paths, deprecation warning', async () => {
+      const crd = spec({});
+      const v = (crd['spec'] as { versions: Record<string, unknown>[] }).versions[0]!;
+      v['additionalPrinterColumns'] = [{ name: 'X', type: 'text', jsonPath: 'spec.x' }];
+      v['selectableFields'] = [{ jsonPath: '.spec.tags' }, { jsonPath: '.metadata.name' }];
+      v['subresources'] = { scale: { specReplicasPath: '.status.replicas', statusReplicasPath: '.status.replicas' } };
+      v['deprecationWarning'] = 'not deprecated';
+      const message = await invalidWith(crd);
+      for (const expected of [
+        'spec.versions[0].additionalPrinterColumns[0].type: Invalid value: "text": must be one of boolean,date,integer,number,string',
+        'spec.versions[0].additionalPrinterColumns[0].jsonPath: Invalid value: "spec.x": must be a simple json path starting with .',
+        'spec.versions[0].selectableFields[0].jsonPath: Invalid value: ".spec.tags": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
+        'spec.versions[0].subresources.scale.specReplicasPath: Invalid value: ".status.replicas": should be a json path under .spec',
+        'spec.versions[0].deprecationWarning: Invalid value: "not deprecated": can only be set for deprecated versions',
+      ]) {
+        assert.ok(message.includes(expected), `missing ${expected} in ${message}`);
+      }
+    });
+  });
+
+  void describe('status and serving', () => {
+    void it('sets NamesAccepted, Established, acceptedNames, storedVersions and the cleanup finalizer', async () => {
+      const res = await t.request('GET', `${CRD_PATH}/widgets.example.com`);
+      assert.equal(res.status, 200);
+      const status = res.json['status'] as { conditions: { type: string; status: string; reason: string }[]; acceptedNames: Record<string, unknown>; storedVersions: string[] };
+      const byType = Object.fromEntries(status.conditions.map((c) => [c.type, c]));
+      assert.equal(byType['NamesAccepted']?.status, 'True');
+      assert.equal(byType['NamesAccepted']?.reason, 'NoConflicts');
+      assert.equal(byType['Established']?.status, 'True');
+      assert.equal(byType['Established']?.reason, 'InitialNamesAccepted');
+      assert.equal(status.acceptedNames['kind'], 'Widget');
+      assert.equal(status.acceptedNames['listKind'], 'WidgetList');
+      assert.deepEqual(status.storedVersions, ['v1']);
+      assert.deepEqual((res.json['metadata'] as Record<string, unknown>)['finalizers'], ['customresourcecleanup.apiextensions.k8s.io']);
+    });
+    void it('discovery lists the resource with short names, categories and subresources', async () => {
+      const res = await t.request('GET', '/apis/example.com/v1');
+      assert.equal(res.status, 200);
+      const resources = res.json['resources'] as { name: string; shortNames?: string[]; categories?: string[]; kind: string }[];
+      const main = resources.find((r) => r.name === 'widgets');
+      assert.deepEqual(main?.shortNames, ['wd']);
+      assert.deepEqual(main?.categories, ['all']);
+      assert.ok(resources.some((r) => r.name === 'widgets/status'));
+      assert.ok(resources.some((r) => r.name === 'widgets/scale'));
+    });
+    void it('OpenAPI v3 has the group-version with the schema tagged by GVK', async () => {
+      const index = await t.request('GET', '/openapi/v3');
+      assert.ok(Object.keys(index.json['paths'] as object).includes('apis/example.com/v1'));
+      const doc = await t.request('GET', '/openapi/v3/apis/example.com/v1');
+      const schemas = (doc.json['components'] as { schemas: Record<string, Record<string, unknown>> }).schemas;
+      const widgetSchema = schemas['com.example.v1.Widget'];
+      assert.ok(widgetSchema !== undefined, Object.keys(schemas).join(','));
+      assert.deepEqual(widgetSchema['x-kubernetes-group-version-kind'], [{ group: 'example.com', version: 'v1', kind: 'Widget' }]);
+      assert.ok(schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'] !== undefined);
+    });
+  });
+
+  void describe('custom resources', () => {
+    void it('create applies defaults, prunes unknown fields, keeps preserved ones, sets generation', async () => {
+      const res = await t.request('POST', `${W}?fieldValidation=Ignore`, {
+        body: widget('w1', { size: 3, unknown: 1, extra: { anything: { goes: true } }, template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} } }),
+      });
+      assert.equal(res.status, 201, res.text);
+      const spec = res.json['spec'] as Record<string, unknown>;
+      assert.equal(spec['color'], 'blue');
+      assert.equal(spec['unknown'], undefined);
+      assert.deepEqual(spec['extra'], { anything: { goes: true } });
+      assert.equal((res.json['metadata'] as Record<string, unknown>)['generation'], 1);
+    });
+    void it('strict field validation reports unknown fields', async () => {
+      const res = await t.request('POST', `${W}?fieldValidation=Strict`, { body: widget('w-strict', { nope: 1 }) });
+      assert.equal(res.status, 400, res.text);
+      assert.match(String(res.json['message']), /strict decoding error: unknown field "spec\.nope"/);
+    });
+    void it('schema validation: types, minimum, int-or-string, list-type set/map, embedded resource', async () => {
+      const res = await t.request('POST', W, {
+        body: widget('bad', { size: -1, color: 5, port: true, tags: ['a', 'a'], ports: [{ name: 'x', port: 1 }, { name: 'x', port: 2 }], template: { spec: {} } }),
+      });
+      assert.equal(res.status, 422, res.text);
+      const message = String(res.json['message']);
+      assert.match(message, /^Widget\.example\.com "bad" is invalid: /);
+      for (const expected of [
+        'spec.size: Invalid value: -1: spec.size in body should be greater than or equal to 0',
+        'spec.color: Invalid value: "integer": spec.color in body must be of type string: "integer"',
+        'spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"',
+        'spec.tags[1]: Duplicate value: "a"',
+        'spec.ports[1]: Duplicate value: {"name":"x"}',
+        'spec.template.kind: Required value: must not be empty',
+      ]) {
+        assert.ok(message.includes(expected), `missing ${expected} in ${message}`);
+      }
+      const ok = await t.request('POST', W, { body: widget('port-string', { port: 'http' }) });
+      assert.equal(ok.status, 201, ok.text);
+    });
+    void it('names are path segments only (dots and capitals are fine, slashes are not)', async () => {
+      assert.equal((await t.request('POST', W, { body: widget('Has.Dots_and_Caps') })).status, 201);
+      const res = await t.request('POST', W, { body: widget('a%b') });
+      assert.equal(res.status, 422);
+      assert.match(String(res.json['message']), /may not contain '%'/);
+    });
+    void it('reads in the other version (conversion None: only apiVersion changes)', async () => {
+      await t.request('POST', W_BETA, { body: widget('from-beta', { size: 7 }, 'example.com/v1beta1') });
+      const asV1 = await t.request('GET', `${W}/from-beta`);
+      assert.equal(asV1.status, 200);
+      assert.equal(asV1.json['apiVersion'], 'example.com/v1');
+      assert.equal((asV1.json['spec'] as Record<string, unknown>)['size'], 7);
+      const asBeta = await t.request('GET', `${W_BETA}/w1`);
+      assert.equal(asBeta.json['apiVersion'], 'example.com/v1beta1');
+    });
+    void it('update bumps generation only for spec changes; main resource ignores status', async () => {
+      const current = (await t.request('GET', `${W}/w1`)).json;
+      const changed = { ...current, spec: { ...(current['spec'] as object), size: 4 }, status: { phase: 'Ignored' } };
+      const res = await t.request('PUT', `${W}/w1`, { body: changed });
+      assert.equal(res.status, 200, res.text);
+      assert.equal((res.json['metadata'] as Record<string, unknown>)['generation'], 2);
+      assert.equal(res.json['status'], undefined);
+      const unconditional = { ...res.json, metadata: { ...(res.json['metadata'] as object), resourceVersion: undefined } };
+      const refused = await t.request('PUT', `${W}/w1`, { body: unconditional });
+      assert.equal(refused.status, 422, refused.text);
+    });
+    void it('status subresource updates status only, without a generation bump', async () => {
+      const current = (await t.request('GET', `${W}/w1`)).json;
+      const res = await t.request('PUT', `${W}/w1/status`, { body: { ...current, spec: { size: 99 }, status: { phase: 'Running', replicas: 2, selector: 'app=w' } } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal((res.json['status'] as Record<string, unknown>)['phase'], 'Running');
+      assert.equal((res.json['spec'] as Record<string, unknown>)['size'], 4);
+      assert.equal((res.json['metadata'] as Record<string, unknown>)['generation'], 2);
+    });
+    void it('scale subresource: GET, PUT and PATCH an autoscaling/v1 Scale', async () => {
+      const scale = await t.request('GET', `${W}/w1/scale`);
+      assert.equal(scale.status, 200, scale.text);
+      assert.equal(scale.json['kind'], 'Scale');
+      assert.equal(scale.json['apiVersion'], 'autoscaling/v1');
+      assert.deepEqual(scale.json['status'], { replicas: 2, selector: 'app=w' });
+      const put = await t.request('PUT', `${W}/w1/scale`, { body: { ...scale.json, spec: { replicas: 5 } } });
+      assert.equal(put.status, 200, put.text);
+      assert.deepEqual(put.json['spec'], { replicas: 5 });
+      const patched = await t.request('PATCH', `${W}/w1/scale`, { body: { spec: { replicas: 6 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+      assert.equal(patched.status, 200, patched.text);
+      const obj = (await t.request('GET', `${W}/w1`)).json;
+      assert.equal((obj['spec'] as Record<string, unknown>)['replicas'], 6);
+      assert.equal((obj['metadata'] as Record<string, unknown>)['generation'], 4);
+      const stale = await t.request('PUT', `${W}/w1/scale`, { body: { ...scale.json, spec: { replicas: 1 } } });
+      assert.equal(stale.status, 409, stale.text);
+      const negative = await t.request('PUT', `${W}/w1/scale`, { body: { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'w1' }, spec: { replicas: -1 } } });
+      assert.equal(negative.status, 422, negative.text);
+    });
+    void it('patch types: json patch, merge patch and apply work; strategic merge is 415', async () => {
+      const json = await t.request('PATCH', `${W}/w1`, { body: [{ op: 'replace', path: '/spec/color', value: 'red' }], headers: { 'content-type': 'application/json-patch+json' } });
+      assert.equal(json.status, 200, json.text);
+      const merge = await t.request('PATCH', `${W}/w1`, { body: { spec: { size: 8 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+      assert.equal(merge.status, 200, merge.text);
+      assert.equal((merge.json['spec'] as Record<string, unknown>)['color'], 'red');
+      const apply = await t.request('PATCH', `${W}/applied?fieldManager=test`, {
+        raw: 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: applied\nspec:\n  color: green\n',
+        headers: { 'content-type': 'application/apply-patch+yaml' },
+      });
+      assert.equal(apply.status, 201, apply.text);
+      const smp = await t.request('PATCH', `${W}/w1`, { body: { spec: { size: 1 } }, headers: { 'content-type': 'application/strategic-merge-patch+json' } });
+      assert.equal(smp.status, 415, smp.text);
+    });
+    void it('field selectors: metadata.name, metadata.namespace and selectable fields; others refused', async () => {
+      const byColor = await t.request('GET', `${W}?fieldSelector=spec.color%3Dgreen`);
+      assert.equal(byColor.status, 200, byColor.text);
+      assert.deepEqual((byColor.json['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name), ['applied']);
+      const byName = await t.request('GET', `${W}?fieldSelector=metadata.name%3Dw1,metadata.namespace%3Ddefault`);
+      assert.equal((byName.json['items'] as unknown[]).length, 1);
+      const refused = await t.request('GET', `${W}?fieldSelector=spec.size%3D1`);
+      assert.equal(refused.status, 400);
+      assert.equal(refused.json['message'], 'field label not supported: spec.size');
+    });
+    void it('Tables carry the printer columns', async () => {
+      const res = await t.request('GET', W, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+      assert.equal(res.status, 200, res.text);
+      const columns = (res.json['columnDefinitions'] as { name: string; type: string; priority: number }[]).map((c) => `${c.name}:${c.type}:${c.priority}`);
+      assert.deepEqual(columns, ['Name:string:0', 'Color:string:0', 'Size:integer:0', 'Phase:string:1', 'Age:date:0']);
+      const row = (res.json['rows'] as { cells: unknown[] }[]).find((r) => r.cells[0] === 'w1');
+      assert.deepEqual(row?.cells.slice(0, 4), ['w1', 'red', 8, 'Running']);
+      assert.match(String(row?.cells[4]), /^\d+s$/);
+    });
+    void it('watch sees custom resource events', async () => {
+      const list = await t.request('GET', W);
+      const rv = (list.json['metadata'] as Record<string, string>)['resourceVersion'];
+      const controller = new AbortController();
+      const res = await fetch(`${t.url}${W}?watch=1&resourceVersion=${rv}`, { signal: controller.signal });
+      const reader = res.body!.getReader();
+      await t.request('POST', W, { body: widget('watched') });
+      let text = '';
+      while (!text.includes('"watched"')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      controller.abort();
+      assert.match(text, /"type":"ADDED".*"name":"watched"/);
+    });
+  });
+
+  void describe('deletion', () => {
+    void it('a cluster-scoped CRD: deleting it deletes its objects, then the CRD; creates meanwhile are refused', async () => {
+      const crd = widgetCrd({ metadata: { name: 'gizmos.example.com' } });
+      const spec = crd['spec'] as Record<string, unknown>;
+      spec['scope'] = 'Cluster';
+      spec['names'] = { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' };
+      await createEstablished(t, crd);
+      const G = '/apis/example.com/v1/gizmos';
+      for (const name of ['a', 'b', 'c']) assert.equal((await t.request('POST', G, { body: { apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name } } })).status, 201);
+      // A finalizer of its own keeps one object (and so the CRD) until it is removed.
+      await t.request('PATCH', `${G}/a`, { body: { metadata: { finalizers: ['example.com/hold'] } }, headers: { 'content-type': 'application/merge-patch+json' } });
+      const del = await t.request('DELETE', `${CRD_PATH}/gizmos.example.com`);
+      assert.equal(del.status, 200, del.text);
+      await eventually('the Terminating condition', async () => {
+        const got = await t.request('GET', `${CRD_PATH}/gizmos.example.com`);
+        const conditions = ((got.json['status'] as Record<string, unknown>)?.['conditions'] ?? []) as { type: string; status: string }[];
+        return conditions.some((c) => c.type === 'Terminating' && c.status === 'True');
+      });
+      const refused = await t.request('POST', G, { body: { apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name: 'late' } } });
+      assert.equal(refused.status, 405, refused.text);
+      assert.equal(refused.json['message'], 'create not allowed while custom resource definition is terminating');
+      await eventually('b and c deleted', async () => ((await t.request('GET', G)).json['items'] as unknown[]).length === 1);
+      assert.equal((await t.request('GET', `${CRD_PATH}/gizmos.example.com`)).status, 200);
+      await t.request('PATCH', `${G}/a`, { body: { metadata: { finalizers: null } }, headers: { 'content-type': 'application/merge-patch+json' } });
+      await eventually('the CRD gone', async () => (await t.request('GET', `${CRD_PATH}/gizmos.example.com`)).status === 404);
+      await eventually('the resource no longer served', async () => (await t.request('GET', G)).status === 404);
+      const discovery = await t.request('GET', '/apis/example.com/v1');
+      assert.ok(!(discovery.json['resources'] as { name: string }[]).some((r) => r.name === 'gizmos'));
+    });
+  });
+});

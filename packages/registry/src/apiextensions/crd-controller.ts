@@ -1,0 +1,241 @@
+/**
+ * The CRD controller. It runs in every replica (not leader-elected): each one watches
+ * CustomResourceDefinitions (through the watch cache) and serves every established CRD's
+ * custom resources from its own registry, so all replicas converge on the same set.
+ *
+ * Per CRD it (1) converges the status (NamesAccepted, Established, acceptedNames,
+ * storedVersions) — any replica may write it; the write is conditional on the
+ * resourceVersion it read and a lost race is dropped, since the winner's event arrives
+ * next and already carries the same status; (2) registers the custom resource definition
+ * as soon as the names are accepted (re-registering when the spec changes), unregisters
+ * when the CRD is gone; (3) for a CRD being deleted: keeps serving reads and deletes but
+ * refuses creates, deletes every custom resource (all namespaces), then removes the
+ * `customresourcecleanup.apiextensions.k8s.io` finalizer so the CRD goes.
+ */
+import type { KubeObject } from '@kapi/machinery';
+import { isConflict, isNotFound } from '@kapi/machinery';
+import type { ResourceDefinition } from '../definition.js';
+import type { Registry } from '../registry.js';
+import type { RestResource } from '../rest.js';
+import { sleep } from '../controllers/leader-election.js';
+import { APIEXTENSIONS_GROUP, CLEANUP_FINALIZER, asCrd, isConditionTrue, type CustomResourceDefinition } from './crd-types.js';
+import { TERMINATING, desiredStatus, sameStatus } from './crd-status.js';
+import { customResourceDefinition } from './custom-resource.js';
+
+const CONTROLLER = { namespace: '', userAgent: 'kube-apiserver/v1.32.0 (apiextensions-controller)' };
+
+export interface CrdControllerOptions {
+  /** Called with each definition before it is registered (e.g. to add a watch cache for its storage prefix). */
+  readonly beforeRegister?: (definition: ResourceDefinition) => void;
+  /** Delay before re-listing after the watch ends or fails; default 500 ms. */
+  readonly relistDelayMs?: number;
+  /**
+   * How often a terminating CRD whose custom resources are not all gone yet (they have
+   * finalizers of their own) is tried again; default 1000 ms.
+   */
+  readonly cleanupRetryMs?: number;
+  readonly onError?: (err: unknown) => void;
+}
+
+export interface CrdController {
+  /** Resolves once the first list of CRDs has been reconciled (every established CRD is served). */
+  synced(): Promise<void>;
+  readonly hasSynced: boolean;
+  /** Stops watching; resolves once the loop has ended. Registered resources stay registered. */
+  stop(): Promise<void>;
+}
+
+interface Served {
+  readonly key: string;
+  readonly group: string;
+  readonly plural: string;
+  terminating: boolean;
+}
+
+function crdStore(registry: Registry): RestResource {
+  const store = registry.lookup(APIEXTENSIONS_GROUP, 'v1', 'customresourcedefinitions');
+  if (store === undefined) throw new Error('the registry does not serve customresourcedefinitions.apiextensions.k8s.io');
+  return store;
+}
+
+export function startCrdController(registry: Registry, options: CrdControllerOptions = {}): CrdController {
+  const store = crdStore(registry);
+  const statusUpdater = store.subresources?.get('status')?.updater;
+  if (store.lister === undefined || store.watcher === undefined || store.updater === undefined || statusUpdater === undefined) {
+    throw new Error('customresourcedefinitions must serve list, watch, update and status update');
+  }
+  const { lister, watcher, updater } = store;
+  const abort = new AbortController();
+  const known = new Map<string, CustomResourceDefinition>();
+  const served = new Map<string, Served>();
+  const cleaning = new Map<string, Promise<void>>();
+  let synced = false;
+  let markSynced: () => void = () => {};
+  const syncedPromise = new Promise<void>((resolve) => (markSynced = resolve));
+  const report = (err: unknown) => options.onError?.(err);
+
+  const serve = (crd: CustomResourceDefinition, terminating: boolean): void => {
+    const name = crd.metadata.name!;
+    const key = JSON.stringify([crd.spec, crd.status?.acceptedNames]);
+    const current = served.get(name);
+    if (current !== undefined && current.key === key) {
+      current.terminating = terminating;
+      return;
+    }
+    const entry: Served = { key, group: crd.spec!.group!, plural: crd.spec!.names!.plural!, terminating };
+    const definition = customResourceDefinition(crd, { terminating: () => entry.terminating });
+    options.beforeRegister?.(definition);
+    if (current !== undefined && (current.group !== entry.group || current.plural !== entry.plural)) registry.unregister(current.group, current.plural);
+    registry.register(definition);
+    served.set(name, entry);
+  };
+
+  const withdraw = (name: string): void => {
+    const current = served.get(name);
+    if (current === undefined) return;
+    served.delete(name);
+    registry.unregister(current.group, current.plural);
+  };
+
+  /** Writes `status` if it differs; false when the write lost a race (a newer event follows). */
+  const writeStatus = async (crd: CustomResourceDefinition, status: CustomResourceDefinition['status']): Promise<CustomResourceDefinition | undefined> => {
+    if (sameStatus(crd.status, status!)) return crd;
+    try {
+      const body = { ...crd, metadata: { ...crd.metadata }, status };
+      return asCrd(await statusUpdater.update(CONTROLLER, crd.metadata.name!, body, {}).then((r) => r.object));
+    } catch (err) {
+      if (isConflict(err) || isNotFound(err)) return undefined;
+      throw err;
+    }
+  };
+
+  const deleteInstances = async (crd: CustomResourceDefinition): Promise<boolean> => {
+    const resource = registry.lookup(crd.spec!.group!, crd.spec!.versions!.find((v) => v.storage)!.name!, crd.status?.acceptedNames?.plural ?? crd.spec!.names!.plural!)
+      ?? registry.resources.find((r) => r.definition.group === crd.spec!.group && r.definition.plural === crd.spec!.names!.plural);
+    if (resource?.lister === undefined || resource.deleter === undefined) return true;
+    const list = await resource.lister.list(CONTROLLER, {});
+    await Promise.all(
+      list.items.map(async (item) => {
+        try {
+          await resource.deleter!.delete({ namespace: item.metadata.namespace ?? '', userAgent: CONTROLLER.userAgent }, item.metadata.name!, {});
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+        }
+      }),
+    );
+    const left = await resource.lister.list(CONTROLLER, {});
+    // Objects with finalizers of their own stay until those are removed; try again on the next event/resync.
+    return left.items.length === 0;
+  };
+
+  const finalize = async (crd: CustomResourceDefinition): Promise<void> => {
+    const name = crd.metadata.name!;
+    serve(crd, true);
+    const marked = await writeStatus(crd, desiredStatus(crd, [...known.values()], TERMINATING.inProgress));
+    if (marked === undefined) return;
+    if (!(await deleteInstances(marked))) return;
+    const completed = await writeStatus(marked, desiredStatus(marked, [...known.values()], TERMINATING.completed));
+    if (completed === undefined) return;
+    const finalizers = (completed.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
+    try {
+      await updater.update(CONTROLLER, name, { ...completed, metadata: { ...completed.metadata, finalizers } }, {});
+    } catch (err) {
+      if (!isConflict(err) && !isNotFound(err)) throw err;
+    }
+  };
+
+  const reconcile = async (obj: KubeObject): Promise<void> => {
+    const crd = asCrd(obj);
+    const name = crd.metadata.name!;
+    known.set(name, crd);
+    if (crd.metadata.deletionTimestamp !== undefined) {
+      if (!(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) {
+        if (served.has(name)) served.get(name)!.terminating = true;
+        return;
+      }
+      if (cleaning.has(name)) return;
+      const run = finalize(crd)
+        .catch(report)
+        .finally(() => cleaning.delete(name));
+      cleaning.set(name, run);
+      return;
+    }
+    const status = desiredStatus(crd, [...known.values()]);
+    const written = await writeStatus(crd, status);
+    const view = written ?? { ...crd, status };
+    if (isConditionTrue(view, 'Established')) serve(view, false);
+  };
+
+  const forget = (obj: KubeObject): void => {
+    const name = obj.metadata.name!;
+    known.delete(name);
+    withdraw(name);
+  };
+
+  // Custom resources held by their own finalizers produce no CRD event when they go: retry.
+  const retry = setInterval(() => {
+    for (const crd of known.values()) {
+      if (crd.metadata.deletionTimestamp !== undefined && !cleaning.has(crd.metadata.name!)) reconcile(crd).catch(report);
+    }
+  }, options.cleanupRetryMs ?? 1000);
+  retry.unref();
+
+  const loop = (async () => {
+    while (!abort.signal.aborted) {
+      try {
+        const list = await lister.list(CONTROLLER, {});
+        const present = new Set(list.items.map((i) => i.metadata.name!));
+        for (const name of [...known.keys()]) if (!present.has(name)) forget({ metadata: { name } } as KubeObject);
+        for (const item of list.items) known.set(item.metadata.name!, asCrd(item));
+        for (const item of list.items) {
+          try {
+            await reconcile(item);
+          } catch (err) {
+            report(err);
+          }
+        }
+        if (!synced) {
+          synced = true;
+          markSynced();
+        }
+        const watch = await watcher.watch(CONTROLLER, {
+          resourceVersion: list.metadata.resourceVersion ?? '0',
+          allowWatchBookmarks: true,
+          signal: abort.signal,
+        });
+        try {
+          for await (const event of watch) {
+            if (event.type === 'ERROR') break;
+            if (event.type === 'BOOKMARK') continue;
+            const object = event.object as KubeObject;
+            try {
+              if (event.type === 'DELETED') forget(object);
+              else await reconcile(object);
+            } catch (err) {
+              report(err);
+            }
+          }
+        } finally {
+          watch.stop();
+        }
+      } catch (err) {
+        if (!abort.signal.aborted) report(err);
+      }
+      await sleep(options.relistDelayMs ?? 500, abort.signal);
+    }
+  })();
+
+  return {
+    synced: () => syncedPromise,
+    get hasSynced() {
+      return synced;
+    },
+    async stop() {
+      abort.abort();
+      clearInterval(retry);
+      markSynced();
+      await loop;
+      await Promise.allSettled([...cleaning.values()]);
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The `customresourcedefinitions` resource (apiextensions.k8s.io/v1, cluster-scoped, with a
+ * `status` subresource). Its strategy applies kube's v1 defaults (listKind, singular,
+ * conversion None), adds the cleanup finalizer on create (the CRD controller removes it
+ * once every custom resource is gone) and validates as crd-validation.ts describes.
+ */
+import type { KubeObject } from '@kapi/machinery';
+import { isPlainObject } from '@kapi/machinery';
+import type { ResourceDefinition } from '../definition.js';
+import { dropNulls } from '../drop-nulls.js';
+import { ALL_VERBS } from '../builtins/builtin-strategy.js';
+import { APIEXTENSIONS_GROUP, CLEANUP_FINALIZER, type CustomResourceDefinition } from './crd-types.js';
+import { crdSchema } from './crd-schema.js';
+import { validateCrd, validateCrdUpdate, validateNames, validateStoredVersions } from './crd-validation.js';
+
+/** kube's v1 defaults: listKind = <kind>List, singular = lowercased kind, conversion strategy None. */
+export function defaultCrd(obj: KubeObject): void {
+  const crd = obj as CustomResourceDefinition;
+  const spec = crd.spec;
+  if (!isPlainObject(spec)) return;
+  const names = spec.names;
+  if (isPlainObject(names) && typeof names.kind === 'string' && names.kind !== '') {
+    if (names.listKind === undefined || names.listKind === '') names.listKind = `${names.kind}List`;
+    if (names.singular === undefined || names.singular === '') names.singular = names.kind.toLowerCase();
+  }
+  if (spec.conversion === undefined) spec.conversion = { strategy: 'None' };
+  for (const version of Array.isArray(spec.versions) ? spec.versions : []) {
+    if (!isPlainObject(version)) continue;
+    for (const col of Array.isArray(version.additionalPrinterColumns) ? version.additionalPrinterColumns : []) {
+      if (isPlainObject(col) && col.priority === undefined) col.priority = 0;
+    }
+  }
+}
+
+function addCleanupFinalizer(obj: KubeObject): void {
+  const finalizers = obj.metadata.finalizers ?? [];
+  if (!finalizers.includes(CLEANUP_FINALIZER)) obj.metadata.finalizers = [...finalizers, CLEANUP_FINALIZER];
+}
+
+export const customResourceDefinitions: ResourceDefinition = {
+  group: APIEXTENSIONS_GROUP,
+  kind: 'CustomResourceDefinition',
+  listKind: 'CustomResourceDefinitionList',
+  plural: 'customresourcedefinitions',
+  singular: 'customresourcedefinition',
+  shortNames: ['crd', 'crds'],
+  categories: ['api-extensions'],
+  namespaced: false,
+  versions: [{ name: 'v1', served: true, storage: true, schema: crdSchema }],
+  verbs: [...ALL_VERBS],
+  hasStatus: true,
+  subresources: [{ name: 'status', verbs: ['get', 'update', 'patch'] }],
+  managesGeneration: true,
+  allowUnconditionalUpdate: true,
+  strategy: {
+    decode(obj) {
+      dropNulls(obj);
+      defaultCrd(obj);
+    },
+    prepareForCreate: addCleanupFinalizer,
+    validate: validateCrd,
+    validateUpdate: validateCrdUpdate,
+    validateSubresourceUpdate(_subresource, obj) {
+      const crd = obj as CustomResourceDefinition;
+      return [...validateNames(crd.status?.acceptedNames ?? {}, 'status.acceptedNames'), ...validateStoredVersions(crd)];
+    },
+  },
+};

@@ -1,0 +1,140 @@
+/**
+ * The structural schema of apiextensions.k8s.io/v1 CustomResourceDefinition (field names and
+ * list semantics from upstream's v1 types; descriptions are ours). openAPIV3Schema is kept
+ * whole (it is itself a schema, validated by structural-schema.ts).
+ */
+import type { JSONSchemaProps } from '@kapi/machinery';
+import { COMPONENTS } from '../schemas/schema-builders.js';
+import { META_V1 } from '../schemas/schema-builders.js';
+
+const s = (description: string): JSONSchemaProps => ({ type: 'string', description });
+const b = (description: string): JSONSchemaProps => ({ type: 'boolean', description });
+const strings = (description: string): JSONSchemaProps => ({ type: 'array', description, items: { type: 'string' }, 'x-kubernetes-list-type': 'atomic' });
+
+const names: JSONSchemaProps = {
+  type: 'object',
+  description: 'The names a custom resource is served under.',
+  required: ['plural', 'kind'],
+  properties: {
+    plural: s('The plural name, used in URLs: /apis/<group>/<version>/<plural>. Lowercase.'),
+    singular: s('The singular name, an alias on the CLI; defaults to the lowercased kind.'),
+    kind: s('The serialized kind, CamelCase.'),
+    listKind: s('The serialized kind of lists; defaults to <kind>List.'),
+    shortNames: strings('Short names on the CLI (kubectl get <shortname>).'),
+    categories: strings('Groups of resources the custom resource belongs to (kubectl get all).'),
+  },
+};
+
+const column: JSONSchemaProps = {
+  type: 'object',
+  required: ['name', 'type', 'jsonPath'],
+  properties: {
+    name: s('A human readable column name.'),
+    type: s('OpenAPI type of the column: integer, number, string, boolean or date.'),
+    format: s('Optional OpenAPI format of the column.'),
+    description: s('A human readable description of the column.'),
+    priority: { type: 'integer', format: 'int32', description: '0 = shown by default; higher = only with -o wide.' },
+    jsonPath: s('A simple JSON path evaluated against each custom resource to produce the cell.'),
+  },
+};
+
+const version: JSONSchemaProps = {
+  type: 'object',
+  required: ['name', 'served', 'storage'],
+  properties: {
+    name: s('The version name, e.g. v1, v2beta1; served at /apis/<group>/<version>/...'),
+    served: b('Whether this version is served by REST APIs.'),
+    storage: b('Whether this version is used when persisting custom resources; exactly one version has it.'),
+    deprecated: b('Whether this version is deprecated; requests to it get a warning header.'),
+    deprecationWarning: s('Overrides the default warning returned to API clients (only for deprecated versions).'),
+    schema: {
+      type: 'object',
+      description: 'The schema used for validation, pruning and defaulting of this version.',
+      properties: {
+        openAPIV3Schema: { type: 'object', description: 'The OpenAPI v3 schema of the custom resource.', 'x-kubernetes-preserve-unknown-fields': true },
+      },
+    },
+    subresources: {
+      type: 'object',
+      description: 'The subresources of this version: status and scale.',
+      properties: {
+        status: { type: 'object', description: 'Enables the /status subresource.', 'x-kubernetes-preserve-unknown-fields': true },
+        scale: {
+          type: 'object',
+          description: 'Enables the /scale subresource.',
+          required: ['specReplicasPath', 'statusReplicasPath'],
+          properties: {
+            specReplicasPath: s('JSON path inside .spec to the desired replicas.'),
+            statusReplicasPath: s('JSON path inside .status to the observed replicas.'),
+            labelSelectorPath: s('JSON path inside .spec or .status to the serialized label selector.'),
+          },
+        },
+      },
+    },
+    additionalPrinterColumns: { type: 'array', description: 'Extra columns in server-side tables.', items: column, 'x-kubernetes-list-type': 'atomic' },
+    selectableFields: {
+      type: 'array',
+      description: 'Field paths usable as field selectors (at most 8).',
+      items: { type: 'object', required: ['jsonPath'], properties: { jsonPath: s('A simple JSON path to a string, integer or boolean field.') } },
+      'x-kubernetes-list-type': 'atomic',
+    },
+  },
+};
+
+const condition: JSONSchemaProps = {
+  type: 'object',
+  required: ['type', 'status'],
+  properties: {
+    type: s('The type of the condition: Established, NamesAccepted, Terminating.'),
+    status: s('True, False or Unknown.'),
+    lastTransitionTime: { type: 'string', format: 'date-time', description: 'When the condition last changed status.' },
+    reason: s('A machine-readable reason for the last transition.'),
+    message: s('A human-readable message about the last transition.'),
+  },
+};
+
+export const crdSpecSchema: JSONSchemaProps = {
+  type: 'object',
+  description: 'How the custom resource is named, scoped, versioned and validated.',
+  required: ['group', 'names', 'scope', 'versions'],
+  properties: {
+    group: s('The API group of the custom resources: /apis/<group>/<version>.'),
+    names: names,
+    scope: s('Cluster or Namespaced.'),
+    versions: { type: 'array', description: 'The served versions; exactly one is the storage version.', items: version, 'x-kubernetes-list-type': 'atomic' },
+    conversion: {
+      type: 'object',
+      description: 'How custom resources convert between versions; only None (apiVersion changes only).',
+      required: ['strategy'],
+      properties: {
+        strategy: s('None or Webhook.'),
+        webhook: { type: 'object', description: 'Webhook conversion (not supported).', 'x-kubernetes-preserve-unknown-fields': true },
+      },
+    },
+    preserveUnknownFields: b('Deprecated: must be false (use x-kubernetes-preserve-unknown-fields in the schema).'),
+  },
+};
+
+export const crdStatusSchema: JSONSchemaProps = {
+  type: 'object',
+  description: 'The observed state of the definition.',
+  properties: {
+    conditions: { type: 'array', items: condition, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
+    acceptedNames: { ...names, required: [] },
+    storedVersions: strings('Every version custom resources were ever persisted in.'),
+  },
+};
+
+export const crdSchema: JSONSchemaProps = {
+  type: 'object',
+  description: 'CustomResourceDefinition represents a resource that should be exposed on the API server. Its name must be in the format <.spec.name>.<.spec.group>.',
+  required: ['spec'],
+  properties: {
+    apiVersion: s('The versioned schema of this representation of an object.'),
+    kind: s('The REST resource type this object represents.'),
+    metadata: { $ref: `${COMPONENTS}${META_V1}ObjectMeta` },
+    spec: crdSpecSchema,
+    status: crdStatusSchema,
+  },
+  'x-kubernetes-group-version-kind': [{ group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition', version: 'v1' }],
+};

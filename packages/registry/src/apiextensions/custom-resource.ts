@@ -1,0 +1,210 @@
+/**
+ * A CustomResourceDefinition becomes a `ResourceDefinition` (DESIGN §2): the same generic
+ * store serves custom resources, with kube's custom-resource behaviour expressed as data —
+ * names, scope, served/storage/deprecated versions, the version schemas wrapped with
+ * apiVersion/kind/ObjectMeta, storage under `<group>/<plural>`, status and scale
+ * subresources, printer columns from JSONPaths, selectable fields, no strategic merge
+ * patch, path-segment names, generation managed — plus a strategy for what the schema
+ * validator does not check (list-type set/map uniqueness, metadata name restrictions) and
+ * the refusal of creates while the CRD terminates.
+ */
+import type { FieldError, JSONSchemaProps, KubeObject, PrinterColumn } from '@kapi/machinery';
+import { StatusError, column, fieldDuplicate, isPlainObject, nameColumn, timestampSince, validateAgainstSchema } from '@kapi/machinery';
+import type { FieldGetter, ResourceDefinition, SubresourceDefinition, VersionDefinition } from '../definition.js';
+import { COMPONENTS, META_V1 } from '../schemas/schema-builders.js';
+import type { CrdColumn, CrdVersion, CustomResourceDefinition } from './crd-types.js';
+import { compileJsonPath, evaluateJsonPath } from './jsonpath.js';
+
+const CREATION_DESCRIPTION = 'CreationTimestamp is a timestamp representing the server time when this object was created.';
+
+/** The version's schema as the store needs it: apiVersion, kind and ObjectMeta at the root, tagged with its GVK. */
+export function wrapSchema(schema: JSONSchemaProps | undefined, gvk: { group: string; version: string; kind: string }): JSONSchemaProps {
+  const user: JSONSchemaProps = schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const { apiVersion: _a, kind: _k, metadata: _m, ...properties } = user.properties ?? {};
+  return {
+    ...user,
+    type: 'object',
+    properties: {
+      apiVersion: { type: 'string', description: user.properties?.['apiVersion']?.description ?? 'APIVersion defines the versioned schema of this representation of an object.' },
+      kind: { type: 'string', description: user.properties?.['kind']?.description ?? 'Kind is a string value representing the REST resource this object represents.' },
+      metadata: { $ref: `${COMPONENTS}${META_V1}ObjectMeta` },
+      ...properties,
+    },
+    'x-kubernetes-group-version-kind': [gvk],
+  };
+}
+
+/** The cell of a printer column (kube's CRD table convertor): strings as printed, other types as JSON values, dates as ages. */
+function columnCell(col: CrdColumn): PrinterColumn['cell'] {
+  const path = compileJsonPath(col.jsonPath ?? '.');
+  return (obj, now) => {
+    const value = evaluateJsonPath(path, obj)[0];
+    if (value === undefined) return null;
+    switch (col.type) {
+      case 'string':
+        return typeof value === 'string' ? value : JSON.stringify(value);
+      case 'integer':
+        return typeof value === 'number' ? Math.trunc(value) : null;
+      case 'number':
+        return typeof value === 'number' ? value : null;
+      case 'boolean':
+        return typeof value === 'boolean' ? value : null;
+      case 'date':
+        return typeof value === 'string' ? timestampSince(value, now) : null;
+      default:
+        return value;
+    }
+  };
+}
+
+/** Name, then the version's additionalPrinterColumns (kube's default: Age from creationTimestamp). */
+export function printerColumnsFor(version: CrdVersion | undefined): PrinterColumn[] {
+  const cols: CrdColumn[] = version?.additionalPrinterColumns?.length
+    ? version.additionalPrinterColumns
+    : [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: CREATION_DESCRIPTION }];
+  return [
+    nameColumn,
+    ...cols.map((col) =>
+      column(col.name ?? '', col.type ?? 'string', col.description ?? '', columnCell(col), { format: col.format ?? '', priority: col.priority ?? 0 }),
+    ),
+  ];
+}
+
+function selectableFieldsFor(version: CrdVersion | undefined): Record<string, FieldGetter> | undefined {
+  const fields = version?.selectableFields ?? [];
+  if (fields.length === 0) return {};
+  const out: Record<string, FieldGetter> = {};
+  for (const f of fields) {
+    const path = compileJsonPath(f.jsonPath ?? '.');
+    out[(f.jsonPath ?? '').replace(/^\./, '')] = (obj) => {
+      const value = evaluateJsonPath(path, obj)[0];
+      if (value === undefined || value === null) return undefined;
+      return typeof value === 'string' ? value : String(value);
+    };
+  }
+  return out;
+}
+
+/** kube's default warning for a deprecated CRD version. */
+export function defaultDeprecationWarning(group: string, version: string, kind: string): string {
+  return `${group}/${version} ${kind} is deprecated`;
+}
+
+/** Duplicates in list-type set/map arrays (the schema validator does not know these extensions). */
+function listUniqueness(value: unknown, schema: JSONSchemaProps | undefined, path: string, errs: FieldError[]): void {
+  if (schema === undefined || value === null || value === undefined) return;
+  if (Array.isArray(value)) {
+    const listType = schema['x-kubernetes-list-type'];
+    if (listType === 'set' || listType === 'map') {
+      const keys = schema['x-kubernetes-list-map-keys'] ?? [];
+      const seen = new Set<string>();
+      value.forEach((item, i) => {
+        const identity = listType === 'set' ? item : isPlainObject(item) ? Object.fromEntries(keys.map((k) => [k, item[k]])) : item;
+        const text = JSON.stringify(identity);
+        if (seen.has(text)) errs.push(fieldDuplicate(`${path}[${i}]`, identity));
+        seen.add(text);
+      });
+    }
+    value.forEach((item, i) => listUniqueness(item, schema.items, `${path}[${i}]`, errs));
+  } else if (isPlainObject(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      const child = schema.properties?.[k] ?? (isPlainObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
+      listUniqueness(v, child, path === '' ? k : `${path}.${k}`, errs);
+    }
+  }
+}
+
+/** The user's restrictions on metadata.name/generateName (the only metadata a CRD schema may restrict). */
+function metadataRestrictions(obj: KubeObject, schema: JSONSchemaProps | undefined): FieldError[] {
+  const meta = schema?.properties?.['metadata'];
+  if (meta?.properties === undefined) return [];
+  const errs: FieldError[] = [];
+  for (const field of ['name', 'generateName'] as const) {
+    const s = meta.properties[field];
+    const value = obj.metadata[field];
+    if (s !== undefined && value !== undefined) errs.push(...validateAgainstSchema(value, s, `metadata.${field}`));
+  }
+  return errs;
+}
+
+export interface CustomResourceOptions {
+  /** True while the CRD is terminating: creates answer kube's 405. */
+  readonly terminating: () => boolean;
+}
+
+function terminatingError(group: string, plural: string): StatusError {
+  return new StatusError({
+    code: 405,
+    reason: 'MethodNotAllowed',
+    message: 'create not allowed while custom resource definition is terminating',
+    details: { group, kind: plural },
+  });
+}
+
+/** The ResourceDefinition serving the custom resources of `crd` (validated and established). */
+export function customResourceDefinition(crd: CustomResourceDefinition, options: CustomResourceOptions): ResourceDefinition {
+  const spec = crd.spec!;
+  const group = spec.group!;
+  const names = crd.status?.acceptedNames?.kind ? { ...spec.names, ...crd.status.acceptedNames } : spec.names!;
+  const kind = names.kind!;
+  const plural = names.plural!;
+  const crdVersions = spec.versions ?? [];
+  const storage = crdVersions.find((v) => v.storage === true);
+  const versions: VersionDefinition[] = crdVersions.map((v) => ({
+    name: v.name!,
+    served: v.served === true,
+    storage: v.storage === true,
+    schema: wrapSchema(v.schema?.openAPIV3Schema, { group, version: v.name!, kind }),
+    ...(v.deprecated === true ? { deprecated: { warning: v.deprecationWarning ?? defaultDeprecationWarning(group, v.name!, kind) } } : {}),
+  }));
+  const subresources: SubresourceDefinition[] = [];
+  const sub = storage?.subresources;
+  if (sub?.status !== undefined) subresources.push({ name: 'status', verbs: ['get', 'update', 'patch'] });
+  if (sub?.scale !== undefined) {
+    subresources.push({
+      name: 'scale',
+      verbs: ['get', 'update', 'patch'],
+      scale: {
+        specReplicasPath: sub.scale.specReplicasPath ?? '',
+        statusReplicasPath: sub.scale.statusReplicasPath ?? '',
+        ...(sub.scale.labelSelectorPath ? { labelSelectorPath: sub.scale.labelSelectorPath } : {}),
+      },
+    });
+  }
+  const schemaByVersion = new Map(crdVersions.map((v) => [v.name, v.schema?.openAPIV3Schema]));
+  return {
+    group,
+    kind,
+    listKind: names.listKind ?? `${kind}List`,
+    plural,
+    singular: names.singular ?? kind.toLowerCase(),
+    ...(names.shortNames?.length ? { shortNames: [...names.shortNames] } : {}),
+    ...(names.categories?.length ? { categories: [...names.categories] } : {}),
+    namespaced: spec.scope === 'Namespaced',
+    versions,
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+    storagePrefix: `${group}/${plural}`,
+    hasStatus: sub?.status !== undefined,
+    subresources,
+    strategicMergePatch: false,
+    nameValidation: 'PathSegmentName',
+    managesGeneration: true,
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: false,
+    printerColumns: printerColumnsFor(storage),
+    selectableFields: selectableFieldsFor(storage) ?? {},
+    strategy: {
+      prepareForCreate() {
+        if (options.terminating()) throw terminatingError(group, plural);
+      },
+      validate(obj: KubeObject, version?: string) {
+        const fromObject = typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : undefined;
+        const schema = schemaByVersion.get(version ?? fromObject) ?? storage?.schema?.openAPIV3Schema;
+        const errs: FieldError[] = [];
+        listUniqueness(obj, schema, '', errs);
+        errs.push(...metadataRestrictions(obj, schema));
+        return errs;
+      },
+    },
+  };
+}

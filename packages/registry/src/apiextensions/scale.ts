@@ -1,0 +1,128 @@
+/**
+ * The `scale` subresource of custom resources: an autoscaling/v1 Scale view of the object
+ * (spec.replicas from `specReplicasPath`, status.replicas from `statusReplicasPath`,
+ * status.selector from `labelSelectorPath`). GET reads the object; PUT and PATCH (JSON patch,
+ * merge patch, apply) change only the spec replicas through the main resource's update,
+ * which bumps `metadata.generation`. A resourceVersion in the Scale is a precondition
+ * (409); without one a lost race is retried. Throws StatusErrors only.
+ */
+import type { GroupResource, KubeObject } from '@kapi/machinery';
+import {
+
+  applyJsonPatch,
+  applyMergePatch,
+  badRequest,
+  decodeJsonPatch,
+  fieldInvalid,
+  invalid,
+  isConflict,
+  isPlainObject,
+  unsupportedMediaType,
+} from '@kapi/machinery';
+import type { RequestContext, ScaleDefinition } from '../definition.js';
+import type { Getter, Patch, RestSubresource, Updater, WriteOptions } from '../rest.js';
+import { compileJsonPath, dottedFields, evaluateJsonPath } from './jsonpath.js';
+
+const SCALE_API_VERSION = 'autoscaling/v1';
+const RETRIES = 5;
+
+function integerAt(obj: KubeObject, path: string): number {
+  const value = evaluateJsonPath(compileJsonPath(path), obj)[0];
+  return typeof value === 'number' && Number.isInteger(value) ? value : 0;
+}
+
+/** The Scale of `obj`. */
+export function toScale(obj: KubeObject, scale: ScaleDefinition): KubeObject {
+  const meta = obj.metadata;
+  const status: Record<string, unknown> = { replicas: integerAt(obj, scale.statusReplicasPath) };
+  if (scale.labelSelectorPath !== undefined) {
+    const selector = evaluateJsonPath(compileJsonPath(scale.labelSelectorPath), obj)[0];
+    if (typeof selector === 'string' && selector !== '') status['selector'] = selector;
+  }
+  return {
+    kind: 'Scale',
+    apiVersion: SCALE_API_VERSION,
+    metadata: {
+      name: meta.name,
+      ...(meta.namespace !== undefined ? { namespace: meta.namespace } : {}),
+      uid: meta.uid,
+      resourceVersion: meta.resourceVersion,
+      creationTimestamp: meta.creationTimestamp,
+    },
+    spec: { replicas: integerAt(obj, scale.specReplicasPath) },
+    status,
+  };
+}
+
+function setAt(obj: Record<string, unknown>, fields: readonly string[], value: unknown): void {
+  let cur = obj;
+  for (const f of fields.slice(0, -1)) {
+    if (!isPlainObject(cur[f])) cur[f] = {};
+    cur = cur[f] as Record<string, unknown>;
+  }
+  cur[fields[fields.length - 1]!] = value;
+}
+
+/** The replicas of a Scale body: 400 for a body that is not a Scale, 422 for a bad value. */
+function replicasOf(body: unknown, name: string): { replicas: number; resourceVersion?: string } {
+  if (!isPlainObject(body)) throw badRequest('the body of the request was in an unknown format');
+  const kind = body['kind'];
+  if (kind !== undefined && kind !== 'Scale') throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (Scale)`);
+  const spec = isPlainObject(body['spec']) ? body['spec'] : {};
+  const replicas = spec['replicas'] ?? 0;
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
+    throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, [fieldInvalid('spec.replicas', replicas, 'must be an integer')]);
+  }
+  if (replicas < 0) throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, [fieldInvalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
+  const meta = isPlainObject(body['metadata']) ? body['metadata'] : {};
+  const rv = meta['resourceVersion'];
+  return { replicas, ...(typeof rv === 'string' && rv !== '' ? { resourceVersion: rv } : {}) };
+}
+
+export interface ScaleTarget {
+  readonly getter: Getter;
+  readonly updater: Updater;
+  readonly resource: GroupResource;
+}
+
+/** The roles of `<resource>/<name>/scale` over the main resource's getter and updater. */
+export function scaleSubresource(scale: ScaleDefinition, target: ScaleTarget): RestSubresource {
+  const specFields = dottedFields(scale.specReplicasPath) ?? ['spec', 'replicas'];
+
+  /** Reads the object, lets `change` compute the new Scale from the current one, writes the replicas. */
+  const write = async (req: RequestContext, name: string, options: WriteOptions, change: (current: KubeObject) => unknown) => {
+    for (let attempt = 1; ; attempt++) {
+      const obj = structuredClone(await target.getter.get(req, name, {}));
+      const wanted = replicasOf(change(toScale(obj, scale)), name);
+      setAt(obj, specFields, wanted.replicas);
+      obj.metadata.resourceVersion = wanted.resourceVersion ?? obj.metadata.resourceVersion;
+      try {
+        const { object } = await target.updater.update(req, name, obj, options);
+        return { object: toScale(object, scale), created: false };
+      } catch (err) {
+        if (!isConflict(err) || wanted.resourceVersion !== undefined || attempt >= RETRIES) throw err;
+      }
+    }
+  };
+
+  return {
+    name: 'scale',
+    getter: { get: async (req, name, options) => toScale(await target.getter.get(req, name, options), scale) },
+    updater: { update: (req, name, body, options) => write(req, name, options, () => body) },
+    patcher: {
+      patch: (req, name, patch: Patch, options) =>
+        write(req, name, options, (current) => {
+          switch (patch.type) {
+            case 'application/json-patch+json':
+              return applyJsonPatch(current, decodeJsonPatch(patch.body));
+            case 'application/merge-patch+json':
+            case 'application/apply-patch+yaml':
+              return applyMergePatch(current, patch.body);
+            default:
+              throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
+          }
+        }),
+    },
+  };
+}
+
