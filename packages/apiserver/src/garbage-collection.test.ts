@@ -4,7 +4,7 @@ import { startTestServer, type TestServer, eventually } from './testing/fixture.
 
 type Obj = Record<string, unknown> & { metadata: Record<string, unknown> };
 
-const FAST = { controllers: { leaderElection: { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 }, namespaceResyncMs: 100, garbageCollectorResyncMs: 100 } };
+const FAST = { controllers: { leaderElection: { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 }, namespaceResyncMs: 100 } };
 const CM = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 
 

@@ -1,66 +1,74 @@
 /**
- * The controllers kapi runs itself (kube-controller-manager's part of the lifecycle): they
- * run in every replica but act only in the one holding the leader Lease.
+ * The controllers kapi runs itself (kube-controller-manager's part of the lifecycle): their
+ * informers and the garbage collector's graph run in every replica (so a new leader starts
+ * with them warm), but they act only in the one holding the leader Lease, for as long as
+ * its term lasts.
  */
 import type { Registry } from '../registry.js';
-import { sleep, startLeaderElection, type LeaderElectionOptions, type LeaderElector } from './leader-election.js';
-import { garbageCollector } from './garbage-collector.js';
-import { namespaceController } from './namespace-controller.js';
+import { startLeaderElection, type LeaderElectionOptions, type LeaderElector } from './leader-election.js';
+import { garbageCollector, type GarbageCollector, type GarbageCollectorOptions } from './garbage-collector.js';
+import { namespaceController, type NamespaceController } from './namespace-controller.js';
 
 export { startLeaderElection, microTime, type LeaderElectionOptions, type LeaderElector } from './leader-election.js';
-export { namespaceController, type NamespaceController } from './namespace-controller.js';
-export { garbageCollector, type GarbageCollector } from './garbage-collector.js';
+export { namespaceController, type NamespaceController, type NamespaceControllerOptions } from './namespace-controller.js';
+export { garbageCollector, type GarbageCollector, type GarbageCollectorOptions } from './garbage-collector.js';
 
 export interface ControllerOptions {
-  readonly leaderElection?: LeaderElectionOptions;
-  /** How often the namespace controller looks for terminating namespaces; default 1000 ms. */
+  /** false: no leader election, this replica always acts (kube's --leader-elect=false). */
+  readonly leaderElection?: LeaderElectionOptions | false;
+  /** When a terminating namespace with content left is looked at again; default 1000 ms. */
   readonly namespaceResyncMs?: number;
-  /** How often the garbage collector makes a pass (it lists every resource); default 5000 ms; false = no garbage collector. */
-  readonly garbageCollectorResyncMs?: number | false;
+  /** The garbage collector's options; false = no garbage collector. */
+  readonly garbageCollector?: GarbageCollectorOptions | false;
 }
 
 export interface RunningControllers {
-  readonly elector: LeaderElector;
+  /** undefined with leader election off. */
+  readonly elector: LeaderElector | undefined;
+  readonly garbageCollector: GarbageCollector | undefined;
+  readonly namespaces: NamespaceController;
+  /** True once every informer (namespaces, every garbage-collector monitor) has made its first list. */
+  synced(): boolean;
   /** Stops acting, releases the lease, and resolves once the loops have ended. */
   stop(): Promise<void>;
 }
 
-export function startControllers(registry: Registry, options: ControllerOptions = {}): RunningControllers {
-  const elector = startLeaderElection(registry, options.leaderElection);
-  const namespaces = namespaceController(registry);
-  const collector = options.garbageCollectorResyncMs === false ? undefined : garbageCollector(registry);
-  const gcEveryMs = options.garbageCollectorResyncMs === false ? Infinity : (options.garbageCollectorResyncMs ?? 5000);
-  let lastGc = 0;
-  const resyncMs = options.namespaceResyncMs ?? 1000;
+/** A leader elector for a replica that always leads (one term until stop). */
+function alwaysLeader(): LeaderElector {
+  const term = new AbortController();
   let stopped = false;
+  return {
+    identity: 'leader-election-disabled',
+    isLeader: () => !stopped,
+    nextTerm: () => Promise.resolve(stopped ? undefined : term.signal),
+    stop: () => {
+      stopped = true;
+      term.abort();
+      return Promise.resolve();
+    },
+  };
+}
+
+export function startControllers(registry: Registry, options: ControllerOptions = {}): RunningControllers {
+  const namespaces = namespaceController(registry, { resyncMs: options.namespaceResyncMs ?? 1000 });
+  const collector = options.garbageCollector === false ? undefined : garbageCollector(registry, options.garbageCollector ?? {});
+  const elector = options.leaderElection === false ? alwaysLeader() : startLeaderElection(registry, options.leaderElection);
   const loop = (async () => {
     for (;;) {
       const term = await elector.nextTerm();
-      if (term === undefined || stopped) return;
-      while (!term.aborted) {
-        try {
-          await namespaces.syncAll(term);
-        } catch {
-          // retried on the next resync
-        }
-        if (collector !== undefined && Date.now() - lastGc >= gcEveryMs) {
-          lastGc = Date.now();
-          try {
-            await collector.sync(term);
-          } catch {
-            // retried on the next resync
-          }
-        }
-        await sleep(resyncMs, term);
-      }
+      if (term === undefined) return;
+      await Promise.all([namespaces.run(term), collector?.run(term)]);
     }
   })();
   return {
-    elector,
+    elector: options.leaderElection === false ? undefined : elector,
+    garbageCollector: collector,
+    namespaces,
+    synced: () => namespaces.synced() && (collector?.synced() ?? true),
     async stop(): Promise<void> {
-      stopped = true;
       await elector.stop();
       await loop;
+      await Promise.all([namespaces.stop(), collector?.stop()]);
     },
   };
 }

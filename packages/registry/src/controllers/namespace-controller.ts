@@ -1,12 +1,15 @@
 /**
  * The namespace controller (kube-controller-manager's namespace deleter, run inside kapi):
- * for every namespace being deleted that still carries the `kubernetes` spec finalizer, it
- * deletes every namespaced object of every served resource in it (one storage version per
- * resource), reports what remains in `status.conditions` as kube does, and once nothing is
- * left removes `kubernetes` from `spec.finalizers` through the `/finalize` subresource,
- * which removes the namespace in the same write when no other finalizer holds it.
- * A namespace whose spec finalizers are already empty is deleted again (DELETE removes it).
- * It acts only while `isLeader()` holds, so only one replica deletes.
+ * an informer on namespaces (through the watch cache) queues every namespace being deleted;
+ * a worker, only while the replica leads, deletes every namespaced object of every served
+ * resource in it (one version per resource; the set follows `registry.subscribe`, so
+ * resources registered later — custom resources — are covered, and a registration queues
+ * the terminating namespaces again), reports what remains in `status.conditions` as kube
+ * does, and once nothing is left removes `kubernetes` from `spec.finalizers` through the
+ * `/finalize` subresource, which removes the namespace in the same write when no other
+ * finalizer holds it. A namespace with content left (finalizers pending) is looked at again
+ * after `resyncMs` (kube: estimate/2 + 1 s); a failure is retried with backoff. A namespace
+ * whose spec finalizers are already empty is deleted again (DELETE removes it).
  */
 import type { KubeObject } from '@kapi/machinery';
 import { isConflict, isNotFound, nowRFC3339 } from '@kapi/machinery';
@@ -14,18 +17,25 @@ import { FINALIZER_KUBERNETES } from '../builtins/namespaces.js';
 import type { Registry } from '../registry.js';
 import type { DeleteOptions, RestResource } from '../rest.js';
 import { FINALIZER_ORPHAN } from '../store-delete.js';
+import { startInformer, type Informer } from './informer.js';
+import { createWorkQueue } from './work-queue.js';
 
 const USER_AGENT = 'kapi-controller-manager/namespace-controller';
 const CLUSTER = { namespace: '', userAgent: USER_AGENT };
 
 export interface NamespaceControllerOptions {
-  /** How often terminating namespaces are looked for; default 1000 ms. */
+  /** When a namespace with content left (pending finalizers) is looked at again; default 1000 ms. */
   readonly resyncMs?: number;
 }
 
 export interface NamespaceController {
-  /** One pass over the terminating namespaces (what each resync does). */
+  /** True once the namespace informer has listed. */
+  synced(): boolean;
+  /** Processes terminating namespaces until `term` aborts; resolves when the worker stopped. */
+  run(term: AbortSignal): Promise<void>;
+  /** One pass over every terminating namespace (what the queue does over time). */
   syncAll(signal?: AbortSignal): Promise<void>;
+  stop(): Promise<void>;
 }
 
 function specFinalizers(ns: KubeObject): string[] {
@@ -33,13 +43,16 @@ function specFinalizers(ns: KubeObject): string[] {
   return Array.isArray(spec?.finalizers) ? spec.finalizers.filter((f): f is string => typeof f === 'string') : [];
 }
 
-/** The resources a namespace holds: namespaced, deletable, one (the storage) version each. */
-function namespacedResources(registry: Registry): RestResource[] {
-  return registry.resources.filter((r) => {
-    if (!r.definition.namespaced || r.collectionDeleter === undefined || r.lister === undefined) return false;
-    const storageVersion = r.definition.versions.find((v) => v.storage)?.name ?? r.definition.versions[0]?.name;
-    return r.version === storageVersion;
-  });
+/** The resources a namespace holds: namespaced, deletable, one version each (the storage version when served). */
+function namespacedResources(resources: readonly RestResource[]): RestResource[] {
+  const byResource = new Map<string, RestResource>();
+  for (const r of resources) {
+    if (!r.definition.namespaced || r.collectionDeleter === undefined || r.lister === undefined) continue;
+    const key = `${r.definition.group}/${r.definition.plural}`;
+    const isStorage = r.definition.versions.find((v) => v.name === r.version)?.storage === true;
+    if (!byResource.has(key) || isStorage) byResource.set(key, r);
+  }
+  return [...byResource.values()];
 }
 
 interface Remaining {
@@ -69,7 +82,7 @@ function conditionsFor(remaining: Remaining): Condition[] {
   ];
 }
 
-export function namespaceController(registry: Registry): NamespaceController {
+export function namespaceController(registry: Registry, options: NamespaceControllerOptions = {}): NamespaceController {
   const namespaces = registry.lookup('', 'v1', 'namespaces');
   const finalize = namespaces?.subresources?.get('finalize')?.updater;
   const status = namespaces?.subresources?.get('status')?.updater;
@@ -77,12 +90,42 @@ export function namespaceController(registry: Registry): NamespaceController {
     throw new Error('the registry does not serve namespaces with /finalize and /status');
   }
   const { lister, getter, deleter } = namespaces;
+  const resyncMs = options.resyncMs ?? 1000;
+  const queue = createWorkQueue<string>();
+  /** Terminating namespaces as the informer last saw them. */
+  const terminating = new Set<string>();
+  const note = (ns: KubeObject, deleted = false): void => {
+    const name = ns.metadata.name ?? '';
+    if (!deleted && ns.metadata.deletionTimestamp !== undefined) {
+      terminating.add(name);
+      queue.add(name);
+    } else terminating.delete(name);
+  };
+  const informer: Informer = startInformer(
+    namespaces,
+    {
+      onList(items) {
+        terminating.clear();
+        for (const ns of items) note(ns);
+      },
+      onEvent(type, ns) {
+        note(ns, type === 'DELETED');
+      },
+    },
+    { userAgent: USER_AGENT },
+  );
+  // The resources to empty follow the registry; a new one (a CRD) means another look at every terminating namespace.
+  let resources = namespacedResources(registry.resources);
+  const unsubscribe = registry.subscribe((change) => {
+    resources = namespacedResources(registry.resources);
+    if (change.type === 'added') for (const name of terminating) queue.add(name);
+  });
 
   /** Deletes what is in `namespace`; returns what is still there afterwards. */
   async function deleteContent(namespace: string, options: DeleteOptions, signal: AbortSignal | undefined): Promise<Remaining> {
     const remaining: Remaining = { counts: [], finalizers: new Map() };
     const req = { namespace, userAgent: USER_AGENT };
-    for (const resource of namespacedResources(registry)) {
+    for (const resource of resources) {
       if (signal?.aborted === true) throw new Error('leadership lost');
       await resource.collectionDeleter!.deleteCollection(req, options, {});
       const left = await resource.lister!.list(req, {});
@@ -112,29 +155,30 @@ export function namespaceController(registry: Registry): NamespaceController {
     }
   }
 
-  /** kube's namespace deleter for one namespace; returns when this pass is done (it may need more). */
-  async function sync(name: string, signal: AbortSignal | undefined): Promise<void> {
+  /** kube's namespace deleter for one namespace; returns 'remaining' when content is left for later. */
+  async function sync(name: string, signal: AbortSignal | undefined): Promise<'done' | 'remaining'> {
     let ns: KubeObject;
     try {
       ns = await getter.get(CLUSTER, name, {});
     } catch (err) {
-      if (isNotFound(err)) return;
+      if (isNotFound(err)) return 'done';
       throw err;
     }
-    if (ns.metadata.deletionTimestamp === undefined) return;
+    if (ns.metadata.deletionTimestamp === undefined) return 'done';
     const finalizers = specFinalizers(ns);
     if (finalizers.length === 0) {
+      if (signal?.aborted === true) throw new Error('leadership lost');
       await deleter.delete(CLUSTER, name, {}).catch((err: unknown) => {
         if (!isNotFound(err) && !isConflict(err)) throw err;
       });
-      return;
+      return 'done';
     }
-    if (!finalizers.includes(FINALIZER_KUBERNETES)) return;
+    if (!finalizers.includes(FINALIZER_KUBERNETES)) return 'done';
     const orphan = (ns.metadata.finalizers ?? []).includes(FINALIZER_ORPHAN);
     const remaining = await deleteContent(name, { propagationPolicy: orphan ? 'Orphan' : 'Background' }, signal);
-    if (signal?.aborted === true) return;
+    if (signal?.aborted === true) throw new Error('leadership lost');
     await reportConditions(ns, remaining);
-    if (remaining.counts.length > 0) return;
+    if (remaining.counts.length > 0) return 'remaining';
     // Nothing is left: remove our finalizer (the namespace goes in the same write when nothing else holds it).
     try {
       const fresh = await getter.get(CLUSTER, name, {});
@@ -142,9 +186,32 @@ export function namespaceController(registry: Registry): NamespaceController {
     } catch (err) {
       if (!isNotFound(err) && !isConflict(err)) throw err;
     }
+    return 'done';
   }
 
   return {
+    synced: () => informer.synced(),
+    async run(term: AbortSignal): Promise<void> {
+      for (;;) {
+        const name = await queue.get(term);
+        if (name === undefined) return;
+        try {
+          const outcome = await sync(name, term);
+          queue.forget(name);
+          if (outcome === 'remaining') queue.addAfter(name, resyncMs);
+        } catch {
+          if (term.aborted) queue.add(name);
+          else queue.addRateLimited(name);
+        } finally {
+          queue.done(name);
+        }
+      }
+    },
+    async stop(): Promise<void> {
+      unsubscribe();
+      queue.shutDown();
+      await informer.stop();
+    },
     async syncAll(signal?: AbortSignal): Promise<void> {
       const list = await lister.list(CLUSTER, {});
       for (const ns of list.items) {
