@@ -328,7 +328,8 @@ void describe('generic store over configmaps', () => {
     assert.equal(registry.lookup('coordination.k8s.io', 'v1', 'leases')?.version, 'v1');
     assert.equal(registry.lookup('', 'v1', 'pods'), undefined);
     assert.equal(registry.lookup('', 'v2', 'configmaps'), undefined);
-    assert.equal(registry.resources.length, 6);
+    // One per served version: 5 core, leases v1 and v1beta1, events.k8s.io v1 and v1beta1.
+    assert.equal(registry.resources.length, 9);
   });
 
   void it('400 for names that cannot be a path segment', async () => {

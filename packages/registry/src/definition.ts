@@ -15,6 +15,9 @@ export interface VersionDefinition {
   /** The schema of the whole object in this version (apiVersion, kind, metadata, ...). */
   schema: JSONSchemaProps;
   deprecated?: {
+    /** The release that deprecated the version, e.g. `1.22` (kube's "is deprecated in v1.22+"). */
+    deprecatedRelease?: string;
+    /** The release that stops serving it, e.g. `1.25` (`removed_release` of apiserver_requested_deprecated_apis). */
     removedRelease?: string;
     replacement?: { group: string; version: string; kind: string };
     /** The whole Warning text (a CRD version's `deprecationWarning`); default kube's generated text. */
@@ -70,6 +73,8 @@ export interface Strategy {
    * validates events.k8s.io/v1 Events more strictly than core v1 ones).
    */
   validate?(obj: KubeObject, version?: string): FieldError[];
+  /** Extra checks on create only, run after `validate`. */
+  validateCreate?(obj: KubeObject, version?: string): FieldError[];
   /** Extra checks on update only (immutable fields), run before `validate`. */
   validateUpdate?(obj: KubeObject, old: KubeObject, version?: string): FieldError[];
   canonicalize?(obj: KubeObject): void;

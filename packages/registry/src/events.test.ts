@@ -83,7 +83,7 @@ void describe('events', () => {
     assert.equal(status.message, 'Event "bad" is invalid: involvedObject.namespace: Invalid value: "other": does not match event.namespace');
   });
 
-  void it('new-style events need reportingComponent, reportingInstance and action', async () => {
+  void it('new-style events need reportingComponent, reportingInstance, action and reason (paths of kube\'s internal type)', async () => {
     const status = await rejectsWithStatus(
       events().creater.create(ns, event('new-style', { involvedObject: { kind: 'Pod', namespace: 'default', name: 'x' }, eventTime: '2024-01-01T00:00:00.000000Z' }), {}),
       { code: 422 },
@@ -92,11 +92,12 @@ void describe('events', () => {
     assert.deepEqual(
       status.details?.causes?.map((c) => `${c.field}: ${(c.message ?? "").slice(0, 40)}`),
       [
-        'reportingComponent: Required value',
-        'reportingComponent: Invalid value: "": name part must be non',
-        'reportingComponent: Invalid value: "": name part must consis',
+        'reportingController: Required value',
+        'reportingController: Invalid value: "": name part must be non',
+        'reportingController: Invalid value: "": name part must consis',
         'reportingInstance: Required value',
         'action: Required value',
+        'reason: Required value',
       ],
     );
   });

@@ -51,13 +51,14 @@ function fail(ctx: ValidationContext, obj: KubeObject, errs: FieldError[]): void
   throw invalid({ group: ctx.definition.group, kind: ctx.definition.kind }, name, errs);
 }
 
-/** Create: ObjectMeta rules, schema, then `strategy.validate`. Throws 422 Invalid. */
+/** Create: ObjectMeta rules, schema, then `strategy.validate` and `strategy.validateCreate`. Throws 422 Invalid. */
 export function validateForCreate(ctx: ValidationContext, obj: KubeObject): void {
   const errs = [
     ...validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) }),
     ...schemaErrors(ctx, obj),
   ];
   errs.push(...(ctx.definition.strategy?.validate?.(obj, ctx.version) ?? []));
+  errs.push(...(ctx.definition.strategy?.validateCreate?.(obj, ctx.version) ?? []));
   fail(ctx, obj, errs);
 }
 

@@ -23,20 +23,29 @@ void describe('built-in definitions', () => {
 
   void it('each resource schema is published under kube\'s name with its GVK', () => {
     const expected: Record<string, string> = {
-      namespaces: 'io.k8s.api.core.v1.Namespace',
-      configmaps: 'io.k8s.api.core.v1.ConfigMap',
-      secrets: 'io.k8s.api.core.v1.Secret',
-      serviceaccounts: 'io.k8s.api.core.v1.ServiceAccount',
-      events: 'io.k8s.api.core.v1.Event',
-      leases: 'io.k8s.api.coordination.v1.Lease',
+      '/namespaces/v1': 'io.k8s.api.core.v1.Namespace',
+      '/configmaps/v1': 'io.k8s.api.core.v1.ConfigMap',
+      '/secrets/v1': 'io.k8s.api.core.v1.Secret',
+      '/serviceaccounts/v1': 'io.k8s.api.core.v1.ServiceAccount',
+      '/events/v1': 'io.k8s.api.core.v1.Event',
+      'events.k8s.io/events/v1': 'io.k8s.api.events.v1.Event',
+      'events.k8s.io/events/v1beta1': 'io.k8s.api.events.v1beta1.Event',
+      'coordination.k8s.io/leases/v1': 'io.k8s.api.coordination.v1.Lease',
+      'coordination.k8s.io/leases/v1beta1': 'io.k8s.api.coordination.v1beta1.Lease',
     };
+    const seen: string[] = [];
     for (const def of builtinDefinitions) {
-      const schema = definitions[expected[def.plural]!];
-      assert.equal(schema, def.versions[0]!.schema, def.plural);
-      assert.deepEqual(schema?.['x-kubernetes-group-version-kind'], [{ group: def.group, kind: def.kind, version: 'v1' }]);
-      assert.ok(definitions[`${expected[def.plural]!}List`], `${def.kind}List`);
+      for (const version of def.versions) {
+        const key = `${def.group}/${def.plural}/${version.name}`;
+        seen.push(key);
+        const schema = definitions[expected[key]!];
+        assert.equal(schema, version.schema, key);
+        assert.deepEqual(schema?.['x-kubernetes-group-version-kind'], [{ group: def.group, kind: def.kind, version: version.name }]);
+        assert.ok(definitions[`${expected[key]!}List`], `${key} ${def.kind}List`);
+      }
       assert.deepEqual([...def.verbs].sort(), ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
     }
+    assert.deepEqual(seen.sort(), Object.keys(expected).sort());
     assert.ok(definitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']?.properties?.['managedFields']);
   });
 });

@@ -5,13 +5,14 @@ import { coreReferenceDefinitions } from '../schemas/core-references.js';
 import { metaDefinitions } from '../schemas/meta.js';
 import { configMapDefinitions, configMaps } from './configmaps.js';
 import { eventDefinitions, events } from './events.js';
+import { eventsApi, eventsApiDefinitions } from './events-k8s-io.js';
 import { leaseDefinitions, leases } from './leases.js';
 import { namespaceDefinitions, namespaces } from './namespaces.js';
 import { secretDefinitions, secrets } from './secrets.js';
 import { serviceAccountDefinitions, serviceAccounts } from './serviceaccounts.js';
 
 /** Every built-in resource kapi serves. */
-export const builtinDefinitions: readonly ResourceDefinition[] = [namespaces, configMaps, secrets, serviceAccounts, events, leases];
+export const builtinDefinitions: readonly ResourceDefinition[] = [namespaces, configMaps, secrets, serviceAccounts, events, leases, eventsApi];
 
 /**
  * Named schemas (OpenAPI components) by kube's names, e.g.
@@ -26,7 +27,8 @@ export const definitions: Readonly<Record<string, JSONSchemaProps>> = {
   ...secretDefinitions,
   ...serviceAccountDefinitions,
   ...eventDefinitions,
+  ...eventsApiDefinitions,
   ...leaseDefinitions,
 };
 
-export { namespaces, configMaps, secrets, serviceAccounts, events, leases };
+export { namespaces, configMaps, secrets, serviceAccounts, events, leases, eventsApi };

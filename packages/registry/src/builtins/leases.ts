@@ -7,7 +7,7 @@
 import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
 import { ageColumn, column, fieldForbidden, fieldInvalid, fieldNotSupported, isQualifiedName, nameColumn } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
-import { COORDINATION_V1, META_V1, int32, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
+import { COORDINATION_V1, COORDINATION_V1BETA1, META_V1, int32, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
 import { ALL_VERBS, builtinStrategy, recordAt } from './builtin-strategy.js';
 
 const gvk = { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease' };
@@ -31,10 +31,20 @@ export const leaseSchema: JSONSchemaProps = kindSchema(gvk, 'A lease: a lock wit
   spec: ref(`${COORDINATION_V1}LeaseSpec`, 'The lease holder and timing.'),
 });
 
+const gvkV1beta1 = { ...gvk, version: 'v1beta1' };
+
+/** v1beta1 has the same fields as v1 (k8s.io/api's coordination/v1beta1 LeaseSpec); nothing to convert but apiVersion. */
+export const leaseV1beta1Schema: JSONSchemaProps = kindSchema(gvkV1beta1, 'A lease: a lock with a holder and an expiry, used for leader election and heartbeats.', {
+  spec: ref(`${COORDINATION_V1BETA1}LeaseSpec`, 'The lease holder and timing.'),
+});
+
 export const leaseDefinitions: Record<string, JSONSchemaProps> = {
   [`${COORDINATION_V1}Lease`]: leaseSchema,
   [`${COORDINATION_V1}LeaseSpec`]: leaseSpec,
   [`${COORDINATION_V1}LeaseList`]: listSchema(gvk, `${COORDINATION_V1}Lease`, 'A list of leases.', 'The leases.'),
+  [`${COORDINATION_V1BETA1}Lease`]: leaseV1beta1Schema,
+  [`${COORDINATION_V1BETA1}LeaseSpec`]: leaseSpec,
+  [`${COORDINATION_V1BETA1}LeaseList`]: listSchema(gvkV1beta1, `${COORDINATION_V1BETA1}Lease`, 'A list of leases.', 'The leases.'),
 };
 
 function validateLease(obj: KubeObject): FieldError[] {
@@ -79,7 +89,18 @@ export const leases: ResourceDefinition = {
   plural: 'leases',
   singular: 'lease',
   namespaced: true,
-  versions: [{ name: 'v1', served: true, storage: true, schema: leaseSchema }],
+  versions: [
+    { name: 'v1', served: true, storage: true, schema: leaseSchema },
+    {
+      // Deprecated in 1.19 and no longer served by kube from 1.22; kapi (emulating 1.32)
+      // still serves it, with kube's deprecation warning, until --runtime-config disables it.
+      name: 'v1beta1',
+      served: true,
+      storage: false,
+      schema: leaseV1beta1Schema,
+      deprecated: { deprecatedRelease: '1.19', removedRelease: '1.22', replacement: { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease' } },
+    },
+  ],
   verbs: [...ALL_VERBS],
   omitEmptyCollections: true,
   allowCreateOnUpdate: true,

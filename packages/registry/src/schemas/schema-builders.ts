@@ -10,6 +10,9 @@ export const COMPONENTS = '#/components/schemas/';
 export const META_V1 = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 export const CORE_V1 = 'io.k8s.api.core.v1.';
 export const COORDINATION_V1 = 'io.k8s.api.coordination.v1.';
+export const COORDINATION_V1BETA1 = 'io.k8s.api.coordination.v1beta1.';
+export const EVENTS_V1 = 'io.k8s.api.events.v1.';
+export const EVENTS_V1BETA1 = 'io.k8s.api.events.v1beta1.';
 
 export function string(description: string, extra: JSONSchemaProps = {}): JSONSchemaProps {
   return { type: 'string', description, ...extra };

@@ -1,0 +1,265 @@
+/**
+ * events.k8s.io Events (v1, and the deprecated v1beta1): the same stored objects as core v1
+ * Events (kube's cohabitating resources: one etcd prefix `events`, stored as core v1), seen
+ * with the field names of the events API (kube's pkg/apis/events conversion):
+ *
+ *   involvedObject → regarding            message → note
+ *   source → deprecatedSource              reportingComponent → reportingController
+ *   firstTimestamp → deprecatedFirstTimestamp, lastTimestamp → deprecatedLastTimestamp,
+ *   count → deprecatedCount; eventTime, series, action, reason, related, type,
+ *   reportingInstance keep their names.
+ *
+ * Every field has a home in both forms, so a round trip is lossless without annotations.
+ * Validation (kube's ValidateEventCreate/Update): v1beta1 requests get core v1's legacy
+ * rules only; v1 requests also the strict ones (eventTime required, type Normal or Warning,
+ * the deprecated fields unset on create, series count ≥ 2, most fields immutable). Field
+ * selectors: kube's events.k8s.io label conversion (regarding.*, reason,
+ * reportingController, source, type), evaluated on the stored core form. Tables: kube's
+ * event printer (the same storage answers both groups).
+ */
+import type { FieldError, JSONSchemaProps, KubeObject, PrinterColumn } from '@kapi/machinery';
+import { fieldInvalid, fieldRequired } from '@kapi/machinery';
+import type { FieldGetter, ResourceDefinition, VersionDefinition } from '../definition.js';
+import { OBJECT_REFERENCE } from '../schemas/core-references.js';
+import { CORE_V1, EVENTS_V1, EVENTS_V1BETA1, META_V1, int32, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
+import { ALL_VERBS, builtinStrategy, recordAt, stringAt } from './builtin-strategy.js';
+import { eventColumns } from './event-columns.js';
+import { eventSelectableFields, legacyEventErrors } from './events.js';
+import { semanticEqual } from '../semantic-equal.js';
+
+/** [events.k8s.io name, core v1 name], in the order of kube's events.k8s.io Event struct. */
+const EVENTS_FIELDS: readonly (readonly [string, string])[] = [
+  ['eventTime', 'eventTime'],
+  ['series', 'series'],
+  ['reportingController', 'reportingComponent'],
+  ['reportingInstance', 'reportingInstance'],
+  ['action', 'action'],
+  ['reason', 'reason'],
+  ['regarding', 'involvedObject'],
+  ['related', 'related'],
+  ['note', 'message'],
+  ['type', 'type'],
+  ['deprecatedSource', 'source'],
+  ['deprecatedFirstTimestamp', 'firstTimestamp'],
+  ['deprecatedLastTimestamp', 'lastTimestamp'],
+  ['deprecatedCount', 'count'],
+];
+
+/** The order of kube's core v1 Event struct. */
+const CORE_ORDER = [
+  'involvedObject',
+  'reason',
+  'message',
+  'source',
+  'firstTimestamp',
+  'lastTimestamp',
+  'count',
+  'type',
+  'eventTime',
+  'series',
+  'action',
+  'related',
+  'reportingComponent',
+  'reportingInstance',
+];
+
+const TYPE_META = ['apiVersion', 'kind', 'metadata'];
+
+/** `obj` with fields renamed by `names` (from → to), ordered as `order`; other fields kept after them. */
+function renamed(obj: KubeObject, names: ReadonlyMap<string, string>, order: readonly string[]): KubeObject {
+  const out: Record<string, unknown> = {};
+  for (const key of TYPE_META) if (key in obj) out[key] = obj[key];
+  const byTarget = new Map<string, unknown>();
+  const rest: [string, unknown][] = [];
+  for (const [key, value] of Object.entries(obj)) {
+    if (TYPE_META.includes(key)) continue;
+    const to = names.get(key);
+    if (to !== undefined) byTarget.set(to, value);
+    else rest.push([key, value]);
+  }
+  for (const key of order) if (byTarget.has(key)) out[key] = byTarget.get(key);
+  for (const [key, value] of rest) if (!(key in out)) out[key] = value;
+  return out as KubeObject;
+}
+
+const TO_EVENTS = new Map(EVENTS_FIELDS.map(([events, core]) => [core, events]));
+const TO_CORE = new Map(EVENTS_FIELDS.map(([events, core]) => [events, core]));
+const EVENTS_ORDER = EVENTS_FIELDS.map(([events]) => events);
+
+/** A core v1 Event in the events.k8s.io form (a new top-level object; nested values shared). */
+export function coreEventToEventsApi(obj: KubeObject): KubeObject {
+  return renamed(obj, TO_EVENTS, EVENTS_ORDER);
+}
+
+/** An events.k8s.io Event in the core v1 form (a new top-level object; nested values shared). */
+export function eventsApiToCoreEvent(obj: KubeObject): KubeObject {
+  return renamed(obj, TO_CORE, CORE_ORDER);
+}
+
+function eventsEventSchema(group: string, version: string, series: string): JSONSchemaProps {
+  return kindSchema(
+    { group, version, kind: 'Event' },
+    'A report of an event somewhere in the cluster (events.k8s.io), for observability rather than state.',
+    {
+      action: string('What action was taken or failed regarding the regarding object, machine-readable; at most 128 characters.'),
+      deprecatedCount: int32('The deprecated field assuring backward compatibility with core.v1 Event type.'),
+      deprecatedFirstTimestamp: ref(`${META_V1}Time`, 'The deprecated field assuring backward compatibility with core.v1 Event type.'),
+      deprecatedLastTimestamp: ref(`${META_V1}Time`, 'The deprecated field assuring backward compatibility with core.v1 Event type.'),
+      deprecatedSource: ref(`${CORE_V1}EventSource`, 'The deprecated field assuring backward compatibility with core.v1 Event type.'),
+      eventTime: ref(`${META_V1}MicroTime`, 'When the event was first observed. Required.'),
+      note: string('A human-readable description of the status of this operation; at most 1kB.'),
+      reason: string('Why the action was taken, in UpperCamelCase; at most 128 characters.'),
+      regarding: ref(OBJECT_REFERENCE, 'The object this event is about (for a kubelet event, usually the pod).'),
+      related: ref(OBJECT_REFERENCE, 'A secondary object for more complex actions, if any.'),
+      reportingController: string('The controller that emitted the event, e.g. kubernetes.io/kubelet. Required for new events.'),
+      reportingInstance: string('The ID of the controller instance, e.g. kubelet-xyzf; at most 128 characters. Required for new events.'),
+      series: ref(series, 'Data about the event series this event represents, or nil for a singleton event.'),
+      type: string('The type of this event: Normal or Warning (new types may come). Required for new events.'),
+    },
+  );
+}
+
+function eventSeriesSchema(): JSONSchemaProps {
+  return {
+    description: 'Data about a series of events: an event that happened many times, with the count and time of the last occurrence.',
+    type: 'object',
+    required: ['count', 'lastObservedTime'],
+    properties: {
+      count: int32('How many occurrences of the event the series has seen since the last heartbeat.'),
+      lastObservedTime: ref(`${META_V1}MicroTime`, 'When the last event of the series was seen.'),
+    },
+  };
+}
+
+export const eventsV1Schema = eventsEventSchema('events.k8s.io', 'v1', `${EVENTS_V1}EventSeries`);
+export const eventsV1beta1Schema = eventsEventSchema('events.k8s.io', 'v1beta1', `${EVENTS_V1BETA1}EventSeries`);
+
+export const eventsApiDefinitions: Record<string, JSONSchemaProps> = {
+  [`${EVENTS_V1}Event`]: eventsV1Schema,
+  [`${EVENTS_V1}EventSeries`]: eventSeriesSchema(),
+  [`${EVENTS_V1}EventList`]: listSchema({ group: 'events.k8s.io', version: 'v1', kind: 'Event' }, `${EVENTS_V1}Event`, 'A list of events.', 'The events.'),
+  [`${EVENTS_V1BETA1}Event`]: eventsV1beta1Schema,
+  [`${EVENTS_V1BETA1}EventSeries`]: eventSeriesSchema(),
+  [`${EVENTS_V1BETA1}EventList`]: listSchema({ group: 'events.k8s.io', version: 'v1beta1', kind: 'Event' }, `${EVENTS_V1BETA1}Event`, 'A list of events.', 'The events.'),
+};
+
+const coreGetter = (field: string): FieldGetter => eventSelectableFields[field]!;
+
+/** kube's AddFieldLabelConversionsForEvent (events.k8s.io name → the core field set). */
+export const eventsApiSelectableFields: Record<string, FieldGetter> = {
+  reason: coreGetter('reason'),
+  'regarding.kind': coreGetter('involvedObject.kind'),
+  'regarding.namespace': coreGetter('involvedObject.namespace'),
+  'regarding.name': coreGetter('involvedObject.name'),
+  'regarding.uid': coreGetter('involvedObject.uid'),
+  'regarding.apiVersion': coreGetter('involvedObject.apiVersion'),
+  'regarding.resourceVersion': coreGetter('involvedObject.resourceVersion'),
+  'regarding.fieldPath': coreGetter('involvedObject.fieldPath'),
+  reportingController: coreGetter('reportingComponent'),
+  source: coreGetter('source'),
+  type: coreGetter('type'),
+};
+
+/** kube's event printer over the events.k8s.io form (the cells read the core form). */
+export const eventsApiColumns: readonly PrinterColumn[] = eventColumns.map((c) => ({
+  definition: c.definition,
+  cell: (obj: KubeObject, now: number) => c.cell(eventsApiToCoreEvent(obj), now),
+}));
+
+const EVENT_TYPES = ['Normal', 'Warning'];
+const isSet = (value: unknown) => value !== undefined && value !== null && value !== '';
+
+function seriesErrors(obj: KubeObject): FieldError[] {
+  const series = recordAt(obj, 'series');
+  if (series === undefined) return [];
+  const errs: FieldError[] = [];
+  const count = typeof series['count'] === 'number' ? series['count'] : 0;
+  if (count < 2) errs.push(fieldInvalid('series.count', '', 'should be at least 2'));
+  if (!isSet(series['lastObservedTime'])) errs.push(fieldRequired('series.lastObservedTime'));
+  return errs;
+}
+
+/** kube's ValidateEventCreate for events.k8s.io/v1 requests beyond the legacy rules (paths of the internal type). */
+function strictCreateErrors(obj: KubeObject): FieldError[] {
+  const errs = seriesErrors(obj);
+  if (!isSet(obj['eventTime'])) errs.push(fieldRequired('eventTime'));
+  const type = stringAt(obj, ['type']) ?? '';
+  if (!EVENT_TYPES.includes(type)) errs.push(fieldInvalid('type', '', `has invalid value: ${type}`));
+  if (isSet(obj['firstTimestamp'])) errs.push(fieldInvalid('firstTimestamp', '', 'needs to be unset'));
+  if (isSet(obj['lastTimestamp'])) errs.push(fieldInvalid('lastTimestamp', '', 'needs to be unset'));
+  if (typeof obj['count'] === 'number' && obj['count'] !== 0) errs.push(fieldInvalid('count', '', 'needs to be unset'));
+  if ((stringAt(obj, ['source', 'component']) ?? '') !== '' || (stringAt(obj, ['source', 'host']) ?? '') !== '') {
+    errs.push(fieldInvalid('source', '', 'needs to be unset'));
+  }
+  return errs;
+}
+
+/** The fields kube's ValidateEventUpdate keeps immutable for events.k8s.io/v1 (core names; reason twice, as kube checks it). */
+const IMMUTABLE: readonly [string, string][] = [
+  ['involvedObject', 'involvedObject'],
+  ['reason', 'reason'],
+  ['message', 'message'],
+  ['source', 'source'],
+  ['firstTimestamp', 'firstTimestamp'],
+  ['lastTimestamp', 'lastTimestamp'],
+  ['count', 'count'],
+  ['reason', 'reason'],
+  ['type', 'type'],
+  ['eventTime', 'eventTime'],
+  ['action', 'action'],
+  ['related', 'related'],
+  ['reportingComponent', 'reportingController'],
+  ['reportingInstance', 'reportingInstance'],
+];
+
+function strictUpdateErrors(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs = semanticEqual(obj['series'], old['series']) ? [] : seriesErrors(obj);
+  for (const [field, path] of IMMUTABLE) {
+    if (!semanticEqual(obj[field], old[field])) errs.push(fieldInvalid(path, obj[field], 'field is immutable'));
+  }
+  return errs;
+}
+
+const strategy = builtinStrategy({
+  validateCreate: (obj, version) => [...legacyEventErrors(obj), ...(version === 'v1' ? strictCreateErrors(obj) : [])],
+  validateUpdate: (obj, old, version) => [...legacyEventErrors(obj), ...(version === 'v1' ? strictUpdateErrors(obj, old) : [])],
+});
+
+const toCore = (obj: KubeObject) => eventsApiToCoreEvent(obj);
+const fromCore = (obj: KubeObject) => coreEventToEventsApi(obj);
+
+const v1: VersionDefinition = { name: 'v1', served: true, storage: true, schema: eventsV1Schema, fromStorage: fromCore, toStorage: toCore };
+
+/**
+ * Deprecated in 1.22, removed from kube's serving in 1.25; kapi (emulating 1.32) still serves
+ * it, with kube's deprecation warning, until disabled by --runtime-config.
+ */
+const v1beta1: VersionDefinition = {
+  name: 'v1beta1',
+  served: true,
+  storage: false,
+  schema: eventsV1beta1Schema,
+  deprecated: { deprecatedRelease: '1.22', removedRelease: '1.25', replacement: { group: 'events.k8s.io', version: 'v1', kind: 'Event' } },
+  fromStorage: fromCore,
+  toStorage: toCore,
+};
+
+export const eventsApi: ResourceDefinition = {
+  group: 'events.k8s.io',
+  kind: 'Event',
+  listKind: 'EventList',
+  plural: 'events',
+  singular: 'event',
+  shortNames: ['ev'],
+  namespaced: true,
+  versions: [v1, v1beta1],
+  verbs: [...ALL_VERBS],
+  storagePrefix: 'events',
+  storageApiVersion: 'v1',
+  omitEmptyCollections: true,
+  selectableFields: eventsApiSelectableFields,
+  allowCreateOnUpdate: true,
+  allowUnconditionalUpdate: true,
+  printerColumns: eventsApiColumns,
+  strategy,
+};
