@@ -63,12 +63,35 @@ void describe('object lifecycle over HTTP: finalizers, propagation, namespace te
       headers: { 'content-type': 'application/json-patch+json' },
     });
     assert.equal(last.status, 200, last.text);
+    // kube's Store.Update answers with the object as the update made it (deleteWithoutFinalizers
+    // returns the request's object): no finalizers, still terminating, the resourceVersion it was read at.
+    const answered = last.json as Obj;
+    assert.equal(answered['kind'], 'ConfigMap');
+    assert.equal(answered.metadata['finalizers'], undefined);
+    assert.equal(answered.metadata['deletionTimestamp'], marked.metadata['deletionTimestamp']);
+    assert.equal(answered.metadata['resourceVersion'], (one.json as Obj).metadata['resourceVersion']);
+    assert.deepEqual(answered['data'], { k: 'v' });
     assert.equal((await t.request('GET', `${cmPath('fin')}/held`)).status, 404);
 
+    // Watchers see the deletion as one DELETED (kube deletes in a separate step without writing
+    // the emptied finalizers, so there is no MODIFIED for that update); its object is the last stored state.
     const events = await watch.take(3, 5000);
     watch.close();
     assert.deepEqual(events.map((e) => e.type), ['MODIFIED', 'MODIFIED', 'DELETED']);
     assert.ok(events[0]!.object.metadata?.['deletionTimestamp']);
+    assert.deepEqual(events[2]!.object.metadata?.['finalizers'], ['example.com/b']);
+
+    // The same through PUT (a JSON body without finalizers).
+    const put = await create(cmPath('fin'), { metadata: { name: 'held-put', finalizers: ['example.com/a'] } });
+    const putMarked = (await t.request('DELETE', `${cmPath('fin')}/held-put`)).json as Obj;
+    assert.ok(putMarked.metadata['deletionTimestamp']);
+    const { finalizers: _f, ...metaWithout } = putMarked.metadata;
+    const putLast = await t.request('PUT', `${cmPath('fin')}/held-put`, { body: { ...putMarked, metadata: metaWithout } });
+    assert.equal(putLast.status, 200, putLast.text);
+    assert.equal((putLast.json as Obj).metadata['uid'], put.metadata['uid']);
+    assert.equal((putLast.json as Obj).metadata['finalizers'], undefined);
+    assert.equal((putLast.json as Obj).metadata['resourceVersion'], putMarked.metadata['resourceVersion']);
+    assert.equal((await t.request('GET', `${cmPath('fin')}/held-put`)).status, 404);
   });
 
   void it('finalizer names are validated as kube does', async () => {

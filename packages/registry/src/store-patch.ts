@@ -32,7 +32,7 @@ import type { RequestContext } from './definition.js';
 import type { Patch, PatchOptions } from './rest.js';
 import { decodeRequest, fieldManagerScope, present, updateManager, type StoreContext } from './store-context.js';
 import { translatingStorageErrors } from './storage-errors.js';
-import { checkName, runUpdate, updateStep, type UpdateScope } from './store-update.js';
+import { checkName, runUpdate, updateResult, updateStep, type UpdateOutcome, type UpdateScope } from './store-update.js';
 import { duplicateFieldMessages, pruneUnknown, strictPatchError, type StrictErrorFactory } from './unknown-fields.js';
 
 function goTypeOf(value: unknown): string {
@@ -127,7 +127,7 @@ export async function patchObject(
   return translatingStorageErrors(ctx.resource, name, async () => {
     const prepared = preparePatch(ctx, patch, options, subresource);
     const isApply = patch.type === 'application/apply-patch+yaml';
-    const created = { value: false };
+    const created: UpdateOutcome = { value: false };
     const scope: UpdateScope = { ctx, req, name, subresource, manager: isApply ? undefined : updateManager(req, options), forceAllowCreate: isApply };
     // The step may run again after a write conflict: warn once per message.
     const warned = new Set<string>();
@@ -148,6 +148,6 @@ export async function patchObject(
       }
       return updateStep(scope, decoded, existing, created);
     });
-    return { object, created: created.value };
+    return updateResult(ctx, object, created);
   });
 }

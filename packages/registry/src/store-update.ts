@@ -60,11 +60,12 @@ export async function updateStep(
   scope: UpdateScope,
   decoded: KubeObject,
   existing: KubeObject | undefined,
-  created: { value: boolean },
+  created: UpdateOutcome,
 ): Promise<KubeObject | null> {
   const { ctx, req, name, subresource } = scope;
   const served = deepCopy(decoded);
   created.value = existing === undefined;
+  delete created.deletedAs;
   if (existing === undefined) {
     if (subresource !== '' || !(ctx.definition.allowCreateOnUpdate || scope.forceAllowCreate === true)) throw notFound(ctx.resource, name);
     delete served.metadata.resourceVersion;
@@ -86,8 +87,29 @@ export async function updateStep(
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForUpdate(obj, existing, ctx.definition, subresource);
   validateForUpdate(ctx.validation, obj, existing, subresource);
-  if (shouldDeleteDuringUpdate(ctx, obj, existing)) return null;
+  if (shouldDeleteDuringUpdate(ctx, obj, existing)) {
+    created.deletedAs = obj;
+    return null;
+  }
   return semanticEqual(obj, existing) ? existing : obj;
+}
+
+/** What an update step reports besides the object to write. */
+export interface UpdateOutcome {
+  /** The object did not exist: this write creates it. */
+  value: boolean;
+  /** The write removed the last finalizer of a terminating object, which is deleted: the object as updated. */
+  deletedAs?: KubeObject;
+}
+
+/**
+ * The response to a PUT/PATCH: the stored object, except when the write removed the last
+ * finalizer of a terminating object and so deleted it — then, as kube's Store.Update
+ * answers (deleteWithoutFinalizers returns the object of the request), the object as the
+ * update made it (finalizers removed, resourceVersion as read), with 200.
+ */
+export function updateResult(ctx: StoreContext, stored: KubeObject, outcome: UpdateOutcome): { object: KubeObject; created: boolean } {
+  return { object: outcome.deletedAs !== undefined ? present(ctx, outcome.deletedAs) : stored, created: outcome.value };
 }
 
 /**
@@ -126,9 +148,9 @@ export async function updateObject(
   return translatingStorageErrors(ctx.resource, name, async () => {
     const decoded = decodeRequest(ctx, body, options);
     checkName(decoded, name, req.namespace);
-    const created = { value: false };
+    const created: UpdateOutcome = { value: false };
     const scope: UpdateScope = { ctx, req, name, subresource, manager: updateManager(req, options) };
     const object = await runUpdate(ctx, req, name, options.dryRun, (existing) => updateStep(scope, decoded, existing, created));
-    return { object, created: created.value };
+    return updateResult(ctx, object, created);
   });
 }
