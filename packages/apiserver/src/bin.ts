@@ -84,6 +84,17 @@ async function main(): Promise<void> {
     etcdDbMetricPollIntervalMs: flags.etcdDbMetricPollIntervalMs,
     etcdHealthcheckTimeoutMs: flags.etcdHealthcheckTimeoutMs,
     etcdReadycheckTimeoutMs: flags.etcdReadycheckTimeoutMs,
+    controllers: {
+      leaderElection: flags.leaderElect
+        ? {
+            leaseDurationMs: flags.leaderElectLeaseDurationMs,
+            renewDeadlineMs: flags.leaderElectRenewDeadlineMs,
+            retryPeriodMs: flags.leaderElectRetryPeriodMs,
+            namespace: flags.leaderElectResourceNamespace,
+            name: flags.leaderElectResourceName,
+          }
+        : false,
+    },
     logger,
   });
   logger.info(`Serving securely on ${flags.bindAddress}:${server.securePort}`);

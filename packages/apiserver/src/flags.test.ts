@@ -190,3 +190,32 @@ void describe('operability flags', () => {
     assert.match(flagError(['--etcd-servers=x', '--shutdown-delay-duration=-1s']), /can not be negative/);
   });
 });
+
+void describe('leader election flags (kube-controller-manager\'s)', () => {
+  void it('has kube-controller-manager\'s defaults', () => {
+    const f = parsed(['--etcd-servers=http://127.0.0.1:2379']);
+    assert.equal(f.leaderElect, true);
+    assert.equal(f.leaderElectLeaseDurationMs, 15_000);
+    assert.equal(f.leaderElectRenewDeadlineMs, 10_000);
+    assert.equal(f.leaderElectRetryPeriodMs, 2_000);
+    assert.equal(f.leaderElectResourceNamespace, 'kube-system');
+    assert.equal(f.leaderElectResourceName, 'kapi-controller-manager');
+    assert.match(usage(), /--leader-elect-lease-duration duration .*\(default 15s\)/);
+  });
+
+  void it('parses them and refuses timings client-go\'s leader elector refuses', () => {
+    const f = parsed([
+      '--etcd-servers=x', '--leader-elect-lease-duration=4s', '--leader-elect-renew-deadline=3s', '--leader-elect-retry-period=500ms',
+      '--leader-elect-resource-namespace=kapi-system', '--leader-elect-resource-name=lock',
+    ]);
+    assert.deepEqual([f.leaderElectLeaseDurationMs, f.leaderElectRenewDeadlineMs, f.leaderElectRetryPeriodMs], [4000, 3000, 500]);
+    assert.deepEqual([f.leaderElectResourceNamespace, f.leaderElectResourceName], ['kapi-system', 'lock']);
+    assert.equal(flagError(['--etcd-servers=x', '--leader-elect-lease-duration=10s']), 'leaseDuration must be greater than renewDeadline');
+    assert.equal(flagError(['--etcd-servers=x', '--leader-elect-renew-deadline=15s']), 'leaseDuration must be greater than renewDeadline');
+    assert.equal(flagError(['--etcd-servers=x', '--leader-elect-retry-period=9s']), 'renewDeadline must be greater than retryPeriod*JitterFactor');
+    assert.equal(flagError(['--etcd-servers=x', '--leader-elect-retry-period=0s']), 'retryPeriod must be greater than zero');
+    assert.match(flagError(['--etcd-servers=x', '--leader-elect-resource-name=']), /resourceName is required/);
+    // With --leader-elect=false the timings are not checked (kube-controller-manager ignores them too).
+    assert.equal(parsed(['--etcd-servers=x', '--leader-elect=false', '--leader-elect-lease-duration=1s']).leaderElect, false);
+  });
+});

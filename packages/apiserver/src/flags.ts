@@ -40,6 +40,13 @@ export interface ServerFlags {
   etcdReadycheckTimeoutMs: number;
   /** --tracing-config-file ("" = no tracing). */
   tracingConfigFile: string;
+  /** kube-controller-manager's --leader-elect* flags, for kapi's own controllers (namespace deletion, garbage collection). */
+  leaderElect: boolean;
+  leaderElectLeaseDurationMs: number;
+  leaderElectRenewDeadlineMs: number;
+  leaderElectRetryPeriodMs: number;
+  leaderElectResourceNamespace: string;
+  leaderElectResourceName: string;
 }
 
 /** Thrown for a bad command line; `bin.ts` prints `Error: <message>` and exits 1. */
@@ -87,6 +94,13 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'etcd-healthcheck-timeout': { type: 'duration', defaultText: '2s', help: 'The timeout to use when checking etcd health.' },
   'etcd-readycheck-timeout': { type: 'duration', defaultText: '2s', help: 'The timeout to use when checking etcd readiness' },
   'tracing-config-file': { type: 'string', defaultText: '', help: 'File with apiserver tracing configuration.' },
+  // kube-controller-manager's leader election flags: kapi runs the namespace controller and the garbage collector itself.
+  'leader-elect': { type: 'bool', defaultText: 'true', help: 'Start a leader election client and gain leadership before executing the main loop (kapi\'s namespace controller and garbage collector). Enable this when running replicated components for high availability.' },
+  'leader-elect-lease-duration': { type: 'duration', defaultText: '15s', help: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that a leader can be stopped before it is replaced by another candidate. This is only applicable if leader election is enabled.' },
+  'leader-elect-renew-deadline': { type: 'duration', defaultText: '10s', help: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration. This is only applicable if leader election is enabled.' },
+  'leader-elect-retry-period': { type: 'duration', defaultText: '2s', help: 'The duration the clients should wait between attempting acquisition and renewal of a leadership. This is only applicable if leader election is enabled.' },
+  'leader-elect-resource-namespace': { type: 'string', defaultText: 'kube-system', help: 'The namespace of resource object that is used for locking during leader election.' },
+  'leader-elect-resource-name': { type: 'string', defaultText: 'kapi-controller-manager', help: 'The name of resource object that is used for locking during leader election.' },
   // Accepted and ignored: common kube-apiserver flags (kubeadm, charts, kwokctl).
   ...ignoredFlags({
     string: [
@@ -255,6 +269,24 @@ function validatePort(name: string, port: number, allowZero: boolean): void {
 }
 
 /**
+ * The leader election timings as client-go's NewLeaderElector checks them (kube-controller-manager
+ * exits with these texts): the lease must outlast the renew deadline, which must exceed
+ * 1.2 retry periods, and each must be positive.
+ */
+function validateLeaderElection(flags: ServerFlags): void {
+  const lease = flags.leaderElectLeaseDurationMs;
+  const renew = flags.leaderElectRenewDeadlineMs;
+  const retry = flags.leaderElectRetryPeriodMs;
+  if (lease <= renew) throw new FlagError('leaseDuration must be greater than renewDeadline');
+  if (renew <= 1.2 * retry) throw new FlagError('renewDeadline must be greater than retryPeriod*JitterFactor');
+  if (lease < 1) throw new FlagError('leaseDuration must be greater than zero');
+  if (renew < 1) throw new FlagError('renewDeadline must be greater than zero');
+  if (retry < 1) throw new FlagError('retryPeriod must be greater than zero');
+  if (flags.leaderElectResourceNamespace === '') throw new FlagError('leaderElection.resourceNamespace: Required value: resourceNamespace is required');
+  if (flags.leaderElectResourceName === '') throw new FlagError('leaderElection.resourceName: Required value: resourceName is required');
+}
+
+/**
  * Parses kube-apiserver style arguments (without the program name). Returns `'help'` for
  * -h/--help. Throws FlagError with pflag/kube texts: `unknown flag: --x`, `invalid argument
  * "abc" for "--secure-port" flag: ...`, `--etcd-servers must be specified`, port ranges,
@@ -298,6 +330,12 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     etcdHealthcheckTimeoutMs: get<number>('etcd-healthcheck-timeout'),
     etcdReadycheckTimeoutMs: get<number>('etcd-readycheck-timeout'),
     tracingConfigFile: get<string>('tracing-config-file'),
+    leaderElect: get<boolean>('leader-elect'),
+    leaderElectLeaseDurationMs: get<number>('leader-elect-lease-duration'),
+    leaderElectRenewDeadlineMs: get<number>('leader-elect-renew-deadline'),
+    leaderElectRetryPeriodMs: get<number>('leader-elect-retry-period'),
+    leaderElectResourceNamespace: get<string>('leader-elect-resource-namespace'),
+    leaderElectResourceName: get<string>('leader-elect-resource-name'),
   };
   if (flags.etcdServers.length === 0) throw new FlagError('--etcd-servers must be specified');
   validatePort('secure-port', flags.securePort, false);
@@ -318,6 +356,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
   if (flags.livezGracePeriodMs < 0) throw new FlagError('--livez-grace-period can not be a negative value');
   if (flags.etcdHealthcheckTimeoutMs <= 0) throw new FlagError(`--etcd-healthcheck-timeout must be greater than 0`);
   if (flags.etcdReadycheckTimeoutMs <= 0) throw new FlagError(`--etcd-readycheck-timeout must be greater than 0`);
+  if (flags.leaderElect) validateLeaderElection(flags);
   if (!flags.etcdPrefix.startsWith('/')) flags.etcdPrefix = `/${flags.etcdPrefix}`;
   return flags;
 }
