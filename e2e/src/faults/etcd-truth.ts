@@ -1,0 +1,107 @@
+/**
+ * Ground truth straight from etcd (gRPC, not through kapi): a recorder of every change of the
+ * namespace's keys from a start revision on, the leader, compaction, and the final state.
+ */
+import { Etcd3, type Watcher } from 'etcd3';
+import type { HistoryEvent, KeyState } from './checker.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Records etcd's history of `keyPrefix` from `fromRevision` (exclusive) on, through member failures. */
+export class HistoryRecorder {
+  readonly events: HistoryEvent[] = [];
+  errors = 0;
+  private watcher: Watcher | undefined;
+  private lastSeen: bigint;
+
+  private constructor(readonly fromRevision: bigint) {
+    this.lastSeen = fromRevision;
+  }
+
+  static async start(client: Etcd3, keyPrefix: string): Promise<HistoryRecorder> {
+    const from = BigInt((await client.get('/kapi-faults/probe').exec()).header.revision);
+    const recorder = new HistoryRecorder(from);
+    const watcher = await client.watch().prefix(keyPrefix).startRevision(String(from + 1n)).create();
+    recorder.watcher = watcher;
+    const name = (key: Buffer) => key.toString().slice(keyPrefix.length);
+    watcher.on('put', (kv) => {
+      recorder.events.push({ type: kv.create_revision === kv.mod_revision ? 'ADDED' : 'MODIFIED', name: name(kv.key), resourceVersion: kv.mod_revision });
+    });
+    watcher.on('delete', (kv) => recorder.events.push({ type: 'DELETED', name: name(kv.key), resourceVersion: kv.mod_revision }));
+    watcher.on('data', (res) => {
+      const rev = BigInt(res.header.revision);
+      if (rev > recorder.lastSeen) recorder.lastSeen = rev;
+    });
+    watcher.on('error', () => recorder.errors++);
+    return recorder;
+  }
+
+  /** The highest revision the recorder is known to have seen everything up to. */
+  seenThrough(): bigint {
+    const lastEvent = this.events.at(-1);
+    const ev = lastEvent ? BigInt(lastEvent.resourceVersion) : 0n;
+    return ev > this.lastSeen ? ev : this.lastSeen;
+  }
+
+  /** Waits until the recorder has seen revision `revision` (an event at or after it, or a progress notification). */
+  async waitFor(revision: bigint, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.seenThrough() < revision) {
+      if (Date.now() > deadline) throw new Error(`etcd history recorder reached only ${this.seenThrough()}, not ${revision}, in ${timeoutMs} ms`);
+      await sleep(50);
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.watcher?.cancel().catch(() => undefined);
+  }
+}
+
+/** etcd's current revision (a linearizable range read). */
+export async function currentRevision(client: Etcd3): Promise<bigint> {
+  return BigInt((await client.get('/kapi-faults/probe').exec()).header.revision);
+}
+
+/** Compacts (physically) at etcd's current revision and returns it. */
+export async function compactNow(client: Etcd3): Promise<bigint> {
+  const revision = await currentRevision(client);
+  await client.kv.compact({ revision: String(revision), physical: true });
+  return revision;
+}
+
+/** The keys under `keyPrefix` now: name → state (the JSON value's `data.v` / `data` as token) and name → revision. */
+export async function finalState(client: Etcd3, keyPrefix: string): Promise<{ states: Map<string, KeyState & { exists: true }>; revisions: Map<string, string>; values: Map<string, Record<string, unknown>> }> {
+  const res = await client.getAll().prefix(keyPrefix).exec();
+  const states = new Map<string, KeyState & { exists: true }>();
+  const revisions = new Map<string, string>();
+  const values = new Map<string, Record<string, unknown>>();
+  for (const kv of res.kvs) {
+    const name = kv.key.toString().slice(keyPrefix.length);
+    revisions.set(name, kv.mod_revision);
+    let obj: Record<string, unknown> = {};
+    try {
+      obj = JSON.parse(kv.value.toString()) as Record<string, unknown>;
+    } catch {
+      // not JSON (protobuf storage): the token is unknown
+    }
+    values.set(name, obj);
+    const data = (obj.data ?? {}) as Record<string, string>;
+    states.set(name, { exists: true, token: data.v ?? '', resourceVersion: kv.mod_revision });
+  }
+  return { states, revisions, values };
+}
+
+/** The member whose /v3/maintenance/status names itself as leader, via etcd's JSON gateway. */
+export async function findLeader(members: Record<string, string>): Promise<string | undefined> {
+  for (const [name, url] of Object.entries(members)) {
+    try {
+      const res = await fetch(`${url}/v3/maintenance/status`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(2000) });
+      if (!res.ok) continue;
+      const s = (await res.json()) as { header: { member_id: string }; leader: string };
+      if (s.leader === s.header.member_id) return name;
+    } catch {
+      // down or partitioned: ask the next one
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,231 @@
+/**
+ * The fault suite: the local HA cluster (deploy/cluster.sh, as `make cluster` runs it), a steady
+ * mixed workload through kapi-lb (see workload.ts), faults injected one after another
+ * (injector.ts), then the checker (checker.ts) against etcd's own final state and history.
+ *
+ * Short form (`make test`): each fault once with short outages. Full form (`make e2e-faults`):
+ * three rounds with longer outages.
+ */
+import { Etcd3 } from 'etcd3';
+import { buildGoCommand, LineProcess } from '../harness/go-program.js';
+import { ensureNamespace, RestClient, type KubeObject } from '../harness/rest.js';
+import { openWatch } from '../harness/watch-stream.js';
+import { startClusterTarget, type ClusterTarget } from '../suites/targets.js';
+import { checkCounters, checkKeys, checkLists, checkStore, checkWatchEpochs, type KeyEntry } from './checker.js';
+import { finalState, HistoryRecorder } from './etcd-truth.js';
+import { FaultInjector, type FaultKind, type InjectedFault } from './injector.js';
+import { Incrementer, Lister, NodeInformer, RawWatcher, Tally, Writer, type WorkloadContext } from './workload.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export type FaultSuiteMode = 'short' | 'full';
+
+export interface FaultSuiteOptions {
+  mode: FaultSuiteMode;
+  /** Progress lines (to stderr in the test). */
+  log: (line: string) => void;
+  /** Also drive client-go's Reflector (e2e/go kapi-reflector); default true. */
+  clientGo?: boolean;
+}
+
+export interface FaultSuiteSummary {
+  mode: FaultSuiteMode;
+  seconds: number;
+  operations: number;
+  operationCounts: Record<string, number>;
+  events: number;
+  eventCounts: Record<string, number>;
+  faults: InjectedFault[];
+  violations: string[];
+  text: string;
+}
+
+const schedules: Record<FaultSuiteMode, { rounds: number; downMs: number; settleMs: number; warmupMs: number }> = {
+  short: { rounds: 1, downMs: 1000, settleMs: 500, warmupMs: 1500 },
+  full: { rounds: 3, downMs: 5000, settleMs: 3000, warmupMs: 5000 },
+};
+const order: FaultKind[] = ['kill-replica', 'kill-etcd-member', 'kill-etcd-leader', 'partition-etcd-member', 'compact', 'restart-everything'];
+
+async function retry<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: no success within ${timeoutMs} ms (${String(last)})`);
+    await sleep(200);
+  }
+}
+
+export async function runFaultSuite(options: FaultSuiteOptions): Promise<FaultSuiteSummary> {
+  const schedule = schedules[options.mode];
+  const started = Date.now();
+  const log = (line: string) => options.log(`[faults ${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`);
+  const reflectorBuild = options.clientGo === false ? undefined : buildGoCommand('kapi-reflector');
+  const cluster: ClusterTarget = await startClusterTarget();
+  log(`cluster up: ${cluster.server}`);
+  const client = new RestClient(cluster.server, { maxSockets: 32, timeoutMs: 10_000 });
+  const etcd = new Etcd3({ hosts: cluster.etcdEndpoints });
+  const ns = 'faults';
+  const prefix = `/registry/configmaps/${ns}/`;
+  const violations: string[] = [];
+  const cleanups: (() => Promise<void> | void)[] = [];
+  try {
+    await ensureNamespace(client, ns);
+    const counterNames = ['counter-0', 'counter-1', 'counter-2'];
+    for (const name of counterNames) {
+      await client.expect(201, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { n: '0', ops: '' } });
+    }
+    const recorder = await HistoryRecorder.start(etcd, prefix);
+    cleanups.push(() => recorder.stop());
+
+    const ctx: WorkloadContext = { client, namespace: ns, tally: new Tally(), maxAcked: 0n, stopped: false };
+    const writers = Array.from({ length: 4 }, (_, i) => new Writer(ctx, `w${i}`, 16));
+    const incrementers = Array.from({ length: 3 }, (_, i) => new Incrementer(ctx, `i${i}`, counterNames));
+    const lister = new Lister(ctx);
+    const watchers = Array.from({ length: 2 }, (_, i) => new RawWatcher(ctx, `raw-watch-${i}`, cluster.server));
+    cleanups.push(() => watchers.forEach((w) => w.stop()));
+    const nodeInformer = new NodeInformer(cluster.kubeconfig, ns);
+    cleanups.push(() => nodeInformer.stop());
+    await nodeInformer.start();
+    let reflector: LineProcess | undefined;
+    if (reflectorBuild) {
+      const { binary } = await reflectorBuild;
+      reflector = new LineProcess(binary, ['--kubeconfig', cluster.kubeconfig, '--namespace', ns, '--watch-timeout-seconds', '5', '--check-timeout', '60s']);
+      cleanups.push(() => reflector?.kill());
+      await reflector.next('synced', 60_000);
+    }
+    log('informers synced; workload starts');
+
+    const workloadStart = Date.now();
+    const watcherLoops = watchers.map((w) => w.run());
+    const loops = [...writers.map((w) => w.run()), ...incrementers.map((i) => i.run()), lister.run()];
+    const injector = new FaultInjector({ cluster, etcd, recorder, downMs: schedule.downMs, startedAt: workloadStart });
+    await sleep(schedule.warmupMs);
+    for (let round = 0; round < schedule.rounds; round++) {
+      for (const kind of order) {
+        const before = ctx.tally.total('');
+        const fault = await injector.inject(kind);
+        log(`fault ${kind} ${fault.target}: ${fault.seconds.toFixed(1)} s${fault.detail ? ` (${fault.detail})` : ''}; ${ctx.tally.total('') - before} operations meanwhile`);
+        if (kind === 'compact') violations.push(...(await expiredProbe(cluster.server, ns, recorder.fromRevision)));
+        await sleep(schedule.settleMs);
+      }
+    }
+    ctx.stopped = true;
+    await Promise.all(loops);
+    log(`workload stopped after ${((Date.now() - workloadStart) / 1000).toFixed(1)} s`);
+
+    // Everything up again (idempotent), then one last write every watcher and informer must see.
+    await cluster.local.ok(['up'], 180_000);
+    const marker = await retry('final marker', async () => {
+      const res = await client.request<KubeObject>('POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'final-marker' }, data: { v: 'end' } });
+      if (res.status === 201) return res.body.metadata.resourceVersion;
+      if (res.status === 409) {
+        const got = await client.request<KubeObject>('GET', `/api/v1/namespaces/${ns}/configmaps/final-marker`);
+        return got.status === 200 ? got.body.metadata.resourceVersion : undefined;
+      }
+      return undefined;
+    });
+    const end = BigInt(marker);
+    await recorder.waitFor(end);
+    const final = await finalState(etcd, prefix);
+
+    // Watchers: caught up to the marker, then stopped; informers: equal to etcd's final state.
+    const caughtUp = await waitUntil(() => watchers.every((w) => w.lastResourceVersion >= end), 30_000);
+    if (!caughtUp) violations.push(`raw watchers did not reach the final revision ${end}: ${watchers.map((w) => `${w.name}@${w.lastResourceVersion}`).join(', ')}`);
+    await waitUntil(() => watchers.every((w) => checkStore('', w.store, final.revisions).length === 0), 10_000);
+    for (const w of watchers) w.stop();
+    await Promise.all(watcherLoops);
+    await waitUntil(() => checkStore('', nodeInformer.store(), final.revisions).length === 0, 30_000);
+    for (const w of watchers) violations.push(...checkStore(`${w.name} store (raw-watch informer)`, w.store, final.revisions));
+    violations.push(...checkStore('client-node informer', nodeInformer.store(), final.revisions));
+    let reflectorResult: Record<string, unknown> | undefined;
+    if (reflector) {
+      reflector.send('check');
+      reflectorResult = await reflector.next('result', 90_000);
+      const diff = (reflectorResult.diff as string[] | undefined) ?? [];
+      if (reflectorResult.match !== true) violations.push(`client-go reflector differs from a fresh list: ${diff.slice(0, 5).join(', ')}`);
+      for (const v of (reflectorResult.violations as string[] | undefined) ?? []) violations.push(`client-go reflector: ${v}`);
+      if (Number(reflectorResult.listCount) !== final.revisions.size) violations.push(`client-go reflector's fresh list has ${String(reflectorResult.listCount)} objects, etcd ${final.revisions.size}`);
+    }
+
+    // Writes, counters, lists, watch histories.
+    const logs = new Map<string, KeyEntry[]>();
+    for (const w of writers) for (const [k, v] of w.logs) logs.set(k, v);
+    violations.push(...checkKeys(logs, final.states));
+    for (const w of writers) violations.push(...w.violations);
+    const finals = new Map(counterNames.map((c) => {
+      const data = (final.values.get(c)?.data ?? undefined) as Record<string, string> | undefined;
+      return [c, data ? { n: Number(data.n), ops: data.ops ? data.ops.split(',') : [] } : undefined] as const;
+    }));
+    violations.push(...checkCounters(incrementers[0]!.records(finals, incrementers)));
+    violations.push(...checkLists(lister.lists), ...lister.violations);
+    const history = recorder.events.filter((e) => BigInt(e.resourceVersion) <= end);
+    violations.push(...checkWatchEpochs(watchers.flatMap((w) => w.epochs), history, recorder.fromRevision));
+
+    const t = ctx.tally;
+    const operationCounts = Object.fromEntries([...t.counts].sort());
+    const operations = t.total('');
+    const eventCounts: Record<string, number> = {
+      'raw-watch events': watchers.reduce((a, w) => a + w.events, 0),
+      'raw-watch bookmarks': watchers.reduce((a, w) => a + w.bookmarks, 0),
+      'raw-watch resumes': watchers.reduce((a, w) => a + w.resumes, 0),
+      'raw-watch relists (410)': watchers.reduce((a, w) => a + w.relists, 0),
+      'raw-watch error events': watchers.reduce((a, w) => a + w.errors, 0),
+      'client-node informer notifications': nodeInformer.adds + nodeInformer.updates + nodeInformer.deletes,
+      'client-node informer lists': nodeInformer.lists,
+      'client-node informer errors': nodeInformer.errors,
+      ...(reflectorResult
+        ? {
+            'client-go reflector watch events': Number(reflectorResult.watchEvents ?? 0),
+            'client-go reflector bookmarks': Number(reflectorResult.bookmarks ?? 0),
+            'client-go reflector lists': Number(reflectorResult.lists ?? 0),
+          }
+        : {}),
+      'etcd history events': history.length,
+    };
+    const events = eventCounts['raw-watch events']! + eventCounts['raw-watch bookmarks']! + eventCounts['client-node informer notifications']! + (eventCounts['client-go reflector watch events'] ?? 0);
+    const seconds = (Date.now() - started) / 1000;
+    const text = [
+      `fault suite (${options.mode}): ${seconds.toFixed(1)} s, final revision ${end}, ${final.revisions.size} objects`,
+      `  operations: ${operations} (${Object.entries(operationCounts).map(([k, v]) => `${k} ${v}`).join(', ')})`,
+      `  events: ${events} (${Object.entries(eventCounts).map(([k, v]) => `${k} ${v}`).join(', ')})`,
+      `  faults injected: ${injector.injected.length} (${injector.injected.map((f) => `${f.kind} ${f.target} ${f.seconds.toFixed(1)}s`).join('; ')})`,
+      `  violations = ${violations.length}${violations.length > 0 ? `:\n    ${violations.slice(0, 30).join('\n    ')}` : ''}`,
+    ].join('\n');
+    return { mode: options.mode, seconds, operations, operationCounts, events, eventCounts, faults: injector.injected, violations, text };
+  } finally {
+    for (const c of cleanups.reverse()) await c();
+    client.close();
+    etcd.close();
+    await cluster.stop();
+  }
+}
+
+async function waitUntil(cond: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) return false;
+    await sleep(100);
+  }
+  return true;
+}
+
+/** After a compaction, a watch from a compacted revision must end in 410 Expired (an ERROR event or the status). */
+async function expiredProbe(server: string, ns: string, compactedRevision: bigint): Promise<string[]> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    let code: number | undefined;
+    const stream = openWatch<{ code?: number }>(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${compactedRevision}&timeoutSeconds=2`, (event) => {
+      if (event.type === 'ERROR') code = event.object.code;
+    });
+    const end = await stream.done;
+    if (end.status === 410 || code === 410) return [];
+    if (end.status === 200 && code === undefined) return [`a watch from compacted revision ${compactedRevision} streamed without 410`];
+    await sleep(200); // the cluster is not answering yet
+  }
+  return [`a watch from compacted revision ${compactedRevision}: no answer`];
+}
