@@ -196,6 +196,12 @@ void describe('CustomResourceDefinitions', () => {
       const asBeta = await t.request('GET', `${W_BETA}/w1`);
       assert.equal(asBeta.json['apiVersion'], 'example.com/v1beta1');
     });
+    void it('deprecated version: every response carries the CRD default warning', async () => {
+      const res = await t.request('GET', `${W_BETA}/w1`);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('warning'), '299 - "example.com/v1beta1 Widget is deprecated"');
+      assert.equal((await t.request('GET', `${W}/w1`)).headers.get('warning'), null);
+    });
     void it('update bumps generation only for spec changes; main resource ignores status', async () => {
       const current = (await t.request('GET', `${W}/w1`)).json;
       const changed = { ...current, spec: { ...(current['spec'] as object), size: 4 }, status: { phase: 'Ignored' } };

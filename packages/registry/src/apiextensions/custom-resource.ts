@@ -11,10 +11,12 @@
 import type { FieldError, JSONSchemaProps, KubeObject, PrinterColumn } from '@kapi/machinery';
 import { StatusError, column, fieldDuplicate, isPlainObject, nameColumn, timestampSince, validateAgainstSchema } from '@kapi/machinery';
 import type { FieldGetter, ResourceDefinition, SubresourceDefinition, VersionDefinition } from '../definition.js';
-import { COMPONENTS, META_V1 } from '../schemas/schema-builders.js';
+import { META_V1, ref } from '../schemas/schema-builders.js';
 import type { CrdColumn, CrdVersion, CustomResourceDefinition } from './crd-types.js';
 import { compileJsonPath, evaluateJsonPath } from './jsonpath.js';
 
+const METADATA_DESCRIPTION =
+  "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 const CREATION_DESCRIPTION = 'CreationTimestamp is a timestamp representing the server time when this object was created.';
 
 /** The version's schema as the store needs it: apiVersion, kind and ObjectMeta at the root, tagged with its GVK. */
@@ -27,7 +29,7 @@ export function wrapSchema(schema: JSONSchemaProps | undefined, gvk: { group: st
     properties: {
       apiVersion: { type: 'string', description: user.properties?.['apiVersion']?.description ?? 'APIVersion defines the versioned schema of this representation of an object.' },
       kind: { type: 'string', description: user.properties?.['kind']?.description ?? 'Kind is a string value representing the REST resource this object represents.' },
-      metadata: { $ref: `${COMPONENTS}${META_V1}ObjectMeta` },
+      metadata: ref(`${META_V1}ObjectMeta`, METADATA_DESCRIPTION),
       ...properties,
     },
     'x-kubernetes-group-version-kind': [gvk],

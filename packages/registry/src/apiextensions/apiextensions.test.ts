@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { KubeObject } from '@kapi/machinery';
+import { desiredStatus } from './crd-status.js';
+import type { CustomResourceDefinition } from './crd-types.js';
+import { customResourceDefinition } from './custom-resource.js';
+import { compileJsonPath, evaluateJsonPath, simpleJsonPathProblem } from './jsonpath.js';
+import { validateStructuralSchema } from './structural-schema.js';
+
+function crd(name: string, names: Record<string, unknown>, versions: Record<string, unknown>[] = [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }]): CustomResourceDefinition {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name },
+    spec: { group: 'example.com', scope: 'Namespaced', names, versions },
+  } as CustomResourceDefinition;
+}
+
+void describe('simple JSONPath', () => {
+  const obj = { spec: { replicas: 3, 'a.b': 1 }, status: { conditions: [{ type: 'Ready', status: 'True' }, { type: 'Synced', status: 'False' }] } };
+  void it('fields, indexes, quoted keys, wildcards and equality filters', () => {
+    assert.deepEqual(evaluateJsonPath(compileJsonPath('.spec.replicas'), obj), [3]);
+    assert.deepEqual(evaluateJsonPath(compileJsonPath("{.spec['a.b']}"), obj), [1]);
+    assert.deepEqual(evaluateJsonPath(compileJsonPath('.status.conditions[1].type'), obj), ['Synced']);
+    assert.deepEqual(evaluateJsonPath(compileJsonPath('.status.conditions[*].status'), obj), ['True', 'False']);
+    assert.deepEqual(evaluateJsonPath(compileJsonPath('.status.conditions[?(@.type=="Ready")].status'), obj), ['True']);
+    assert.deepEqual(evaluateJsonPath(compileJsonPath('.spec.missing'), obj), []);
+  });
+  void it("kube's validation texts", () => {
+    assert.equal(simpleJsonPathProblem(''), 'must not be empty');
+    assert.equal(simpleJsonPathProblem('spec.x'), 'must be a simple json path starting with .');
+    assert.equal(simpleJsonPathProblem('.spec[x'), 'must be a json path in the dot notation');
+    assert.equal(simpleJsonPathProblem('.spec.x'), undefined);
+  });
+});
+
+void describe('structural schema', () => {
+  void it('accepts int-or-string, preserve-unknown-fields without type and embedded resources', () => {
+    const errs = validateStructuralSchema(
+      {
+        type: 'object',
+        properties: {
+          a: { 'x-kubernetes-int-or-string': true },
+          b: { 'x-kubernetes-preserve-unknown-fields': true },
+          c: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+          d: { type: 'array', items: { type: 'object', properties: { k: { type: 'string' } } }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'] },
+        },
+      },
+      'spec.versions[0].schema.openAPIV3Schema',
+    );
+    assert.deepEqual(errs, []);
+  });
+  void it('list-type and nested value validation rules', () => {
+    const messages = validateStructuralSchema(
+      {
+        type: 'object',
+        properties: {
+          m: { type: 'array', items: { type: 'object', properties: {} }, 'x-kubernetes-list-type': 'map' },
+          s: { type: 'string', 'x-kubernetes-list-type': 'set' },
+          n: { type: 'string', allOf: [{ type: 'string' }] },
+          r: { type: 'object', $ref: '#/definitions/x' },
+        },
+      },
+      'p',
+    ).map((e) => `${e.field}: ${e.message}`);
+    assert.deepEqual(messages.sort(), [
+      'p.properties[m].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map',
+      'p.properties[n].allOf[0].type: Forbidden: must be empty to be structural',
+      'p.properties[r].$ref: Forbidden: $ref is not supported',
+      'p.properties[s].type: Invalid value: "string": must be array if x-kubernetes-list-type is specified',
+    ]);
+  });
+});
+
+void describe('CRD status', () => {
+  void it('accepts free names, refuses names another CRD of the group holds', () => {
+    const first = crd('widgets.example.com', { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['w'] });
+    first.status = desiredStatus(first, [first]);
+    assert.deepEqual(first.status.conditions?.map((c) => `${c.type}=${c.status}/${c.reason}`), ['NamesAccepted=True/NoConflicts', 'Established=True/InitialNamesAccepted']);
+    assert.deepEqual(first.status.storedVersions, ['v1']);
+    const second = crd('wodgets.example.com', { plural: 'wodgets', singular: 'wodget', kind: 'Widget', listKind: 'WodgetList' });
+    const status = desiredStatus(second, [first, second]);
+    assert.deepEqual(status.conditions?.map((c) => `${c.type}=${c.status}/${c.reason}/${c.message}`), [
+      'NamesAccepted=False/KindConflict/"Widget" is already in use',
+      'Established=False/NotAccepted/not all names are accepted',
+    ]);
+    const again = desiredStatus({ ...first, status: first.status }, [first]);
+    assert.deepEqual(again, first.status, 'stable: lastTransitionTime is kept');
+  });
+});
+
+void describe('custom resource definitions from CRDs', () => {
+  const versions = [
+    { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } },
+    { name: 'v1beta1', served: true, storage: false, deprecated: true, schema: { openAPIV3Schema: { type: 'object' } } },
+    { name: 'v1alpha1', served: false, storage: false, deprecated: true, deprecationWarning: 'use v1', schema: { openAPIV3Schema: { type: 'object' } } },
+  ];
+  const definition = customResourceDefinition(crd('widgets.example.com', { plural: 'widgets', kind: 'Widget' }, versions), { terminating: () => false });
+  void it('deprecated versions carry kube\'s default warning or the CRD\'s own', () => {
+    assert.equal(definition.versions[0]!.deprecated, undefined);
+    assert.equal(definition.versions[1]!.deprecated?.warning, 'example.com/v1beta1 Widget is deprecated');
+    assert.equal(definition.versions[2]!.deprecated?.warning, 'use v1');
+    assert.equal(definition.versions[2]!.served, false);
+  });
+  void it('stores under <group>/<plural>, refuses strategic merge, names are path segments', () => {
+    assert.equal(definition.storagePrefix, 'example.com/widgets');
+    assert.equal(definition.strategicMergePatch, false);
+    assert.equal(definition.nameValidation, 'PathSegmentName');
+    assert.equal(definition.listKind, 'WidgetList');
+  });
+  void it('default printer columns: Name and Age', () => {
+    assert.deepEqual(definition.printerColumns?.map((c) => `${c.definition.name}:${c.definition.type}`), ['Name:string', 'Age:date']);
+    const obj = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'x', creationTimestamp: new Date(Date.now() - 90_000).toISOString() } } as KubeObject;
+    assert.equal(definition.printerColumns?.[1]?.cell(obj, Date.now()), '90s');
+  });
+});
