@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createEstablished, widgetCrd } from './crd-testing.js';
 import { startTestServer, type TestServer, eventually } from './testing/fixture.js';
+import { isWatchClient, openWatch } from './testing/watch-client.js';
 
 type Obj = Record<string, unknown> & { metadata: Record<string, unknown> };
 
@@ -70,5 +72,73 @@ void describe('garbage collection over HTTP (Background, Orphan, Foreground)', (
     await create('gc', 'sentinel', [{ metadata: { name: 'never', uid: 'never-uid' } } as Obj]);
     await gone('gc', 'sentinel');
     assert.equal(await status('gc', 'widget-owned'), 200, 'after a pass that removed the sentinel');
+  });
+
+  void it('Foreground through a chain three deep: the leaf goes first, then the middle, then the root', async () => {
+    const a = await create('gc', 'fa');
+    const b = await create('gc', 'fb', [a], {}, true);
+    const c = await create('gc', 'fc', [b], {}, true);
+    const watch = await openWatch(t.url, `${CM('gc')}?watch=1&resourceVersion=${String(c.metadata['resourceVersion'])}`);
+    assert.ok(isWatchClient(watch));
+    const del = await t.request('DELETE', `${CM('gc')}/fa?propagationPolicy=Foreground`);
+    assert.deepEqual((del.json as Obj).metadata['finalizers'], ['foregroundDeletion']);
+    await gone('gc', 'fa');
+    const deleted: string[] = [];
+    while (deleted.length < 3) {
+      const [event] = await watch.take(1, 10_000);
+      if (event!.type === 'DELETED') deleted.push(String(event!.object.metadata?.['name']));
+    }
+    watch.close();
+    assert.deepEqual(deleted, ['fc', 'fb', 'fa']);
+  });
+
+  void it('a reference with the wrong kind counts as absent (the owner is looked up by the referenced kind)', async () => {
+    const real = await create('gc', 'kind-owner');
+    await create('gc', 'wrong-kind', [], { ownerReferences: [{ apiVersion: 'v1', kind: 'Secret', name: 'kind-owner', uid: real.metadata['uid'] }] });
+    await gone('gc', 'wrong-kind');
+    assert.equal(await status('gc', 'kind-owner'), 200);
+  });
+
+  void it('a dependent with one live owner keeps it and loses the reference to the one that is gone', async () => {
+    const live = await create('gc', 'live-owner');
+    const dead = await create('gc', 'dead-owner');
+    await create('gc', 'two-owners', [live, dead]);
+    assert.equal((await t.request('DELETE', `${CM('gc')}/dead-owner`)).status, 200);
+    await eventually('the dangling reference to be removed', async () => {
+      const d = (await t.request('GET', `${CM('gc')}/two-owners`)).json as Obj;
+      return JSON.stringify((d.metadata['ownerReferences'] as Obj[] | undefined)?.map((r) => r['name'])) === JSON.stringify(['live-owner']);
+    });
+  });
+
+  void it('a cluster-scoped dependent of a namespaced owner is left alone; of an absent cluster-scoped owner it goes', async () => {
+    const owner = await create('gc', 'ns-owner');
+    const keep = await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'gc-owned-by-cm', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'ns-owner', uid: 'not-its-uid' }] } } });
+    assert.equal(keep.status, 201, keep.text);
+    const go = await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'gc-owned-by-ghost', ownerReferences: [{ apiVersion: 'v1', kind: 'Namespace', name: 'ghost', uid: 'ghost-uid' }] } } });
+    assert.equal(go.status, 201, go.text);
+    await eventually('the namespace owned by an absent namespace to go', async () => (await t.request('GET', '/api/v1/namespaces/gc-owned-by-ghost')).status === 404);
+    const kept = await t.request('GET', '/api/v1/namespaces/gc-owned-by-cm');
+    assert.equal(kept.status, 200);
+    assert.equal((kept.json as Obj).metadata['deletionTimestamp'], undefined);
+    assert.equal(await status('gc', String(owner.metadata['name'])), 200);
+  });
+
+  void it('custom resources registered at run time are watched: a Widget owner takes its ConfigMap dependent with it', async () => {
+    await createEstablished(t, widgetCrd());
+    const res = await t.request('POST', '/apis/example.com/v1/namespaces/gc/widgets', { body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w-owner' }, spec: {} } });
+    assert.equal(res.status, 201, res.text);
+    const widget = res.json as Obj;
+    await create('gc', 'widget-dep', [], { ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Widget', name: 'w-owner', uid: widget.metadata['uid'], blockOwnerDeletion: true }] });
+    // Foreground: the owner (a custom resource) waits for its dependent, so the collector must watch widgets.
+    const del = await t.request('DELETE', '/apis/example.com/v1/namespaces/gc/widgets/w-owner?propagationPolicy=Foreground');
+    assert.equal(del.status, 200, del.text);
+    await gone('gc', 'widget-dep');
+    await eventually('the widget to go', async () => (await t.request('GET', '/apis/example.com/v1/namespaces/gc/widgets/w-owner')).status === 404);
+  });
+
+  void it('readyz reports informer-sync', async () => {
+    const res = await t.request('GET', '/readyz?verbose');
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.text, /\[\+\]informer-sync ok/);
   });
 });

@@ -190,10 +190,13 @@ export function garbageCollector(registry: Registry, options: GarbageCollectorOp
 
   const ctxFor = (resource: RestResource, namespace: string) => ({ namespace: resource.definition.namespaced ? namespace : '', userAgent: USER_AGENT });
 
-  /** A quorum GET of `id`; undefined when absent (a namespaced kind without a namespace is absent too). */
+  /**
+   * A quorum GET of `id`; undefined when absent. A namespaced kind without a namespace (only
+   * a cluster-scoped dependent can name one so) is an error not worth retrying, as in kube.
+   */
   async function getObject(id: Identity): Promise<KubeObject | undefined> {
     const resource = resourceFor(id.apiVersion, id.kind);
-    if (resource.definition.namespaced && id.namespace === '') return undefined;
+    if (resource.definition.namespaced && id.namespace === '') throw new NamespacedOwnerOfClusterScopedObject();
     try {
       return await resource.getter!.get(ctxFor(resource, id.namespace), id.name, {});
     } catch (err) {
