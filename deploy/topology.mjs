@@ -36,6 +36,15 @@ export const etcdPrefix = '/registry';
 export const readinessPath = '/readyz';
 /** How often the balancer probes each replica. */
 export const healthInterval = '1s';
+/**
+ * --shutdown-delay-duration of every replica: on SIGTERM a replica keeps serving everything for
+ * this long but answers /readyz with 500, so the balancer (one failed probe, every
+ * {@link healthInterval}) stops sending it new connections before it stops accepting them.
+ * Three probe intervals: a rolling restart or `cluster.sh stop` costs clients no refused
+ * connection. (kube-apiserver's default is 0; HA setups behind a load balancer set a few
+ * seconds, more for cloud balancers with slower health checks.)
+ */
+export const shutdownDelayDuration = '3s';
 
 /**
  * Flags whose values are addresses or paths: they come from the layout and are the only ones
@@ -111,6 +120,7 @@ export function kapiCommand(replica, layout) {
       `--bind-address=${self.bindAddress}`,
       `--secure-port=${self.securePort}`,
       `--cert-dir=${layout.certDir}`,
+      `--shutdown-delay-duration=${shutdownDelayDuration}`,
     ],
   };
 }
