@@ -132,6 +132,13 @@ void describe('CustomResourceDefinitions', () => {
       assert.ok(resources.some((r) => r.name === 'widgets/status'));
       assert.ok(resources.some((r) => r.name === 'widgets/scale'));
     });
+    void it('readyz lists the CRD sync hook and a watch cache check per custom resource', async () => {
+      const res = await t.request('GET', '/readyz?verbose');
+      assert.equal(res.status, 200, res.text);
+      assert.match(res.text, /\[\+\]poststarthook\/crd-informer-synced ok/);
+      assert.match(res.text, /\[\+\]watch-cache\/customresourcedefinitions\.apiextensions\.k8s\.io ok/);
+      assert.match(res.text, /\[\+\]watch-cache\/widgets\.example\.com ok/);
+    });
     void it('OpenAPI v3 has the group-version with the schema tagged by GVK', async () => {
       const index = await t.request('GET', '/openapi/v3');
       assert.ok(Object.keys(index.json['paths'] as object).includes('apis/example.com/v1'));

@@ -227,13 +227,22 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   const storage = watchCache ?? etcd;
   const registry = createRegistry({ storage, prefix: options.etcdPrefix ?? '/registry', definitions: servedDefinitions });
+  // One readiness check per watch cache (a cache that is (re-)listing cannot serve).
+  const cacheCheck = (r: { prefix: string; group: string; resource: string }): HealthCheck => ({
+    name: `watch-cache/${r.group === '' ? r.resource : `${r.resource}.${r.group}`}`,
+    check: () => (watchCache?.isReady(r.prefix) === false ? Promise.reject(new Error('not initialized')) : Promise.resolve()),
+  });
+  // Filled below; custom resources add their cache's check when they are first served.
+  const readyzChecks: HealthCheck[] = [];
   // Every replica serves every established CRD (not leader-elected); each custom resource gets its own cacher.
   const crdController: CrdController = startCrdController(registry, {
     beforeRegister: (d) => {
-      const prefix = `${etcdPrefix}/${d.storagePrefix ?? d.plural}`;
-      if (resources.some((r) => r.prefix === prefix)) return;
-      resources.push({ prefix, group: d.group, resource: d.plural });
-      watchCache?.addResource({ prefix, group: d.group, resource: d.plural });
+      const resource = { prefix: `${etcdPrefix}/${d.storagePrefix ?? d.plural}`, group: d.group, resource: d.plural };
+      if (resources.some((r) => r.prefix === resource.prefix)) return;
+      resources.push(resource);
+      if (watchCache === undefined) return;
+      watchCache.addResource(resource);
+      readyzChecks.splice(Math.max(readyzChecks.length - 1, 0), 0, cacheCheck(resource));
     },
     onError: (err) => logger.warn(`crd controller: ${err instanceof Error ? err.message : String(err)}`),
   });
@@ -262,12 +271,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     name: 'shutdown',
     check: () => (lifecycle.shutdownInitiated ? Promise.reject(new Error('process is shutting down')) : Promise.resolve()),
   };
-  // One readiness check per watch cache (a cache that is (re-)listing cannot serve).
-  const cacheChecks: HealthCheck[] = watchCache === undefined ? [] : resources.map((r) => ({
-    name: `watch-cache/${r.group === '' ? r.resource : `${r.resource}.${r.group}`}`,
-    check: () => (watchCache.isReady(r.prefix) === false ? Promise.reject(new Error('not initialized')) : Promise.resolve()),
-  }));
+  const cacheChecks: HealthCheck[] = watchCache === undefined ? [] : resources.map(cacheCheck);
   const logHealth = logCheck(() => logger.healthy?.() ?? true);
+  readyzChecks.unshift(pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, crdSynced, informerSync, ...cacheChecks, shutdownCheck);
   const livezGraceMs = options.livezGracePeriodMs ?? 0;
   const hooksForLivez = [delayedCheck(bootstrapCheck, startedAt, livezGraceMs)];
   const shutdown = new AbortController();
@@ -278,7 +284,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     health: {
       livez: [pingCheck, logHealth, etcdCheck, ...hooksForLivez],
       healthz: [pingCheck, logHealth, etcdCheck, ...hooksForLivez],
-      readyz: [pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, crdSynced, informerSync, ...cacheChecks, shutdownCheck],
+      readyz: readyzChecks,
     },
     requestTimeoutMs,
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
