@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startEtcd, uniquePrefix, type TestEtcd } from '@kapi/storage/testing';
 import { silentLogger } from './logger.js';
+import { CRD_PATH, widgetCrd } from './crd-testing.js';
 import { startApiServer, type RunningServer } from './main.js';
 import { eventually } from './testing/fixture.js';
 
@@ -89,6 +90,30 @@ void describe('namespace deletion by the leader-elected namespace controller', (
     const removed = await request(url, 'PUT', '/api/v1/namespaces/held/configmaps/pinned', { ...pinned.json, metadata: { ...pinned.json.metadata, finalizers: [] } });
     assert.equal(removed.status, 200);
     await eventually('the namespace to disappear', async () => (await request(url, 'GET', '/api/v1/namespaces/held')).status === 404);
+  });
+
+  void it('custom resources registered at run time are emptied with their namespace', async () => {
+    const url = servers[0]!.insecureUrl!;
+    assert.equal((await request(url, 'POST', CRD_PATH, widgetCrd())).status, 201);
+    await eventually('widgets to be served', async () => (await request(url, 'GET', '/apis/example.com/v1/widgets')).status === 200);
+    assert.equal((await request(url, 'POST', '/api/v1/namespaces', { metadata: { name: 'with-crs' } })).status, 201);
+    for (let i = 0; i < 5; i++) {
+      const res = await request(url, 'POST', '/apis/example.com/v1/namespaces/with-crs/widgets', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: `w-${i}` }, spec: {} });
+      assert.equal(res.status, 201);
+    }
+    assert.equal((await request(url, 'POST', '/apis/example.com/v1/namespaces/with-crs/widgets', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'pinned', finalizers: ['example.com/pin'] }, spec: {} })).status, 201);
+    assert.equal((await request(url, 'DELETE', '/api/v1/namespaces/with-crs')).status, 200);
+    await eventually('the custom resources to be reported', async () => {
+      const ns = await request(url, 'GET', '/api/v1/namespaces/with-crs');
+      const conditions = ((ns.json['status'] as Record<string, unknown>)['conditions'] ?? []) as Array<Record<string, unknown>>;
+      return conditions.some((c) => c['type'] === 'NamespaceContentRemaining' && c['message'] === 'Some resources are remaining: widgets.example.com has 1 resource instances');
+    });
+    const left = await request(url, 'GET', '/apis/example.com/v1/namespaces/with-crs/widgets');
+    assert.deepEqual((left.json['items'] as Obj[]).map((w) => w.metadata['name']), ['pinned']);
+    const pinned = await request(url, 'GET', '/apis/example.com/v1/namespaces/with-crs/widgets/pinned');
+    const unpinned = await request(url, 'PUT', '/apis/example.com/v1/namespaces/with-crs/widgets/pinned', { ...pinned.json, metadata: { ...pinned.json.metadata, finalizers: [] } });
+    assert.equal(unpinned.status, 200);
+    await eventually('the namespace to disappear', async () => (await request(url, 'GET', '/api/v1/namespaces/with-crs')).status === 404);
   });
 
   void it('two replicas: the first holds the lease; when it stops, the second takes over and finishes a deletion', async () => {
