@@ -298,6 +298,37 @@ void describe('CustomResourceDefinitions', () => {
     });
   });
 
+  void describe('CRD updates', () => {
+    void it('are served live: a new version appears, a version keeps its own printer columns, storedVersions grows with the storage version', async () => {
+      const current = (await t.request('GET', `${CRD_PATH}/widgets.example.com`)).json;
+      const spec = structuredClone(current['spec']) as { versions: Record<string, unknown>[] };
+      spec.versions[1]!['additionalPrinterColumns'] = [{ name: 'Colour', type: 'string', jsonPath: '.spec.color' }];
+      spec.versions.push({ ...structuredClone(spec.versions[0]!), name: 'v2', storage: true, additionalPrinterColumns: [] });
+      spec.versions[0]!['storage'] = false;
+      const res = await t.request('PUT', `${CRD_PATH}/widgets.example.com`, { body: { ...current, spec } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal((res.json['metadata'] as Record<string, unknown>)['generation'], 2);
+      await eventually('v2 served', async () => (await t.request('GET', '/apis/example.com/v2/namespaces/default/widgets/w1')).status === 200);
+      const table = await t.request('GET', W_BETA, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+      assert.deepEqual((table.json['columnDefinitions'] as { name: string }[]).map((c) => c.name), ['Name', 'Colour']);
+      const v2Table = await t.request('GET', '/apis/example.com/v2/namespaces/default/widgets', { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+      assert.deepEqual((v2Table.json['columnDefinitions'] as { name: string }[]).map((c) => c.name), ['Name', 'Age']);
+      await eventually('storedVersions [v1, v2]', async () => {
+        const status = (await t.request('GET', `${CRD_PATH}/widgets.example.com`)).json['status'] as { storedVersions: string[] };
+        return JSON.stringify(status.storedVersions) === '["v1","v2"]';
+      });
+      const dropV1 = (await t.request('GET', `${CRD_PATH}/widgets.example.com`)).json;
+      const without = structuredClone(dropV1['spec']) as { versions: { name: string }[] };
+      without.versions = without.versions.filter((v) => v.name !== 'v1');
+      const refused = await t.request('PUT', `${CRD_PATH}/widgets.example.com`, { body: { ...dropV1, spec: without } });
+      assert.equal(refused.status, 422, refused.text);
+      assert.match(String(refused.json['message']), /status\.storedVersions\[0\]: Invalid value: "v1": missing from spec\.versions; v1 was previously a storage version/);
+      const changedGroup = await t.request('PUT', `${CRD_PATH}/widgets.example.com`, { body: { ...dropV1, spec: { ...(dropV1['spec'] as object), scope: 'Cluster' } } });
+      assert.equal(changedGroup.status, 422, changedGroup.text);
+      assert.match(String(changedGroup.json['message']), /spec\.scope: Invalid value: "Cluster": field is immutable/);
+    });
+  });
+
   void describe('deletion', () => {
     void it('a cluster-scoped CRD: deleting it deletes its objects, then the CRD; creates meanwhile are refused', async () => {
       const crd = widgetCrd({ metadata: { name: 'gizmos.example.com' } });

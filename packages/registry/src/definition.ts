@@ -32,6 +32,8 @@ export interface VersionDefinition {
    */
   fromStorage?(stored: KubeObject): KubeObject;
   toStorage?(obj: KubeObject): KubeObject;
+  /** This version's Table columns, instead of the definition's (CRD versions each have their own). */
+  printerColumns?: readonly PrinterColumn[];
 }
 
 /** Extracts the string value of one selectable field, or `undefined` when absent. */

@@ -103,7 +103,7 @@ export function negotiateResourceOutput(accept: string | undefined, query: URLSe
   const media = negotiateResourceMedia(accept, resourceCapabilities(definition, version));
   if (media.target === undefined) return { encoding: media.encoding };
   if (media.target.kind === 'Table') {
-    const columns = definition.printerColumns ?? defaultColumns;
+    const columns = definition.versions.find((v) => v.name === version)?.printerColumns ?? definition.printerColumns ?? defaultColumns;
     return { encoding: media.encoding, transform: tableTransform(media.target, columns, parseIncludeObject(query)) };
   }
   return { encoding: media.encoding, transform: partialTransform(media.target) };

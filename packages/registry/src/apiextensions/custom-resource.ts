@@ -158,6 +158,7 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
     storage: v.storage === true,
     schema: wrapSchema(v.schema?.openAPIV3Schema, { group, version: v.name!, kind }),
     ...(v.deprecated === true ? { deprecated: { warning: v.deprecationWarning ?? defaultDeprecationWarning(group, v.name!, kind) } } : {}),
+    printerColumns: printerColumnsFor(v),
   }));
   const subresources: SubresourceDefinition[] = [];
   const sub = storage?.subresources;
