@@ -2,8 +2,9 @@
  * Three kapi-apiserver processes on one etcd: the namespace controller runs only in the
  * replica holding the kube-system/kapi-controller-manager Lease. The leader is killed
  * (SIGKILL, no release) while it empties a namespace; another replica takes the lease once
- * it expires (kube's 15 s) and finishes. Every object is deleted exactly once (one DELETED
- * event each on a watch through a surviving replica) and nothing is left.
+ * it expires (4 s here, through kube-controller-manager's --leader-elect-* flags) and
+ * finishes. Every object is deleted exactly once (one DELETED event each on a watch through a
+ * surviving replica) and nothing is left.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +15,10 @@ import { openWatch } from './harness/watch-stream.js';
 let cluster: TestCluster;
 
 before(async () => {
-  cluster = await startCluster({ replicas: 3 });
+  cluster = await startCluster({
+    replicas: 3,
+    server: { extraArgs: ['--leader-elect-lease-duration=4s', '--leader-elect-renew-deadline=3s', '--leader-elect-retry-period=500ms'] },
+  });
 });
 after(async () => {
   await cluster?.stop();
@@ -68,6 +72,8 @@ void test('killing the leader mid-way through a namespace deletion: another repl
     return h !== undefined && h !== first ? h : undefined;
   }, 30_000);
   assert.notEqual(next, first);
+  const lease = await survivor.request<{ spec?: { leaseDurationSeconds?: number } }>('GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kapi-controller-manager');
+  assert.equal(lease.body.spec?.leaseDurationSeconds, 4, 'the lease carries --leader-elect-lease-duration');
   await eventually('every DELETED event', async () => (deletions.size === COUNT ? true : undefined), 10_000);
   watch.kill();
   process.stderr.write(`# ${deletedBeforeKill} of ${COUNT} deleted before the leader was killed\n`);
