@@ -31,8 +31,18 @@ spec:
               size:
                 type: integer
                 description: How big the widget is.
+              replicas:
+                type: integer
+          status:
+            type: object
+            properties:
+              replicas:
+                type: integer
     subresources:
       status: {}
+      scale:
+        specReplicasPath: .spec.replicas
+        statusReplicasPath: .status.replicas
     additionalPrinterColumns:
     - name: Color
       type: string

@@ -54,6 +54,12 @@ void test('kubectl: a two-version CRD from apply to delete, with the deprecated-
   assert.deepEqual(red.spec, { color: 'red', size: 3 });
   assert.match(redAsBeta.stderr, /Warning: e2e\.example\.com\/v1beta1 Widget is deprecated/);
 
+  // kubectl scale goes through the scale subresource.
+  assert.match(await kubectl.ok(['scale', 'widget', 'red-one', '-n', 'default', '--replicas=4']), /widget\.e2e\.example\.com\/red-one scaled/);
+  const scaled = await kubectl.json<{ spec: { replicas: number }; metadata: { generation: number } }>(['get', 'widget', 'red-one', '-n', 'default']);
+  assert.equal(scaled.spec.replicas, 4);
+  assert.equal(scaled.metadata.generation, 2);
+
   // kubectl explain reads the OpenAPI v3 document of the group-version.
   const explain = await kubectl.ok(['explain', 'widgets']);
   assert.match(explain, /KIND:\s+Widget/);

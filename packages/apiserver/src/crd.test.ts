@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CRD_PATH, createEstablished, widgetCrd } from './crd-testing.js';
+import { uniquePrefix } from '@kapi/storage/testing';
+import { silentLogger } from './logger.js';
+import { startApiServer } from './main.js';
 import { eventually, startTestServer, type TestServer } from './testing/fixture.js';
 
 const W = '/apis/example.com/v1/namespaces/default/widgets';
@@ -12,8 +15,9 @@ function widget(name: string, spec: Record<string, unknown> = {}, apiVersion = '
 
 void describe('CustomResourceDefinitions', () => {
   let t: TestServer;
+  const prefix = uniquePrefix();
   before(async () => {
-    t = await startTestServer({ controllers: false });
+    t = await startTestServer({ controllers: false, etcdPrefix: prefix });
     await createEstablished(t, widgetCrd());
   });
   after(async () => t.close());
@@ -122,6 +126,15 @@ void describe('CustomResourceDefinitions', () => {
       assert.deepEqual(status.storedVersions, ['v1']);
       assert.deepEqual((res.json['metadata'] as Record<string, unknown>)['finalizers'], ['customresourcecleanup.apiextensions.k8s.io']);
     });
+    void it('a server started later serves the stored CRDs as soon as it has started', async () => {
+      const late = await startApiServer({ etcdServers: t.etcd.endpoints, etcdPrefix: prefix, securePort: null, insecurePort: 0, logger: silentLogger, controllers: false });
+      try {
+        const res = await fetch(`${late.insecureUrl!}${W}`);
+        assert.equal(res.status, 200, await res.text());
+      } finally {
+        await late.close();
+      }
+    });
     void it('discovery lists the resource with short names, categories and subresources', async () => {
       const res = await t.request('GET', '/apis/example.com/v1');
       assert.equal(res.status, 200);
@@ -162,6 +175,11 @@ void describe('CustomResourceDefinitions', () => {
       assert.equal(spec['unknown'], undefined);
       assert.deepEqual(spec['extra'], { anything: { goes: true } });
       assert.equal((res.json['metadata'] as Record<string, unknown>)['generation'], 1);
+    });
+    void it('nulls: dropped where not nullable, defaulted where a default exists', async () => {
+      const res = await t.request('POST', W, { body: widget('nulls', { size: null, color: null, replicas: 2 }) });
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual(res.json['spec'], { color: 'blue', replicas: 2 });
     });
     void it('strict field validation reports unknown fields', async () => {
       const res = await t.request('POST', `${W}?fieldValidation=Strict`, { body: widget('w-strict', { nope: 1 }) });

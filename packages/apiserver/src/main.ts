@@ -389,6 +389,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     return closed;
   };
   await bootstrap;
+  // Every CRD stored so far is served before the server reports itself started (as readyz's crd-informer-synced).
+  if (!closing) await crdController.synced();
   if (options.controllers !== false && !closing) controllers = startControllers(registry, options.controllers ?? {});
   return {
     ...result,

@@ -116,6 +116,28 @@ function listUniqueness(value: unknown, schema: JSONSchemaProps | undefined, pat
   }
 }
 
+/**
+ * kube's PruneNonNullableNullsWithoutDefaults: a null where the schema is not nullable and
+ * has no default is dropped (defaulting fills the others), before validation sees it.
+ */
+export function dropNonNullableNulls(value: unknown, schema: JSONSchemaProps | undefined, root = false): void {
+  if (schema === undefined) return;
+  if (Array.isArray(value)) {
+    for (const item of value) dropNonNullableNulls(item, schema.items);
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  for (const [key, child] of Object.entries(value)) {
+    if (root && (key === 'metadata' || key === 'apiVersion' || key === 'kind')) continue;
+    const childSchema = schema.properties?.[key] ?? (isPlainObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
+    if (child === null) {
+      if (childSchema !== undefined && childSchema.nullable !== true && childSchema.default === undefined) delete value[key];
+    } else {
+      dropNonNullableNulls(child, childSchema);
+    }
+  }
+}
+
 /** The user's restrictions on metadata.name/generateName (the only metadata a CRD schema may restrict). */
 function metadataRestrictions(obj: KubeObject, schema: JSONSchemaProps | undefined): FieldError[] {
   const meta = schema?.properties?.['metadata'];
@@ -197,6 +219,11 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
     printerColumns: printerColumnsFor(storage),
     selectableFields: selectableFieldsFor(storage) ?? {},
     strategy: {
+      decode(obj) {
+        // Decoding happens in the request's version (its apiVersion is already the expected one).
+        const version = typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : '';
+        dropNonNullableNulls(obj, schemaByVersion.get(version) ?? storage?.schema?.openAPIV3Schema, true);
+      },
       prepareForCreate() {
         if (options.terminating()) throw terminatingError(group, plural);
       },
