@@ -152,6 +152,28 @@ void describe('CustomResourceDefinitions', () => {
       assert.match(res.text, /\[\+\]watch-cache\/customresourcedefinitions\.apiextensions\.k8s\.io ok/);
       assert.match(res.text, /\[\+\]watch-cache\/widgets\.example\.com ok/);
     });
+    void it('aggregated discovery (apidiscovery.k8s.io/v2) lists the group with both versions', async () => {
+      const res = await t.request('GET', '/apis', { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } });
+      assert.equal(res.status, 200, res.text);
+      const group = (res.json['items'] as { metadata: { name: string }; versions: { version: string; resources: { resource: string; responseKind: { kind: string } }[] }[] }[]).find((g) => g.metadata.name === 'example.com');
+      assert.deepEqual(group?.versions.map((v) => v.version), ['v1', 'v1beta1']);
+      assert.equal(group?.versions[0]?.resources.find((r) => r.resource === 'widgets')?.responseKind.kind, 'Widget');
+    });
+    void it('a CRD whose kind another CRD of the group holds is not accepted and not served', async () => {
+      const crd = widgetCrd({ metadata: { name: 'sprockets.example.com' } });
+      (crd['spec'] as Record<string, unknown>)['names'] = { plural: 'sprockets', singular: 'sprocket', kind: 'Widget', listKind: 'SprocketList' };
+      assert.equal((await t.request('POST', CRD_PATH, { body: crd })).status, 201);
+      await eventually('NamesAccepted=False', async () => {
+        const got = await t.request('GET', `${CRD_PATH}/sprockets.example.com`);
+        const conditions = ((got.json['status'] as Record<string, unknown> | undefined)?.['conditions'] ?? []) as { type: string; status: string; reason: string; message: string }[];
+        const names = conditions.find((c) => c.type === 'NamesAccepted');
+        const established = conditions.find((c) => c.type === 'Established');
+        return names?.status === 'False' && names.reason === 'KindConflict' && names.message === '"Widget" is already in use' && established?.status === 'False';
+      });
+      assert.equal((await t.request('GET', '/apis/example.com/v1/namespaces/default/sprockets')).status, 404);
+      assert.equal((await t.request('DELETE', `${CRD_PATH}/sprockets.example.com`)).status, 200);
+      await eventually('the refused CRD gone', async () => (await t.request('GET', `${CRD_PATH}/sprockets.example.com`)).status === 404);
+    });
     void it('OpenAPI v3 has the group-version with the schema tagged by GVK', async () => {
       const index = await t.request('GET', '/openapi/v3');
       assert.ok(Object.keys(index.json['paths'] as object).includes('apis/example.com/v1'));

@@ -130,7 +130,8 @@ export function startCrdController(registry: Registry, options: CrdControllerOpt
 
   const finalize = async (crd: CustomResourceDefinition): Promise<void> => {
     const name = crd.metadata.name!;
-    serve(crd, true);
+    // A CRD that was never established has no custom resources to serve or delete.
+    if (isConditionTrue(crd, 'Established')) serve(crd, true);
     const marked = await writeStatus(crd, desiredStatus(crd, [...known.values()], TERMINATING.inProgress));
     if (marked === undefined) return;
     if (!(await deleteInstances(marked))) return;
