@@ -62,6 +62,7 @@ async function main(): Promise<void> {
   const server = await startApiServer({
     etcdServers: flags.etcdServers,
     etcdPrefix: flags.etcdPrefix,
+    runtimeConfig: flags.runtimeConfig,
     securePort: flags.securePort,
     bindAddress: flags.bindAddress,
     tlsCertFile: flags.tlsCertFile,

@@ -30,7 +30,10 @@ void describe('discovery, OpenAPI and /version', () => {
     const coordination = (apis.json['groups'] as Record<string, unknown>[]).find((g) => g['name'] === 'coordination.k8s.io');
     assert.deepEqual(coordination, {
       name: 'coordination.k8s.io',
-      versions: [{ groupVersion: 'coordination.k8s.io/v1', version: 'v1' }],
+      versions: [
+        { groupVersion: 'coordination.k8s.io/v1', version: 'v1' },
+        { groupVersion: 'coordination.k8s.io/v1beta1', version: 'v1beta1' },
+      ],
       preferredVersion: { groupVersion: 'coordination.k8s.io/v1', version: 'v1' },
     });
 

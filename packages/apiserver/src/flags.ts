@@ -3,7 +3,9 @@
  * defaults and error texts (pflag style), plus a set of kube flags that are accepted and
  * ignored so that existing manifests and kwokctl command lines start unchanged.
  */
+import { builtinDefinitions, customResourceDefinitions } from '@kapi/registry';
 import { formatGoDuration, parseGoDuration } from './duration.js';
+import { resolveRuntimeConfig, RuntimeConfigError } from './runtime-config.js';
 
 export interface ServerFlags {
   etcdServers: string[];
@@ -82,7 +84,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'watch-cache': { type: 'bool', defaultText: 'true', help: 'Enable watch caching in the apiserver.' },
   'watch-cache-sizes': { type: 'stringList', defaultText: '', help: 'Watch cache size settings for some resources (resource[.group]#size). Accepted for compatibility; kapi sizes its watch caches by a time window and ignores it.' },
   'feature-gates': { type: 'mapStringBool', defaultText: '', help: 'A set of key=value pairs that describe feature gates. kapi understands ConsistentListFromCache=true|false (default true); other gates are accepted and ignored.' },
-  'runtime-config': { type: 'mapStringString', defaultText: '', help: 'A set of key=value pairs that enable or disable built-in APIs.' },
+  'runtime-config': { type: 'mapStringString', defaultText: '', help: 'A set of key=value pairs that enable or disable built-in APIs. Supported options are: v1=true|false for the core API group; <group>/<version>=true|false for a specific API group and version (e.g. events.k8s.io/v1beta1=false); <group>/<version>/<resource>=true|false for one resource; api/all, api/ga, api/beta, api/alpha=true|false for all versions, versions of the form v[0-9]+, v[0-9]+beta[0-9]+, v[0-9]+alpha[0-9]+.' },
   v: { type: 'int', defaultText: '0', help: 'Number for the log level verbosity. Every request is logged from 3 on.' },
   'logging-format': { type: 'string', defaultText: 'json', help: 'Sets the log format. Permitted formats: "json", "text". kapi writes JSON by default (kube-apiserver: text).' },
   'shutdown-delay-duration': { type: 'duration', defaultText: '0s', help: 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.' },
@@ -358,6 +360,12 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
   if (flags.etcdReadycheckTimeoutMs <= 0) throw new FlagError(`--etcd-readycheck-timeout must be greater than 0`);
   if (flags.leaderElect) validateLeaderElection(flags);
   if (!flags.etcdPrefix.startsWith('/')) flags.etcdPrefix = `/${flags.etcdPrefix}`;
+  try {
+    resolveRuntimeConfig([...builtinDefinitions, customResourceDefinitions], flags.runtimeConfig);
+  } catch (err) {
+    if (err instanceof RuntimeConfigError) throw new FlagError(err.message);
+    throw err;
+  }
   return flags;
 }
 

@@ -17,6 +17,7 @@ import {
   type RunningControllers,
 } from '@kapi/registry';
 import type { Tracer } from '@opentelemetry/api';
+import { applyRuntimeConfig, resolveRuntimeConfig } from './runtime-config.js';
 import { createEtcdClient, createEtcdStorage, startCompactor, startStorageMetricsPoller } from '@kapi/storage';
 import { createWatchCache, type WatchCacheOptions } from '@kapi/watch-cache';
 import { loadServingCertificate } from './certs.js';
@@ -32,6 +33,8 @@ export interface ApiServerOptions {
   readonly etcdServers: readonly string[];
   /** --etcd-prefix; default `/registry`. */
   readonly etcdPrefix?: string;
+  /** --runtime-config: built-in group versions and resources turned on or off (runtime-config.ts). Throws RuntimeConfigError when invalid. */
+  readonly runtimeConfig?: Readonly<Record<string, string>>;
   /** --secure-port: 6443 by default, 0 picks a free port, `null` serves no HTTPS (programmatic only). */
   readonly securePort?: number | null;
   /** --bind-address; default `0.0.0.0`. */
@@ -198,10 +201,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   const metrics = createApiMetrics();
   const etcdPrefix = (options.etcdPrefix ?? '/registry').replace(/\/$/, '');
-  const servedDefinitions = [...builtinDefinitions, customResourceDefinitions];
+  const allDefinitions = [...builtinDefinitions, customResourceDefinitions];
+  const servedDefinitions = applyRuntimeConfig(allDefinitions, resolveRuntimeConfig(allDefinitions, options.runtimeConfig ?? {}));
   // Mutable: custom resources join at run time (the metrics poller reads it on every round).
   // One entry per key prefix (events.k8s.io Events share core's `events`: one watch cache).
-  const resources = [...new Map(servedDefinitions.map((d) => [d.storagePrefix ?? d.plural, { prefix: `${etcdPrefix}/${d.storagePrefix ?? d.plural}`, group: d.group, resource: d.plural }])).values()];
+  const resources = servedDefinitions
+    .filter((d, i) => servedDefinitions.findIndex((o) => (o.storagePrefix ?? o.plural) === (d.storagePrefix ?? d.plural)) === i)
+    .map((d) => ({ prefix: `${etcdPrefix}/${d.storagePrefix ?? d.plural}`, group: d.group, resource: d.plural }));
   const etcd = createEtcdStorage({
     endpoints: [...options.etcdServers],
     client: etcdClient,

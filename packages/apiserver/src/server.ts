@@ -24,6 +24,7 @@ import { startRequestSpan } from './filters/tracing.js';
 import { goDuration, type Logger } from './logger.js';
 import { metricDryRun, metricScope, metricVerb, type ApiMetrics, type RequestLabels } from './metrics.js';
 import { serveOpenApiV3 } from './openapi/handler.js';
+import { deprecationOf } from './deprecation.js';
 import { versionInfo } from './version.js';
 
 export interface RequestHandlerOptions {
@@ -172,8 +173,13 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     const resource = registry.lookup(info.group, info.version, info.resource);
     if (resource === undefined) throw pathNotFound();
     state.matched = true;
-    const deprecation = resource.definition.versions.find((v) => v.name === resource.version)?.deprecated;
-    if (deprecation !== undefined) state.deprecated = { removedRelease: deprecation.removedRelease ?? '' };
+    const servedVersion = resource.definition.versions.find((v) => v.name === resource.version);
+    const deprecation = servedVersion === undefined ? undefined : deprecationOf(resource.definition, servedVersion);
+    if (deprecation !== undefined) {
+      // kube adds the warning before the handler runs (every response, errors included).
+      state.deprecated = { removedRelease: deprecation.removedRelease };
+      state.warnings.push(deprecation.warning);
+    }
     const route = resolveResourceRoute(info, resource);
     const output = negotiateResourceOutput(req.headers.accept, url.query, resource.definition, info.version);
     const userAgent = req.headers['user-agent'];

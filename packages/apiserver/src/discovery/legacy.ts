@@ -3,7 +3,16 @@
  * APIResourceList, with kube's apiVersion-stripping rules.
  */
 import type { ApiGroup, GroupVersionResources } from './api-groups.js';
+import type { ResourceDefinition } from '@kapi/registry';
+import { storageApiVersionOf } from '@kapi/registry';
 import { resourceVerbs, storageVersionHash, subresourceVerbs } from './api-groups.js';
+
+/** kube's storageVersionHash is the storage version's (the same in every served version; core v1 for events.k8s.io). */
+function storageHash(d: ResourceDefinition): string {
+  const apiVersion = storageApiVersionOf(d);
+  const slash = apiVersion.lastIndexOf('/');
+  return storageVersionHash(slash < 0 ? '' : apiVersion.slice(0, slash), apiVersion.slice(slash + 1), d.kind);
+}
 
 /** `GET /api`. `serverAddress` is the address the client reached (host:port). */
 export function apiVersions(core: ApiGroup | undefined, serverAddress: string): Record<string, unknown> {
@@ -43,7 +52,7 @@ export function apiResourceList(gv: GroupVersionResources): Record<string, unkno
         verbs,
         ...(d.shortNames !== undefined && d.shortNames.length > 0 ? { shortNames: [...d.shortNames] } : {}),
         ...(d.categories !== undefined && d.categories.length > 0 ? { categories: [...d.categories] } : {}),
-        storageVersionHash: storageVersionHash(d.group, r.version, d.kind),
+        storageVersionHash: storageHash(d),
       };
       // Subresources follow their resource as `<plural>/<sub>`, with no singular name.
       const subs = subresourceVerbs(r).map((sub) => ({ name: `${d.plural}/${sub.name}`, singularName: '', namespaced: d.namespaced, kind: d.kind, verbs: sub.verbs }));
