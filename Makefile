@@ -4,10 +4,14 @@ SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build lint test test-only run bench bench-quick clean proto
+.PHONY: setup build lint test test-only run bench bench-quick clean proto e2e e2e-faults
+
+# The Python the e2e suites run (Debian's, where python3-kubernetes installs; `KAPI_PYTHON` overrides).
+KAPI_PYTHON ?= /usr/bin/python3
 
 # Idempotent: `npm ci` when node_modules is missing or older than package-lock.json; Debian's
-# etcd-server when etcd is not on PATH; reports whether kubectl (used by the e2e tests) exists.
+# etcd-server when etcd is not on PATH; Debian's python3-kubernetes when $(KAPI_PYTHON) cannot
+# import kubernetes; reports whether kubectl (used by the e2e tests) exists.
 setup:
 	@if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then \
 		echo "setup: npm ci"; npm ci --no-audit --no-fund; \
@@ -18,6 +22,12 @@ setup:
 	fi
 	@command -v etcd >/dev/null 2>&1 || { echo "setup: etcd is still missing; install etcd 3.4+ and put it on PATH" >&2; exit 1; }
 	@echo "setup: $$(etcd --version 2>/dev/null | head -n1)"
+	@if ! $(KAPI_PYTHON) -c 'import kubernetes' >/dev/null 2>&1; then \
+		echo "setup: the Python kubernetes client is missing; installing Debian's python3-kubernetes"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-kubernetes >/dev/null; \
+	fi
+	@$(KAPI_PYTHON) -c 'import kubernetes' >/dev/null 2>&1 || { echo "setup: $(KAPI_PYTHON) cannot import kubernetes; install python3-kubernetes or set KAPI_PYTHON" >&2; exit 1; }
+	@echo "setup: python kubernetes $$($(KAPI_PYTHON) -c 'import kubernetes; print(kubernetes.__version__)')"
 	@if [ -n "$$KUBECTL" ] && [ -x "$$KUBECTL" ] || command -v kubectl >/dev/null 2>&1; then \
 		echo "setup: kubectl $$($${KUBECTL:-kubectl} version --client 2>/dev/null | head -n1 | sed 's/^Client Version: //')"; \
 	else \
@@ -35,6 +45,16 @@ lint: setup build
 test: setup build lint
 	@start=$$(date +%s); node scripts/run-tests.mjs; status=$$?; \
 		echo "make test: tests took $$(( $$(date +%s) - start )) s (exit $$status)"; exit $$status
+
+# The client e2e suites (kubectl, client-node, client-go, Python) against a single server and
+# against the local HA cluster through kapi-lb (e2e/src/suites; also part of `make test`).
+e2e: setup build
+	node scripts/run-tests.mjs e2e/dist/suites
+
+# The fault suite's full form (three rounds of every fault, longer outages); `make test` runs
+# the short form (each fault once).
+e2e-faults: setup build
+	KAPI_FAULTS=full node scripts/run-tests.mjs e2e/dist/faults
 
 # Tests only, on whatever is built (e.g. `make test-only FILTER=e2e`).
 test-only:

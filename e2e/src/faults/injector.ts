@@ -37,7 +37,8 @@ const replicas = ['kapi-1', 'kapi-2', 'kapi-3'];
 
 export class FaultInjector {
   readonly injected: InjectedFault[] = [];
-  private turn = 0;
+  /** Per fault kind, how often it was injected (to rotate its targets). */
+  private readonly turns = new Map<FaultKind, number>();
 
   constructor(private readonly o: InjectorOptions) {}
 
@@ -62,11 +63,13 @@ export class FaultInjector {
 
   async inject(kind: FaultKind): Promise<InjectedFault> {
     const began = Date.now();
+    const turn = this.turns.get(kind) ?? 0;
+    this.turns.set(kind, turn + 1);
     let target = '';
     let detail: string | undefined;
     switch (kind) {
       case 'kill-replica': {
-        target = replicas[this.turn++ % replicas.length]!;
+        target = replicas[turn % replicas.length]!;
         await this.sh(['kill', target]);
         await sleep(this.o.downMs);
         await this.sh(['restart', target]);
@@ -74,7 +77,7 @@ export class FaultInjector {
       }
       case 'kill-etcd-member': {
         const leader = await this.leader();
-        target = etcdMembers.filter((m) => m !== leader)[this.turn++ % 2]!;
+        target = etcdMembers.filter((m) => m !== leader)[turn % 2]!;
         await this.sh(['kill', target]);
         await sleep(this.o.downMs);
         await this.sh(['restart', target]);
@@ -92,7 +95,7 @@ export class FaultInjector {
       case 'partition-etcd-member': {
         // Alternately the leader (forces an election among the other two) and a follower.
         const leader = await this.leader();
-        target = this.turn++ % 2 === 0 ? leader : etcdMembers.find((m) => m !== leader)!;
+        target = turn % 2 === 0 ? leader : etcdMembers.find((m) => m !== leader)!;
         await this.sh(['partition', target]);
         await sleep(this.o.downMs);
         await this.sh(['heal', target]);

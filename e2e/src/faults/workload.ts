@@ -294,6 +294,8 @@ export class RawWatcher {
   relists = 0;
   resumes = 0;
   errors = 0;
+  /** The first few distinct errors (ERROR events other than 410, failed watch requests). */
+  readonly errorSamples = new Set<string>();
   lastResourceVersion = 0n;
   private current: WatchStream | undefined;
   private done = false;
@@ -339,7 +341,7 @@ export class RawWatcher {
         this.current = openWatch<KubeObject & { code?: number }>(this.baseUrl, path, (event) => {
           if (event.type === 'ERROR') {
             if (event.object.code === 410) expired = true;
-            else this.errors++;
+            else this.error(`ERROR event ${String(event.object.code)}: ${String((event.object as { message?: string }).message ?? '').slice(0, 120)}`);
             return;
           }
           const rv = event.object.metadata.resourceVersion;
@@ -355,7 +357,7 @@ export class RawWatcher {
         const end = await this.current.done;
         if (end.status === 410) expired = true;
         else if (end.status !== 200) {
-          this.errors++;
+          this.error(end.status === 0 ? `no response: ${end.error?.message ?? end.reason}` : `HTTP ${end.status}: ${(end.body ?? '').slice(0, 120)}`);
           await sleep(200);
         }
         if (expired) {
@@ -369,6 +371,11 @@ export class RawWatcher {
         }
       }
     }
+  }
+
+  private error(message: string): void {
+    this.errors++;
+    if (this.errorSamples.size < 6) this.errorSamples.add(message.replace(/\d+/g, 'N'));
   }
 
   stop(): void {
