@@ -23,6 +23,7 @@
  *   restMappingError), so its dependent stays. attemptToOrphan: removes the owner from its
  *   dependents' ownerReferences, then the `orphan` finalizer.
  */
+import { setMaxListeners } from 'node:events';
 import type { KubeObject, OwnerReference } from '@kapi/machinery';
 import { isConflict, isNotFound } from '@kapi/machinery';
 import type { Registry, RegistryChange } from '../registry.js';
@@ -390,7 +391,14 @@ export function garbageCollector(registry: Registry, options: GarbageCollectorOp
     graph,
     synced: () => [...monitors.values()].every((m) => m.informer.synced()),
     lists: () => retiredLists + [...monitors.values()].reduce((n, m) => n + m.informer.lists, 0),
-    async run(term: AbortSignal): Promise<void> {
+    async run(leaderTerm: AbortSignal): Promise<void> {
+      // Every idle worker listens on the term: one signal of our own with room for them all.
+      const local = new AbortController();
+      setMaxListeners(64, local.signal);
+      const term = local.signal;
+      const end = (): void => local.abort();
+      if (leaderTerm.aborted) end();
+      else leaderTerm.addEventListener('abort', end, { once: true });
       const deleteWorkers = Array.from({ length: options.workers ?? 20 }, () =>
         worker(attemptToDelete, term, async (node) => {
           const wasVirtual = node.virtual;
@@ -406,6 +414,7 @@ export function garbageCollector(registry: Registry, options: GarbageCollectorOp
         }),
       );
       await Promise.all([...deleteWorkers, ...orphanWorkers]);
+      leaderTerm.removeEventListener('abort', end);
     },
     async stop(): Promise<void> {
       unsubscribe();
