@@ -228,6 +228,52 @@ void describe('CustomResourceDefinitions', () => {
       const ok = await t.request('POST', W, { body: widget('port-string', { port: 'http' }) });
       assert.equal(ok.status, 201, ok.text);
     });
+    void it('value validations: anyOf, oneOf, not and string formats (ajv) with kube-openapi texts', async () => {
+      const crd = widgetCrd({ metadata: { name: 'checks.example.com' } });
+      const spec = crd['spec'] as { names: unknown; versions: Record<string, unknown>[] };
+      spec.names = { plural: 'checks', singular: 'check', kind: 'Check' };
+      spec.versions = [spec.versions[0]!];
+      spec.versions[0]!['additionalPrinterColumns'] = [];
+      spec.versions[0]!['selectableFields'] = [];
+      spec.versions[0]!['schema'] = {
+        openAPIV3Schema: {
+          type: 'object',
+          properties: {
+            spec: {
+              type: 'object',
+              properties: {
+                at: { type: 'string', format: 'date-time' },
+                ip: { type: 'string', format: 'ipv4' },
+                a: { type: 'string' },
+                b: { type: 'string' },
+                c: { type: 'integer', not: { enum: [13] } },
+              },
+              oneOf: [{ required: ['a'] }, { required: ['b'] }],
+              anyOf: [{ required: ['at'] }, { required: ['ip'] }],
+            },
+          },
+        },
+      };
+      await createEstablished(t, crd);
+      const C = '/apis/example.com/v1/namespaces/default/checks';
+      const ok = await t.request('POST', C, { body: { apiVersion: 'example.com/v1', kind: 'Check', metadata: { name: 'ok' }, spec: { at: '2024-05-01T10:00:00Z', a: 'x', c: 1 } } });
+      assert.equal(ok.status, 201, ok.text);
+      const bad = await t.request('POST', C, { body: { apiVersion: 'example.com/v1', kind: 'Check', metadata: { name: 'bad' }, spec: { ip: '999.1.1.1', a: 'x', b: 'y', c: 13 } } });
+      assert.equal(bad.status, 422, bad.text);
+      const message = String(bad.json['message']);
+      for (const expected of [
+        'spec.ip: Invalid value: "999.1.1.1": spec.ip in body must be of type ipv4: "999.1.1.1"',
+        'spec: Invalid value: "": "spec" must validate one and only one schema (oneOf). Found 2 valid alternatives',
+        'spec.c: Invalid value: "": "spec.c" must not validate the schema (not)',
+      ]) {
+        assert.ok(message.includes(expected), `missing ${expected} in ${message}`);
+      }
+      const none = await t.request('POST', C, { body: { apiVersion: 'example.com/v1', kind: 'Check', metadata: { name: 'none' }, spec: { a: 'x', at: 'yesterday' } } });
+      assert.equal(none.status, 422, none.text);
+      assert.match(String(none.json['message']), /spec\.at in body must be of type date-time: "yesterday"/);
+      const neither = await t.request('POST', C, { body: { apiVersion: 'example.com/v1', kind: 'Check', metadata: { name: 'neither' }, spec: { a: 'x' } } });
+      assert.match(String(neither.json['message']), /spec: Invalid value: "": "spec" must validate at least one schema \(anyOf\)/);
+    });
     void it('names are path segments only (dots and capitals are fine, slashes are not)', async () => {
       assert.equal((await t.request('POST', W, { body: widget('Has.Dots_and_Caps') })).status, 201);
       const res = await t.request('POST', W, { body: widget('a%b') });

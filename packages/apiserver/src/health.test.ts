@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { builtinDefinitions } from '@kapi/registry';
+import { builtinDefinitions, customResourceDefinitions } from '@kapi/registry';
 import { delayedCheck, type HealthCheck } from './health.js';
 import { startTestServer, type TestServer } from './testing/fixture.js';
 
@@ -12,9 +12,10 @@ async function waitFor(predicate: () => Promise<boolean>, timeoutMs = 15_000): P
   }
 }
 
-// One watch cache per key prefix (events.k8s.io Events share core's).
-const cacheChecks = builtinDefinitions
-  .filter((d, i) => builtinDefinitions.findIndex((o) => (o.storagePrefix ?? o.plural) === (d.storagePrefix ?? d.plural)) === i)
+// One watch cache per key prefix (events.k8s.io Events share core's), CRDs included.
+const served = [...builtinDefinitions, customResourceDefinitions];
+const cacheChecks = served
+  .filter((d, i) => served.findIndex((o) => (o.storagePrefix ?? o.plural) === (d.storagePrefix ?? d.plural)) === i)
   .map((d) => `watch-cache/${d.group === '' ? d.plural : `${d.plural}.${d.group}`}`);
 const hook = 'poststarthook/start-system-namespaces-controller';
 
@@ -60,7 +61,7 @@ void describe('health checks', () => {
     const readyz = await t.request('GET', '/readyz?verbose');
     assert.equal(
       readyz.text,
-      ['ping', 'log', 'etcd', 'etcd-readiness', hook, ...cacheChecks, 'shutdown'].map((c) => `[+]${c} ok\n`).join('') + 'readyz check passed\n',
+      ['ping', 'log', 'etcd', 'etcd-readiness', hook, 'poststarthook/crd-informer-synced', 'informer-sync', ...cacheChecks, 'shutdown'].map((c) => `[+]${c} ok\n`).join('') + 'readyz check passed\n',
     );
   });
 

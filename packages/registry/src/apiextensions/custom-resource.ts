@@ -14,6 +14,7 @@ import type { FieldGetter, ResourceDefinition, SubresourceDefinition, VersionDef
 import { META_V1, ref } from '../schemas/schema-builders.js';
 import type { CrdColumn, CrdVersion, CustomResourceDefinition } from './crd-types.js';
 import { compileJsonPath, evaluateJsonPath } from './jsonpath.js';
+import { validateValues } from './value-validation.js';
 
 const METADATA_DESCRIPTION =
   "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
@@ -230,7 +231,7 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
       validate(obj: KubeObject, version?: string) {
         const fromObject = typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : undefined;
         const schema = schemaByVersion.get(version ?? fromObject) ?? storage?.schema?.openAPIV3Schema;
-        const errs: FieldError[] = [];
+        const errs: FieldError[] = validateValues(obj, schema);
         listUniqueness(obj, schema, '', errs);
         errs.push(...metadataRestrictions(obj, schema));
         return errs;
