@@ -5,7 +5,7 @@ import { desiredStatus } from './crd-status.js';
 import type { CustomResourceDefinition } from './crd-types.js';
 import { customResourceDefinition } from './custom-resource.js';
 import { compileJsonPath, evaluateJsonPath, simpleJsonPathProblem } from './jsonpath.js';
-import { validateStructuralSchema } from './structural-schema.js';
+import { validateSchemaDefaults, validateStructuralSchema } from './structural-schema.js';
 
 function crd(name: string, names: Record<string, unknown>, versions: Record<string, unknown>[] = [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }]): CustomResourceDefinition {
   return {
@@ -68,6 +68,19 @@ void describe('structural schema', () => {
       'p.properties[n].allOf[0].type: Forbidden: must be empty to be structural',
       'p.properties[r].$ref: Forbidden: $ref is not supported',
       'p.properties[s].type: Invalid value: "string": must be array if x-kubernetes-list-type is specified',
+    ]);
+  });
+});
+
+void describe('schema defaults', () => {
+  void it('must be valid against their own schema', () => {
+    const messages = validateSchemaDefaults(
+      { type: 'object', properties: { spec: { type: 'object', properties: { color: { type: 'string', default: 5 }, n: { type: 'integer', minimum: 1, default: 0 }, ok: { type: 'string', default: 'x' } } } } },
+      'spec.versions[0].schema.openAPIV3Schema',
+    ).map((e) => `${e.field}: ${e.message}`);
+    assert.deepEqual(messages, [
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[color].default: Invalid value: "integer": spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[color].default in body must be of type string: "integer"',
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[n].default: Invalid value: 0: spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[n].default in body should be greater than or equal to 1',
     ]);
   });
 });

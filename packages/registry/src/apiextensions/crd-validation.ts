@@ -19,7 +19,7 @@ import {
 import type { CrdColumn, CrdNames, CrdSubresources, CrdVersion, CustomResourceDefinition } from './crd-types.js';
 import { isConditionTrue } from './crd-types.js';
 import { dottedFields, simpleJsonPathProblem } from './jsonpath.js';
-import { validateStructuralSchema } from './structural-schema.js';
+import { validateSchemaDefaults, validateStructuralSchema } from './structural-schema.js';
 
 const COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
 const COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
@@ -163,7 +163,10 @@ function validateVersion(version: CrdVersion, path: string): FieldError[] {
   if (version.served === true && !isPlainObject(schema)) {
     errs.push(fieldRequired(`${path}.schema.openAPIV3Schema`, 'because otherwise all fields are pruned'));
   }
-  if (isPlainObject(schema)) errs.push(...validateStructuralSchema(schema, `${path}.schema.openAPIV3Schema`));
+  if (isPlainObject(schema)) {
+    const structural = validateStructuralSchema(schema, `${path}.schema.openAPIV3Schema`);
+    errs.push(...(structural.length > 0 ? structural : validateSchemaDefaults(schema, `${path}.schema.openAPIV3Schema`)));
+  }
   errs.push(...validateSubresources(version.subresources, `${path}.subresources`));
   (version.additionalPrinterColumns ?? []).forEach((col, i) => errs.push(...validateColumn(col, `${path}.additionalPrinterColumns[${i}]`)));
   errs.push(...validateSelectableFields(version, path));

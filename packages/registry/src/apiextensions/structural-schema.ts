@@ -6,7 +6,7 @@
  * paths are kube's (`spec.versions[0].schema.openAPIV3Schema.properties[spec].type`).
  */
 import type { FieldError, JSONSchemaProps } from '@kapi/machinery';
-import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, isPlainObject } from '@kapi/machinery';
+import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, isPlainObject, validateAgainstSchema } from '@kapi/machinery';
 
 const TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 type Level = 'root' | 'item' | 'field';
@@ -147,5 +147,25 @@ function checkListExtensions(s: Node, path: string, errs: FieldError[]): void {
 export function validateStructuralSchema(schema: JSONSchemaProps, path: string): FieldError[] {
   const errs: FieldError[] = [];
   checkNode(schema as Node, 'root', path, errs);
+  return errs;
+}
+
+/**
+ * kube's ValidateDefaults: every `default` must itself be valid against the schema it sits in
+ * (`...properties[color].default: Invalid value: "integer": ...properties[color].default in
+ * body must be of type string: "integer"`). Run only on structurally valid schemas.
+ */
+export function validateSchemaDefaults(schema: JSONSchemaProps, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const visit = (s: JSONSchemaProps, p: string): void => {
+    if (s.default !== undefined) {
+      const { default: value, ...rest } = s;
+      errs.push(...validateAgainstSchema(value, rest, `${p}.default`));
+    }
+    for (const [name, child] of Object.entries(s.properties ?? {})) if (isPlainObject(child)) visit(child, key(`${p}.properties`, name));
+    if (isPlainObject(s.items)) visit(s.items, `${p}.items`);
+    if (isPlainObject(s.additionalProperties)) visit(s.additionalProperties, `${p}.additionalProperties`);
+  };
+  visit(schema, path);
   return errs;
 }
