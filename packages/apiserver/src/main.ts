@@ -178,8 +178,10 @@ function tune(server: HttpServer, requestTimeoutMs: number, timeouts: Connection
 /**
  * Starts a server: connects to etcd, builds the registry, listens, then creates the system
  * namespaces (retrying with backoff while etcd is unreachable; readyz reports
- * `poststarthook/start-system-namespaces-controller` failed meanwhile). Resolves once the
- * namespaces exist. Rejects when a port cannot be bound or the certificate cannot be loaded.
+ * `poststarthook/start-system-namespaces-controller` failed meanwhile), then starts the
+ * controllers. Resolves once the namespaces exist and the controllers' informers have listed
+ * (`informer-sync`; waited for up to 5 s). Rejects when a port cannot be bound or the
+ * certificate cannot be loaded.
  */
 export async function startApiServer(options: ApiServerOptions): Promise<RunningServer> {
   if (options.etcdServers.length === 0) throw new Error('--etcd-servers must be specified');
@@ -397,7 +399,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await bootstrap;
   // Every CRD stored so far is served before the server reports itself started (as readyz's crd-informer-synced).
   if (!closing) await crdController.synced();
-  if (options.controllers !== false && !closing) controllers = startControllers(registry, options.controllers ?? {});
+  if (options.controllers !== false && !closing) {
+    controllers = startControllers(registry, options.controllers ?? {});
+    // Their first lists come from the watch caches: wait briefly so that readyz (informer-sync) passes on return.
+    for (const deadline = Date.now() + 5000; !controllers.synced() && !closing && Date.now() < deadline; ) await sleep(10);
+  }
   return {
     ...result,
     close,
