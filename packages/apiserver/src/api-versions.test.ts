@@ -5,6 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { decodeList, decodeObject, encodeObjectRaw, envelopeObject } from '@kapi/machinery';
 import { startTestServer, type TestServer } from './testing/fixture.js';
 import { isWatchClient, openWatch } from './testing/watch-client.js';
 
@@ -12,6 +13,7 @@ const CORE = '/api/v1/namespaces/default/events';
 const EV1 = '/apis/events.k8s.io/v1/namespaces/default/events';
 const EV1B1 = '/apis/events.k8s.io/v1beta1/namespaces/default/events';
 const LEASES_B1 = '/apis/coordination.k8s.io/v1beta1/namespaces/default/leases';
+const PB = 'application/vnd.kubernetes.protobuf';
 const EVENTS_WARNING = '299 - "events.k8s.io/v1beta1 Event is deprecated in v1.22+, unavailable in v1.25+; use events.k8s.io/v1 Event"';
 const LEASES_WARNING = '299 - "coordination.k8s.io/v1beta1 Lease is deprecated in v1.19+, unavailable in v1.22+; use coordination.k8s.io/v1 Lease"';
 
@@ -159,7 +161,7 @@ void describe('API versions: events.k8s.io over core Events, deprecated versions
     }
   });
 
-  void it('Tables through events.k8s.io use kube\'s event columns; protobuf requests get JSON (no messages for the new versions)', async () => {
+  void it('Tables through events.k8s.io use kube\'s event columns', async () => {
     const table = await t.request('GET', `${EV1}/pulled`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
     assert.equal(table.status, 200);
     const names = (table.json['columnDefinitions'] as { name: string }[]).map((c) => c.name);
@@ -168,9 +170,29 @@ void describe('API versions: events.k8s.io over core Events, deprecated versions
     assert.deepEqual(cells.slice(1, 4), ['Normal', 'Pulled', 'pod/web-0']);
     assert.equal(cells[5], 'kubelet, node-1');
     assert.equal(cells[8], 2);
-    const proto = await t.request('GET', `${EV1}/pulled`, { headers: { accept: 'application/vnd.kubernetes.protobuf,application/json' } });
-    assert.equal(proto.status, 200);
-    assert.match(proto.headers.get('content-type') ?? '', /^application\/json/);
+  });
+
+  void it('protobuf: events.k8s.io/v1 bodies and responses with k8s.io/api field numbers; v1beta1 Leases too', async () => {
+    const body = newEvent('pb-event');
+    const res = await fetch(`${t.url}${EV1}`, { method: 'POST', headers: { 'content-type': PB, accept: PB }, body: envelopeObject(body, encodeObjectRaw(body)) });
+    assert.equal(res.status, 201);
+    assert.equal(res.headers.get('content-type'), PB);
+    const created = decodeObject(Buffer.from(await res.arrayBuffer()), { apiVersion: 'events.k8s.io/v1', kind: 'Event' }).object as Record<string, unknown>;
+    assert.equal(created['note'], 'All good');
+    assert.deepEqual(created['regarding'], { kind: 'Pod', namespace: 'default', name: 'web-1' });
+    const core = await t.request('GET', `${CORE}/pb-event`);
+    assert.equal(core.json['message'], 'All good');
+    const list = await fetch(`${t.url}${EV1B1}`, { headers: { accept: PB } });
+    assert.equal(list.status, 200);
+    assert.equal(list.headers.get('warning'), EVENTS_WARNING);
+    const decoded = decodeList(Buffer.from(await list.arrayBuffer()));
+    assert.equal(decoded.apiVersion, 'events.k8s.io/v1beta1');
+    assert.ok(decoded.items.some((i) => i['note'] === 'All good'));
+    const lease = { apiVersion: 'coordination.k8s.io/v1beta1', kind: 'Lease', metadata: { name: 'pb-lease' }, spec: { holderIdentity: 'pb', leaseDurationSeconds: 5 } };
+    const leaseRes = await fetch(`${t.url}${LEASES_B1}`, { method: 'POST', headers: { 'content-type': PB, accept: PB }, body: envelopeObject(lease, encodeObjectRaw(lease)) });
+    assert.equal(leaseRes.status, 201);
+    const leaseObj = decodeObject(Buffer.from(await leaseRes.arrayBuffer()), { apiVersion: 'coordination.k8s.io/v1beta1', kind: 'Lease' }).object as Record<string, unknown>;
+    assert.deepEqual(leaseObj['spec'], lease.spec);
   });
 
   void it('v1beta1 Leases: every response carries the warning; the metric joins apiserver_request_total', async () => {
@@ -192,7 +214,7 @@ void describe('API versions: events.k8s.io over core Events, deprecated versions
       'apiserver_requested_deprecated_apis{group="events.k8s.io",version="v1beta1",resource="events",subresource="",removed_release="1.25"} 1',
     ]);
     // The PromQL join of kube's docs matches on group, version, resource and subresource.
-    assert.match(metrics, /^apiserver_request_total\{[^}]*verb="POST"[^}]*group="coordination\.k8s\.io"[^}]*version="v1beta1"[^}]*resource="leases"[^}]*subresource=""[^}]*code="201"[^}]*\} 1$/m);
+    assert.match(metrics, /^apiserver_request_total\{[^}]*verb="POST"[^}]*group="coordination\.k8s\.io"[^}]*version="v1beta1"[^}]*resource="leases"[^}]*subresource=""[^}]*code="201"[^}]*\} [12]$/m);
   });
 
   void it('discovery: both events.k8s.io versions (v1 preferred) with the storage version\'s hash, deprecated versions in aggregated discovery', async () => {

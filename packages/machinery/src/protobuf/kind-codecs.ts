@@ -5,7 +5,14 @@
  */
 import * as f from './field-codec.js';
 import { messageCodec, type MessageCodec } from './field-codec.js';
-import { coordinationMessages as coordination, coreMessages as core, type MessageType } from './messages.js';
+import {
+  coordinationMessages as coordination,
+  coordinationV1beta1Messages as coordinationV1beta1,
+  coreMessages as core,
+  eventsV1Messages as eventsV1,
+  eventsV1beta1Messages as eventsV1beta1,
+  type MessageType,
+} from './messages.js';
 import { deleteOptionsCodec, objectMetaCodec, partialObjectMetadataCodec, statusCodec } from './meta-codecs.js';
 import { metaMessages as meta } from './messages.js';
 
@@ -77,20 +84,45 @@ const eventCodec = messageCodec(core.Event, {
   reportingInstance: f.requiredString,
 });
 
-const leaseCodec = messageCodec(coordination.Lease, {
-  metadata,
-  spec: f.message(
-    messageCodec(coordination.LeaseSpec, {
-      holderIdentity: f.optionalString,
-      leaseDurationSeconds: f.optionalInt32,
-      acquireTime: f.microTime,
-      renewTime: f.microTime,
-      leaseTransitions: f.optionalInt32,
-      strategy: f.optionalString,
-      preferredHolder: f.optionalString,
-    }),
-  ),
-});
+function leaseCodecOf(messages: typeof coordination | typeof coordinationV1beta1): MessageCodec {
+  return messageCodec(messages.Lease, {
+    metadata,
+    spec: f.message(
+      messageCodec(messages.LeaseSpec, {
+        holderIdentity: f.optionalString,
+        leaseDurationSeconds: f.optionalInt32,
+        acquireTime: f.microTime,
+        renewTime: f.microTime,
+        leaseTransitions: f.optionalInt32,
+        strategy: f.optionalString,
+        preferredHolder: f.optionalString,
+      }),
+    ),
+  });
+}
+
+const leaseCodec = leaseCodecOf(coordination);
+
+/** events.k8s.io Events (k8s.io/api/events/v1 and v1beta1 have the same fields and numbers). */
+function eventsApiCodecOf(messages: typeof eventsV1 | typeof eventsV1beta1): MessageCodec {
+  return messageCodec(messages.Event, {
+    metadata,
+    eventTime: f.microTime,
+    series: f.message(messageCodec(messages.EventSeries, { count: f.int32, lastObservedTime: f.microTime })),
+    reportingController: f.string,
+    reportingInstance: f.string,
+    action: f.string,
+    reason: f.string,
+    regarding: f.message(objectReferenceCodec),
+    related: f.message(objectReferenceCodec),
+    note: f.string,
+    type: f.string,
+    deprecatedSource: f.message(messageCodec(core.EventSource, { component: f.string, host: f.string })),
+    deprecatedFirstTimestamp: f.time,
+    deprecatedLastTimestamp: f.time,
+    deprecatedCount: f.int32,
+  });
+}
 
 /** A kind served as protobuf: its object codec and the message of its list. */
 export interface ProtobufKind {
@@ -108,6 +140,9 @@ const kinds: ProtobufKind[] = [
   { apiVersion: 'v1', kind: 'ServiceAccount', codec: serviceAccountCodec, listType: core.ServiceAccountList },
   { apiVersion: 'v1', kind: 'Event', codec: eventCodec, listType: core.EventList },
   { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', codec: leaseCodec, listType: coordination.LeaseList },
+  { apiVersion: 'coordination.k8s.io/v1beta1', kind: 'Lease', codec: leaseCodecOf(coordinationV1beta1), listType: coordinationV1beta1.LeaseList },
+  { apiVersion: 'events.k8s.io/v1', kind: 'Event', codec: eventsApiCodecOf(eventsV1), listType: eventsV1.EventList },
+  { apiVersion: 'events.k8s.io/v1beta1', kind: 'Event', codec: eventsApiCodecOf(eventsV1beta1), listType: eventsV1beta1.EventList },
   // kube answers every group version's Status and DeleteOptions as meta/v1 messages.
   { apiVersion: 'v1', kind: 'Status', codec: statusCodec, listType: undefined },
   { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions', codec: deleteOptionsCodec, listType: undefined },

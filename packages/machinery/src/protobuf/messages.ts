@@ -9,6 +9,9 @@ export const runtimeMessages = k8s.io.apimachinery.pkg.runtime;
 export const metaMessages = k8s.io.apimachinery.pkg.apis.meta.v1;
 export const coreMessages = k8s.io.api.core.v1;
 export const coordinationMessages = k8s.io.api.coordination.v1;
+export const coordinationV1beta1Messages = k8s.io.api.coordination.v1beta1;
+export const eventsV1Messages = k8s.io.api.events.v1;
+export const eventsV1beta1Messages = k8s.io.api.events.v1beta1;
 export const intstrMessages = k8s.io.apimachinery.pkg.util.intstr;
 export const resourceMessages = k8s.io.apimachinery.pkg.api.resource;
 

@@ -703,6 +703,197 @@ export namespace k8s {
                         public static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): k8s.io.api.coordination.v1.LeaseList;
                     }
                 }
+
+                namespace v1beta1 {
+
+                    interface ILeaseSpec {
+                        holderIdentity?: (string|null);
+                        leaseDurationSeconds?: (number|null);
+                        acquireTime?: (k8s.io.apimachinery.pkg.apis.meta.v1.IMicroTime|null);
+                        renewTime?: (k8s.io.apimachinery.pkg.apis.meta.v1.IMicroTime|null);
+                        leaseTransitions?: (number|null);
+                        strategy?: (string|null);
+                        preferredHolder?: (string|null);
+                    }
+
+                    class LeaseSpec implements ILeaseSpec {
+                        constructor(properties?: k8s.io.api.coordination.v1beta1.ILeaseSpec);
+                        public holderIdentity: string;
+                        public leaseDurationSeconds: number;
+                        public acquireTime?: (k8s.io.apimachinery.pkg.apis.meta.v1.IMicroTime|null);
+                        public renewTime?: (k8s.io.apimachinery.pkg.apis.meta.v1.IMicroTime|null);
+                        public leaseTransitions: number;
+                        public strategy: string;
+                        public preferredHolder: string;
+                        public static encode(message: k8s.io.api.coordination.v1beta1.ILeaseSpec, writer?: $protobuf.Writer): $protobuf.Writer;
+                        public static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): k8s.io.api.coordination.v1beta1.LeaseSpec;
+                    }
+
+                    interface ILease {
+                        metadata?: (k8s.io.apimachinery.pkg.apis.meta.v1.IObjectMeta|null);
+                        spec?: (k8s.io.api.coordination.v1beta1.ILeaseSpec|null);
+                    }
+
+                    class Lease implements ILease {
+                        constructor(properties?: k8s.io.api.coordination.v1beta1.ILease);
+                        public metadata?: (k8s.io.apimachinery.pkg.apis.meta.v1.IObjectMeta|null);
+                        public spec?: (k8s.io.api.coordination.v1beta1.ILeaseSpec|null);
+                        public static encode(message: k8s.io.api.coordination.v1beta1.ILease, writer?: $protobuf.Writer): $protobuf.Writer;
+                        public static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): k8s.io.api.coordination.v1beta1.Lease;
+                    }
+
+                    interface ILeaseList {
+                        metadata?: (k8s.io.apimachinery.pkg.apis.meta.v1.IListMeta|null);
+                        items?: (k8s.io.api.coordination.v1beta1.ILease[]|null);
+                    }
+
+                    class LeaseList implements ILeaseList {
+                        constructor(properties?: k8s.io.api.coordination.v1beta1.ILeaseList);
+                        public metadata?: (k8s.io.apimachinery.pkg.apis.meta.v1.IListMeta|null);
+                        public items: k8s.io.api.coordination.v1beta1.ILease[];
+                        public static encode(message: k8s.io.api.coordination.v1beta1.ILeaseList, writer?: $protobuf.Writer): $protobuf.Writer;
+                        public static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): k8s.io.api.coordination.v1beta1.LeaseList;
+                    }
+                }
+            }
+
+            namespace events {
+
+                namespace v1 {
+
+                    interface IEvent {
+                        metadata?: (k8s.io.apimachinery.pkg.apis.meta.v1.IObjectMeta|null);
+                        eventTime?: (k8s.io.apimachinery.pkg.apis.meta.v1.IMicroTime|null);
+                        series?: (k8s.io.api.events.v1.IEventSeries|null);
+                        reportingController?: (string|null);
+                        reportingInstance?: (string|null);
+                        action?: (string|null);
+                        reason?: (string|null);
+                        regarding?: (k8s.io.api.core.v1.IObjectReference|null);
+                        related?: (k8s.io.api.core.v1.IObjectReference|null);
+                        note?: (string|null);
+                        type?: (string|null);
+                        deprecatedSource?: (k8s.io.api.core.v1.IEventSource|null);
+                        deprecatedFirstTimestamp?: (k8s.io.apimachinery.pkg.apis.meta.v1.ITime|null);
+                        deprecatedLastTimestamp?: (k8s.io.apimachinery.pkg.apis.meta.v1.ITime|null);
+                        deprecatedCount?: (number|null);
+                    }
+
+                    class Event implements IEvent {
+                        constructor(properties?: k8s.io.api.events.v1.IEvent);
+                        public metadata?: (k8s.io.apimachinery.pkg.apis.meta.v1.IObjectMeta|null);
+                        public eventTime?: (k8s.io.apimachinery.pkg.apis.meta.v1.IMicroTime|null);
+                        public series?: (k8s.io.api.events.v1.IEventSeries|null);
+                        public reportingController: string;
+                        public reportingInstance: string;
+                        public action: string;
+                        public reason: string;
+                        public regarding?: (k8s.io.api.core.v1.IObjectReference|null);
+                        public related?: (k8s.io.api.core.v1.IObjectReference|null);
+                        public note: string;
+                        public type: string;
+                        public deprecatedSource?: (k8s.io.api.core.v1.IEventSource|null);
+                        public deprecatedFirstTimestamp?: (k8s.io.apimachinery.pkg.apis.meta.v1.ITime|null);
+                        public deprecatedLastTimestamp?: (k8s.io.apimachinery.pkg.apis.meta.v1.ITime|null);
+                        public deprecatedCount: number;
+                        public static encode(message: k8s.io.api.events.v1.IEvent, writer?: $protobuf.Writer): $protobuf.Writer;
+                        public static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): k8s.io.api.events.v1.Event;
+                    }
+
+                    interface IEventList {
+                        metadata?: (k8s.io.apimachinery.pkg.apis.meta.v1.IListMeta|null);
+                        items?: (k8s.io.api.events.v1.IEvent[]|null);
+                    }
+
+                    class EventList implements IEventList {
+                        constructor(properties?: k8s.io.api.events.v1.IEventList);
+                        public metadata?: (k8s.io.apimachinery.pkg.apis.meta.v1.IListMeta|null);
+                        public items: k8s.io.api.events.v1.IEvent[];
+                        public static encode(message: k8s.io.api.events.v1.IEventList, writer?: $protobuf.Writer): $protobuf.Writer;
+                        public static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): k8s.io.api.events.v1.EventList;
+                    }
+
+                    interface IEventSeries {
+                        count?: (number|null);
+                        lastObservedTime?: (k8s.io.apimachinery.pkg.apis.meta.v1.IMicroTime|null);
+                    }
+
+                    class EventSeries implements IEventSeries {
+                        constructor(properties?: k8s.io.api.events.v1.IEventSeries);
+                        public count: number;
+                        public lastObservedTime?: (k8s.io.apimachinery.pkg.apis.meta.v1.IMicroTime|null);
+                        public static encode(message: k8s.io.api.events.v1.IEventSeries, writer?: $protobuf.Writer): $protobuf.Writer;
+                        public static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): k8s.io.api.events.v1.EventSeries;
+                    }
+                }
+
+                namespace v1beta1 {
+
+                    interface IEvent {
+                        metadata?: (k8s.io.apimachinery.pkg.apis.meta.v1.IObjectMeta|null);
+                        eventTime?: (k8s.io.apimachinery.pkg.apis.meta.v1.IMicroTime|null);
+                        series?: (k8s.io.api.events.v1beta1.IEventSeries|null);
+                        reportingController?: (string|null);
+                        reportingInstance?: (string|null);
+                        action?: (string|null);
+                        reason?: (string|null);
+                        regarding?: (k8s.io.api.core.v1.IObjectReference|null);
+                        related?: (k8s.io.api.core.v1.IObjectReference|null);
+                        note?: (string|null);
+                        type?: (string|null);
+                        deprecatedSource?: (k8s.io.api.core.v1.IEventSource|null);
+                        deprecatedFirstTimestamp?: (k8s.io.apimachinery.pkg.apis.meta.v1.ITime|null);
+                        deprecatedLastTimestamp?: (k8s.io.apimachinery.pkg.apis.meta.v1.ITime|null);
+                        deprecatedCount?: (number|null);
+                    }
+
+                    class Event implements IEvent {
+                        constructor(properties?: k8s.io.api.events.v1beta1.IEvent);
+                        public metadata?: (k8s.io.apimachinery.pkg.apis.meta.v1.IObjectMeta|null);
+                        public eventTime?: (k8s.io.apimachinery.pkg.apis.meta.v1.IMicroTime|null);
+                        public series?: (k8s.io.api.events.v1beta1.IEventSeries|null);
+                        public reportingController: string;
+                        public reportingInstance: string;
+                        public action: string;
+                        public reason: string;
+                        public regarding?: (k8s.io.api.core.v1.IObjectReference|null);
+                        public related?: (k8s.io.api.core.v1.IObjectReference|null);
+                        public note: string;
+                        public type: string;
+                        public deprecatedSource?: (k8s.io.api.core.v1.IEventSource|null);
+                        public deprecatedFirstTimestamp?: (k8s.io.apimachinery.pkg.apis.meta.v1.ITime|null);
+                        public deprecatedLastTimestamp?: (k8s.io.apimachinery.pkg.apis.meta.v1.ITime|null);
+                        public deprecatedCount: number;
+                        public static encode(message: k8s.io.api.events.v1beta1.IEvent, writer?: $protobuf.Writer): $protobuf.Writer;
+                        public static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): k8s.io.api.events.v1beta1.Event;
+                    }
+
+                    interface IEventList {
+                        metadata?: (k8s.io.apimachinery.pkg.apis.meta.v1.IListMeta|null);
+                        items?: (k8s.io.api.events.v1beta1.IEvent[]|null);
+                    }
+
+                    class EventList implements IEventList {
+                        constructor(properties?: k8s.io.api.events.v1beta1.IEventList);
+                        public metadata?: (k8s.io.apimachinery.pkg.apis.meta.v1.IListMeta|null);
+                        public items: k8s.io.api.events.v1beta1.IEvent[];
+                        public static encode(message: k8s.io.api.events.v1beta1.IEventList, writer?: $protobuf.Writer): $protobuf.Writer;
+                        public static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): k8s.io.api.events.v1beta1.EventList;
+                    }
+
+                    interface IEventSeries {
+                        count?: (number|null);
+                        lastObservedTime?: (k8s.io.apimachinery.pkg.apis.meta.v1.IMicroTime|null);
+                    }
+
+                    class EventSeries implements IEventSeries {
+                        constructor(properties?: k8s.io.api.events.v1beta1.IEventSeries);
+                        public count: number;
+                        public lastObservedTime?: (k8s.io.apimachinery.pkg.apis.meta.v1.IMicroTime|null);
+                        public static encode(message: k8s.io.api.events.v1beta1.IEventSeries, writer?: $protobuf.Writer): $protobuf.Writer;
+                        public static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): k8s.io.api.events.v1beta1.EventSeries;
+                    }
+                }
             }
         }
     }

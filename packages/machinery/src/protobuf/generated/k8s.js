@@ -3747,7 +3747,921 @@ export const k8s = $root.k8s = (() => {
                     return v1;
                 })();
 
+                coordination.v1beta1 = (function() {
+
+                    const v1beta1 = {};
+
+                    v1beta1.LeaseSpec = (function() {
+
+                        function LeaseSpec(properties) {
+                            if (properties)
+                                for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
+                                    if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                                        this[keys[i]] = properties[keys[i]];
+                        }
+
+                        LeaseSpec.prototype.holderIdentity = "";
+                        LeaseSpec.prototype.leaseDurationSeconds = 0;
+                        LeaseSpec.prototype.acquireTime = null;
+                        LeaseSpec.prototype.renewTime = null;
+                        LeaseSpec.prototype.leaseTransitions = 0;
+                        LeaseSpec.prototype.strategy = "";
+                        LeaseSpec.prototype.preferredHolder = "";
+
+                        LeaseSpec.encode = function encode(message, writer, q) {
+                            if (!writer)
+                                writer = $Writer.create();
+                            if (q === undefined)
+                                q = 0;
+                            if (q > $util.recursionLimit)
+                                throw Error("max depth exceeded");
+                            if (message.holderIdentity != null && Object.hasOwnProperty.call(message, "holderIdentity"))
+                                writer.uint32(10).string(message.holderIdentity);
+                            if (message.leaseDurationSeconds != null && Object.hasOwnProperty.call(message, "leaseDurationSeconds"))
+                                writer.uint32(16).int32(message.leaseDurationSeconds);
+                            if (message.acquireTime != null && Object.hasOwnProperty.call(message, "acquireTime"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime.encode(message.acquireTime, writer.uint32(26).fork(), q + 1).ldelim();
+                            if (message.renewTime != null && Object.hasOwnProperty.call(message, "renewTime"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime.encode(message.renewTime, writer.uint32(34).fork(), q + 1).ldelim();
+                            if (message.leaseTransitions != null && Object.hasOwnProperty.call(message, "leaseTransitions"))
+                                writer.uint32(40).int32(message.leaseTransitions);
+                            if (message.strategy != null && Object.hasOwnProperty.call(message, "strategy"))
+                                writer.uint32(50).string(message.strategy);
+                            if (message.preferredHolder != null && Object.hasOwnProperty.call(message, "preferredHolder"))
+                                writer.uint32(58).string(message.preferredHolder);
+                            return writer;
+                        };
+
+                        LeaseSpec.decode = function decode(reader, length, error, long) {
+                            if (!(reader instanceof $Reader))
+                                reader = $Reader.create(reader);
+                            if (long === undefined)
+                                long = 0;
+                            if (long > $Reader.recursionLimit)
+                                throw Error("maximum nesting depth exceeded");
+                            let end, message;
+                            if (length === undefined)
+                                end = reader.len;
+                            else {
+                                end = reader.pos + length;
+                                if (end > reader.len)
+                                    throw RangeError("index out of range");
+                                length = reader.len;
+                                reader.len = end;
+                            }
+                            message = new $root.k8s.io.api.coordination.v1beta1.LeaseSpec();
+                            while (reader.pos < end) {
+                                let tag = reader.uint32();
+                                if (tag === error)
+                                    break;
+                                switch (tag >>> 3) {
+                                case 1: {
+                                        message.holderIdentity = reader.string();
+                                        break;
+                                    }
+                                case 2: {
+                                        message.leaseDurationSeconds = reader.int32();
+                                        break;
+                                    }
+                                case 3: {
+                                        message.acquireTime = $root.k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 4: {
+                                        message.renewTime = $root.k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 5: {
+                                        message.leaseTransitions = reader.int32();
+                                        break;
+                                    }
+                                case 6: {
+                                        message.strategy = reader.string();
+                                        break;
+                                    }
+                                case 7: {
+                                        message.preferredHolder = reader.string();
+                                        break;
+                                    }
+                                default:
+                                    reader.skipType(tag & 7, long);
+                                    break;
+                                }
+                            }
+                            if (length !== undefined) {
+                                if (reader.pos !== end)
+                                    throw RangeError("index out of range");
+                                reader.len = length;
+                            }
+                            return message;
+                        };
+
+                        return LeaseSpec;
+                    })();
+
+                    v1beta1.Lease = (function() {
+
+                        function Lease(properties) {
+                            if (properties)
+                                for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
+                                    if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                                        this[keys[i]] = properties[keys[i]];
+                        }
+
+                        Lease.prototype.metadata = null;
+                        Lease.prototype.spec = null;
+
+                        Lease.encode = function encode(message, writer, q) {
+                            if (!writer)
+                                writer = $Writer.create();
+                            if (q === undefined)
+                                q = 0;
+                            if (q > $util.recursionLimit)
+                                throw Error("max depth exceeded");
+                            if (message.metadata != null && Object.hasOwnProperty.call(message, "metadata"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.encode(message.metadata, writer.uint32(10).fork(), q + 1).ldelim();
+                            if (message.spec != null && Object.hasOwnProperty.call(message, "spec"))
+                                $root.k8s.io.api.coordination.v1beta1.LeaseSpec.encode(message.spec, writer.uint32(18).fork(), q + 1).ldelim();
+                            return writer;
+                        };
+
+                        Lease.decode = function decode(reader, length, error, long) {
+                            if (!(reader instanceof $Reader))
+                                reader = $Reader.create(reader);
+                            if (long === undefined)
+                                long = 0;
+                            if (long > $Reader.recursionLimit)
+                                throw Error("maximum nesting depth exceeded");
+                            let end, message;
+                            if (length === undefined)
+                                end = reader.len;
+                            else {
+                                end = reader.pos + length;
+                                if (end > reader.len)
+                                    throw RangeError("index out of range");
+                                length = reader.len;
+                                reader.len = end;
+                            }
+                            message = new $root.k8s.io.api.coordination.v1beta1.Lease();
+                            while (reader.pos < end) {
+                                let tag = reader.uint32();
+                                if (tag === error)
+                                    break;
+                                switch (tag >>> 3) {
+                                case 1: {
+                                        message.metadata = $root.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 2: {
+                                        message.spec = $root.k8s.io.api.coordination.v1beta1.LeaseSpec.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                default:
+                                    reader.skipType(tag & 7, long);
+                                    break;
+                                }
+                            }
+                            if (length !== undefined) {
+                                if (reader.pos !== end)
+                                    throw RangeError("index out of range");
+                                reader.len = length;
+                            }
+                            return message;
+                        };
+
+                        return Lease;
+                    })();
+
+                    v1beta1.LeaseList = (function() {
+
+                        function LeaseList(properties) {
+                            this.items = [];
+                            if (properties)
+                                for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
+                                    if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                                        this[keys[i]] = properties[keys[i]];
+                        }
+
+                        LeaseList.prototype.metadata = null;
+                        LeaseList.prototype.items = $util.emptyArray;
+
+                        LeaseList.encode = function encode(message, writer, q) {
+                            if (!writer)
+                                writer = $Writer.create();
+                            if (q === undefined)
+                                q = 0;
+                            if (q > $util.recursionLimit)
+                                throw Error("max depth exceeded");
+                            if (message.metadata != null && Object.hasOwnProperty.call(message, "metadata"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta.encode(message.metadata, writer.uint32(10).fork(), q + 1).ldelim();
+                            if (message.items != null && message.items.length)
+                                for (let i = 0; i < message.items.length; ++i)
+                                    $root.k8s.io.api.coordination.v1beta1.Lease.encode(message.items[i], writer.uint32(18).fork(), q + 1).ldelim();
+                            return writer;
+                        };
+
+                        LeaseList.decode = function decode(reader, length, error, long) {
+                            if (!(reader instanceof $Reader))
+                                reader = $Reader.create(reader);
+                            if (long === undefined)
+                                long = 0;
+                            if (long > $Reader.recursionLimit)
+                                throw Error("maximum nesting depth exceeded");
+                            let end, message;
+                            if (length === undefined)
+                                end = reader.len;
+                            else {
+                                end = reader.pos + length;
+                                if (end > reader.len)
+                                    throw RangeError("index out of range");
+                                length = reader.len;
+                                reader.len = end;
+                            }
+                            message = new $root.k8s.io.api.coordination.v1beta1.LeaseList();
+                            while (reader.pos < end) {
+                                let tag = reader.uint32();
+                                if (tag === error)
+                                    break;
+                                switch (tag >>> 3) {
+                                case 1: {
+                                        message.metadata = $root.k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 2: {
+                                        if (!(message.items && message.items.length))
+                                            message.items = [];
+                                        message.items.push($root.k8s.io.api.coordination.v1beta1.Lease.decode(reader, reader.uint32(), undefined, long + 1));
+                                        break;
+                                    }
+                                default:
+                                    reader.skipType(tag & 7, long);
+                                    break;
+                                }
+                            }
+                            if (length !== undefined) {
+                                if (reader.pos !== end)
+                                    throw RangeError("index out of range");
+                                reader.len = length;
+                            }
+                            return message;
+                        };
+
+                        return LeaseList;
+                    })();
+
+                    return v1beta1;
+                })();
+
                 return coordination;
+            })();
+
+            api.events = (function() {
+
+                const events = {};
+
+                events.v1 = (function() {
+
+                    const v1 = {};
+
+                    v1.Event = (function() {
+
+                        function Event(properties) {
+                            if (properties)
+                                for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
+                                    if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                                        this[keys[i]] = properties[keys[i]];
+                        }
+
+                        Event.prototype.metadata = null;
+                        Event.prototype.eventTime = null;
+                        Event.prototype.series = null;
+                        Event.prototype.reportingController = "";
+                        Event.prototype.reportingInstance = "";
+                        Event.prototype.action = "";
+                        Event.prototype.reason = "";
+                        Event.prototype.regarding = null;
+                        Event.prototype.related = null;
+                        Event.prototype.note = "";
+                        Event.prototype.type = "";
+                        Event.prototype.deprecatedSource = null;
+                        Event.prototype.deprecatedFirstTimestamp = null;
+                        Event.prototype.deprecatedLastTimestamp = null;
+                        Event.prototype.deprecatedCount = 0;
+
+                        Event.encode = function encode(message, writer, q) {
+                            if (!writer)
+                                writer = $Writer.create();
+                            if (q === undefined)
+                                q = 0;
+                            if (q > $util.recursionLimit)
+                                throw Error("max depth exceeded");
+                            if (message.metadata != null && Object.hasOwnProperty.call(message, "metadata"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.encode(message.metadata, writer.uint32(10).fork(), q + 1).ldelim();
+                            if (message.eventTime != null && Object.hasOwnProperty.call(message, "eventTime"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime.encode(message.eventTime, writer.uint32(18).fork(), q + 1).ldelim();
+                            if (message.series != null && Object.hasOwnProperty.call(message, "series"))
+                                $root.k8s.io.api.events.v1.EventSeries.encode(message.series, writer.uint32(26).fork(), q + 1).ldelim();
+                            if (message.reportingController != null && Object.hasOwnProperty.call(message, "reportingController"))
+                                writer.uint32(34).string(message.reportingController);
+                            if (message.reportingInstance != null && Object.hasOwnProperty.call(message, "reportingInstance"))
+                                writer.uint32(42).string(message.reportingInstance);
+                            if (message.action != null && Object.hasOwnProperty.call(message, "action"))
+                                writer.uint32(50).string(message.action);
+                            if (message.reason != null && Object.hasOwnProperty.call(message, "reason"))
+                                writer.uint32(58).string(message.reason);
+                            if (message.regarding != null && Object.hasOwnProperty.call(message, "regarding"))
+                                $root.k8s.io.api.core.v1.ObjectReference.encode(message.regarding, writer.uint32(66).fork(), q + 1).ldelim();
+                            if (message.related != null && Object.hasOwnProperty.call(message, "related"))
+                                $root.k8s.io.api.core.v1.ObjectReference.encode(message.related, writer.uint32(74).fork(), q + 1).ldelim();
+                            if (message.note != null && Object.hasOwnProperty.call(message, "note"))
+                                writer.uint32(82).string(message.note);
+                            if (message.type != null && Object.hasOwnProperty.call(message, "type"))
+                                writer.uint32(90).string(message.type);
+                            if (message.deprecatedSource != null && Object.hasOwnProperty.call(message, "deprecatedSource"))
+                                $root.k8s.io.api.core.v1.EventSource.encode(message.deprecatedSource, writer.uint32(98).fork(), q + 1).ldelim();
+                            if (message.deprecatedFirstTimestamp != null && Object.hasOwnProperty.call(message, "deprecatedFirstTimestamp"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.Time.encode(message.deprecatedFirstTimestamp, writer.uint32(106).fork(), q + 1).ldelim();
+                            if (message.deprecatedLastTimestamp != null && Object.hasOwnProperty.call(message, "deprecatedLastTimestamp"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.Time.encode(message.deprecatedLastTimestamp, writer.uint32(114).fork(), q + 1).ldelim();
+                            if (message.deprecatedCount != null && Object.hasOwnProperty.call(message, "deprecatedCount"))
+                                writer.uint32(120).int32(message.deprecatedCount);
+                            return writer;
+                        };
+
+                        Event.decode = function decode(reader, length, error, long) {
+                            if (!(reader instanceof $Reader))
+                                reader = $Reader.create(reader);
+                            if (long === undefined)
+                                long = 0;
+                            if (long > $Reader.recursionLimit)
+                                throw Error("maximum nesting depth exceeded");
+                            let end, message;
+                            if (length === undefined)
+                                end = reader.len;
+                            else {
+                                end = reader.pos + length;
+                                if (end > reader.len)
+                                    throw RangeError("index out of range");
+                                length = reader.len;
+                                reader.len = end;
+                            }
+                            message = new $root.k8s.io.api.events.v1.Event();
+                            while (reader.pos < end) {
+                                let tag = reader.uint32();
+                                if (tag === error)
+                                    break;
+                                switch (tag >>> 3) {
+                                case 1: {
+                                        message.metadata = $root.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 2: {
+                                        message.eventTime = $root.k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 3: {
+                                        message.series = $root.k8s.io.api.events.v1.EventSeries.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 4: {
+                                        message.reportingController = reader.string();
+                                        break;
+                                    }
+                                case 5: {
+                                        message.reportingInstance = reader.string();
+                                        break;
+                                    }
+                                case 6: {
+                                        message.action = reader.string();
+                                        break;
+                                    }
+                                case 7: {
+                                        message.reason = reader.string();
+                                        break;
+                                    }
+                                case 8: {
+                                        message.regarding = $root.k8s.io.api.core.v1.ObjectReference.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 9: {
+                                        message.related = $root.k8s.io.api.core.v1.ObjectReference.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 10: {
+                                        message.note = reader.string();
+                                        break;
+                                    }
+                                case 11: {
+                                        message.type = reader.string();
+                                        break;
+                                    }
+                                case 12: {
+                                        message.deprecatedSource = $root.k8s.io.api.core.v1.EventSource.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 13: {
+                                        message.deprecatedFirstTimestamp = $root.k8s.io.apimachinery.pkg.apis.meta.v1.Time.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 14: {
+                                        message.deprecatedLastTimestamp = $root.k8s.io.apimachinery.pkg.apis.meta.v1.Time.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 15: {
+                                        message.deprecatedCount = reader.int32();
+                                        break;
+                                    }
+                                default:
+                                    reader.skipType(tag & 7, long);
+                                    break;
+                                }
+                            }
+                            if (length !== undefined) {
+                                if (reader.pos !== end)
+                                    throw RangeError("index out of range");
+                                reader.len = length;
+                            }
+                            return message;
+                        };
+
+                        return Event;
+                    })();
+
+                    v1.EventList = (function() {
+
+                        function EventList(properties) {
+                            this.items = [];
+                            if (properties)
+                                for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
+                                    if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                                        this[keys[i]] = properties[keys[i]];
+                        }
+
+                        EventList.prototype.metadata = null;
+                        EventList.prototype.items = $util.emptyArray;
+
+                        EventList.encode = function encode(message, writer, q) {
+                            if (!writer)
+                                writer = $Writer.create();
+                            if (q === undefined)
+                                q = 0;
+                            if (q > $util.recursionLimit)
+                                throw Error("max depth exceeded");
+                            if (message.metadata != null && Object.hasOwnProperty.call(message, "metadata"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta.encode(message.metadata, writer.uint32(10).fork(), q + 1).ldelim();
+                            if (message.items != null && message.items.length)
+                                for (let i = 0; i < message.items.length; ++i)
+                                    $root.k8s.io.api.events.v1.Event.encode(message.items[i], writer.uint32(18).fork(), q + 1).ldelim();
+                            return writer;
+                        };
+
+                        EventList.decode = function decode(reader, length, error, long) {
+                            if (!(reader instanceof $Reader))
+                                reader = $Reader.create(reader);
+                            if (long === undefined)
+                                long = 0;
+                            if (long > $Reader.recursionLimit)
+                                throw Error("maximum nesting depth exceeded");
+                            let end, message;
+                            if (length === undefined)
+                                end = reader.len;
+                            else {
+                                end = reader.pos + length;
+                                if (end > reader.len)
+                                    throw RangeError("index out of range");
+                                length = reader.len;
+                                reader.len = end;
+                            }
+                            message = new $root.k8s.io.api.events.v1.EventList();
+                            while (reader.pos < end) {
+                                let tag = reader.uint32();
+                                if (tag === error)
+                                    break;
+                                switch (tag >>> 3) {
+                                case 1: {
+                                        message.metadata = $root.k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 2: {
+                                        if (!(message.items && message.items.length))
+                                            message.items = [];
+                                        message.items.push($root.k8s.io.api.events.v1.Event.decode(reader, reader.uint32(), undefined, long + 1));
+                                        break;
+                                    }
+                                default:
+                                    reader.skipType(tag & 7, long);
+                                    break;
+                                }
+                            }
+                            if (length !== undefined) {
+                                if (reader.pos !== end)
+                                    throw RangeError("index out of range");
+                                reader.len = length;
+                            }
+                            return message;
+                        };
+
+                        return EventList;
+                    })();
+
+                    v1.EventSeries = (function() {
+
+                        function EventSeries(properties) {
+                            if (properties)
+                                for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
+                                    if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                                        this[keys[i]] = properties[keys[i]];
+                        }
+
+                        EventSeries.prototype.count = 0;
+                        EventSeries.prototype.lastObservedTime = null;
+
+                        EventSeries.encode = function encode(message, writer, q) {
+                            if (!writer)
+                                writer = $Writer.create();
+                            if (q === undefined)
+                                q = 0;
+                            if (q > $util.recursionLimit)
+                                throw Error("max depth exceeded");
+                            if (message.count != null && Object.hasOwnProperty.call(message, "count"))
+                                writer.uint32(8).int32(message.count);
+                            if (message.lastObservedTime != null && Object.hasOwnProperty.call(message, "lastObservedTime"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime.encode(message.lastObservedTime, writer.uint32(18).fork(), q + 1).ldelim();
+                            return writer;
+                        };
+
+                        EventSeries.decode = function decode(reader, length, error, long) {
+                            if (!(reader instanceof $Reader))
+                                reader = $Reader.create(reader);
+                            if (long === undefined)
+                                long = 0;
+                            if (long > $Reader.recursionLimit)
+                                throw Error("maximum nesting depth exceeded");
+                            let end, message;
+                            if (length === undefined)
+                                end = reader.len;
+                            else {
+                                end = reader.pos + length;
+                                if (end > reader.len)
+                                    throw RangeError("index out of range");
+                                length = reader.len;
+                                reader.len = end;
+                            }
+                            message = new $root.k8s.io.api.events.v1.EventSeries();
+                            while (reader.pos < end) {
+                                let tag = reader.uint32();
+                                if (tag === error)
+                                    break;
+                                switch (tag >>> 3) {
+                                case 1: {
+                                        message.count = reader.int32();
+                                        break;
+                                    }
+                                case 2: {
+                                        message.lastObservedTime = $root.k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                default:
+                                    reader.skipType(tag & 7, long);
+                                    break;
+                                }
+                            }
+                            if (length !== undefined) {
+                                if (reader.pos !== end)
+                                    throw RangeError("index out of range");
+                                reader.len = length;
+                            }
+                            return message;
+                        };
+
+                        return EventSeries;
+                    })();
+
+                    return v1;
+                })();
+
+                events.v1beta1 = (function() {
+
+                    const v1beta1 = {};
+
+                    v1beta1.Event = (function() {
+
+                        function Event(properties) {
+                            if (properties)
+                                for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
+                                    if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                                        this[keys[i]] = properties[keys[i]];
+                        }
+
+                        Event.prototype.metadata = null;
+                        Event.prototype.eventTime = null;
+                        Event.prototype.series = null;
+                        Event.prototype.reportingController = "";
+                        Event.prototype.reportingInstance = "";
+                        Event.prototype.action = "";
+                        Event.prototype.reason = "";
+                        Event.prototype.regarding = null;
+                        Event.prototype.related = null;
+                        Event.prototype.note = "";
+                        Event.prototype.type = "";
+                        Event.prototype.deprecatedSource = null;
+                        Event.prototype.deprecatedFirstTimestamp = null;
+                        Event.prototype.deprecatedLastTimestamp = null;
+                        Event.prototype.deprecatedCount = 0;
+
+                        Event.encode = function encode(message, writer, q) {
+                            if (!writer)
+                                writer = $Writer.create();
+                            if (q === undefined)
+                                q = 0;
+                            if (q > $util.recursionLimit)
+                                throw Error("max depth exceeded");
+                            if (message.metadata != null && Object.hasOwnProperty.call(message, "metadata"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.encode(message.metadata, writer.uint32(10).fork(), q + 1).ldelim();
+                            if (message.eventTime != null && Object.hasOwnProperty.call(message, "eventTime"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime.encode(message.eventTime, writer.uint32(18).fork(), q + 1).ldelim();
+                            if (message.series != null && Object.hasOwnProperty.call(message, "series"))
+                                $root.k8s.io.api.events.v1beta1.EventSeries.encode(message.series, writer.uint32(26).fork(), q + 1).ldelim();
+                            if (message.reportingController != null && Object.hasOwnProperty.call(message, "reportingController"))
+                                writer.uint32(34).string(message.reportingController);
+                            if (message.reportingInstance != null && Object.hasOwnProperty.call(message, "reportingInstance"))
+                                writer.uint32(42).string(message.reportingInstance);
+                            if (message.action != null && Object.hasOwnProperty.call(message, "action"))
+                                writer.uint32(50).string(message.action);
+                            if (message.reason != null && Object.hasOwnProperty.call(message, "reason"))
+                                writer.uint32(58).string(message.reason);
+                            if (message.regarding != null && Object.hasOwnProperty.call(message, "regarding"))
+                                $root.k8s.io.api.core.v1.ObjectReference.encode(message.regarding, writer.uint32(66).fork(), q + 1).ldelim();
+                            if (message.related != null && Object.hasOwnProperty.call(message, "related"))
+                                $root.k8s.io.api.core.v1.ObjectReference.encode(message.related, writer.uint32(74).fork(), q + 1).ldelim();
+                            if (message.note != null && Object.hasOwnProperty.call(message, "note"))
+                                writer.uint32(82).string(message.note);
+                            if (message.type != null && Object.hasOwnProperty.call(message, "type"))
+                                writer.uint32(90).string(message.type);
+                            if (message.deprecatedSource != null && Object.hasOwnProperty.call(message, "deprecatedSource"))
+                                $root.k8s.io.api.core.v1.EventSource.encode(message.deprecatedSource, writer.uint32(98).fork(), q + 1).ldelim();
+                            if (message.deprecatedFirstTimestamp != null && Object.hasOwnProperty.call(message, "deprecatedFirstTimestamp"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.Time.encode(message.deprecatedFirstTimestamp, writer.uint32(106).fork(), q + 1).ldelim();
+                            if (message.deprecatedLastTimestamp != null && Object.hasOwnProperty.call(message, "deprecatedLastTimestamp"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.Time.encode(message.deprecatedLastTimestamp, writer.uint32(114).fork(), q + 1).ldelim();
+                            if (message.deprecatedCount != null && Object.hasOwnProperty.call(message, "deprecatedCount"))
+                                writer.uint32(120).int32(message.deprecatedCount);
+                            return writer;
+                        };
+
+                        Event.decode = function decode(reader, length, error, long) {
+                            if (!(reader instanceof $Reader))
+                                reader = $Reader.create(reader);
+                            if (long === undefined)
+                                long = 0;
+                            if (long > $Reader.recursionLimit)
+                                throw Error("maximum nesting depth exceeded");
+                            let end, message;
+                            if (length === undefined)
+                                end = reader.len;
+                            else {
+                                end = reader.pos + length;
+                                if (end > reader.len)
+                                    throw RangeError("index out of range");
+                                length = reader.len;
+                                reader.len = end;
+                            }
+                            message = new $root.k8s.io.api.events.v1beta1.Event();
+                            while (reader.pos < end) {
+                                let tag = reader.uint32();
+                                if (tag === error)
+                                    break;
+                                switch (tag >>> 3) {
+                                case 1: {
+                                        message.metadata = $root.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 2: {
+                                        message.eventTime = $root.k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 3: {
+                                        message.series = $root.k8s.io.api.events.v1beta1.EventSeries.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 4: {
+                                        message.reportingController = reader.string();
+                                        break;
+                                    }
+                                case 5: {
+                                        message.reportingInstance = reader.string();
+                                        break;
+                                    }
+                                case 6: {
+                                        message.action = reader.string();
+                                        break;
+                                    }
+                                case 7: {
+                                        message.reason = reader.string();
+                                        break;
+                                    }
+                                case 8: {
+                                        message.regarding = $root.k8s.io.api.core.v1.ObjectReference.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 9: {
+                                        message.related = $root.k8s.io.api.core.v1.ObjectReference.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 10: {
+                                        message.note = reader.string();
+                                        break;
+                                    }
+                                case 11: {
+                                        message.type = reader.string();
+                                        break;
+                                    }
+                                case 12: {
+                                        message.deprecatedSource = $root.k8s.io.api.core.v1.EventSource.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 13: {
+                                        message.deprecatedFirstTimestamp = $root.k8s.io.apimachinery.pkg.apis.meta.v1.Time.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 14: {
+                                        message.deprecatedLastTimestamp = $root.k8s.io.apimachinery.pkg.apis.meta.v1.Time.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 15: {
+                                        message.deprecatedCount = reader.int32();
+                                        break;
+                                    }
+                                default:
+                                    reader.skipType(tag & 7, long);
+                                    break;
+                                }
+                            }
+                            if (length !== undefined) {
+                                if (reader.pos !== end)
+                                    throw RangeError("index out of range");
+                                reader.len = length;
+                            }
+                            return message;
+                        };
+
+                        return Event;
+                    })();
+
+                    v1beta1.EventList = (function() {
+
+                        function EventList(properties) {
+                            this.items = [];
+                            if (properties)
+                                for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
+                                    if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                                        this[keys[i]] = properties[keys[i]];
+                        }
+
+                        EventList.prototype.metadata = null;
+                        EventList.prototype.items = $util.emptyArray;
+
+                        EventList.encode = function encode(message, writer, q) {
+                            if (!writer)
+                                writer = $Writer.create();
+                            if (q === undefined)
+                                q = 0;
+                            if (q > $util.recursionLimit)
+                                throw Error("max depth exceeded");
+                            if (message.metadata != null && Object.hasOwnProperty.call(message, "metadata"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta.encode(message.metadata, writer.uint32(10).fork(), q + 1).ldelim();
+                            if (message.items != null && message.items.length)
+                                for (let i = 0; i < message.items.length; ++i)
+                                    $root.k8s.io.api.events.v1beta1.Event.encode(message.items[i], writer.uint32(18).fork(), q + 1).ldelim();
+                            return writer;
+                        };
+
+                        EventList.decode = function decode(reader, length, error, long) {
+                            if (!(reader instanceof $Reader))
+                                reader = $Reader.create(reader);
+                            if (long === undefined)
+                                long = 0;
+                            if (long > $Reader.recursionLimit)
+                                throw Error("maximum nesting depth exceeded");
+                            let end, message;
+                            if (length === undefined)
+                                end = reader.len;
+                            else {
+                                end = reader.pos + length;
+                                if (end > reader.len)
+                                    throw RangeError("index out of range");
+                                length = reader.len;
+                                reader.len = end;
+                            }
+                            message = new $root.k8s.io.api.events.v1beta1.EventList();
+                            while (reader.pos < end) {
+                                let tag = reader.uint32();
+                                if (tag === error)
+                                    break;
+                                switch (tag >>> 3) {
+                                case 1: {
+                                        message.metadata = $root.k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                case 2: {
+                                        if (!(message.items && message.items.length))
+                                            message.items = [];
+                                        message.items.push($root.k8s.io.api.events.v1beta1.Event.decode(reader, reader.uint32(), undefined, long + 1));
+                                        break;
+                                    }
+                                default:
+                                    reader.skipType(tag & 7, long);
+                                    break;
+                                }
+                            }
+                            if (length !== undefined) {
+                                if (reader.pos !== end)
+                                    throw RangeError("index out of range");
+                                reader.len = length;
+                            }
+                            return message;
+                        };
+
+                        return EventList;
+                    })();
+
+                    v1beta1.EventSeries = (function() {
+
+                        function EventSeries(properties) {
+                            if (properties)
+                                for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
+                                    if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                                        this[keys[i]] = properties[keys[i]];
+                        }
+
+                        EventSeries.prototype.count = 0;
+                        EventSeries.prototype.lastObservedTime = null;
+
+                        EventSeries.encode = function encode(message, writer, q) {
+                            if (!writer)
+                                writer = $Writer.create();
+                            if (q === undefined)
+                                q = 0;
+                            if (q > $util.recursionLimit)
+                                throw Error("max depth exceeded");
+                            if (message.count != null && Object.hasOwnProperty.call(message, "count"))
+                                writer.uint32(8).int32(message.count);
+                            if (message.lastObservedTime != null && Object.hasOwnProperty.call(message, "lastObservedTime"))
+                                $root.k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime.encode(message.lastObservedTime, writer.uint32(18).fork(), q + 1).ldelim();
+                            return writer;
+                        };
+
+                        EventSeries.decode = function decode(reader, length, error, long) {
+                            if (!(reader instanceof $Reader))
+                                reader = $Reader.create(reader);
+                            if (long === undefined)
+                                long = 0;
+                            if (long > $Reader.recursionLimit)
+                                throw Error("maximum nesting depth exceeded");
+                            let end, message;
+                            if (length === undefined)
+                                end = reader.len;
+                            else {
+                                end = reader.pos + length;
+                                if (end > reader.len)
+                                    throw RangeError("index out of range");
+                                length = reader.len;
+                                reader.len = end;
+                            }
+                            message = new $root.k8s.io.api.events.v1beta1.EventSeries();
+                            while (reader.pos < end) {
+                                let tag = reader.uint32();
+                                if (tag === error)
+                                    break;
+                                switch (tag >>> 3) {
+                                case 1: {
+                                        message.count = reader.int32();
+                                        break;
+                                    }
+                                case 2: {
+                                        message.lastObservedTime = $root.k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime.decode(reader, reader.uint32(), undefined, long + 1);
+                                        break;
+                                    }
+                                default:
+                                    reader.skipType(tag & 7, long);
+                                    break;
+                                }
+                            }
+                            if (length !== undefined) {
+                                if (reader.pos !== end)
+                                    throw RangeError("index out of range");
+                                reader.len = length;
+                            }
+                            return message;
+                        };
+
+                        return EventSeries;
+                    })();
+
+                    return v1beta1;
+                })();
+
+                return events;
             })();
 
             return api;
