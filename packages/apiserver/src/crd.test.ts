@@ -17,7 +17,7 @@ void describe('CustomResourceDefinitions', () => {
   let t: TestServer;
   const prefix = uniquePrefix();
   before(async () => {
-    t = await startTestServer({ controllers: false, etcdPrefix: prefix });
+    t = await startTestServer({ controllers: false, etcdPrefix: prefix, etcdCountMetricPollPeriodMs: 200 });
     await createEstablished(t, widgetCrd());
   });
   after(async () => t.close());
@@ -365,6 +365,13 @@ void describe('CustomResourceDefinitions', () => {
       const row = (res.json['rows'] as { cells: unknown[] }[]).find((r) => r.cells[0] === 'w1');
       assert.deepEqual(row?.cells.slice(0, 4), ['w1', 'red', 8, 'Running']);
       assert.match(String(row?.cells[4]), /^\d+s$/);
+    });
+    void it('apiserver_storage_objects counts custom resources', async () => {
+      await eventually('a count for widgets', async () => {
+        const metrics = await t.request('GET', '/metrics');
+        const line = metrics.text.split('\n').find((l) => l.startsWith('apiserver_storage_objects{resource="widgets.example.com"}'));
+        return line !== undefined && Number(line.split(' ')[1]) > 0;
+      }, 5000);
     });
     void it('watch sees custom resource events', async () => {
       const list = await t.request('GET', W);
