@@ -3,7 +3,7 @@
  * namespace that exists and is not being terminated, and the immortal namespaces cannot be
  * deleted.
  */
-import type { GroupResource } from '@kapi/machinery';
+import type { GroupResource, KubeObject } from '@kapi/machinery';
 import { StatusError, forbidden, notFound } from '@kapi/machinery';
 import type { Storage } from '@kapi/storage';
 
@@ -15,7 +15,7 @@ export const IMMORTAL_NAMESPACES: readonly string[] = ['default', 'kube-system',
 export interface NamespaceLifecycle {
   /**
    * Resolves when `namespace` exists; throws 404 `namespaces "<ns>" not found` otherwise
-   * (quorum read). With `creating` (the resource and name of an object to be created), a
+   * (the watch cache when it has the namespace active, else a quorum read). With `creating` (the resource and name of an object to be created), a
    * terminating namespace is a 403 (see terminatingNamespace).
    */
   ensureNamespaceExists(namespace: string, creating?: { resource: GroupResource; name: string }): Promise<void>;
@@ -24,15 +24,22 @@ export interface NamespaceLifecycle {
 export function namespaceLifecycle(storage: Storage, namespaceRoot: string): NamespaceLifecycle {
   return {
     async ensureNamespaceExists(namespace, creating): Promise<void> {
-      const found = await storage.get(`${namespaceRoot}/${namespace}`, { ignoreNotFound: true });
+      const key = `${namespaceRoot}/${namespace}`;
+      // As kube's admission reads its namespace informer first: an active namespace in the
+      // watch cache (which has this replica's own writes) needs no etcd round trip; a miss or
+      // a terminating one is confirmed by a quorum read.
+      const cached = await storage.get(key, { ignoreNotFound: true, resourceVersion: '0' });
+      if (cached !== undefined && !isTerminating(cached)) return;
+      const found = await storage.get(key, { ignoreNotFound: true });
       if (found === undefined) throw notFound(NAMESPACES, namespace);
-      if (creating === undefined) return;
-      const status = found['status'] as { phase?: unknown } | undefined;
-      if (status?.phase === 'Terminating' || found.metadata.deletionTimestamp !== undefined) {
-        throw terminatingNamespace(creating.resource, creating.name, namespace);
-      }
+      if (creating !== undefined && isTerminating(found)) throw terminatingNamespace(creating.resource, creating.name, namespace);
     },
   };
+}
+
+function isTerminating(ns: KubeObject): boolean {
+  const status = ns['status'] as { phase?: unknown } | undefined;
+  return status?.phase === 'Terminating' || ns.metadata.deletionTimestamp !== undefined;
 }
 
 /**
