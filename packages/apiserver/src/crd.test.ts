@@ -82,6 +82,18 @@ void describe('CustomResourceDefinitions', () => {
         assert.ok(message.includes(expected), `missing ${expected} in ${message}`);
       }
     });
+    void it('protected groups need the api-approved.kubernetes.io annotation', async () => {
+      const crd = widgetCrd({ metadata: { name: 'gadgets.things.k8s.io' } });
+      const s = crd['spec'] as Record<string, unknown>;
+      s['group'] = 'things.k8s.io';
+      s['names'] = { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' };
+      assert.match(
+        await invalidWith(crd),
+        /metadata\.annotations\[api-approved\.kubernetes\.io\]: Required value: protected groups must have approval annotation "api-approved\.kubernetes\.io", see https:\/\/github\.com\/kubernetes\/enhancements\/pull\/1111/,
+      );
+      (crd['metadata'] as Record<string, unknown>)['annotations'] = { 'api-approved.kubernetes.io': 'nope' };
+      assert.match(await invalidWith(crd), /with either a URL or a reason starting with "unapproved"/);
+    });
     void it('schema required for served versions, type at the root', async () => {
       const crd = spec({});
       const versions = (crd['spec'] as { versions: Record<string, unknown>[] }).versions;
@@ -173,6 +185,23 @@ void describe('CustomResourceDefinitions', () => {
       assert.equal((await t.request('GET', '/apis/example.com/v1/namespaces/default/sprockets')).status, 404);
       assert.equal((await t.request('DELETE', `${CRD_PATH}/sprockets.example.com`)).status, 200);
       await eventually('the refused CRD gone', async () => (await t.request('GET', `${CRD_PATH}/sprockets.example.com`)).status === 404);
+    });
+    void it('a CRD cannot take over a built-in resource: not accepted, the built-in keeps being served', async () => {
+      const crd = widgetCrd({ metadata: { name: 'leases.coordination.k8s.io', annotations: { 'api-approved.kubernetes.io': 'unapproved, test' } } });
+      const s = crd['spec'] as Record<string, unknown>;
+      s['group'] = 'coordination.k8s.io';
+      s['names'] = { plural: 'leases', singular: 'lease', kind: 'Lease' };
+      assert.equal((await t.request('POST', CRD_PATH, { body: crd })).status, 201);
+      await eventually('NamesAccepted=False', async () => {
+        const got = await t.request('GET', `${CRD_PATH}/leases.coordination.k8s.io`);
+        const conditions = ((got.json['status'] as Record<string, unknown> | undefined)?.['conditions'] ?? []) as { type: string; status: string; reason: string }[];
+        return conditions.some((c) => c.type === 'NamesAccepted' && c.status === 'False' && c.reason === 'PluralConflict');
+      });
+      const lease = await t.request('POST', '/apis/coordination.k8s.io/v1/namespaces/default/leases', { body: { metadata: { name: 'still-builtin' }, spec: { holderIdentity: 'x' } } });
+      assert.equal(lease.status, 201, lease.text);
+      assert.equal((await t.request('DELETE', `${CRD_PATH}/leases.coordination.k8s.io`)).status, 200);
+      await eventually('the CRD gone', async () => (await t.request('GET', `${CRD_PATH}/leases.coordination.k8s.io`)).status === 404);
+      assert.equal((await t.request('GET', '/apis/coordination.k8s.io/v1/namespaces/default/leases/still-builtin')).status, 200);
     });
     void it('OpenAPI v3 has the group-version with the schema tagged by GVK', async () => {
       const index = await t.request('GET', '/openapi/v3');

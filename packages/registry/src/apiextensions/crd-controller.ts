@@ -73,6 +73,15 @@ export function startCrdController(registry: Registry, options: CrdControllerOpt
   let markSynced: () => void = () => {};
   const syncedPromise = new Promise<void>((resolve) => (markSynced = resolve));
   const report = (err: unknown) => options.onError?.(err);
+  /** Names the group's resources that this controller did not register (built-ins) hold. */
+  const reservedNames = (group: string | undefined) => {
+    const ours = new Set([...served.values()].map((s) => `${s.group}/${s.plural}`));
+    const seen = new Set<string>();
+    return registry.resources
+      .map((r) => r.definition)
+      .filter((d) => d.group === group && !ours.has(`${d.group}/${d.plural}`) && !seen.has(d.plural) && seen.add(d.plural))
+      .map((d) => ({ plural: d.plural, singular: d.singular, kind: d.kind, listKind: d.listKind, ...(d.shortNames ? { shortNames: [...d.shortNames] } : {}) }));
+  };
 
   const serve = (crd: CustomResourceDefinition, terminating: boolean): void => {
     const name = crd.metadata.name!;
@@ -83,6 +92,9 @@ export function startCrdController(registry: Registry, options: CrdControllerOpt
       return;
     }
     const entry: Served = { key, group: crd.spec!.group!, plural: crd.spec!.names!.plural!, terminating };
+    // Never take over a resource served by something else (a built-in).
+    const ours = current !== undefined && current.group === entry.group && current.plural === entry.plural;
+    if (!ours && registry.resources.some((r) => r.definition.group === entry.group && r.definition.plural === entry.plural)) return;
     const definition = customResourceDefinition(crd, { terminating: () => entry.terminating });
     options.beforeRegister?.(definition);
     if (current !== undefined && (current.group !== entry.group || current.plural !== entry.plural)) registry.unregister(current.group, current.plural);
@@ -109,9 +121,11 @@ export function startCrdController(registry: Registry, options: CrdControllerOpt
     }
   };
 
+  /** Deletes the custom resources of `crd` (only ever a resource this controller serves for it); true when none is left. */
   const deleteInstances = async (crd: CustomResourceDefinition): Promise<boolean> => {
-    const resource = registry.lookup(crd.spec!.group!, crd.spec!.versions!.find((v) => v.storage)!.name!, crd.status?.acceptedNames?.plural ?? crd.spec!.names!.plural!)
-      ?? registry.resources.find((r) => r.definition.group === crd.spec!.group && r.definition.plural === crd.spec!.names!.plural);
+    const entry = served.get(crd.metadata.name!);
+    if (entry === undefined) return true;
+    const resource = registry.resources.find((r) => r.definition.group === entry.group && r.definition.plural === entry.plural);
     if (resource?.lister === undefined || resource.deleter === undefined) return true;
     const list = await resource.lister.list(CONTROLLER, {});
     await Promise.all(
@@ -132,10 +146,10 @@ export function startCrdController(registry: Registry, options: CrdControllerOpt
     const name = crd.metadata.name!;
     // A CRD that was never established has no custom resources to serve or delete.
     if (isConditionTrue(crd, 'Established')) serve(crd, true);
-    const marked = await writeStatus(crd, desiredStatus(crd, [...known.values()], TERMINATING.inProgress));
+    const marked = await writeStatus(crd, desiredStatus(crd, [...known.values()], TERMINATING.inProgress, reservedNames(crd.spec?.group)));
     if (marked === undefined) return;
     if (!(await deleteInstances(marked))) return;
-    const completed = await writeStatus(marked, desiredStatus(marked, [...known.values()], TERMINATING.completed));
+    const completed = await writeStatus(marked, desiredStatus(marked, [...known.values()], TERMINATING.completed, reservedNames(crd.spec?.group)));
     if (completed === undefined) return;
     const finalizers = (completed.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
     try {
@@ -161,7 +175,7 @@ export function startCrdController(registry: Registry, options: CrdControllerOpt
       cleaning.set(name, run);
       return;
     }
-    const status = desiredStatus(crd, [...known.values()]);
+    const status = desiredStatus(crd, [...known.values()], undefined, reservedNames(crd.spec?.group));
     const written = await writeStatus(crd, status);
     const view = written ?? { ...crd, status };
     if (isConditionTrue(view, 'Established')) serve(view, false);

@@ -11,7 +11,7 @@ import { dropNulls } from '../drop-nulls.js';
 import { ALL_VERBS } from '../builtins/builtin-strategy.js';
 import { APIEXTENSIONS_GROUP, CLEANUP_FINALIZER, type CustomResourceDefinition } from './crd-types.js';
 import { crdSchema } from './crd-schema.js';
-import { validateCrd, validateCrdUpdate, validateNames, validateStoredVersions } from './crd-validation.js';
+import { validateApiApproval, validateCrd, validateCrdUpdate, validateNames, validateStoredVersions } from './crd-validation.js';
 
 /** kube's v1 defaults: listKind = <kind>List, singular = lowercased kind, conversion strategy None. */
 export function defaultCrd(obj: KubeObject): void {
@@ -59,7 +59,8 @@ export const customResourceDefinitions: ResourceDefinition = {
     },
     prepareForCreate: addCleanupFinalizer,
     validate: validateCrd,
-    validateUpdate: validateCrdUpdate,
+    validateCreate: (obj) => validateApiApproval(obj as CustomResourceDefinition),
+    validateUpdate: (obj, old) => [...validateCrdUpdate(obj, old), ...validateApiApproval(obj as CustomResourceDefinition, old as CustomResourceDefinition)],
     validateSubresourceUpdate(_subresource, obj) {
       const crd = obj as CustomResourceDefinition;
       return [...validateNames(crd.status?.acceptedNames ?? {}, 'status.acceptedNames'), ...validateStoredVersions(crd)];

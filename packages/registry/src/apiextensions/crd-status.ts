@@ -20,10 +20,10 @@ function namesOf(crd: CustomResourceDefinition): CrdNames {
 }
 
 /** The first name of `crd` that another CRD of the same group already holds, with kube's reason. */
-function conflict(crd: CustomResourceDefinition, others: readonly CustomResourceDefinition[]): { reason: string; message: string } | undefined {
+function conflict(crd: CustomResourceDefinition, others: readonly CustomResourceDefinition[], reserved: readonly CrdNames[]): { reason: string; message: string } | undefined {
   const names = crd.spec?.names ?? {};
   const group = crd.spec?.group;
-  const taken = others.filter((o) => o.metadata.name !== crd.metadata.name && o.spec?.group === group).map(namesOf);
+  const taken = [...others.filter((o) => o.metadata.name !== crd.metadata.name && o.spec?.group === group).map(namesOf), ...reserved];
   const resources = new Set(taken.flatMap((n) => [n.plural, n.singular, ...(n.shortNames ?? [])].filter((x): x is string => !!x)));
   const kinds = new Set(taken.flatMap((n) => [n.kind, n.listKind].filter((x): x is string => !!x)));
   const inUse = (name: string) => `${JSON.stringify(name)} is already in use`;
@@ -41,14 +41,18 @@ function condition(existing: readonly CrdCondition[], type: string, status: CrdC
   return { type, status, lastTransitionTime, reason, message };
 }
 
-/** The desired status of `crd` given every known CRD. `terminating` overrides the Terminating condition's reason. */
+/**
+ * The desired status of `crd` given every known CRD and the names of the group's resources
+ * that are not CRDs (`reserved`, built-ins). `terminating` sets the Terminating condition.
+ */
 export function desiredStatus(
   crd: CustomResourceDefinition,
   all: readonly CustomResourceDefinition[],
   terminating?: { reason: string; message: string },
+  reserved: readonly CrdNames[] = [],
 ): CrdStatus {
   const existing = crd.status?.conditions ?? [];
-  const clash = conflict(crd, all);
+  const clash = conflict(crd, all, reserved);
   const conditions: CrdCondition[] = [];
   const established = existing.find((c) => c.type === 'Established')?.status === 'True';
   if (clash === undefined) {

@@ -263,3 +263,33 @@ export function validateStoredVersions(crd: CustomResourceDefinition): FieldErro
   return errs;
 }
 
+
+const APPROVAL = 'api-approved.kubernetes.io';
+const APPROVAL_LINK = 'see https://github.com/kubernetes/enhancements/pull/1111';
+
+function isProtectedGroup(group: string): boolean {
+  return group === 'k8s.io' || group === 'kubernetes.io' || group.endsWith('.k8s.io') || group.endsWith('.kubernetes.io');
+}
+
+/**
+ * kube's validateAPIApproval: CRDs in the community's protected groups (`*.k8s.io`,
+ * `*.kubernetes.io`) need the `api-approved.kubernetes.io` annotation, a URL or a reason
+ * starting with "unapproved". Checked on create and when the annotation changes.
+ */
+export function validateApiApproval(crd: CustomResourceDefinition, old?: CustomResourceDefinition): FieldError[] {
+  if (!isProtectedGroup(str(crd.spec?.group))) return [];
+  const value = crd.metadata.annotations?.[APPROVAL];
+  if (old !== undefined && old.metadata.annotations?.[APPROVAL] === value) return [];
+  const path = `metadata.annotations[${APPROVAL}]`;
+  if (value === undefined) return [fieldRequired(path, `protected groups must have approval annotation ${JSON.stringify(APPROVAL)}, ${APPROVAL_LINK}`)];
+  if (value.startsWith('unapproved')) return [];
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return [];
+  } catch {
+    // not a URL
+  }
+  return [
+    fieldInvalid(path, value, `protected groups must have approval annotation ${JSON.stringify(APPROVAL)} with either a URL or a reason starting with "unapproved", ${APPROVAL_LINK}`),
+  ];
+}
