@@ -116,6 +116,14 @@ const samples: Record<string, unknown>[] = [
     related: { kind: 'Node', name: 'n1' }, reportingComponent: 'kubelet', reportingInstance: 'n1',
   },
   { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: meta, spec: { holderIdentity: 'n1', leaseDurationSeconds: 15, acquireTime: '2024-01-01T00:00:00.000000Z', renewTime: '2024-01-01T00:00:10.654321Z', leaseTransitions: 4, strategy: 'OldestEmulationVersion', preferredHolder: 'n2' } },
+  { apiVersion: 'coordination.k8s.io/v1beta1', kind: 'Lease', metadata: meta, spec: { holderIdentity: 'n1', leaseDurationSeconds: 15, acquireTime: '2024-01-01T00:00:00.000000Z', renewTime: '2024-01-01T00:00:10.654321Z', leaseTransitions: 4, strategy: 'OldestEmulationVersion', preferredHolder: 'n2' } },
+  ...['v1', 'v1beta1'].map((version) => ({
+    apiVersion: `events.k8s.io/${version}`, kind: 'Event', metadata: meta,
+    eventTime: '2024-01-01T00:00:00.123456Z', series: { count: 2, lastObservedTime: '2024-01-01T00:02:00.000007Z' }, reportingController: 'example.com/c', reportingInstance: 'c-1',
+    action: 'Pull', reason: 'Pulled', regarding: { kind: 'Pod', namespace: 'ns', name: 'p', uid: 'u', apiVersion: 'v1', resourceVersion: '7', fieldPath: 'spec.containers{c}' },
+    related: { kind: 'Node', name: 'n1' }, note: 'pulled', type: 'Warning', deprecatedSource: { component: 'kubelet', host: 'n1' },
+    deprecatedFirstTimestamp: '2024-01-01T00:00:00Z', deprecatedLastTimestamp: '2024-01-01T00:01:00Z', deprecatedCount: 3,
+  })),
   { apiVersion: 'v1', kind: 'Status', metadata: { resourceVersion: '9' }, status: 'Failure', message: 'm', reason: 'Invalid', details: { name: 'x', group: 'g', kind: 'k', uid: 'u', causes: [{ reason: 'FieldValueInvalid', message: 'bad', field: 'data' }], retryAfterSeconds: 2 }, code: 422 },
   { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: 'u', resourceVersion: '5' }, orphanDependents: false, propagationPolicy: 'Foreground', dryRun: ['All'] },
 ];

@@ -56,6 +56,8 @@ function isNamespaces(definition: ResourceDefinition): boolean {
 }
 
 export function createRegistry(options: RegistryOptions): Registry {
+  const initial = options.definitions ?? builtinDefinitions;
+  const storageKey = (d: ResourceDefinition) => d.storagePrefix ?? d.plural;
   const storesFor = (definition: ResourceDefinition): RestResource[] =>
     definition.versions
       .filter((v) => v.served)
@@ -64,12 +66,13 @@ export function createRegistry(options: RegistryOptions): Registry {
           definition,
           version: version.name,
           storage: options.storage,
+          cohabitants: initial.filter((d) => d !== definition && d.group !== definition.group && storageKey(d) === storageKey(definition)),
           ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
           ...(isNamespaces(definition) ? { deletionGuard: checkNamespaceDeletable } : {}),
         }),
       );
   const keyOf = (group: string, version: string, plural: string): string => `${group}/${version}/${plural}`;
-  let resources: RestResource[] = (options.definitions ?? builtinDefinitions).flatMap(storesFor);
+  let resources: RestResource[] = initial.flatMap(storesFor);
   let byKey = new Map<string, RestResource>();
   const reindex = (): void => {
     byKey = new Map(resources.map((r) => [keyOf(r.definition.group, r.version, r.definition.plural), r]));

@@ -11,7 +11,7 @@ import type { KeySpace } from './keys.js';
 import type { NamespaceLifecycle } from './namespace-lifecycle.js';
 import type { WriteOptions } from './rest.js';
 import { omitEmptyCollections } from './omit-empty.js';
-import type { VersionConversion } from './store-conversion.js';
+import type { ManagedFieldsConversion, VersionConversion } from './store-conversion.js';
 import { handleUnknownFields, strictBodyError, type StrictErrorFactory } from './unknown-fields.js';
 import type { ValidationContext } from './validate-object.js';
 
@@ -28,6 +28,8 @@ export interface StoreContext {
   readonly version: VersionDefinition;
   /** Served version ↔ storage form (see store-conversion.ts). */
   readonly conversion: VersionConversion;
+  /** Managed field sets of other versions ↔ the served version's field names; undefined when no names differ. */
+  readonly managedFieldsConversion: ManagedFieldsConversion | undefined;
   /**
    * Stored objects shared by readers (lists, watch events) → their served form, so that
    * every watcher of this version gets the same object (encode-once) and converts once.

@@ -106,7 +106,14 @@ function preparePatch(ctx: StoreContext, patch: Patch, options: PatchOptions, su
       const config = checkApplyConfiguration(ctx, patch.body);
       const scope = fieldManagerScope(ctx, subresource);
       const manager = options.fieldManager ?? '';
-      const apply = (current: KubeObject | undefined) => applyConfiguration(scope, current, config, manager, options.force === true).object;
+      const apply = (current: KubeObject | undefined) => {
+        // Ownership and conflicts in this version's field names (entries of other versions converted and back).
+        const live = current === undefined ? undefined : { ...current };
+        if (live !== undefined) ctx.managedFieldsConversion?.toServed(live);
+        const applied = applyConfiguration(scope, live, config, manager, options.force === true).object;
+        ctx.managedFieldsConversion?.fromServed(applied);
+        return applied;
+      };
       return Object.assign(apply, { strictError: jsonStrict, bodyProblems: [] });
     }
   }

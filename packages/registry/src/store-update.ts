@@ -82,7 +82,14 @@ export async function updateStep(
   } else if (parseResourceVersion(sent) !== parseResourceVersion(current)) {
     throw optimisticLockConflict(ctx.resource, name);
   }
-  if (scope.manager !== undefined) trackUpdate(fieldManagerScope(ctx, subresource), present(ctx, existing), served, scope.manager);
+  if (scope.manager !== undefined) {
+    // Entries written through other versions name their fields; track in this version's names.
+    const before = { ...present(ctx, existing) }; // `present` may return the (shared) stored object itself
+    ctx.managedFieldsConversion?.toServed(before);
+    ctx.managedFieldsConversion?.toServed(served);
+    trackUpdate(fieldManagerScope(ctx, subresource), before, served, scope.manager);
+    ctx.managedFieldsConversion?.fromServed(served);
+  }
   const obj = toStorage(ctx, served);
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForUpdate(obj, existing, ctx.definition, subresource);

@@ -23,7 +23,7 @@ import { updateObject } from './store-update.js';
 import { patchObject } from './store-patch.js';
 import { watchObjects } from './store-watch.js';
 import { scaleSubresource } from './apiextensions/scale.js';
-import { versionConversion } from './store-conversion.js';
+import { managedFieldsConversion, versionConversion } from './store-conversion.js';
 
 export interface StoreOptions {
   readonly definition: ResourceDefinition;
@@ -42,6 +42,8 @@ export interface StoreOptions {
   readonly namespaceLifecycle?: NamespaceLifecycle | false;
   /** Called before each delete with the object's name; throw a StatusError to refuse. */
   readonly deletionGuard?: (name: string) => void;
+  /** Other groups' definitions of the same stored objects (events.k8s.io for core events): their managed field sets are converted too. */
+  readonly cohabitants?: readonly ResourceDefinition[];
 }
 
 function servedVersion(definition: ResourceDefinition, version: string | undefined) {
@@ -73,6 +75,7 @@ export function createStoreContext(options: StoreOptions): StoreContext {
     apiVersion: formatApiVersion(definition.group, version.name),
     version,
     conversion,
+    managedFieldsConversion: managedFieldsConversion(definition, version, options.cohabitants),
     presented: new WeakMap(),
     schema: version.schema,
     metadataSchema,
