@@ -63,6 +63,7 @@ void describe('garbage collector over the watch cache', () => {
   void it('collects dependents from watch events: each monitor lists once, never again', async () => {
     const controllers = startControllers(registry, { leaderElection: false });
     try {
+      assert.equal(controllers.synced(), false, 'not synced before the first lists (readyz informer-sync fails)');
       await until('the informers to sync', () => controllers.synced());
       const gc = controllers.garbageCollector!;
       const listsAtSync = gc.lists();

@@ -1,16 +1,17 @@
 /**
  * The namespace controller (kube-controller-manager's namespace deleter, run inside kapi):
  * an informer on namespaces (through the watch cache) queues every namespace being deleted;
- * a worker, only while the replica leads, deletes every namespaced object of every served
- * resource in it (one version per resource; the set follows `registry.subscribe`, so
- * resources registered later — custom resources — are covered, and a registration queues
- * the terminating namespaces again), reports what remains in `status.conditions` as kube
- * does, and once nothing is left removes `kubernetes` from `spec.finalizers` through the
+ * workers (10 by default, never two on one namespace), only while the replica leads,
+ * delete every namespaced object of every served resource in it (one version per resource;
+ * the set follows `registry.subscribe`, so resources registered later — custom resources —
+ * are covered, and a registration queues the terminating namespaces again), report what
+ * remains in `status.conditions` as kube does, and once nothing is left remove `kubernetes` from `spec.finalizers` through the
  * `/finalize` subresource, which removes the namespace in the same write when no other
  * finalizer holds it. A namespace with content left (finalizers pending) is looked at again
  * after `resyncMs` (kube: estimate/2 + 1 s); a failure is retried with backoff. A namespace
  * whose spec finalizers are already empty is deleted again (DELETE removes it).
  */
+import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '@kapi/machinery';
 import { isConflict, isNotFound, nowRFC3339 } from '@kapi/machinery';
 import { FINALIZER_KUBERNETES } from '../builtins/namespaces.js';
@@ -26,6 +27,8 @@ const CLUSTER = { namespace: '', userAgent: USER_AGENT };
 export interface NamespaceControllerOptions {
   /** When a namespace with content left (pending finalizers) is looked at again; default 1000 ms. */
   readonly resyncMs?: number;
+  /** Namespaces deleted at once (kube's --concurrent-namespace-syncs); default 10. */
+  readonly workers?: number;
 }
 
 export interface NamespaceController {
@@ -91,6 +94,7 @@ export function namespaceController(registry: Registry, options: NamespaceContro
   }
   const { lister, getter, deleter } = namespaces;
   const resyncMs = options.resyncMs ?? 1000;
+  const workers = options.workers ?? 10;
   const queue = createWorkQueue<string>();
   /** Terminating namespaces as the informer last saw them. */
   const terminating = new Set<string>();
@@ -191,21 +195,32 @@ export function namespaceController(registry: Registry, options: NamespaceContro
 
   return {
     synced: () => informer.synced(),
-    async run(term: AbortSignal): Promise<void> {
-      for (;;) {
-        const name = await queue.get(term);
-        if (name === undefined) return;
-        try {
-          const outcome = await sync(name, term);
-          queue.forget(name);
-          if (outcome === 'remaining') queue.addAfter(name, resyncMs);
-        } catch {
-          if (term.aborted) queue.add(name);
-          else queue.addRateLimited(name);
-        } finally {
-          queue.done(name);
+    async run(leaderTerm: AbortSignal): Promise<void> {
+      // Several namespaces at once (kube's --concurrent-namespace-syncs), never one twice at a time.
+      const local = new AbortController();
+      setMaxListeners(64, local.signal);
+      const term = local.signal;
+      const end = (): void => local.abort();
+      if (leaderTerm.aborted) end();
+      else leaderTerm.addEventListener('abort', end, { once: true });
+      const worker = async (): Promise<void> => {
+        for (;;) {
+          const name = await queue.get(term);
+          if (name === undefined) return;
+          try {
+            const outcome = await sync(name, term);
+            queue.forget(name);
+            if (outcome === 'remaining') queue.addAfter(name, resyncMs);
+          } catch {
+            if (term.aborted) queue.add(name);
+            else queue.addRateLimited(name);
+          } finally {
+            queue.done(name);
+          }
         }
-      }
+      };
+      await Promise.all(Array.from({ length: workers }, worker));
+      leaderTerm.removeEventListener('abort', end);
     },
     async stop(): Promise<void> {
       unsubscribe();
