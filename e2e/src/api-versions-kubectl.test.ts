@@ -39,6 +39,11 @@ void test('an Event created through core v1 reads through events.k8s.io/v1 with 
   const table = await cluster.kubectl().ok(['get', 'events.v1.events.k8s.io']);
   assert.match(table, /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE$/m);
   assert.match(table, /Normal\s+Pulled\s+pod\/web-0\s+image pulled/);
+  // kubectl explain reads the events.k8s.io schema from OpenAPI v3.
+  const explain = await cluster.kubectl().ok(['explain', 'events.deprecatedSource', '--api-version=events.k8s.io/v1']);
+  assert.match(explain, /^GROUP:\s+events\.k8s\.io$/m);
+  assert.match(explain, /^FIELD: deprecatedSource <EventSource>$/m);
+  assert.match(explain, /^\s+component\s+<string>$/m);
 });
 
 void test('kubectl prints the deprecation warning of v1beta1 Leases and Events; v1 stays quiet', async () => {
