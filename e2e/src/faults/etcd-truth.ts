@@ -7,6 +7,16 @@ import type { HistoryEvent, KeyState } from './checker.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * An etcd3 client whose watch streams reconnect every 250 ms while etcd is unreachable (the
+ * library's default backoff grows to 30 s: after a restart of every member the recorder would
+ * lag that long, and the pending timers keep the process alive after `close()`).
+ */
+export function etcdClient(hosts: string[]): Etcd3 {
+  const constant = { duration: 250, next: () => constant };
+  return new Etcd3({ hosts, faultHandling: { watchBackoff: constant } });
+}
+
 /** Records etcd's history of `keyPrefix` from `fromRevision` (exclusive) on, through member failures. */
 export class HistoryRecorder {
   readonly events: HistoryEvent[] = [];

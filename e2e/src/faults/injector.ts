@@ -30,6 +30,13 @@ export interface InjectorOptions {
   downMs: number;
   /** The workload's start (for `at`). */
   startedAt: number;
+  /** The first restart-everything is a crash (SIGKILL) rather than a graceful `down`. */
+  crashFirst: boolean;
+  /**
+   * Restart a killed replica in the background and go on with the next fault (the short form:
+   * a replica takes seconds to become ready on a busy machine); `settle()` waits for it.
+   */
+  backgroundReplicaRestart: boolean;
 }
 
 const etcdMembers = ['etcd-1', 'etcd-2', 'etcd-3'];
@@ -39,6 +46,7 @@ export class FaultInjector {
   readonly injected: InjectedFault[] = [];
   /** Per fault kind, how often it was injected (to rotate its targets). */
   private readonly turns = new Map<FaultKind, number>();
+  private background: Promise<void>[] = [];
 
   constructor(private readonly o: InjectorOptions) {}
 
@@ -61,6 +69,13 @@ export class FaultInjector {
     }
   }
 
+  /** Waits for background restarts. */
+  async settle(): Promise<void> {
+    const pending = this.background;
+    this.background = [];
+    await Promise.all(pending);
+  }
+
   async inject(kind: FaultKind): Promise<InjectedFault> {
     const began = Date.now();
     const turn = this.turns.get(kind) ?? 0;
@@ -72,7 +87,11 @@ export class FaultInjector {
         target = replicas[turn % replicas.length]!;
         await this.sh(['kill', target]);
         await sleep(this.o.downMs);
-        await this.sh(['restart', target]);
+        const restart = this.sh(['restart', target]);
+        if (this.o.backgroundReplicaRestart) {
+          this.background.push(restart);
+          detail = 'restarting in the background';
+        } else await restart;
         break;
       }
       case 'kill-etcd-member': {
@@ -110,8 +129,13 @@ export class FaultInjector {
         break;
       }
       case 'restart-everything': {
-        target = 'all';
-        await this.sh(['down']);
+        await this.settle();
+        // Alternately a crash of every process (SIGKILL, all at once) and a graceful
+        // `cluster.sh down`; then `cluster.sh up` (the data stays).
+        const crash = this.o.crashFirst ? turn % 2 === 0 : turn % 2 === 1;
+        target = crash ? 'all (SIGKILL)' : 'all (down)';
+        if (crash) await Promise.all([...replicas, ...etcdMembers, 'lb', 'peer-gate'].map((p) => this.sh(['kill', p])));
+        else await this.sh(['down']);
         await sleep(Math.min(this.o.downMs, 1000));
         await this.sh(['up']);
         break;
