@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { Etcd3 } from 'etcd3';
 import { startCluster, type TestCluster } from '../harness/cluster.js';
 import type { Kubectl } from '../harness/kubectl.js';
+import { RestClient, forEachConcurrently } from '../harness/rest.js';
 import { WIDGET_CRD_YAML, widgetYaml } from './crd-manifests.js';
 
 let cluster: TestCluster;
@@ -79,8 +80,20 @@ void test('kubectl: a two-version CRD from apply to delete, with the deprecated-
     'apiserver_request_total counts the deprecated calls',
   );
 
-  // Deleting the CRD deletes its objects; kubectl waits until the CRD is gone.
+  // Deleting the CRD deletes its objects (500 more of them, in two namespaces); kubectl waits until the CRD is gone.
+  const rest = new RestClient(cluster.servers[0]!.url);
+  try {
+    await rest.expect(201, 'POST', '/api/v1/namespaces', { metadata: { name: 'e2e-crd-bulk' } });
+    await forEachConcurrently(500, 16, async (i) => {
+      const ns = i % 2 === 0 ? 'default' : 'e2e-crd-bulk';
+      await rest.expect(201, 'POST', `/apis/e2e.example.com/v1/namespaces/${ns}/widgets`, { apiVersion: 'e2e.example.com/v1', kind: 'Widget', metadata: { name: `bulk-${i}` }, spec: { size: i } });
+    });
+  } finally {
+    rest.close();
+  }
+  const deleteStarted = Date.now();
   assert.match(await kubectl.ok(['delete', 'crd', 'widgets.e2e.example.com', '--timeout=60s']), /customresourcedefinition\.apiextensions\.k8s\.io "widgets\.e2e\.example\.com" deleted/);
+  process.stderr.write(`# kubectl delete crd with 502 custom resources took ${Date.now() - deleteStarted} ms\n`);
   const gone = await kubectl.run(['get', 'crd', 'widgets.e2e.example.com']);
   assert.notEqual(gone.code, 0);
   assert.match(gone.stderr, /NotFound|not found/);

@@ -22,6 +22,8 @@ import { APIEXTENSIONS_GROUP, CLEANUP_FINALIZER, asCrd, isConditionTrue, type Cu
 import { TERMINATING, desiredStatus, sameStatus } from './crd-status.js';
 import { customResourceDefinition } from './custom-resource.js';
 
+/** How many custom resources the cleanup deletes at a time (as deletecollection). */
+const DELETE_CONCURRENCY = 16;
 const CONTROLLER = { namespace: '', userAgent: 'kube-apiserver/v1.32.0 (apiextensions-controller)' };
 
 export interface CrdControllerOptions {
@@ -109,7 +111,7 @@ export function startCrdController(registry: Registry, options: CrdControllerOpt
     registry.unregister(current.group, current.plural);
   };
 
-  /** Writes `status` if it differs; false when the write lost a race (a newer event follows). */
+  /** Writes `status` if it differs; undefined when the write lost a race or the CRD is gone (a newer event follows). */
   const writeStatus = async (crd: CustomResourceDefinition, status: CustomResourceDefinition['status']): Promise<CustomResourceDefinition | undefined> => {
     if (sameStatus(crd.status, status!)) return crd;
     try {
@@ -127,16 +129,20 @@ export function startCrdController(registry: Registry, options: CrdControllerOpt
     if (entry === undefined) return true;
     const resource = registry.resources.find((r) => r.definition.group === entry.group && r.definition.plural === entry.plural);
     if (resource?.lister === undefined || resource.deleter === undefined) return true;
-    const list = await resource.lister.list(CONTROLLER, {});
-    await Promise.all(
-      list.items.map(async (item) => {
+    const items = (await resource.lister.list(CONTROLLER, {})).items;
+    const deleter = resource.deleter;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < items.length) {
+        const item = items[next++]!;
         try {
-          await resource.deleter!.delete({ namespace: item.metadata.namespace ?? '', userAgent: CONTROLLER.userAgent }, item.metadata.name!, {});
+          await deleter.delete({ namespace: item.metadata.namespace ?? '', userAgent: CONTROLLER.userAgent }, item.metadata.name!, {});
         } catch (err) {
           if (!isNotFound(err)) throw err;
         }
-      }),
-    );
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, items.length) }, worker));
     const left = await resource.lister.list(CONTROLLER, {});
     // Objects with finalizers of their own stay until those are removed; try again on the next event/resync.
     return left.items.length === 0;
