@@ -69,7 +69,6 @@ export function createWorkQueue<K>(options: WorkQueueOptions = {}): WorkQueue<K>
       timers.delete(key);
       add(key);
     }, delayMs);
-    timer.unref();
     timers.set(key, timer);
   };
 
