@@ -82,3 +82,50 @@ void test('killing the leader mid-way through a namespace deletion: another repl
   const left = await survivor.request<KubeList>('GET', `/api/v1/namespaces/${ns}/configmaps`);
   assert.deepEqual(left.body.items, []);
 });
+
+void test('killing the leader while owners go: the next leader collects every dependent, each deleted once', async () => {
+  const alive = cluster.servers.map((s) => ({ s })).filter(({ s }) => s.running());
+  const clients = alive.map(({ s }) => new RestClient(s.url));
+  const leaderHolder = async (): Promise<string | undefined> => {
+    const res = await clients[0]!.request<{ spec?: { holderIdentity?: string } }>('GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kapi-controller-manager');
+    const h = res.status === 200 ? res.body.spec?.holderIdentity : undefined;
+    return h !== undefined && h !== '' ? h : undefined;
+  };
+  const first = await eventually('a leader', leaderHolder, 30_000);
+  const leader = alive.find(({ s }) => first.includes(`_${s.pid()}_`));
+  assert.ok(leader, `the holder ${first} is a live replica`);
+  const survivorEntry = alive.find((a) => a !== leader)!;
+  const survivor = new RestClient(survivorEntry.s.url);
+
+  const ns = 'e2e-gc-handover';
+  await ensureNamespace(survivor, ns);
+  const PAIRS = 200;
+  await forEachConcurrently(PAIRS, 16, async (i) => {
+    const owner = await survivor.request<{ metadata: { uid: string } }>('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: `owner-${i}` } });
+    assert.equal(owner.status, 201, owner.text);
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: `owner-${i}`, uid: owner.body.metadata.uid };
+    const dep = await survivor.request('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: `dep-${i}`, ownerReferences: [ref] } });
+    assert.equal(dep.status, 201, dep.text);
+  });
+  const listed = await survivor.request<KubeList>('GET', `/api/v1/namespaces/${ns}/secrets`);
+  const deletions = new Map<string, number>();
+  const watch = openWatch(survivorEntry.s.url, `/api/v1/namespaces/${ns}/secrets?watch=1&resourceVersion=${listed.body.metadata.resourceVersion}`, (event) => {
+    if (event.type === 'DELETED') deletions.set(event.object.metadata.name, (deletions.get(event.object.metadata.name) ?? 0) + 1);
+  });
+  // Half the owners go while the leader collects, then it dies; the rest go under no leader.
+  await forEachConcurrently(PAIRS / 2, 8, async (i) => {
+    assert.equal((await survivor.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/owner-${i}`)).status, 200);
+  });
+  await leader.s.kill('SIGKILL');
+  await forEachConcurrently(PAIRS / 2, 8, async (i) => {
+    assert.equal((await survivor.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/owner-${PAIRS / 2 + i}`)).status, 200);
+  });
+  const collectedBeforeTakeover = deletions.size;
+  await eventually('every dependent to be collected', async () => (deletions.size === PAIRS ? true : undefined), 60_000);
+  watch.kill();
+  process.stderr.write(`# ${collectedBeforeTakeover} of ${PAIRS} dependents collected before another replica took the lease\n`);
+  assert.ok(collectedBeforeTakeover < PAIRS, 'dependents were left for the next leader');
+  assert.deepEqual([...deletions.values()].filter((n) => n !== 1), [], 'each dependent deleted exactly once');
+  const left = await survivor.request<KubeList>('GET', `/api/v1/namespaces/${ns}/secrets`);
+  assert.deepEqual(left.body.items, []);
+});
