@@ -32,8 +32,9 @@ void describe('--runtime-config', () => {
     assert.deepEqual(served({ 'api/all': 'false', 'events.k8s.io/v1': 'true', 'v1/secrets': '' }), ['/v1/secrets', 'events.k8s.io/v1/events']);
     assert.deepEqual(served({ 'api/ga': 'false', 'api/beta': 'false', 'coordination.k8s.io/v1beta1/leases': 'true' }), ['coordination.k8s.io/v1beta1/leases']);
     assert.ok(!served({ 'events.k8s.io/v1beta1': 'false' }).includes('events.k8s.io/v1beta1/events'));
-    assert.ok(!served({ 'api/v1': 'false' }).includes('/v1/configmaps'));
-    // Groups kapi does not have are ignored, as kube ignores unregistered groups.
+    assert.ok(!served({ v1: 'false' }).includes('/v1/configmaps'));
+    assert.ok(!served({ '/v1': 'false' }).includes('/v1/secrets'));
+    // kube's groups that kapi does not have are accepted and ignored.
     assert.equal(served({ 'batch/v1': 'false', 'apps/v1/deployments': 'true' }).length, 10);
   });
 
@@ -43,6 +44,9 @@ void describe('--runtime-config', () => {
       assert.throws(() => parseFlags(flags), { message });
     };
     fails({ 'api/all': 'yes' }, 'invalid value api/all=yes');
+    fails({ 'api/all': 'false' }, 'invalid key with only api/all=false');
+    fails({ apiall: 'false' }, 'runtime-config invalid key apiall');
+    fails({ 'example.com/v1': 'true', 'api/v1': 'true' }, 'unknown api groups example.com,api');
     fails({ 'events.k8s.io/v2': 'true' }, 'group version events.k8s.io/v2 that has not been registered');
     fails({ 'events.k8s.io/v1': 'maybe' }, 'invalid value of events.k8s.io/v1: maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax');
     fails({ 'events.k8s.io/v1/Events': 'false' }, 'invalid key events.k8s.io/v1/Events: group/version/resource and resource is always lowercase plural, not "Events"');

@@ -5,12 +5,12 @@
  * - `api/all`, `api/ga`, `api/beta`, `api/alpha` = `true|false` (exactly; applied in that
  *   order) enable or disable every matching version;
  * - `<group>/<version>=<bool>` (empty = true) then overrides a whole version
- *   (`v1`, `api/v1` or `/v1` is the core group);
+ *   (`v1` or `/v1` is the core group);
  * - `<group>/<version>/<resource>=<bool>` last, one resource of a version.
  *
- * Keys of groups kapi does not serve are ignored (as kube ignores unregistered groups);
- * unknown versions of a served group, bad booleans and non-lowercase resources fail startup
- * with kube's texts.
+ * Keys of kube's groups that kapi does not serve are ignored; groups kube does not have,
+ * malformed keys, `api/all=false` alone, unknown versions of a served group, bad booleans
+ * and non-lowercase resources fail startup with kube's texts.
  *
  * Defaults: every version kapi serves is on. kube turns on by default GA versions and the
  * betas that predate 1.24 (KEP-3136); kapi's betas (events.k8s.io/v1beta1 and
@@ -28,6 +28,59 @@ const MATCHERS: readonly [string, (version: string) => boolean][] = [
   ['api/beta', (v) => /^v\d+beta\d+$/.test(v)],
   ['api/alpha', (v) => /^v\d+alpha\d+$/.test(v)],
 ];
+
+/** The core group is `v1` (kube's help text) or `/v1`; `v1/<resource>` a core resource. */
+function coreKey(key: string): string {
+  return /^v\d+((alpha|beta)\d+)?(\/|$)/.test(key) ? `/${key}` : key;
+}
+
+/**
+ * The API groups of kube-apiserver 1.32. Keys of these that kapi does not serve are accepted
+ * and ignored (kube command lines start unchanged); other groups fail startup as in kube.
+ */
+const KUBE_GROUPS = new Set([
+  '',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'apiregistration.k8s.io',
+  'apps',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'autoscaling',
+  'batch',
+  'certificates.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
+  'events.k8s.io',
+  'extensions',
+  'flowcontrol.apiserver.k8s.io',
+  'imagepolicy.k8s.io',
+  'internal.apiserver.k8s.io',
+  'networking.k8s.io',
+  'node.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'resource.k8s.io',
+  'scheduling.k8s.io',
+  'storage.k8s.io',
+  'storagemigration.k8s.io',
+]);
+
+/** kube's APIEnablementOptions.Validate: only api/all=false, malformed keys, unknown groups. */
+function validateRuntimeConfig(definitions: readonly ResourceDefinition[], overrides: Readonly<Record<string, string>>): void {
+  const keys = Object.keys(overrides);
+  if (overrides['api/all'] === 'false' && keys.length === 1) throw new RuntimeConfigError('invalid key with only api/all=false');
+  const unknown: string[] = [];
+  for (const key of keys) {
+    if (MATCHERS.some(([flag]) => flag === key)) continue;
+    const tokens = coreKey(key).split('/');
+    if (tokens.length !== 2 && tokens.length !== 3) throw new RuntimeConfigError(`runtime-config invalid key ${key}`);
+    if (tokens[1] === '' || tokens[0]!.includes(':')) throw new RuntimeConfigError(`runtime-config invalid key ${key}`);
+    const group = tokens[0]!;
+    if (!KUBE_GROUPS.has(group) && !definitions.some((d) => d.group === group)) unknown.push(group);
+  }
+  if (unknown.length > 0) throw new RuntimeConfigError(`unknown api groups ${unknown.join(',')}`);
+}
 
 /** Go's strconv.ParseBool. */
 function parseGoBool(raw: string): boolean | undefined {
@@ -47,6 +100,7 @@ export interface ResourceConfig {
  * the defaults). Throws RuntimeConfigError with kube's texts.
  */
 export function resolveRuntimeConfig(definitions: readonly ResourceDefinition[], overrides: Readonly<Record<string, string>>): ResourceConfig {
+  validateRuntimeConfig(definitions, overrides);
   const gvKey = (group: string, version: string) => `${group}/${version}`;
   const versions = new Map<string, boolean>();
   const groups = new Set<string>();
@@ -67,9 +121,7 @@ export function resolveRuntimeConfig(definitions: readonly ResourceDefinition[],
   const resourcePrefs: [string, boolean][] = [];
   for (const [key, value] of Object.entries(overrides)) {
     if (MATCHERS.some(([flag]) => flag === key)) continue;
-    // The core group: `v1`, `v1/<resource>` (kube's help text), `api/v1` or `/v1`.
-    const core = /^v\d+((alpha|beta)\d+)?(\/|$)/.test(key) ? `/${key}` : key.startsWith('api/v') ? key.slice(3) : key;
-    const tokens = core.split('/');
+    const tokens = coreKey(key).split('/');
     if (tokens.length < 2 || tokens.length > 3) continue;
     const [group, version] = [tokens[0]!, tokens[1]!];
     if (version === '' || group.includes('/')) throw new RuntimeConfigError(`invalid key ${key}`);
