@@ -425,6 +425,7 @@ void describe('CustomResourceDefinitions', () => {
       const current = (await t.request('GET', `${CRD_PATH}/widgets.example.com`)).json;
       const spec = structuredClone(current['spec']) as { versions: Record<string, unknown>[] };
       spec.versions[1]!['additionalPrinterColumns'] = [{ name: 'Colour', type: 'string', jsonPath: '.spec.color' }];
+      spec.versions[1]!['subresources'] = { status: {} };
       spec.versions.push({ ...structuredClone(spec.versions[0]!), name: 'v2', storage: true, additionalPrinterColumns: [] });
       spec.versions[0]!['storage'] = false;
       const res = await t.request('PUT', `${CRD_PATH}/widgets.example.com`, { body: { ...current, spec } });
@@ -433,6 +434,10 @@ void describe('CustomResourceDefinitions', () => {
       await eventually('v2 served', async () => (await t.request('GET', '/apis/example.com/v2/namespaces/default/widgets/w1')).status === 200);
       const table = await t.request('GET', W_BETA, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
       assert.deepEqual((table.json['columnDefinitions'] as { name: string }[]).map((c) => c.name), ['Name', 'Colour']);
+      assert.equal((await t.request('GET', `${W_BETA}/w1/scale`)).status, 404, 'v1beta1 has no scale subresource any more');
+      assert.equal((await t.request('GET', '/apis/example.com/v2/namespaces/default/widgets/w1/scale')).status, 200);
+      const betaDiscovery = await t.request('GET', '/apis/example.com/v1beta1');
+      assert.deepEqual((betaDiscovery.json['resources'] as { name: string }[]).map((r) => r.name).sort(), ['widgets', 'widgets/status']);
       const v2Table = await t.request('GET', '/apis/example.com/v2/namespaces/default/widgets', { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
       assert.deepEqual((v2Table.json['columnDefinitions'] as { name: string }[]).map((c) => c.name), ['Name', 'Age']);
       await eventually('storedVersions [v1, v2]', async () => {

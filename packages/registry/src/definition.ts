@@ -34,6 +34,11 @@ export interface VersionDefinition {
   toStorage?(obj: KubeObject): KubeObject;
   /** This version's Table columns, instead of the definition's (CRD versions each have their own). */
   printerColumns?: readonly PrinterColumn[];
+  /**
+   * This version's subresources, instead of the definition's (CRD versions each have their
+   * own). Whether the main resource ignores `status` stays the definition's `hasStatus`.
+   */
+  subresources?: readonly SubresourceDefinition[];
 }
 
 /** Extracts the string value of one selectable field, or `undefined` when absent. */

@@ -99,9 +99,9 @@ export function storageWatcher(storage: Storage): StorageWatcher | undefined {
   return typeof candidate.watch === 'function' ? (candidate as Storage & StorageWatcher) : undefined;
 }
 
-/** The roles of each subresource the definition declares (they act on the object itself). */
+/** The roles of each subresource the version (else the definition) declares (they act on the object itself). */
 function subresourceRoles(ctx: StoreContext): ReadonlyMap<string, RestSubresource> | undefined {
-  const subresources = ctx.definition.subresources;
+  const subresources = ctx.version.subresources ?? ctx.definition.subresources;
   if (subresources === undefined || subresources.length === 0) return undefined;
   const out = new Map<string, RestSubresource>();
   for (const sub of subresources) {

@@ -88,6 +88,25 @@ function selectableFieldsFor(version: CrdVersion | undefined): Record<string, Fi
   return out;
 }
 
+/** A CRD version's status and scale subresources. */
+function subresourcesFor(version: CrdVersion | undefined): SubresourceDefinition[] {
+  const out: SubresourceDefinition[] = [];
+  const sub = version?.subresources;
+  if (sub?.status !== undefined) out.push({ name: 'status', verbs: ['get', 'update', 'patch'] });
+  if (sub?.scale !== undefined) {
+    out.push({
+      name: 'scale',
+      verbs: ['get', 'update', 'patch'],
+      scale: {
+        specReplicasPath: sub.scale.specReplicasPath ?? '',
+        statusReplicasPath: sub.scale.statusReplicasPath ?? '',
+        ...(sub.scale.labelSelectorPath ? { labelSelectorPath: sub.scale.labelSelectorPath } : {}),
+      },
+    });
+  }
+  return out;
+}
+
 /** kube's default warning for a deprecated CRD version. */
 export function defaultDeprecationWarning(group: string, version: string, kind: string): string {
   return `${group}/${version} ${kind} is deprecated`;
@@ -182,21 +201,8 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
     schema: wrapSchema(v.schema?.openAPIV3Schema, { group, version: v.name!, kind }),
     ...(v.deprecated === true ? { deprecated: { warning: v.deprecationWarning ?? defaultDeprecationWarning(group, v.name!, kind) } } : {}),
     printerColumns: printerColumnsFor(v),
+    subresources: subresourcesFor(v),
   }));
-  const subresources: SubresourceDefinition[] = [];
-  const sub = storage?.subresources;
-  if (sub?.status !== undefined) subresources.push({ name: 'status', verbs: ['get', 'update', 'patch'] });
-  if (sub?.scale !== undefined) {
-    subresources.push({
-      name: 'scale',
-      verbs: ['get', 'update', 'patch'],
-      scale: {
-        specReplicasPath: sub.scale.specReplicasPath ?? '',
-        statusReplicasPath: sub.scale.statusReplicasPath ?? '',
-        ...(sub.scale.labelSelectorPath ? { labelSelectorPath: sub.scale.labelSelectorPath } : {}),
-      },
-    });
-  }
   const schemaByVersion = new Map(crdVersions.map((v) => [v.name, v.schema?.openAPIV3Schema]));
   return {
     group,
@@ -210,8 +216,9 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
     versions,
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
     storagePrefix: `${group}/${plural}`,
-    hasStatus: sub?.status !== undefined,
-    subresources,
+    // The main resource ignores status when any version has the status subresource.
+    hasStatus: crdVersions.some((v) => v.subresources?.status !== undefined),
+    subresources: subresourcesFor(storage),
     strategicMergePatch: false,
     nameValidation: 'PathSegmentName',
     managesGeneration: true,
