@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
+import { authHeaders, poolFor } from './target.js';
 import type { BenchContext } from './context.js';
 import { KapiClient, oneKibData } from './kapi-client.js';
 import { monitorProcess, type ProcessUsage } from './process-stats.js';
@@ -21,7 +22,11 @@ const objectName = (i: number) => `fanout-${i % objectCount}`;
 
 export interface FanoutStep {
   target: 'kapi' | 'bare';
+  /** 'all' = every watcher watches the one namespace; 'field-selector' = cluster-wide watches, each with a metadata.namespace field selector over {@link selectorNamespaces} namespaces. */
+  variant?: 'all' | 'field-selector';
   watchers: number;
+  /** Watchers each event is delivered to. */
+  watchersPerEvent?: number;
   /** Writes per second asked for. */
   rate: number;
   durationSeconds: number;
@@ -59,6 +64,23 @@ export interface FanoutScenarioOptions {
   watchers: number;
   rates: readonly number[];
   durationMs: number;
+  /** Writes per second of the field-selector variant (none: not run). */
+  selectorRate?: number;
+}
+
+/** Namespaces of the field-selector variant (one object each; watchers spread evenly). */
+export const selectorNamespaces = 100;
+const selectorNamespace = (i: number) => `kapi-bench-fsel-${i % selectorNamespaces}`;
+
+/** Several watcher pools counted as one (terminations summed). */
+class PoolGroup {
+  constructor(readonly pools: WatcherPool[]) {}
+  get terminated(): number {
+    return this.pools.reduce((n, p) => n + p.terminated, 0);
+  }
+  close(): void {
+    for (const p of this.pools) p.close();
+  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -85,10 +107,10 @@ interface WriteTimes {
  * still being written is skipped and counted),
  * waits up to 5 s for the last deliveries, then matches deliveries to writes.
  */
-async function measureRate(
+export async function measureRate(
   ctx: BenchContext,
   target: FanoutStep['target'],
-  pool: WatcherPool,
+  pool: { readonly terminated: number },
   watchers: number,
   recorder: { reset(): void; rvs: SampleBuffer; times: SampleBuffer },
   writer: Writer,
@@ -96,7 +118,10 @@ async function measureRate(
   durationMs: number,
   pid: number | undefined,
   seqBase: number,
+  options: { variant?: FanoutStep['variant']; watchersPerEvent?: number; objects?: number; quiet?: boolean } = {},
 ): Promise<FanoutStep> {
+  const perEvent = options.watchersPerEvent ?? watchers;
+  const objects = options.objects ?? objectCount;
   const writes = new Map<number, WriteTimes>();
   const writeLatency = new SampleBuffer();
   const errorSamples = new Set<string>();
@@ -115,7 +140,7 @@ async function measureRate(
     if (due >= t0 + durationMs) break;
     const wait = due - performance.now();
     if (wait > 1) await sleep(wait);
-    const object = (seqBase + i) % objectCount;
+    const object = (seqBase + i) % objects;
     if (busy.has(object)) {
       skipped++;
       continue;
@@ -141,7 +166,7 @@ async function measureRate(
   const cpu = process.cpuUsage(cpuBefore);
   const usage = monitor?.finish();
   await Promise.all(pending);
-  const expected = writes.size * watchers;
+  const expected = writes.size * perEvent;
   const drainDeadline = performance.now() + 5000;
   const matched = () => {
     let n = 0;
@@ -167,7 +192,9 @@ async function measureRate(
   const delivered = matched();
   const step: FanoutStep = {
     target,
+    variant: options.variant ?? 'all',
     watchers,
+    watchersPerEvent: perEvent,
     rate,
     durationSeconds: durationMs / 1000,
     writes: writes.size,
@@ -184,15 +211,15 @@ async function measureRate(
     usage,
     loadGeneratorCpuSeconds: (cpu.user + cpu.system) / 1e6,
   };
-  ctx.log(
-    `fanout ${target.padEnd(4)} ${watchers} watchers ${String(rate).padStart(3)}/s: delivery p50 ${step.delivery.p50.toFixed(1)} ms p99 ${step.delivery.p99.toFixed(1)} ms ` +
+  if (options.quiet !== true) ctx.log(
+    `fanout ${target.padEnd(4)}${options.variant === 'field-selector' ? ' field-selector' : ''} ${watchers} watchers ${String(rate).padStart(3)}/s: delivery p50 ${step.delivery.p50.toFixed(1)} ms p99 ${step.delivery.p99.toFixed(1)} ms ` +
       `max ${step.delivery.max.toFixed(0)} ms; writes ${step.writes} (skipped ${skipped}, errors ${writeErrors}); missing ${step.missingDeliveries}; terminated ${step.watchersTerminated}; ` +
       `client cpu ${(step.loadGeneratorCpuSeconds / (durationMs / 1000)).toFixed(2)} cores`,
   );
   return step;
 }
 
-function makeRecorder() {
+export function makeRecorder() {
   const recorder = {
     rvs: new SampleBuffer(),
     times: new SampleBuffer(),
@@ -209,7 +236,8 @@ export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenar
   const errors: string[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'kapi-bench-fanout-'));
   const client = new KapiClient(ctx.url, 8);
-  const writePool = new Pool(ctx.url, { connections: 16, pipelining: 1 });
+  const writePool = poolFor(ctx.url, 16);
+  const auth = authHeaders(ctx.url);
   let template: Buffer | undefined;
   try {
     await client.ensureNamespace(fanoutNamespace);
@@ -223,7 +251,7 @@ export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenar
     }
     const patch = (seq: number) => JSON.stringify({ data: { ...oneKibData, seq: String(seq) } });
     const kapiWriter: Writer = async (seq) => {
-      const res = await writePool.request({ method: 'PATCH', path: itemPath(seq), headers: { 'content-type': 'application/merge-patch+json', accept: 'application/json' }, body: patch(seq) });
+      const res = await writePool.request({ method: 'PATCH', path: itemPath(seq), headers: { 'content-type': 'application/merge-patch+json', accept: 'application/json', ...auth }, body: patch(seq) });
       const text = await res.body.text();
       if (res.statusCode !== 200) throw new Error(`PATCH: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
       return Number((JSON.parse(text) as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
@@ -256,6 +284,51 @@ export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenar
       }
     }
 
+    // kapi, variant: cluster-wide watches with a metadata.namespace field selector each
+    const perEvent = Math.max(1, Math.floor(options.watchers / selectorNamespaces));
+    if (options.selectorRate !== undefined) {
+      const recorder = makeRecorder();
+      const group = new PoolGroup([]);
+      try {
+        for (let i = 0; i < selectorNamespaces; i++) {
+          await client.ensureNamespace(selectorNamespace(i));
+          try {
+            await client.createConfigMap(selectorNamespace(i), 'fsel', oneKibData);
+          } catch {
+            // exists from an earlier run: fine
+          }
+        }
+        const selectorWriter: Writer = async (seq) => {
+          const res = await writePool.request({
+            method: 'PATCH',
+            path: `/api/v1/namespaces/${selectorNamespace(seq)}/configmaps/fsel`,
+            headers: { 'content-type': 'application/merge-patch+json', accept: 'application/json', ...auth },
+            body: patch(seq),
+          });
+          const text = await res.body.text();
+          if (res.statusCode !== 200) throw new Error(`PATCH: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
+          return Number((JSON.parse(text) as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
+        };
+        const rv = await selectorWriter(0);
+        for (let i = 0; i < selectorNamespaces; i++) {
+          const pool = new WatcherPool(`${ctx.url}/api/v1/configmaps?watch=1&resourceVersion=${rv}&fieldSelector=metadata.namespace%3D${selectorNamespace(i)}`, (r, t) => {
+            recorder.rvs.add(r);
+            recorder.times.add(t);
+          });
+          group.pools.push(pool);
+          await pool.open(perEvent);
+        }
+        ctx.log(`fanout: ${perEvent * selectorNamespaces} field-selector watchers open over ${selectorNamespaces} namespaces`);
+        const variant = { variant: 'field-selector' as const, watchersPerEvent: perEvent, objects: selectorNamespaces };
+        await measureRate(ctx, 'kapi', group, perEvent * selectorNamespaces, recorder, selectorWriter, options.selectorRate, Math.min(ctx.warmupMs, 3000), ctx.kapiPid, 100, { ...variant, quiet: true });
+        steps.push(await measureRate(ctx, 'kapi', group, perEvent * selectorNamespaces, recorder, selectorWriter, options.selectorRate, options.durationMs, ctx.kapiPid, 200_000, variant));
+      } catch (err) {
+        errors.push(`kapi fan-out (field selectors): ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        group.close();
+      }
+    }
+
     // bare node fan-out with kapi's event bytes (or a synthetic event of the same shape)
     const captured = template?.toString('utf8');
     const line = captured !== undefined && isJson(captured) ? captured : `{"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"${objectName(0)}","namespace":"${fanoutNamespace}","resourceVersion":"1"},"data":${JSON.stringify(oneKibData)}}}`;
@@ -283,6 +356,23 @@ export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenar
       for (const rate of options.rates) {
         steps.push(await measureRate(ctx, 'bare', pool, options.watchers, recorder, bareWriter, rate, options.durationMs, bare.pid, seq));
         seq += 100_000;
+      }
+      if (options.selectorRate !== undefined) {
+        // The variant's floor: each event written to as many watchers as receive it there.
+        pool.close();
+        await sleep(300);
+        const small = new WatcherPool(`${bare.url}/watch`, (rv, t) => {
+          recorder.rvs.add(rv);
+          recorder.times.add(t);
+        });
+        try {
+          await small.open(perEvent);
+          steps.push(
+            await measureRate(ctx, 'bare', small, perEvent, recorder, bareWriter, options.selectorRate, options.durationMs, bare.pid, seq, { variant: 'field-selector', watchersPerEvent: perEvent }),
+          );
+        } finally {
+          small.close();
+        }
       }
     } catch (err) {
       errors.push(`bare fan-out: ${err instanceof Error ? err.message : String(err)}`);

@@ -6,6 +6,10 @@ export interface InspectorSession {
   collectGarbage(): Promise<void>;
   /** `process.memoryUsage()` inside the process. */
   memoryUsage(): Promise<NodeJS.MemoryUsage>;
+  /** Starts the V8 CPU profiler (sampling every `intervalUs`, default 200 µs). */
+  startProfiling(intervalUs?: number): Promise<void>;
+  /** Stops the CPU profiler and returns the profile (the `.cpuprofile` JSON of Chrome DevTools). */
+  stopProfiling(): Promise<unknown>;
   close(): void;
 }
 
@@ -65,6 +69,15 @@ export async function connectInspector(url: string): Promise<InspectorSession> {
     async memoryUsage() {
       const result = (await call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true })) as { result: { value: string } };
       return JSON.parse(result.result.value) as NodeJS.MemoryUsage;
+    },
+    async startProfiling(intervalUs = 200) {
+      await call('Profiler.enable');
+      await call('Profiler.setSamplingInterval', { interval: intervalUs });
+      await call('Profiler.start');
+    },
+    async stopProfiling() {
+      const result = (await call('Profiler.stop')) as { profile: unknown };
+      return result.profile;
     },
     close() {
       ws.close();

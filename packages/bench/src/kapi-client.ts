@@ -1,4 +1,5 @@
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+import { authHeaders, poolFor } from './target.js';
 
 /** An HTTP status other than the expected one, with the Status message when there is one. */
 export class UnexpectedStatusError extends Error {
@@ -22,27 +23,24 @@ export const oneKibData: Readonly<Record<string, string>> = Object.freeze({ payl
 
 /**
  * A keep-alive HTTP/1.1 client for a kapi server (undici Pool with one connection per
- * concurrent worker, no pipelining). TLS verification is off for https URLs: this is a load
- * tool against local servers. Methods throw {@link UnexpectedStatusError} on an unexpected
+ * concurrent worker, no pipelining). TLS and credentials as registered for the URL (see
+ * target.ts); without them TLS verification is off (a load tool against local servers). Methods throw {@link UnexpectedStatusError} on an unexpected
  * status and never retry.
  */
 export class KapiClient {
   private readonly pool: Pool;
+  private readonly auth: Record<string, string>;
 
   constructor(baseUrl: string, connections: number) {
-    this.pool = new Pool(baseUrl, {
-      connections,
-      pipelining: 1,
-      keepAliveTimeout: 60_000,
-      connect: { rejectUnauthorized: false },
-    });
+    this.pool = poolFor(baseUrl, connections);
+    this.auth = authHeaders(baseUrl);
   }
 
   private async send(method: string, path: string, expected: number, body?: string): Promise<void> {
     const res = await this.pool.request({
       method: method as 'GET',
       path,
-      headers: body !== undefined ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' },
+      headers: body !== undefined ? { 'content-type': 'application/json', accept: 'application/json', ...this.auth } : { accept: 'application/json', ...this.auth },
       ...(body !== undefined ? { body } : {}),
     });
     if (res.statusCode !== expected) throw new UnexpectedStatusError(res.statusCode, await res.body.text());
@@ -66,7 +64,7 @@ export class KapiClient {
 
   /** GET `path` and read the whole body (any size); throws unless 200. Returns the bytes when `keep`, else an empty Buffer. */
   async getBody(path: string, keep = false): Promise<{ bytes: number; body: Buffer }> {
-    const res = await this.pool.request({ method: 'GET', path, headers: { accept: 'application/json' } });
+    const res = await this.pool.request({ method: 'GET', path, headers: { accept: 'application/json', ...this.auth } });
     if (res.statusCode !== 200) throw new UnexpectedStatusError(res.statusCode, await res.body.text());
     let bytes = 0;
     const chunks: Buffer[] = [];
@@ -82,12 +80,21 @@ export class KapiClient {
     const res = await this.pool.request({
       method: method as 'GET',
       path,
-      headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': contentType } : {}) },
+      headers: { accept: 'application/json', ...this.auth, ...(body !== undefined ? { 'content-type': contentType } : {}) },
       ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
     });
     const text = await res.body.text();
     if (res.statusCode !== expected) throw new UnexpectedStatusError(res.statusCode, text);
     return JSON.parse(text) as T;
+  }
+
+  /** DELETE `path`; 404 is fine. */
+  async delete(path: string): Promise<void> {
+    try {
+      await this.send('DELETE', path, 200);
+    } catch (err) {
+      if (!(err instanceof UnexpectedStatusError && (err.status === 404 || err.status === 202))) throw err;
+    }
   }
 
   /** GET a ConfigMap (resourceVersion unset: a consistent read); expects 200. */

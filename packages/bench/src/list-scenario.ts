@@ -14,7 +14,7 @@ import { runClosedLoop } from './load.js';
 
 export const listNamespace = 'kapi-bench-list';
 
-export type ListSource = 'kapi-cache' | 'kapi-most-recent' | 'kapi-etcd' | 'bare';
+export type ListSource = 'kapi-cache' | 'kapi-most-recent' | 'kapi-page' | 'kapi-selector-miss' | 'kapi-etcd' | 'bare';
 
 export interface ListStep extends MeasuredRun {
   source: ListSource;
@@ -42,6 +42,8 @@ export interface ListScenarioResult {
 
 export interface ListScenarioOptions {
   objects: number;
+  /** ConfigMaps list-0… already loaded by an earlier run (only the rest are loaded). */
+  alreadyLoaded?: number;
   concurrency: readonly number[];
   durationMs: number;
 }
@@ -127,7 +129,7 @@ interface ListBody {
 }
 
 export async function runListScenario(ctx: BenchContext, options: ListScenarioOptions): Promise<ListScenarioResult> {
-  const load = await loadListObjects(ctx, options.objects);
+  const load = await loadListObjects(ctx, options.objects, Math.min(options.alreadyLoaded ?? 0, options.objects));
   const path = `/api/v1/namespaces/${listNamespace}/configmaps`;
   const steps: ListStep[] = [];
   const skipped: string[] = [];
@@ -144,9 +146,11 @@ export async function runListScenario(ctx: BenchContext, options: ListScenarioOp
     const bodyFile = join(dir, 'list.json');
     writeFileSync(bodyFile, first.body);
 
-    const sources: { source: ListSource; url: string; pid: number | undefined; request: string; path: string }[] = [
+    const sources: { source: ListSource; url: string; pid: number | undefined; request: string; path: string; items?: number }[] = [
       { source: 'kapi-cache', url: ctx.url, pid: ctx.kapiPid, request: 'RV=0 (watch cache)', path: `${path}?resourceVersion=0` },
       { source: 'kapi-most-recent', url: ctx.url, pid: ctx.kapiPid, request: 'RV unset (most recent)', path },
+      { source: 'kapi-page', url: ctx.url, pid: ctx.kapiPid, request: 'RV unset, limit=500 (first page)', path: `${path}?limit=500`, items: 500 },
+      { source: 'kapi-selector-miss', url: ctx.url, pid: ctx.kapiPid, request: 'RV unset, label selector matching nothing', path: `${path}?labelSelector=kapi-bench-none%3Dnone`, items: 0 },
     ];
     if (ctx.serverEtcd !== undefined) {
       const noCache = await ctx.startServer({ extraArgs: ['--watch-cache=false'] });
@@ -165,7 +169,8 @@ export async function runListScenario(ctx: BenchContext, options: ListScenarioOp
         try {
           const check = await client.getBody(s.path, true);
           const count = (JSON.parse(check.body.toString('utf8')) as ListBody).items?.length ?? 0;
-          if (count < options.objects) throw new Error(`${s.source}: ${count} items, want ≥ ${options.objects}`);
+          const want = s.items ?? options.objects;
+          if (s.items === 0 ? count !== 0 : count < want) throw new Error(`${s.source}: ${count} items, want ${s.items === 0 ? 0 : `≥ ${want}`}`);
           let bodyBytes = check.bytes;
           const run = await measureClosedLoop(
             async () => {

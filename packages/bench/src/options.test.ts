@@ -4,11 +4,16 @@ import { parseSuiteOptions } from './options.js';
 
 void test('defaults and --quick', () => {
   const full = parseSuiteOptions([], '/out');
-  assert.deepEqual([full.concurrency, full.durationMs, full.warmupMs, full.url, full.pin, full.outDir], [[1, 16, 64], 20_000, 10_000, undefined, true, '/out']);
-  assert.deepEqual([full.scenarios, full.listObjects, full.listConcurrency, full.watchers, full.fanoutRates, full.memoryObjects], [['crud', 'list', 'fanout', 'memory', 'representations'], 10_000, [1, 10], 1000, [10, 100, 300], [10_000, 50_000]]);
+  assert.deepEqual([full.concurrency, full.durationMs, full.warmupMs, full.url, full.pin, full.outDir], [[1, 16, 64, 256], 8_000, 4_000, undefined, true, '/out']);
+  assert.deepEqual(
+    [full.scenarios, full.listObjects, full.listSizes, full.listConcurrency, full.watchers, full.fanoutRates, full.memoryObjects],
+    [['crud', 'list', 'fanout', 'memory', 'representations', 'restart', 'mixed', 'large', 'replicas'], 10_000, [10_000, 50_000], [1, 10], 1000, [10, 100, 300], [10_000, 50_000]],
+  );
+  assert.deepEqual([full.restartObjects, full.restartInformers, full.mixedDurationMs, full.largeObjects, full.largeConcurrency], [50_000, 500, 300_000, 300, 10]);
   const quick = parseSuiteOptions(['--quick'], '/out');
-  assert.deepEqual([quick.quick, quick.concurrency, quick.durationMs, quick.warmupMs], [true, [16], 4_000, 1_000]);
-  assert.deepEqual([quick.listConcurrency, quick.fanoutRates, quick.memoryObjects], [[1], [100], [10_000]]);
+  assert.deepEqual([quick.quick, quick.concurrency, quick.durationMs, quick.warmupMs], [true, [16], 2_000, 1_000]);
+  assert.deepEqual([quick.listSizes, quick.listConcurrency, quick.fanoutRates, quick.memoryObjects, quick.mixedDurationMs], [[5_000], [1], [100], [5_000], 15_000]);
+  assert.equal(quick.scenarios.includes('representations'), false);
 });
 
 void test('flags in both --flag value and --flag=value forms', () => {
@@ -34,7 +39,8 @@ void test('scenario flags', () => {
   assert.deepEqual(o.fanoutRates, [5, 50]);
   assert.deepEqual(o.memoryObjects, [1000, 2000]);
   assert.equal(o.scenarioDurationMs, 3000);
-  assert.throws(() => parseSuiteOptions(['--scenarios', 'list,nope'], '/o'), /--scenarios takes crud,list,fanout,memory,representations; got nope/);
+  assert.throws(() => parseSuiteOptions(['--scenarios', 'list,nope'], '/o'), /--scenarios takes crud,list,fanout,memory,representations,restart,mixed,large,replicas; got nope/);
+  assert.deepEqual(parseSuiteOptions(['--list-objects', '50000,10000'], '/o').listSizes, [10_000, 50_000]);
 });
 
 void test('bad input is a clear error', () => {
@@ -43,4 +49,6 @@ void test('bad input is a clear error', () => {
   assert.throws(() => parseSuiteOptions(['--concurrency', '1,x'], '/o'), /--concurrency needs a positive number, got x/);
   assert.throws(() => parseSuiteOptions(['--url', 'localhost'], '/o'), /--url needs an http\(s\) URL/);
   assert.throws(() => parseSuiteOptions(['--url'], '/o'), /got nothing/);
+  assert.throws(() => parseSuiteOptions(['--kubeconfig', 'k', '--url', 'http://x'], '/o'), /exclude each other/);
+  assert.throws(() => parseSuiteOptions(['--context', 'c'], '/o'), /--context needs --kubeconfig/);
 });

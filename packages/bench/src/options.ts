@@ -1,10 +1,16 @@
-export const scenarioNames = ['crud', 'list', 'fanout', 'memory', 'representations'] as const;
+export const scenarioNames = ['crud', 'list', 'fanout', 'memory', 'representations', 'restart', 'mixed', 'large', 'replicas'] as const;
+/** Scenarios that need control of the server (start, kill, restart, fresh servers on its etcd): skipped with --kubeconfig. */
+export const serverControlScenarios: readonly ScenarioName[] = ['memory', 'restart', 'replicas'];
 export type ScenarioName = (typeof scenarioNames)[number];
 
 /** Options of `kapi-bench suite`. Immutable once parsed. */
 export interface SuiteOptions {
   readonly quick: boolean;
-  /** Which scenarios run (default all): crud = S1/S2 with raw-etcd baselines, list = S3, fanout = S4, memory = S5, representations = S6. */
+  /**
+   * Which scenarios run (default all): crud = S1/S2 with raw-etcd baselines, list = S3,
+   * fanout = S4, memory = S5, restart = S6, mixed = S7, large = S8, replicas = S9,
+   * representations = JSON vs protobuf vs Table.
+   */
   readonly scenarios: readonly ScenarioName[];
   /** Concurrent keep-alive clients, one measured step per value. */
   readonly concurrency: readonly number[];
@@ -14,6 +20,10 @@ export interface SuiteOptions {
   readonly warmupMs: number;
   /** Target an already running server instead of starting one. */
   readonly url: string | undefined;
+  /** Target the server of this kubeconfig (with its CA, client certificate, token). */
+  readonly kubeconfig: string | undefined;
+  /** With `kubeconfig`: the context (default its current-context). */
+  readonly context: string | undefined;
   /** With `url`: the server's pid, for CPU and RSS (optional). */
   readonly serverPid: number | undefined;
   /** etcd for the raw baselines (default: the one the suite starts). */
@@ -22,8 +32,10 @@ export interface SuiteOptions {
   readonly pin: boolean;
   /** Directory for `<date>.json` and `<date>.md`. */
   readonly outDir: string;
-  /** ConfigMaps (1 KiB of data) listed by the list scenario. */
+  /** ConfigMaps (1 KiB of data) listed by the list scenario: the first size. */
   readonly listObjects: number;
+  /** Every list size, ascending (the first is `listObjects`). */
+  readonly listSizes: readonly number[];
   /** Concurrent lists per list step. */
   readonly listConcurrency: readonly number[];
   /** Measured time per list step and per fan-out rate, ms. */
@@ -34,21 +46,46 @@ export interface SuiteOptions {
   readonly fanoutRates: readonly number[];
   /** Cache sizes (ConfigMaps) at which memory per object is measured. */
   readonly memoryObjects: readonly number[];
+  /** Writes per second of S4's field-selector variant. */
+  readonly selectorRate: number;
+  /** S6: ConfigMaps and informers. */
+  readonly restartObjects: number;
+  readonly restartInformers: number;
+  /** S7: how long the mixed load runs, ms. */
+  readonly mixedDurationMs: number;
+  /** S8: ConfigMaps of 1 MiB and concurrent lists. */
+  readonly largeObjects: number;
+  readonly largeConcurrency: number;
+  /** S9: consistent LISTs per replica. */
+  readonly replicaReads: number;
 }
 
 export const usage = `usage: kapi-bench suite [options]
 
-  --quick                  short run (one level of everything, 4–5 s steps; under 2 minutes)
-  --scenarios LIST         any of crud,list,fanout,memory,representations (default all)
-  --concurrency 1,16,64    crud: concurrent keep-alive clients per step (default 1,16,64; quick: 16)
-  --duration SECONDS       crud: measured time per step (default 20; quick: 4)
-  --warmup SECONDS         warm-up before the first step of each kind (default 10; quick: 1)
-  --list-objects N         list: ConfigMaps of 1 KiB to list (default 10000)
+  --quick                  short run (small sizes, 2 s steps, no representations; under 2 minutes)
+  --scenarios LIST         any of crud,list,fanout,memory,representations,restart,mixed,large,replicas
+                           (default all; crud = S1/S2, list = S3, fanout = S4, memory = S5,
+                           restart = S6, mixed = S7, large = S8, replicas = S9)
+  --concurrency 1,16,64    crud: concurrent keep-alive clients per step (default 1,16,64,256; quick: 16)
+  --duration SECONDS       crud: measured time per step (default 8; quick: 2)
+  --warmup SECONDS         warm-up before the first step of each kind (default 4; quick: 1)
+  --list-objects N[,N]     list: ConfigMaps of 1 KiB to list, one pass per size (default 10000,50000; quick: 5000)
   --list-concurrency 1,10  list: concurrent lists per step (default 1,10; quick: 1)
-  --scenario-duration SEC  list and fanout: measured time per step (default 15; quick: 5)
+  --scenario-duration SEC  list, fanout, large, replicas: measured time per step (default 6; quick: 2)
   --watchers N             fanout: watch connections (default 1000)
   --fanout-rates 10,100    fanout: writes per second, one step each (default 10,100,300; quick: 100)
-  --memory-objects 10000   memory: cache sizes to measure at (default 10000,50000; quick: 10000)
+  --selector-rate N        fanout: writes per second of the field-selector variant (default 100)
+  --memory-objects 10000   memory: cache sizes to measure at (default 10000,50000; quick: 5000)
+  --restart-objects N      restart: ConfigMaps of 1 KiB (default 50000; quick: 2000)
+  --restart-informers N    restart: informers reconnecting (default 500; quick: 50)
+  --mixed-duration SEC     mixed: how long the mixed load runs (default 300; quick: 15)
+  --large-objects N        large: ConfigMaps of 1 MiB (default 300; quick: 20)
+  --large-concurrency N    large: concurrent lists (default 10; quick: 4)
+  --replica-reads N        replicas: consistent LISTs per replica after a write (default 300; quick: 20)
+  --kubeconfig FILE        target the server of a kubeconfig (TLS: its CA, client certificate or
+                           token); scenarios that need control of the server (memory, restart,
+                           replicas) are skipped, and the raw-etcd baselines need --etcd-servers
+  --context NAME           with --kubeconfig: the context (default: current-context)
   --url URL                target a running kapi server (http or https) instead of starting one
   --server-pid PID         with --url: the server's pid, for CPU-seconds per op and RSS
   --etcd-servers URLS      etcd for the raw baselines (default: start one)
@@ -65,16 +102,25 @@ function positiveNumber(flag: string, value: string | undefined): number {
 /** Parses the arguments after `suite`. Throws an Error with a one-line message on bad input. */
 export function parseSuiteOptions(args: readonly string[], defaultOutDir: string): SuiteOptions {
   const quick = args.includes('--quick');
-  let concurrency: number[] = quick ? [16] : [1, 16, 64];
-  let durationMs = quick ? 4_000 : 20_000;
-  let warmupMs = quick ? 1_000 : 10_000;
-  let scenarios: ScenarioName[] = [...scenarioNames];
-  let listObjects = 10_000;
+  let concurrency: number[] = quick ? [16] : [1, 16, 64, 256];
+  let durationMs = quick ? 2_000 : 8_000;
+  let warmupMs = quick ? 1_000 : 4_000;
+  let scenarios: ScenarioName[] = quick ? scenarioNames.filter((n) => n !== 'representations') : [...scenarioNames];
+  let listSizes: number[] = quick ? [5_000] : [10_000, 50_000];
   let listConcurrency: number[] = quick ? [1] : [1, 10];
-  let scenarioDurationMs = quick ? 5_000 : 15_000;
+  let scenarioDurationMs = quick ? 2_000 : 6_000;
+  let selectorRate = 100;
+  let restartObjects = quick ? 2_000 : 50_000;
+  let restartInformers = quick ? 50 : 500;
+  let mixedDurationMs = quick ? 15_000 : 300_000;
+  let largeObjects = quick ? 20 : 300;
+  let largeConcurrency = quick ? 4 : 10;
+  let replicaReads = quick ? 20 : 300;
+  let kubeconfig: string | undefined;
+  let context: string | undefined;
   let watchers = 1000;
   let fanoutRates: number[] = quick ? [100] : [10, 100, 300];
-  let memoryObjects: number[] = quick ? [10_000] : [10_000, 50_000];
+  let memoryObjects: number[] = quick ? [5_000] : [10_000, 50_000];
   const list = (flag: string, v: string | undefined) => (v ?? '').split(',').map((x) => Math.floor(positiveNumber(flag, x)));
   let url: string | undefined;
   let serverPid: number | undefined;
@@ -118,7 +164,36 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
         break;
       }
       case '--list-objects':
-        listObjects = Math.floor(positiveNumber('--list-objects', value()));
+        listSizes = list('--list-objects', value()).sort((a, b) => a - b);
+        break;
+      case '--selector-rate':
+        selectorRate = Math.floor(positiveNumber('--selector-rate', value()));
+        break;
+      case '--restart-objects':
+        restartObjects = Math.floor(positiveNumber('--restart-objects', value()));
+        break;
+      case '--restart-informers':
+        restartInformers = Math.floor(positiveNumber('--restart-informers', value()));
+        break;
+      case '--mixed-duration':
+        mixedDurationMs = positiveNumber('--mixed-duration', value()) * 1000;
+        break;
+      case '--large-objects':
+        largeObjects = Math.floor(positiveNumber('--large-objects', value()));
+        break;
+      case '--large-concurrency':
+        largeConcurrency = Math.floor(positiveNumber('--large-concurrency', value()));
+        break;
+      case '--replica-reads':
+        replicaReads = Math.floor(positiveNumber('--replica-reads', value()));
+        break;
+      case '--kubeconfig':
+        kubeconfig = value();
+        if (kubeconfig === undefined || kubeconfig === '') throw new Error('--kubeconfig needs a file');
+        break;
+      case '--context':
+        context = value();
+        if (context === undefined || context === '') throw new Error('--context needs a name');
         break;
       case '--list-concurrency':
         listConcurrency = list('--list-concurrency', value());
@@ -146,8 +221,21 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
         throw new Error(`unknown option ${arg}`);
     }
   }
+  if (kubeconfig !== undefined && url !== undefined) throw new Error('--kubeconfig and --url exclude each other');
+  if (context !== undefined && kubeconfig === undefined) throw new Error('--context needs --kubeconfig');
   return Object.freeze({
     quick,
+    kubeconfig,
+    context,
+    listSizes,
+    listObjects: listSizes[0]!,
+    selectorRate,
+    restartObjects,
+    restartInformers,
+    mixedDurationMs,
+    largeObjects,
+    largeConcurrency,
+    replicaReads,
     scenarios,
     concurrency,
     durationMs,
@@ -157,7 +245,6 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
     etcdServers,
     pin,
     outDir,
-    listObjects,
     listConcurrency,
     scenarioDurationMs,
     watchers,

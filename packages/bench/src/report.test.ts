@@ -1,3 +1,4 @@
+import { parseSuiteOptions } from './options.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ratioRows, textReport, textTable } from './report.js';
@@ -25,6 +26,7 @@ function result(steps: StepResult[]): SuiteResult {
     date: '2025-01-01T00:00:00.000Z',
     host: { cpus: 2, cpuModel: 'cpu', memoryBytes: 2 ** 30, node: 'v20', etcdVersion: 'etcd Version: 3.4.23' },
     options: {
+      ...parseSuiteOptions(['--quick', '--scenarios', 'crud'], '/o'),
       quick: true,
       scenarios: ['crud'],
       concurrency: [16],

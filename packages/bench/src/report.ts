@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fanoutRows, listRows, memoryRows, scenarioErrors } from './scenario-report.js';
+import { fanoutRows, largeRows, listRows, listRowsOf, memoryRows, mixedRows, replicaRows, restartRows, scenarioErrors } from './scenario-report.js';
 import { representationRows } from './representation-scenario.js';
 import { ratio } from './stats.js';
 import type { StepResult, SuiteResult } from './suite.js';
@@ -88,9 +88,14 @@ function sections(result: SuiteResult): [string, string[][]][] {
   const out: [string, string[][]][] = [];
   if (result.steps.length > 0) out.push(['S1/S2 creates and gets (with raw etcd)', stepRows(result)], ['kapi vs raw etcd', ratioRows(result)]);
   if (result.lists) out.push([`S3 LIST of ${result.lists.objects} ConfigMaps (${result.lists.itemBytes.toFixed(0)} B JSON each): cache vs etcd vs bare node:http`, listRows(result)]);
+  for (const lists of result.moreLists ?? []) out.push([`S3 LIST of ${lists.objects} ConfigMaps (${lists.itemBytes.toFixed(0)} B JSON each): cache vs etcd vs bare node:http`, listRowsOf(lists)]);
   if (result.fanout) out.push([`S4 watch fan-out (${result.fanout.eventBytes} B events): delivery latency from write acknowledgement`, fanoutRows(result)]);
   if (result.memory) out.push(['S5 memory per cached ConfigMap (fresh servers, after forced GC, vs a server on an empty prefix)', memoryRows(result)]);
-  if (result.representations) out.push(['S6 representations: LIST as JSON vs protobuf vs a Table page; server CPU per watch event by encoding', representationRows(result.representations)]);
+  if (result.restart) out.push([`S6 restart storm: ${result.restart.objects} ConfigMaps, ${result.restart.informers} informers over ${result.restart.namespaces} namespaces, server SIGKILLed and restarted`, restartRows(result.restart)]);
+  if (result.mixed) out.push([`S7 mixed: ${result.mixed.writers} writers PATCHing at ${result.mixed.rate}/s in all, ${result.mixed.watchers} watchers, ${result.mixed.durationSeconds} s`, mixedRows(result.mixed)]);
+  if (result.large) out.push([`S8 LIST of ${result.large.objects} ConfigMaps of ${(result.large.objectBytes / 2 ** 20).toFixed(2)} MiB from the cache vs bare node:http`, largeRows(result.large)]);
+  if (result.replicas) out.push(['S9 two replicas on one etcd: writes to A; watches and consistent LISTs on B vs on A', replicaRows(result.replicas)]);
+  if (result.representations) out.push(['representations: LIST as JSON vs protobuf vs a Table page; server CPU per watch event by encoding', representationRows(result.representations)]);
   return out;
 }
 
@@ -115,11 +120,11 @@ export function markdownReport(result: SuiteResult, jsonFileName: string): strin
     '',
     `- mode: ${result.options.quick ? 'quick' : 'full'}, ${result.options.durationMs / 1000} s measured per crud step, warm-up ${result.options.warmupMs / 1000} s`,
     `- host: ${result.host.cpus} × ${result.host.cpuModel}, ${(result.host.memoryBytes / 2 ** 30).toFixed(0)} GiB, node ${result.host.node}, ${result.host.etcdVersion}`,
-    `- target: ${result.target.url} (${result.target.startedBySuite ? 'started by the suite, plain HTTP' : 'external'}); baseline etcd ${result.target.baselineEtcd}${result.target.baselineEtcdIsServerEtcd ? ' (the server\'s etcd)' : ' (a separate etcd)'}`,
+    `- target: ${result.target.url} (${result.target.startedBySuite ? 'started by the suite, plain HTTP' : result.target.kubeconfig !== undefined ? `from kubeconfig ${result.target.kubeconfig}${result.target.context !== undefined ? `, context ${result.target.context}` : ''}` : 'external'}); baseline etcd ${result.target.baselineEtcd}${result.target.baselineEtcdIsServerEtcd ? ' (the server\'s etcd)' : ' (a separate etcd)'}`,
     `- ${pinningLine(result)}`,
     `- workload: ConfigMap creates with 1 KiB of data (unique names), GETs of existing ConfigMaps (resourceVersion unset); raw etcd via gRPC (etcd3): create = txn(mod_revision == 0 → put), put, get; ` +
-      `LIST of ${result.options.listObjects} ConfigMaps; watch fan-out of ${result.options.watchers} watchers at ${result.options.fanoutRates.join('/')} writes/s; memory at ${result.options.memoryObjects.join('/')} ConfigMaps`,
-    ...(result.elapsedSeconds !== undefined ? [`- wall time: ${result.elapsedSeconds.toFixed(0)} s`] : []),
+      `LIST of ${(result.options.listSizes ?? [result.options.listObjects]).join(' and ')} ConfigMaps; watch fan-out of ${result.options.watchers} watchers at ${result.options.fanoutRates.join('/')} writes/s; memory at ${result.options.memoryObjects.join('/')} ConfigMaps`,
+    ...(result.elapsedSeconds !== undefined ? [`- wall time: ${result.elapsedSeconds.toFixed(0)} s${result.scenarioSeconds ? ` (${Object.entries(result.scenarioSeconds).map(([k, v]) => `${k} ${v.toFixed(0)} s`).join(', ')})` : ''}`] : []),
     ...sections(result).flatMap(([title, rows]) => ['', `## ${title}`, '', markdownTable(rows)]),
     '',
     ...(result.skipped && result.skipped.length > 0 ? ['## Skipped', '', ...result.skipped.map((s) => `- ${s}`), ''] : []),

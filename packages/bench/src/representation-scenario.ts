@@ -8,6 +8,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { Pool } from 'undici';
+import { authFor, authHeaders, poolFor } from './target.js';
 import type { BenchContext, MeasuredRun } from './context.js';
 import { failedRun, measureClosedLoop } from './context.js';
 import { KapiClient, oneKibData } from './kapi-client.js';
@@ -56,8 +57,8 @@ export interface RepresentationScenarioOptions {
   watchRate: number;
 }
 
-async function getBody(pool: Pool, path: string, accept: string): Promise<number> {
-  const res = await pool.request({ method: 'GET', path, headers: { accept } });
+async function getBody(pool: Pool, path: string, accept: string, auth: Record<string, string>): Promise<number> {
+  const res = await pool.request({ method: 'GET', path, headers: { accept, ...auth } });
   if (res.statusCode !== 200) throw new Error(`GET ${path} (${accept}): ${res.statusCode} ${(await res.body.text()).slice(0, 200)}`);
   let bytes = 0;
   for await (const chunk of res.body as AsyncIterable<Buffer>) bytes += chunk.length;
@@ -75,12 +76,13 @@ async function measureLists(ctx: BenchContext, options: RepresentationScenarioOp
   const maxConcurrency = Math.max(...options.concurrency);
   for (const concurrency of options.concurrency) {
     for (const v of variants) {
-      const pool = new Pool(ctx.url, { connections: maxConcurrency, pipelining: 1, connect: { rejectUnauthorized: false } });
+      const pool = poolFor(ctx.url, maxConcurrency);
+      const auth = authHeaders(ctx.url);
       try {
-        let bodyBytes = await getBody(pool, v.path, v.accept);
+        let bodyBytes = await getBody(pool, v.path, v.accept, auth);
         const run = await measureClosedLoop(
           async () => {
-            bodyBytes = await getBody(pool, v.path, v.accept);
+            bodyBytes = await getBody(pool, v.path, v.accept, auth);
           },
           { concurrency, durationMs: options.durationMs, warmupMs: Math.min(ctx.warmupMs, 2000), pids: { server: ctx.kapiPid } },
         );
@@ -124,7 +126,14 @@ async function measureWatch(ctx: BenchContext, encoding: 'json' | 'protobuf', op
   const namespace = 'kapi-bench-representations';
   const objects = 32;
   const writer = new KapiClient(ctx.url, 8);
-  const watchPool = new Pool(ctx.url, { connections: options.watchers, pipelining: 1, connect: { rejectUnauthorized: false }, bodyTimeout: 0, headersTimeout: 30_000 });
+  const auth = authFor(ctx.url);
+  const watchPool = new Pool(ctx.url, {
+    connections: options.watchers,
+    pipelining: 1,
+    connect: auth ? { rejectUnauthorized: auth.insecure !== true, ...(auth.ca ? { ca: auth.ca } : {}), ...(auth.cert ? { cert: auth.cert } : {}), ...(auth.key ? { key: auth.key } : {}) } : { rejectUnauthorized: false },
+    bodyTimeout: 0,
+    headersTimeout: 30_000,
+  });
   const errorSamples: string[] = [];
   const abort = new AbortController();
   setMaxListeners(0, abort.signal);
@@ -145,7 +154,7 @@ async function measureWatch(ctx: BenchContext, encoding: 'json' | 'protobuf', op
     for (let w = 0; w < options.watchers; w++) {
       open.push(
         (async () => {
-          const res = await watchPool.request({ method: 'GET', path, headers: { accept }, signal: abort.signal });
+          const res = await watchPool.request({ method: 'GET', path, headers: { accept, ...authHeaders(ctx.url) }, signal: abort.signal });
           if (res.statusCode !== 200) throw new Error(`watch: ${res.statusCode}`);
           connected++;
           const count = eventCounter(encoding);

@@ -1,13 +1,106 @@
 /** Report tables of the list (S3), fan-out (S4) and memory (S5) scenarios. */
 import { ratio } from './stats.js';
 import type { SuiteResult } from './suite.js';
+import type { ListScenarioResult, ListStep } from './list-scenario.js';
+import type { RestartScenarioResult } from './restart-scenario.js';
+import type { MixedScenarioResult } from './mixed-scenario.js';
+import type { LargeScenarioResult } from './large-scenario.js';
+import type { ReplicaScenarioResult } from './replica-scenario.js';
+
+const mib = (bytes: number | undefined): string => fixed(bytes === undefined ? undefined : bytes / 2 ** 20, 0);
+
+/** S6: one row per figure — kapi, its baseline, the ratio and the target. */
+export function restartRows(r: RestartScenarioResult): string[][] {
+  return [
+    ['figure', 'kapi', 'baseline', 'baseline is', 'kapi ÷ baseline', 'target'],
+    ['cache ready after process start, ms', fixed(r.cacheReadyMs, 0), fixed(r.etcdRangeMs, 0), `raw etcd range of the ${r.objects} keys`, fixed(ratio(r.cacheReadyMs, r.etcdRangeMs), 1), '≤ 2,000 ms'],
+    ['first HTTP answer after process start (Node boot, TLS, routes), ms', fixed(r.listeningMs, 0), '—', '', '—', ''],
+    ['cache ready after the first HTTP answer, ms', fixed(r.cacheReadyMs - r.listeningMs, 0), fixed(r.etcdRangeMs, 0), `raw etcd range of the ${r.objects} keys`, fixed(ratio(r.cacheReadyMs - r.listeningMs, r.etcdRangeMs), 1), ''],
+    ['/readyz ok after process start, ms', fixed(r.readyMs, 0), '—', '', '—', ''],
+    [`all ${r.informers} informers watching again after the kill, ms`, fixed(r.allSyncedMs, 0), fixed(r.bareRelistMs, 0), `${r.informers} lists at once from bare node:http`, fixed(ratio(r.allSyncedMs, r.bareRelistMs), 1), '≤ 30,000 ms'],
+    ['informer back after the kill p50 / p99, ms', `${fixed(r.synced.p50, 0)} / ${fixed(r.synced.p99, 0)}`, '—', 'client-go backoff 0.8–1.6 s first', '—', ''],
+    ['peak RSS during the storm, MiB', mib(r.peakRssBytes), mib(r.steadyRssBytes), 'steady RSS before the kill', fixed(ratio(r.peakRssBytes, r.steadyRssBytes), 2), '≤ 2×'],
+    ['relists / 410s / failed attempts', `${r.relists} / ${r.gone} / ${r.failedAttempts}`, '—', '', '—', ''],
+  ];
+}
+
+/** S7 as rows: PATCH latency against the raw etcd update at the same rate, deliveries, drift. */
+export function mixedRows(r: MixedScenarioResult): string[][] {
+  return [
+    ['figure', 'kapi', 'baseline', 'baseline is', 'kapi ÷ baseline', 'target'],
+    ['PATCH p50 / p99, ms', `${fixed(r.patch.p50, 1)} / ${fixed(r.patch.p99, 1)}`, `${fixed(r.etcdUpdate.p50, 1)} / ${fixed(r.etcdUpdate.p99, 1)}`, 'raw etcd range + compare-and-put txn, same rate', fixed(ratio(r.patch.p99, r.etcdUpdate.p99), 1), 'p99 ≤ 50 ms'],
+    ['writes done / skipped / failed', `${r.writes} / ${r.writesSkipped} / ${r.writeErrors}`, '', `${r.writers} writers, ${r.rate}/s, ${r.durationSeconds} s`, '', ''],
+    [`delivery to ${r.watchers} watchers p50 / p99, ms`, `${fixed(r.delivery.p50, 1)} / ${fixed(r.delivery.p99, 1)}`, '—', '', '—', ''],
+    ['watchers dropped / deliveries missing', `${r.watchersDropped} / ${r.missingDeliveries}`, '', '', '', '0 dropped'],
+    ['RSS start / end / max, MiB', `${mib(r.rssStartBytes)} / ${mib(r.rssEndBytes)} / ${mib(r.rssMaxBytes)}`, '', '', '', ''],
+    ['RSS drift (last tenth vs first tenth)', `${fixed(r.rssDrift * 100, 1)}%`, '', '', '', '< 5%'],
+    ['server CPU ms per PATCH (incl. its watch deliveries)', fixed(r.serverCpuSecondsPerWrite === undefined ? undefined : r.serverCpuSecondsPerWrite * 1000, 2), '', '', '', ''],
+  ];
+}
+
+/** S8: kapi's cache vs the bare server at the same concurrency. */
+export function largeRows(r: LargeScenarioResult): string[][] {
+  const bare = r.steps.find((s) => s.source === 'bare');
+  return [
+    ['source', 'conc', 'lists/s', 'p50 ms', 'p99 ms', 'max ms', 'body MB', 'MB/s', 'server cpu ms/list', 'peak server RSS MiB', 'errors', 'p99 ÷ bare'],
+    ...r.steps.map((s) => [
+      s.source,
+      String(s.concurrency),
+      fixed(s.opsPerSecond, 2),
+      fixed(s.latency.p50, 0),
+      fixed(s.latency.p99, 0),
+      fixed(s.latency.max, 0),
+      fixed(s.bodyBytes / 1e6, 0),
+      fixed((s.bodyBytes * s.opsPerSecond) / 1e6, 0),
+      fixed(s.serverCpuMsPerOp, 0),
+      mib(s.peakServerRssBytes),
+      String(s.errors),
+      fixed(ratio(s.latency.p99, bare?.latency.p99 ?? Number.NaN), 1),
+    ]),
+  ];
+}
+
+/** S9: watch delay and consistent reads, B (the other replica) against A (the writer). */
+export function replicaRows(r: ReplicaScenarioResult): string[][] {
+  const watchA = r.watch.find((w) => w.replica === 'A')?.step;
+  const readA = r.reads.find((x) => x.replica === 'A (writer)');
+  return [
+    ['figure', 'p50 ms', 'p99 ms', 'max ms', 'samples', 'missing / stale', 'p99 ÷ same replica (A)', 'target'],
+    ...r.watch.map((w) => [
+      `watch delivery on ${w.replica} after A's ack (${w.step.watchers} watchers, ${w.step.rate} writes/s)`,
+      fixed(w.step.delivery.p50, 1),
+      fixed(w.step.delivery.p99, 1),
+      fixed(w.step.delivery.max, 0),
+      String(w.step.delivery.count),
+      String(w.step.missingDeliveries),
+      w.replica === 'B' ? fixed(ratio(w.step.delivery.p99, watchA?.delivery.p99 ?? Number.NaN), 1) : '1.0',
+      w.replica === 'B' ? '≤ 50 ms' : '',
+    ]),
+    ...r.reads.map((x) => [
+      `consistent LIST on ${x.replica} right after a write on A`,
+      fixed(x.latency.p50, 1),
+      fixed(x.latency.p99, 1),
+      fixed(x.latency.max, 0),
+      String(x.latency.count),
+      String(x.stale),
+      x.replica === 'A (writer)' ? '1.0' : fixed(ratio(x.latency.p99, readA?.latency.p99 ?? Number.NaN), 1),
+      x.replica === 'B (other replica)' ? '≤ 50 ms' : '',
+    ]),
+  ];
+}
 
 const fixed = (n: number | undefined, digits: number): string => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(digits));
 
 /** One row per list step, with throughput and p50 relative to the bare node:http server at the same concurrency. */
 export function listRows(result: SuiteResult): string[][] {
-  const steps = result.lists?.steps ?? [];
-  const bare = (c: number) => steps.find((s) => s.source === 'bare' && s.concurrency === c);
+  return listRowsOf(result.lists);
+}
+
+/** listRows for one list pass (one size); pages and selector misses have no bare counterpart. */
+export function listRowsOf(lists: ListScenarioResult | undefined): string[][] {
+  const steps = lists?.steps ?? [];
+  const whole = (s: ListStep) => s.source !== 'kapi-page' && s.source !== 'kapi-selector-miss';
+  const bare = (s: ListStep) => (whole(s) ? steps.find((b) => b.source === 'bare' && b.concurrency === s.concurrency) : undefined);
   return [
     ['source', 'request', 'conc', 'lists/s', 'p50 ms', 'p99 ms', 'max ms', 'MB/s', 'body MB', 'server cpu ms/list', 'errors', 'throughput ÷ bare', 'p50 ÷ bare'],
     ...steps.map((s) => [
@@ -22,8 +115,8 @@ export function listRows(result: SuiteResult): string[][] {
       fixed(s.bodyBytes / 1e6, 2),
       fixed(s.serverCpuMsPerOp, 1),
       String(s.errors),
-      fixed(ratio(s.opsPerSecond, bare(s.concurrency)?.opsPerSecond ?? Number.NaN), 3),
-      fixed(ratio(s.latency.p50, bare(s.concurrency)?.latency.p50 ?? Number.NaN), 1),
+      fixed(ratio(s.opsPerSecond, bare(s)?.opsPerSecond ?? Number.NaN), 3),
+      fixed(ratio(s.latency.p50, bare(s)?.latency.p50 ?? Number.NaN), 1),
     ]),
   ];
 }
@@ -31,11 +124,12 @@ export function listRows(result: SuiteResult): string[][] {
 /** One row per fan-out step; the last column divides kapi's p99 by the bare fan-out's at the same rate. */
 export function fanoutRows(result: SuiteResult): string[][] {
   const steps = result.fanout?.steps ?? [];
-  const bare = (rate: number) => steps.find((s) => s.target === 'bare' && s.rate === rate);
+  const variantOf = (s: (typeof steps)[number]) => s.variant ?? 'all';
+  const bare = (rate: number, variant: string) => steps.find((s) => s.target === 'bare' && s.rate === rate && variantOf(s) === variant);
   return [
     ['target', 'watchers', 'writes/s', 'writes', 'p50 ms', 'p99 ms', 'max ms', 'p99 from request ms', 'write p99 ms', 'missing', 'terminated', 'skipped writes', 'server cores', 'client cores', 'p99 ÷ bare'],
     ...steps.map((s) => [
-      s.target,
+      variantOf(s) === 'field-selector' ? `${s.target}, field selector (${s.watchersPerEvent ?? '?'} per event)` : s.target,
       String(s.watchers),
       String(s.rate),
       String(s.writes),
@@ -49,7 +143,7 @@ export function fanoutRows(result: SuiteResult): string[][] {
       String(s.writesSkipped),
       fixed(s.usage ? s.usage.cpuSeconds / s.durationSeconds : undefined, 2),
       fixed(s.loadGeneratorCpuSeconds / s.durationSeconds, 2),
-      fixed(ratio(s.delivery.p99, bare(s.rate)?.delivery.p99 ?? Number.NaN), 1),
+      fixed(ratio(s.delivery.p99, bare(s.rate, variantOf(s))?.delivery.p99 ?? Number.NaN), 1),
     ]),
   ];
 }
@@ -86,5 +180,22 @@ export function scenarioErrors(result: SuiteResult): string[] {
     if (s.watchersTerminated > 0) out.push(`fanout ${s.target} ${s.rate}/s: ${s.watchersTerminated} watchers terminated`);
   }
   for (const e of result.memory?.errors ?? []) out.push(e);
+  for (const lists of result.moreLists ?? []) for (const s of lists.steps) if (s.errors > 0) out.push(`list ${lists.objects} ${s.source} c=${s.concurrency}: ${s.errors} errors, e.g. ${s.errorSamples.join(' | ')}`);
+  for (const e of result.restart?.errors ?? []) out.push(e);
+  if (result.mixed) {
+    out.push(...result.mixed.errors);
+    if (result.mixed.writeErrors > 0) out.push(`mixed: ${result.mixed.writeErrors} failed PATCHes, e.g. ${result.mixed.errorSamples.join(' | ')}`);
+    if (result.mixed.missingDeliveries > 0) out.push(`mixed: ${result.mixed.missingDeliveries} of ${result.mixed.expectedDeliveries} deliveries missing`);
+    if (result.mixed.watchersDropped > 0) out.push(`mixed: ${result.mixed.watchersDropped} watchers dropped`);
+  }
+  if (result.large) {
+    out.push(...result.large.errors);
+    for (const s of result.large.steps) if (s.errors > 0) out.push(`large ${s.source}: ${s.errors} errors, e.g. ${s.errorSamples.join(' | ')}`);
+  }
+  if (result.replicas) {
+    out.push(...result.replicas.errors);
+    for (const x of result.replicas.reads) if (x.errors + x.stale > 0) out.push(`replicas: ${x.replica}: ${x.errors} failed and ${x.stale} stale consistent LISTs`);
+    for (const w of result.replicas.watch) if (w.step.missingDeliveries + w.step.writeErrors + w.step.watchersTerminated > 0) out.push(`replicas: watch on ${w.replica}: ${w.step.missingDeliveries} missing, ${w.step.writeErrors} failed writes, ${w.step.watchersTerminated} terminated`);
+  }
   return out;
 }

@@ -8,6 +8,12 @@ import { runFanoutScenario, type FanoutScenarioResult } from './fanout-scenario.
 import { runListScenario, type ListScenarioResult } from './list-scenario.js';
 import { runMemoryScenario, type MemoryScenarioResult } from './memory-scenario.js';
 import { runRepresentationScenario, type RepresentationScenarioResult } from './representation-scenario.js';
+import { runRestartScenario, type RestartScenarioResult } from './restart-scenario.js';
+import { runMixedScenario, type MixedScenarioResult } from './mixed-scenario.js';
+import { runLargeScenario, type LargeScenarioResult } from './large-scenario.js';
+import { runReplicaScenario, type ReplicaScenarioResult } from './replica-scenario.js';
+import { loadKubeconfig, registerAuth } from './target.js';
+import { serverControlScenarios } from './options.js';
 import { affinity, canPin, pin } from './pinning.js';
 import { childPids } from './process-stats.js';
 import type { SuiteOptions } from './options.js';
@@ -19,22 +25,34 @@ export interface SuiteResult {
   host: { cpus: number; cpuModel: string; memoryBytes: number; node: string; etcdVersion: string };
   options: Omit<SuiteOptions, 'outDir'>;
   pinning: { enabled: boolean; reason: string; server?: string; etcd?: string; loadGenerator?: string };
-  target: { url: string; startedBySuite: boolean; baselineEtcd: string; baselineEtcdIsServerEtcd: boolean };
+  target: { url: string; startedBySuite: boolean; baselineEtcd: string; baselineEtcdIsServerEtcd: boolean; kubeconfig?: string; context?: string };
   /** S1/S2 and the raw-etcd baselines. */
   steps: StepResult[];
-  /** S3: lists of N ConfigMaps, cache vs etcd vs bare node:http. */
+  /** S3: lists of N ConfigMaps, cache vs etcd vs bare node:http (the first size). */
   lists?: ListScenarioResult;
+  /** S3 at the further sizes (e.g. 50k). */
+  moreLists?: ListScenarioResult[];
+  /** S6: restart storm. */
+  restart?: RestartScenarioResult;
+  /** S7: mixed writers and watchers. */
+  mixed?: MixedScenarioResult;
+  /** S8: 1 MiB objects. */
+  large?: LargeScenarioResult;
+  /** S9: two replicas. */
+  replicas?: ReplicaScenarioResult;
   /** S4: watch fan-out, kapi vs a bare Node fan-out. */
   fanout?: FanoutScenarioResult;
   /** S5: memory per cached object. */
   memory?: MemoryScenarioResult;
-  /** S6: LIST as JSON vs protobuf vs Table, and watch encode cost per event as JSON vs protobuf. */
+  /** LIST as JSON vs protobuf vs Table, and watch encode cost per event as JSON vs protobuf. */
   representations?: RepresentationScenarioResult;
   /** Scenarios or parts not run, with the reason. */
   skipped?: string[];
   totalErrors: number;
   /** Wall time of the whole suite. */
   elapsedSeconds?: number;
+  /** Wall time of each scenario. */
+  scenarioSeconds?: Record<string, number>;
 }
 
 const serverCpu = '0';
@@ -53,9 +71,18 @@ function log(message: string): void {
 }
 
 /** Every error of a result: failed operations, failed steps, missing deliveries, terminated watchers. */
-export function countErrors(result: Pick<SuiteResult, 'steps' | 'lists' | 'fanout' | 'memory' | 'representations'>): number {
+export function countErrors(
+  result: Pick<SuiteResult, 'steps' | 'lists' | 'fanout' | 'memory' | 'representations'> & Partial<Pick<SuiteResult, 'moreLists' | 'restart' | 'mixed' | 'large' | 'replicas'>>,
+): number {
   let n = result.steps.reduce((sum, s) => sum + s.errors, 0);
-  n += (result.lists?.steps ?? []).reduce((sum, s) => sum + s.errors, 0) + (result.lists?.loadErrors ?? 0);
+  for (const lists of [result.lists, ...(result.moreLists ?? [])]) n += (lists?.steps ?? []).reduce((sum, s) => sum + s.errors, 0) + (lists?.loadErrors ?? 0);
+  n += result.restart?.errors.length ?? 0;
+  if (result.mixed) n += result.mixed.errors.length + result.mixed.writeErrors + result.mixed.missingDeliveries + result.mixed.watchersDropped;
+  if (result.large) n += result.large.errors.length + result.large.steps.reduce((sum, s) => sum + s.errors, 0);
+  if (result.replicas) {
+    n += result.replicas.errors.length + result.replicas.reads.reduce((sum, r) => sum + r.errors + r.stale, 0);
+    n += result.replicas.watch.reduce((sum, w) => sum + w.step.writeErrors + w.step.missingDeliveries + w.step.watchersTerminated, 0);
+  }
   n += (result.fanout?.errors.length ?? 0) + (result.fanout?.steps ?? []).reduce((sum, s) => sum + s.writeErrors + s.missingDeliveries + s.watchersTerminated, 0);
   n += result.memory?.errors.length ?? 0;
   n += (result.representations?.lists ?? []).reduce((sum, s) => sum + s.errors, 0) + (result.representations?.watch ?? []).reduce((sum, w) => sum + w.writeErrors + w.errorSamples.length, 0);
@@ -85,6 +112,17 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     let url = options.url;
     let kapiPid = options.serverPid;
     let etcdEndpoints = options.etcdServers;
+    const skipped: string[] = [];
+    let scenarios = options.scenarios;
+    if (options.kubeconfig !== undefined) {
+      const target = loadKubeconfig(options.kubeconfig, options.context);
+      registerAuth(target.server, target.auth);
+      url = target.server;
+      const dropped = scenarios.filter((s) => serverControlScenarios.includes(s));
+      if (dropped.length > 0) skipped.push(`${dropped.join(', ')}: need control of the server (start, kill, restart, fresh servers on its etcd); not possible through a kubeconfig`);
+      scenarios = scenarios.filter((s) => !serverControlScenarios.includes(s));
+      log(`target ${target.server} (kubeconfig ${options.kubeconfig}, context ${target.context})`);
+    }
     if (etcdEndpoints === undefined) {
       etcd = await startEtcd({ extraArgs: ['--quota-backend-bytes=8589934592', '--snapshot-count=100000'] });
       etcdEndpoints = etcd.endpoints;
@@ -105,7 +143,8 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
 
     const cpusForServers = pinning.enabled ? serverCpu : undefined;
     // Extra servers need the target's etcd: the one the suite started, or the given one with --url.
-    const serverEtcd = options.url === undefined || options.etcdServers !== undefined ? etcdEndpoints : undefined;
+    const external = options.url !== undefined || options.kubeconfig !== undefined;
+    const serverEtcd = !external || options.etcdServers !== undefined ? etcdEndpoints : undefined;
     const ctx: BenchContext = {
       url,
       kapiPid,
@@ -136,34 +175,76 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
         url,
         startedBySuite: server !== undefined,
         baselineEtcd: etcdEndpoints.join(','),
-        baselineEtcdIsServerEtcd: options.url === undefined || options.etcdServers !== undefined,
+        baselineEtcdIsServerEtcd: !external || options.etcdServers !== undefined,
+        ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig, ...(options.context !== undefined ? { context: options.context } : {}) } : {}),
       },
       steps: [],
-      skipped: [],
+      skipped,
       totalErrors: 0,
     };
-    const run = (name: string) => options.scenarios.includes(name as never);
+    const run = (name: string) => scenarios.includes(name as never);
+    const timed = async <T>(name: string, f: () => Promise<T>): Promise<T> => {
+      const t0 = performance.now();
+      try {
+        return await f();
+      } finally {
+        (result.scenarioSeconds ??= {})[name] = (performance.now() - t0) / 1000;
+        log(`${name}: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+      }
+    };
+    const needsEtcd = (label: string): boolean => {
+      if (serverEtcd !== undefined) return true;
+      result.skipped!.push(`${label}: needs the server's etcd (--etcd-servers) to start servers on it`);
+      return false;
+    };
     let loadedListObjects = 0;
     if (run('list')) {
-      result.lists = await runListScenario(ctx, { objects: options.listObjects, concurrency: options.listConcurrency, durationMs: options.scenarioDurationMs });
-      result.skipped!.push(...result.lists.skipped);
-      loadedListObjects = options.listObjects;
+      for (const size of options.listSizes) {
+        const lists = await timed(`list ${size}`, () =>
+          runListScenario(ctx, { objects: size, alreadyLoaded: loadedListObjects, concurrency: options.listConcurrency, durationMs: options.scenarioDurationMs }),
+        );
+        result.skipped!.push(...lists.skipped);
+        if (result.lists === undefined) result.lists = lists;
+        else (result.moreLists ??= []).push(lists);
+        loadedListObjects = size;
+      }
     }
     if (run('memory')) {
-      result.memory = await runMemoryScenario(ctx, { objects: options.memoryObjects, alreadyLoaded: loadedListObjects });
+      result.memory = await timed('memory', () => runMemoryScenario(ctx, { objects: options.memoryObjects, alreadyLoaded: loadedListObjects }));
       result.skipped!.push(...result.memory.skipped);
     }
+    if (run('restart') && needsEtcd('S6 restart')) {
+      result.restart = await timed('restart', () =>
+        runRestartScenario(ctx, { objects: options.restartObjects, informers: options.restartInformers, namespaces: Math.min(100, options.restartInformers) }),
+      );
+    }
+    if (run('replicas') && needsEtcd('S9 replicas')) {
+      result.replicas = await timed('replicas', () =>
+        runReplicaScenario(ctx, { watchers: 10, rate: 100, durationMs: options.scenarioDurationMs, reads: options.replicaReads }),
+      );
+    }
     if (run('representations')) {
-      result.representations = await runRepresentationScenario(ctx, {
+      result.representations = await timed('representations', () => runRepresentationScenario(ctx, {
         objects: options.listObjects, alreadyLoaded: loadedListObjects >= options.listObjects, concurrency: options.listConcurrency,
         durationMs: options.scenarioDurationMs, watchers: options.watchers, watchRate: Math.min(...options.fanoutRates),
-      });
+      }));
     }
     if (run('fanout')) {
-      result.fanout = await runFanoutScenario(ctx, { watchers: options.watchers, rates: options.fanoutRates, durationMs: options.scenarioDurationMs });
+      result.fanout = await timed('fanout', () =>
+        runFanoutScenario(ctx, { watchers: options.watchers, rates: options.fanoutRates, durationMs: options.scenarioDurationMs, selectorRate: options.selectorRate }),
+      );
+    }
+    if (run('mixed')) {
+      result.mixed = await timed('mixed', () =>
+        runMixedScenario(ctx, { writers: 10, rate: 100, watchers: 10, durationMs: options.mixedDurationMs, baselineMs: Math.min(options.mixedDurationMs / 4, 20_000) }),
+      );
     }
     if (run('crud')) {
-      result.steps = await runCrudScenario(ctx, { concurrency: options.concurrency, durationMs: options.durationMs, warmupMs: options.warmupMs, etcdEndpoints });
+      result.steps = await timed('crud', () => runCrudScenario(ctx, { concurrency: options.concurrency, durationMs: options.durationMs, warmupMs: options.warmupMs, etcdEndpoints }));
+    }
+    // Last: 300 MB lists grow the server's heap, which would distort the figures above.
+    if (run('large')) {
+      result.large = await timed('large', () => runLargeScenario(ctx, { objects: options.largeObjects, concurrency: options.largeConcurrency, durationMs: Math.max(options.scenarioDurationMs, 5000) }));
     }
     result.totalErrors = countErrors(result);
     result.elapsedSeconds = (performance.now() - started) / 1000;

@@ -1,4 +1,5 @@
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { authHeaders, rawConnect } from './target.js';
 
 const resourceVersionKey = Buffer.from('"resourceVersion":"');
 const typeKey = Buffer.from('{"type":"');
@@ -53,7 +54,7 @@ export function scanEvents(data: Buffer, onEvent: (resourceVersion: number) => v
 }
 
 /**
- * `count` HTTP/1.1 chunked watch connections to one plain-HTTP URL, read off raw sockets (no
+ * `count` HTTP/1.1 chunked watch connections to one URL (TCP or TLS), read off raw sockets (no
  * HTTP client: at 100,000 events a second the load generator's own parsing would be the
  * bottleneck). For every non-bookmark event it calls `onEvent(resourceVersion, arrival)` with
  * `performance.now()` taken when the bytes arrived. Connections that end while the pool is
@@ -75,7 +76,8 @@ export class WatcherPool {
   /** Opens `count` watches, `parallel` at a time; resolves once every one answered 200; rejects otherwise. */
   async open(count: number, parallel = 50): Promise<void> {
     const u = new URL(this.url);
-    const requestBytes = Buffer.from(`GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nAccept: application/json\r\nUser-Agent: kapi-bench\r\n\r\n`);
+    const extra = Object.entries(authHeaders(this.url)).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const requestBytes = Buffer.from(`GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nAccept: application/json\r\nUser-Agent: kapi-bench\r\n${extra}\r\n`);
     let next = 0;
     const openOne = (): Promise<void> =>
       new Promise((resolve, reject) => {
@@ -113,21 +115,11 @@ export class WatcherPool {
           // `data` may be the shared read buffer: keep a copy of the unfinished tail.
           pending = keepFrom < data.length ? Buffer.from(data.subarray(keepFrom)) : undefined;
         };
-        // Reads land in one shared buffer and are scanned at once: no allocation per read.
-        const socket = connect({
-          port: Number(u.port),
-          host: u.hostname,
-          onread: {
-            buffer: sharedReadBuffer,
-            callback: (n) => {
-              onBytes(sharedReadBuffer.subarray(0, n));
-              return true;
-            },
-          },
-        });
+        // Plain TCP reads land in one shared buffer and are scanned at once: no allocation per read.
+        const socket = rawConnect(u, sharedReadBuffer, onBytes);
         this.sockets.push(socket);
         socket.setNoDelay(true);
-        socket.on('connect', () => socket.write(requestBytes));
+        socket.once(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => socket.write(requestBytes));
         socket.on('error', (err) => end(err));
         socket.on('close', () => end());
       });
