@@ -28,6 +28,9 @@ after(async () => {
 void test('kubectl: a two-version CRD from apply to delete, with the deprecated-API metric', async () => {
   assert.match(await kubectl.ok(['apply', '-f', '-'], WIDGET_CRD_YAML), /customresourcedefinition\.apiextensions\.k8s\.io\/widgets\.e2e\.example\.com created/);
   await kubectl.ok(['wait', '--for=condition=Established', 'crd/widgets.e2e.example.com', '--timeout=30s']);
+  assert.match(await kubectl.ok(['get', 'crd']), /^NAME\s+CREATED AT\nwidgets\.e2e\.example\.com\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$/);
+  const explainCrd = await kubectl.ok(['explain', 'crd.spec.versions.schema']);
+  assert.match(explainCrd, /KIND:\s+CustomResourceDefinition/);
 
   // One object through each version.
   assert.match(await kubectl.ok(['apply', '-f', '-'], widgetYaml('red-one', 'v1', 'red', 3)), /widget\.e2e\.example\.com\/red-one created/);
