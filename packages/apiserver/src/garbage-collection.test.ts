@@ -136,6 +136,15 @@ void describe('garbage collection over HTTP (Background, Orphan, Foreground)', (
     await eventually('the widget to go', async () => (await t.request('GET', '/apis/example.com/v1/namespaces/gc/widgets/w-owner')).status === 404);
   });
 
+  void it('deleting a CRD deletes its custom resources, and their dependents follow', async () => {
+    const res = await t.request('POST', '/apis/example.com/v1/namespaces/gc/widgets', { body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w-doomed' }, spec: {} } });
+    assert.equal(res.status, 201, res.text);
+    const widget = res.json as Obj;
+    await create('gc', 'crd-dep', [], { ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Widget', name: 'w-doomed', uid: widget.metadata['uid'] }] });
+    assert.equal((await t.request('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com')).status, 200);
+    await gone('gc', 'crd-dep');
+  });
+
   void it('readyz reports informer-sync', async () => {
     const res = await t.request('GET', '/readyz?verbose');
     assert.equal(res.status, 200, res.text);

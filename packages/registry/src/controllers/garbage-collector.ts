@@ -5,8 +5,10 @@
  *   watch cache answers) per resource that can be listed, watched and deleted — one version
  *   per group/plural, events excepted as in kube — including resources registered later
  *   (`registry.subscribe`); a resource withdrawn for good has its monitor stopped and the
- *   nodes it observed dropped. What they see feeds the ownership graph (ownership-graph.ts),
- *   which queues uids on attemptToDelete and attemptToOrphan. The graph is built in every
+ *   nodes it observed dropped (as deleted when a last GET finds them gone, else only
+ *   forgotten: a lookup of a kind no longer served is retried, so their dependents stay). What they see feeds the ownership graph
+ *   (ownership-graph.ts), which queues uids on attemptToDelete and attemptToOrphan. The
+ *   graph is built in every
  *   replica; `synced()` is true once every monitor has listed.
  * - Workers (`run(term)`): only while the replica leads; every write checks the term first.
  *   attemptToDelete (kube's attemptToDeleteItem): verifies the item by a quorum GET (404 or
@@ -142,7 +144,28 @@ export function garbageCollector(registry: Registry, options: GarbageCollectorOp
     monitors.delete(key);
     retiredLists += monitor.informer.lists;
     void monitor.informer.stop();
-    if (dropNodes) for (const uid of monitor.uids) graph.observeDeletion(uid);
+    if (dropNodes) void settleWithdrawn(monitor.informer.resource, [...monitor.uids]);
+  }
+
+  /**
+   * The objects of a withdrawn resource leave the graph: as deleted when a last quorum GET
+   * through its (now unregistered) store finds them gone — a CRD's instances are deleted
+   * before it goes, possibly faster than this replica's watch reported it — else forgotten.
+   */
+  async function settleWithdrawn(resource: RestResource, uids: readonly string[]): Promise<void> {
+    for (const uid of uids) {
+      const node = graph.nodes.get(uid);
+      if (node === undefined || node.virtual) continue;
+      let gone = false;
+      try {
+        const live = await resource.getter!.get(ctxFor(resource, node.identity.namespace), node.identity.name, {});
+        gone = live.metadata.uid !== uid;
+      } catch (err) {
+        gone = isNotFound(err);
+      }
+      if (gone) graph.observeDeletion(uid);
+      else graph.forget(uid);
+    }
   }
 
   function syncMonitors(): void {
@@ -155,7 +178,7 @@ export function garbageCollector(registry: Registry, options: GarbageCollectorOp
     }
     for (const [key, monitor] of monitors) {
       const next = wanted.get(key);
-      // Withdrawn for good: its objects are gone from the graph (dependents get verified).
+      // Withdrawn for good: its objects leave the graph, not known absent (dependents get verified).
       if (next === undefined) retireMonitor(key, true);
       // Replaced (e.g. a new definition of the same resource): the new monitor's list reconciles.
       else if (next !== monitor.informer.resource) {

@@ -289,10 +289,19 @@ export class OwnershipGraph {
     if (remove) this.removeNode(node, identity);
   }
 
-  private removeNode(node: GraphNode, absentIdentity: Identity = node.identity): void {
+  /**
+   * Drops `uid` without concluding that it is gone (its resource is no longer served): its
+   * dependents are verified by the workers, whose lookups of an unserved kind are retried.
+   */
+  forget(uid: string): void {
+    const node = this.nodes.get(uid);
+    if (node !== undefined) this.removeNode(node, undefined);
+  }
+
+  private removeNode(node: GraphNode, absentIdentity: Identity | undefined = node.identity): void {
     this.nodes.delete(node.identity.uid);
     for (const ref of node.owners) this.nodes.get(ref.uid)?.dependents.delete(node);
-    if (node.dependents.size > 0) this.absentOwners.add(absentIdentity);
+    if (node.dependents.size > 0 && absentIdentity !== undefined) this.absentOwners.add(absentIdentity);
     for (const dep of node.dependents) this.enqueueDelete(dep);
     for (const ref of node.owners) {
       const owner = this.nodes.get(ref.uid);
