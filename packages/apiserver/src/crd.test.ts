@@ -274,6 +274,10 @@ void describe('CustomResourceDefinitions', () => {
       assert.equal(apply.status, 201, apply.text);
       const smp = await t.request('PATCH', `${W}/w1`, { body: { spec: { size: 1 } }, headers: { 'content-type': 'application/strategic-merge-patch+json' } });
       assert.equal(smp.status, 415, smp.text);
+      assert.equal(
+        smp.json['message'],
+        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+      );
     });
     void it('field selectors: metadata.name, metadata.namespace and selectable fields; others refused', async () => {
       const byColor = await t.request('GET', `${W}?fieldSelector=spec.color%3Dgreen`);
