@@ -65,8 +65,16 @@ void describe('garbage collection over HTTP (Background, Orphan, Foreground)', (
 
   void it('an owner in another namespace counts as absent; an unknown kind is left alone', async () => {
     const owner = await create('gc-other', 'elsewhere');
-    await create('gc', 'cross', [owner]);
+    const cross = await create('gc', 'cross', [owner]);
     await gone('gc', 'cross');
+    // kube's Warning event on the dependent.
+    const events = await t.request('GET', '/api/v1/namespaces/gc/events?fieldSelector=reason%3DOwnerRefInvalidNamespace');
+    const event = (events.json['items'] as Obj[]).find((e) => (e['involvedObject'] as Obj)['name'] === 'cross');
+    assert.ok(event, events.text);
+    assert.equal(event['type'], 'Warning');
+    assert.equal((event['source'] as Obj)['component'], 'garbage-collector-controller');
+    assert.equal(event['message'], `ownerRef [v1/ConfigMap, namespace: gc, name: elsewhere, uid: ${String(owner.metadata['uid'])}] does not exist in namespace "gc"`);
+    assert.equal((event['involvedObject'] as Obj)['uid'], cross.metadata['uid']);
     assert.equal(await status('gc-other', 'elsewhere'), 200);
     await create('gc', 'widget-owned', [], { ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Widget', name: 'w', uid: 'w-uid' }] });
     await create('gc', 'sentinel', [{ metadata: { name: 'never', uid: 'never-uid' } } as Obj]);

@@ -93,7 +93,15 @@ export function garbageCollector(registry: Registry, options: GarbageCollectorOp
   const queueOptions = { maxDelayMs: options.maxRetryDelayMs ?? 60_000 };
   const attemptToDelete: WorkQueue<string> = createWorkQueue(queueOptions);
   const attemptToOrphan: WorkQueue<string> = createWorkQueue(queueOptions);
-  const graph = new OwnershipGraph({ attemptToDelete, attemptToOrphan });
+  /** Set while a term runs: only the leader reports events. */
+  let leading = false;
+  const graph = new OwnershipGraph({
+    attemptToDelete,
+    attemptToOrphan,
+    onInvalidNamespaceOwnerRef: (dependent, ref) => {
+      if (leading) void reportInvalidNamespaceOwnerRef(dependent, ref);
+    },
+  });
   /** Monitors by group/plural, with the uids each has observed (for relists and withdrawal). */
   const monitors = new Map<string, { informer: Informer; uids: Set<string> }>();
   let retiredLists = 0;
@@ -306,6 +314,35 @@ export function garbageCollector(registry: Registry, options: GarbageCollectorOp
     }
   }
 
+  /**
+   * kube's Warning event on a dependent whose owner lives in another namespace (reason
+   * OwnerRefInvalidNamespace, source garbage-collector-controller). Best effort.
+   */
+  async function reportInvalidNamespaceOwnerRef(dependent: GraphNode, ref: OwnerReference): Promise<void> {
+    const events = registry.lookup('', 'v1', 'events');
+    const { apiVersion, kind, namespace, name, uid } = dependent.identity;
+    if (events?.creater === undefined || namespace === '') return;
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const owner = `[${ref.apiVersion}/${ref.kind}, namespace: ${namespace}, name: ${ref.name}, uid: ${ref.uid}]`;
+    try {
+      await events.creater.create({ namespace, userAgent: USER_AGENT }, {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `${name}.${Date.now().toString(16)}${Math.floor(Math.random() * 0xfff).toString(16)}`, namespace },
+        involvedObject: { apiVersion, kind, namespace, name, uid },
+        reason: 'OwnerRefInvalidNamespace',
+        message: `ownerRef ${owner} does not exist in namespace ${JSON.stringify(namespace)}`,
+        source: { component: 'garbage-collector-controller' },
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+        type: 'Warning',
+      }, {});
+    } catch {
+      // events are best effort
+    }
+  }
+
   // ---- attemptToDelete ----
 
   /** kube's isDangling: whether `ref` of `item` names an owner that does not exist, and the owner when it does. */
@@ -419,7 +456,11 @@ export function garbageCollector(registry: Registry, options: GarbageCollectorOp
       const local = new AbortController();
       setMaxListeners(64, local.signal);
       const term = local.signal;
-      const end = (): void => local.abort();
+      const end = (): void => {
+        leading = false;
+        local.abort();
+      };
+      leading = true;
       if (leaderTerm.aborted) end();
       else leaderTerm.addEventListener('abort', end, { once: true });
       const deleteWorkers = Array.from({ length: options.workers ?? 20 }, () =>

@@ -142,6 +142,11 @@ export class AbsentOwnerCache {
 export interface GraphQueues {
   readonly attemptToDelete: WorkQueue<string>;
   readonly attemptToOrphan: WorkQueue<string>;
+  /**
+   * A dependent names an owner the informers observed in another namespace (kube reports a
+   * Warning event `OwnerRefInvalidNamespace` on the dependent).
+   */
+  readonly onInvalidNamespaceOwnerRef?: (dependent: GraphNode, ref: OwnerReference) => void;
 }
 
 export class OwnershipGraph {
@@ -149,6 +154,11 @@ export class OwnershipGraph {
   readonly absentOwners = new AbsentOwnerCache();
 
   constructor(private readonly queues: GraphQueues) {}
+
+  private reportInvalidNamespace(dependent: GraphNode, ownerUid: string): void {
+    const ref = dependent.owners.find((r) => r.uid === ownerUid);
+    if (ref !== undefined) this.queues.onInvalidNamespaceOwnerRef?.(dependent, ref);
+  }
 
   private enqueueDelete(node: GraphNode): void {
     this.queues.attemptToDelete.add(node.identity.uid);
@@ -168,7 +178,10 @@ export class OwnershipGraph {
     if (node?.virtual === true) {
       if (!sameIdentity(node.identity, identity)) {
         // Dependents that named it otherwise may hold invalid references: verify them.
-        for (const dep of partitionDependents(node.dependents, identity).nonMatching) this.enqueueDelete(dep);
+        for (const dep of partitionDependents(node.dependents, identity).nonMatching) {
+          if (identity.namespace !== '' && dep.identity.namespace !== identity.namespace) this.reportInvalidNamespace(dep, uid);
+          this.enqueueDelete(dep);
+        }
         node.identity = identity;
       }
       node.virtual = false;
@@ -229,7 +242,10 @@ export class OwnershipGraph {
       owner.dependents.add(node);
       if (suspicious) continue;
       const ownerNamespaced = owner.identity.namespace !== '';
-      if (ownerNamespaced && owner.identity.namespace !== node.identity.namespace) suspicious = true;
+      if (ownerNamespaced && owner.identity.namespace !== node.identity.namespace) {
+        if (!owner.virtual) this.reportInvalidNamespace(node, ref.uid);
+        suspicious = true;
+      }
       else if (!refMatches(ref, owner.identity)) suspicious = true;
       else if (!ownerNamespaced && owner.identity.namespace !== node.identity.namespace && owner.virtual) suspicious = true;
     }
