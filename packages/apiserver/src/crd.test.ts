@@ -347,6 +347,14 @@ void describe('CustomResourceDefinitions', () => {
         const status = (await t.request('GET', `${CRD_PATH}/widgets.example.com`)).json['status'] as { storedVersions: string[] };
         return JSON.stringify(status.storedVersions) === '["v1","v2"]';
       });
+      // A default added later shows on objects stored before it (kube defaults on read).
+      const withDefault = (await t.request('GET', `${CRD_PATH}/widgets.example.com`)).json;
+      const defaulted = structuredClone(withDefault['spec']) as { versions: { name: string; schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }[] };
+      for (const v of defaulted.versions) v.schema.openAPIV3Schema.properties.spec.properties['shape'] = { type: 'string', default: 'round' };
+      assert.equal((await t.request('PUT', `${CRD_PATH}/widgets.example.com`, { body: { ...withDefault, spec: defaulted } })).status, 200);
+      await eventually('the default on read', async () => ((await t.request('GET', `${W}/w1`)).json['spec'] as Record<string, unknown>)['shape'] === 'round');
+      const listed = await t.request('GET', W_BETA);
+      assert.ok((listed.json['items'] as { spec: Record<string, unknown> }[]).every((i) => i.spec['shape'] === 'round'));
       const dropV1 = (await t.request('GET', `${CRD_PATH}/widgets.example.com`)).json;
       const without = structuredClone(dropV1['spec']) as { versions: { name: string }[] };
       without.versions = without.versions.filter((v) => v.name !== 'v1');

@@ -9,7 +9,7 @@
  * the refusal of creates while the CRD terminates.
  */
 import type { FieldError, JSONSchemaProps, KubeObject, PrinterColumn } from '@kapi/machinery';
-import { StatusError, column, fieldDuplicate, isPlainObject, nameColumn, timestampSince, validateAgainstSchema } from '@kapi/machinery';
+import { StatusError, applyDefaults, column, fieldDuplicate, isPlainObject, nameColumn, timestampSince, validateAgainstSchema } from '@kapi/machinery';
 import type { FieldGetter, ResourceDefinition, SubresourceDefinition, VersionDefinition } from '../definition.js';
 import { META_V1, ref } from '../schemas/schema-builders.js';
 import type { CrdColumn, CrdVersion, CustomResourceDefinition } from './crd-types.js';
@@ -86,6 +86,26 @@ function selectableFieldsFor(version: CrdVersion | undefined): Record<string, Fi
     };
   }
   return out;
+}
+
+/** Whether any node of `schema` has a `default`. */
+function hasDefaults(schema: JSONSchemaProps | undefined): boolean {
+  if (schema === undefined) return false;
+  if (schema.default !== undefined) return true;
+  return (
+    Object.values(schema.properties ?? {}).some(hasDefaults) ||
+    hasDefaults(schema.items) ||
+    (isPlainObject(schema.additionalProperties) && hasDefaults(schema.additionalProperties))
+  );
+}
+
+/** A `fromStorage` hook that applies the version's defaults to (a private copy of) a stored object. */
+function defaultingOnRead(schema: JSONSchemaProps): (stored: KubeObject) => KubeObject {
+  return (stored) => {
+    const { metadata, ...rest } = stored;
+    applyDefaults(rest, schema);
+    return { ...rest, metadata } as KubeObject;
+  };
 }
 
 /** A CRD version's status and scale subresources. */
@@ -202,6 +222,8 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
     ...(v.deprecated === true ? { deprecated: { warning: v.deprecationWarning ?? defaultDeprecationWarning(group, v.name!, kind) } } : {}),
     printerColumns: printerColumnsFor(v),
     subresources: subresourcesFor(v),
+    // kube defaults on read too: objects stored before a default was added show it.
+    ...(hasDefaults(v.schema?.openAPIV3Schema) ? { fromStorage: defaultingOnRead(v.schema!.openAPIV3Schema!) } : {}),
   }));
   const schemaByVersion = new Map(crdVersions.map((v) => [v.name, v.schema?.openAPIV3Schema]));
   return {
