@@ -116,6 +116,11 @@ void describe('API versions: events.k8s.io over core Events, deprecated versions
     const beta = await t.request('POST', EV1B1, { body: { ...newEvent('lenient', { eventTime: undefined, type: 'Odd', deprecatedCount: 3 }), apiVersion: 'events.k8s.io/v1beta1' } });
     assert.equal(beta.status, 201, beta.text);
     assert.equal(beta.headers.get('warning'), EVENTS_WARNING);
+    const series = await t.request('POST', EV1, { body: newEvent('series', { series: { count: 1 } }) });
+    assert.equal(series.status, 422);
+    assert.equal(series.json['message'], 'Event.events.k8s.io "series" is invalid: [series.count: Invalid value: "": should be at least 2, series.lastObservedTime: Required value]');
+    const betaSeries = await t.request('POST', EV1B1, { body: { ...newEvent('series'), apiVersion: 'events.k8s.io/v1beta1', series: { count: 1 } } });
+    assert.equal(betaSeries.status, 201, betaSeries.text);
     const immutable = await t.request('PATCH', `${EV1}/synced`, { body: { note: 'changed' }, headers: { 'content-type': 'application/merge-patch+json' } });
     assert.equal(immutable.status, 422);
     assert.equal(immutable.json['message'], 'Event.events.k8s.io "synced" is invalid: message: Invalid value: "changed": field is immutable');

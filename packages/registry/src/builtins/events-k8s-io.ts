@@ -123,7 +123,7 @@ function eventSeriesSchema(): JSONSchemaProps {
   return {
     description: 'Data about a series of events: an event that happened many times, with the count and time of the last occurrence.',
     type: 'object',
-    required: ['count', 'lastObservedTime'],
+    // kube's OpenAPI marks count and lastObservedTime required; only the v1 validation checks them (validateV1EventSeries).
     properties: {
       count: int32('How many occurrences of the event the series has seen since the last heartbeat.'),
       lastObservedTime: ref(`${META_V1}MicroTime`, 'When the last event of the series was seen.'),
