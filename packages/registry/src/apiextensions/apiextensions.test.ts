@@ -43,7 +43,7 @@ void describe('structural schema', () => {
           a: { 'x-kubernetes-int-or-string': true },
           b: { 'x-kubernetes-preserve-unknown-fields': true },
           c: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
-          d: { type: 'array', items: { type: 'object', properties: { k: { type: 'string' } } }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'] },
+          d: { type: 'array', items: { type: 'object', required: ['k'], properties: { k: { type: 'string' } } }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'] },
         },
       },
       'spec.versions[0].schema.openAPIV3Schema',
@@ -59,15 +59,19 @@ void describe('structural schema', () => {
           s: { type: 'string', 'x-kubernetes-list-type': 'set' },
           n: { type: 'string', allOf: [{ type: 'string' }] },
           r: { type: 'object', $ref: '#/definitions/x' },
+          set: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'object', properties: { a: { type: 'string' } } } },
+          keyed: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'], items: { type: 'object', properties: { k: { type: 'string' } } } },
         },
       },
       'p',
     ).map((e) => `${e.field}: ${e.message}`);
     assert.deepEqual(messages.sort(), [
+      'p.properties[keyed].items.properties[k].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property',
       'p.properties[m].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map',
       'p.properties[n].allOf[0].type: Forbidden: must be empty to be structural',
       'p.properties[r].$ref: Forbidden: $ref is not supported',
       'p.properties[s].type: Invalid value: "string": must be array if x-kubernetes-list-type is specified',
+      'p.properties[set].items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set',
     ]);
   });
 });

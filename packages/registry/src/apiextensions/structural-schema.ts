@@ -123,9 +123,30 @@ function checkListExtensions(s: Node, path: string, errs: FieldError[]): void {
     if (listType === undefined) errs.push(fieldRequired(`${path}.x-kubernetes-list-type`, 'must be map if x-kubernetes-list-map-keys is non-empty'));
     else if (listType !== 'map') errs.push(fieldInvalid(`${path}.x-kubernetes-list-type`, listType, 'must be map if x-kubernetes-list-map-keys is non-empty'));
   }
+  const items = s.items;
+  if (listType === 'set' && s.type === 'array' && items !== undefined) {
+    if (items.type === 'array' && items['x-kubernetes-list-type'] !== undefined && items['x-kubernetes-list-type'] !== 'atomic') {
+      errs.push(fieldInvalid(`${path}.items.x-kubernetes-list-type`, items['x-kubernetes-list-type'], 'must be atomic as item of a list with x-kubernetes-list-type=set'));
+    }
+    if (items.type === 'object' && items['x-kubernetes-map-type'] !== 'atomic') {
+      errs.push(fieldInvalid(`${path}.items.x-kubernetes-map-type`, items['x-kubernetes-map-type'] ?? null, 'must be atomic as item of a list with x-kubernetes-list-type=set'));
+    }
+  }
+  if ((listType === 'set' || listType === 'map') && items?.nullable === true) {
+    errs.push(fieldForbidden(`${path}.items.nullable`, `cannot be nullable when x-kubernetes-list-type is ${listType}`));
+  }
+  if (listType === 'map' && items?.type === 'object') {
+    for (const k of mapKeys) {
+      const p = items.properties?.[k];
+      if (p === undefined) continue;
+      if (!(items.required ?? []).includes(k) && p.default === undefined) {
+        errs.push(fieldRequired(`${key(`${path}.items.properties`, k)}.default`, 'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property'));
+      }
+      if (p.nullable === true) errs.push(fieldForbidden(`${key(`${path}.items.properties`, k)}.nullable`, 'this property is in x-kubernetes-list-map-keys, so it cannot be nullable'));
+    }
+  }
   if (listType === 'map') {
     if (mapKeys.length === 0) errs.push(fieldRequired(`${path}.x-kubernetes-list-map-keys`, 'must not be empty if x-kubernetes-list-type is map'));
-    const items = s.items;
     if (items === undefined) errs.push(fieldRequired(`${path}.items`, 'must have a schema if x-kubernetes-list-type is map'));
     else if (items.type !== 'object') errs.push(fieldInvalid(`${path}.items.type`, items.type ?? '', "must be object if parent array's x-kubernetes-list-type is map"));
     else {
