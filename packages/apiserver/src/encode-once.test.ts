@@ -2,11 +2,24 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeList, KubeObject } from '@kapi/machinery';
 import type { WatchEvent } from '@kapi/registry';
-import { jsonOf, listJson, watchEventLine } from './http/encode-once.js';
+import { jsonBytesOf, jsonOf, listJson, listJsonBytes, listJsonParts, watchEventLine } from './http/encode-once.js';
 
 const cm = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, resourceVersion: '5' }, data: { k: 'v"\n' } });
 
 void describe('serialize once', () => {
+  void it('gives a list as parts with the same bytes as one buffer, large items by reference', () => {
+    const big = { ...cm('big'), data: { payload: 'x'.repeat(40_000) } };
+    for (const items of [[], [cm('a')], [cm('a'), big, cm('b'), cm('c'), big], Array.from({ length: 300 }, (_, i) => cm(`n${i}`))]) {
+      const list: KubeList = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '9' }, items };
+      const { parts, length } = listJsonParts(list);
+      const joined = Buffer.concat(parts);
+      assert.equal(length, joined.length);
+      assert.deepEqual(joined, listJsonBytes(list));
+      if (items.includes(big)) assert.ok(parts.includes(jsonBytesOf(big)), 'a large item is its cached buffer, not a copy');
+      if (items.length === 300) assert.ok(parts.length < 10, `small items are joined into chunks (${parts.length} parts)`);
+    }
+  });
+
   void it('encodes a shared object once and reuses the text', () => {
     const obj = cm('a');
     const text = jsonOf(obj);

@@ -6,6 +6,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import {
+  apiextensionsDefinitions,
   builtinDefinitions,
   createRegistry,
   customResourceDefinitions,
@@ -287,7 +288,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const shutdown = new AbortController();
   const handler = createRequestHandler({
     registry,
-    definitions,
+    definitions: { ...definitions, ...apiextensionsDefinitions },
     metrics,
     health: {
       livez: [pingCheck, logHealth, etcdCheck, ...hooksForLivez],

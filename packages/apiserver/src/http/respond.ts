@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { createGzip } from 'node:zlib';
 import { stringify as stringifyYaml } from 'yaml';
 import { StatusError, hasProtobuf, internalError, isStatusError } from '@kapi/machinery';
-import { listProtobuf, protobufOf } from './encode-once.js';
+import { listProtobuf, protobufOf, type BodyParts } from './encode-once.js';
 import { MEDIA_TYPES, type Encoding, type OutputFormat } from './negotiation.js';
 import { isList, transformResponse, type ResourceOutput } from './resource-output.js';
 
@@ -73,13 +73,15 @@ export function acceptsGzip(acceptEncoding: string | string[] | undefined): bool
 }
 
 /**
- * Writes a body already encoded as `format`. No-op if the response was already sent. Bodies
+ * Writes a body already encoded as `format` (one string or buffer, or parts written in
+ * order). No-op if the response was already sent. Bodies
  * of GZIP_THRESHOLD_BYTES or more go out gzip-compressed (level 1, as kube) when the request
  * accepts gzip; headers are written at once either way.
  */
-export function writeEncoded(res: ServerResponse, code: number, body: string | Buffer, format: Encoding, options: WriteOptions = {}): void {
+export function writeEncoded(res: ServerResponse, code: number, body: string | Buffer | BodyParts, format: Encoding, options: WriteOptions = {}): void {
   if (res.headersSent || res.destroyed) return;
-  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  const parts = typeof body === 'string' || Buffer.isBuffer(body) ? undefined : body.parts;
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : body.length;
   const headers: Record<string, string | string[]> = {
     'Content-Type': options.contentType ?? MEDIA_TYPES[format],
     'Cache-Control': 'no-cache, private',
@@ -92,7 +94,14 @@ export function writeEncoded(res: ServerResponse, code: number, body: string | B
   if (!gzip) {
     headers['Content-Length'] = String(length);
     res.writeHead(code, headers);
-    res.end(body);
+    if (parts === undefined) {
+      res.end(body);
+      return;
+    }
+    // One gathered write of every part (corked until end), no copy into one buffer.
+    res.cork();
+    for (const part of parts) res.write(part);
+    res.end();
     return;
   }
   headers['Content-Encoding'] = 'gzip';
@@ -102,7 +111,12 @@ export function writeEncoded(res: ServerResponse, code: number, body: string | B
   compressor.on('error', () => res.destroy());
   res.on('close', () => compressor.destroy());
   compressor.pipe(res);
-  compressor.end(body);
+  if (parts === undefined) {
+    compressor.end(body);
+    return;
+  }
+  for (const part of parts) compressor.write(part);
+  compressor.end();
 }
 
 /** Writes plain text (health checks, the metrics exposition). */
