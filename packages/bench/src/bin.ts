@@ -30,6 +30,9 @@ async function main(argv: string[]): Promise<number> {
   return result.totalErrors === 0 ? 0 : 1;
 }
 
+// Exit (not die) on a signal, so that the servers and etcd the suite started are killed on exit.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {

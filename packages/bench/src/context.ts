@@ -37,6 +37,12 @@ export interface BenchContext {
 
 const bareServerScript = fileURLToPath(new URL('./bare-server.js', import.meta.url));
 
+/** Bare servers still running; killed when this process exits. */
+const bareChildren = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of bareChildren) child.kill('SIGKILL');
+});
+
 /** Starts a bare baseline process and waits for its port line; pins it to `cpus` when given. */
 export async function startBareServer(mode: 'list' | 'fanout', file: string, cpus: string | undefined): Promise<BareServer> {
   const child: ChildProcess = spawn(process.execPath, [bareServerScript, mode, file], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -46,6 +52,8 @@ export async function startBareServer(mode: 'list' | 'fanout', file: string, cpu
     createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
   });
   if (cpus !== undefined) pin(child.pid!, cpus);
+  bareChildren.add(child);
+  child.once('exit', () => bareChildren.delete(child));
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid!,

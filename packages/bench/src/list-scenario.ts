@@ -44,6 +44,8 @@ export interface ListScenarioOptions {
   objects: number;
   /** ConfigMaps list-0… already loaded by an earlier run (only the rest are loaded). */
   alreadyLoaded?: number;
+  /** A shorter pass (a further size): no etcd server and no first page; concurrent lists only from the cache and the bare server. */
+  lite?: boolean;
   concurrency: readonly number[];
   durationMs: number;
 }
@@ -149,10 +151,12 @@ export async function runListScenario(ctx: BenchContext, options: ListScenarioOp
     const sources: { source: ListSource; url: string; pid: number | undefined; request: string; path: string; items?: number }[] = [
       { source: 'kapi-cache', url: ctx.url, pid: ctx.kapiPid, request: 'RV=0 (watch cache)', path: `${path}?resourceVersion=0` },
       { source: 'kapi-most-recent', url: ctx.url, pid: ctx.kapiPid, request: 'RV unset (most recent)', path },
-      { source: 'kapi-page', url: ctx.url, pid: ctx.kapiPid, request: 'RV unset, limit=500 (first page)', path: `${path}?limit=500`, items: 500 },
+      ...(options.lite ? [] : [{ source: 'kapi-page' as const, url: ctx.url, pid: ctx.kapiPid, request: 'RV unset, limit=500 (first page)', path: `${path}?limit=500`, items: 500 }]),
       { source: 'kapi-selector-miss', url: ctx.url, pid: ctx.kapiPid, request: 'RV unset, label selector matching nothing', path: `${path}?labelSelector=kapi-bench-none%3Dnone`, items: 0 },
     ];
-    if (ctx.serverEtcd !== undefined) {
+    if (options.lite) {
+      skipped.push(`list of ${options.objects} from etcd and its first page: measured at the first size only`);
+    } else if (ctx.serverEtcd !== undefined) {
       const noCache = await ctx.startServer({ extraArgs: ['--watch-cache=false'] });
       stops.push(() => noCache.stop());
       sources.push({ source: 'kapi-etcd', url: noCache.insecureUrl!, pid: noCache.pid(), request: 'RV unset, --watch-cache=false (etcd)', path });
@@ -165,6 +169,7 @@ export async function runListScenario(ctx: BenchContext, options: ListScenarioOp
 
     for (const concurrency of options.concurrency) {
       for (const s of sources) {
+        if (options.lite && concurrency > 1 && s.source !== 'kapi-cache' && s.source !== 'bare') continue;
         const client = new KapiClient(s.url, maxConcurrency);
         try {
           const check = await client.getBody(s.path, true);

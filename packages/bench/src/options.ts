@@ -62,16 +62,16 @@ export interface SuiteOptions {
 
 export const usage = `usage: kapi-bench suite [options]
 
-  --quick                  short run (small sizes, 2 s steps, no representations; under 2 minutes)
+  --quick                  short run (small sizes, 2 s steps; under 2 minutes)
   --scenarios LIST         any of crud,list,fanout,memory,representations,restart,mixed,large,replicas
-                           (default all; crud = S1/S2, list = S3, fanout = S4, memory = S5,
-                           restart = S6, mixed = S7, large = S8, replicas = S9)
+                           (default all but representations; crud = S1/S2, list = S3, fanout = S4,
+                           memory = S5, restart = S6, mixed = S7, large = S8, replicas = S9)
   --concurrency 1,16,64    crud: concurrent keep-alive clients per step (default 1,16,64,256; quick: 16)
-  --duration SECONDS       crud: measured time per step (default 8; quick: 2)
-  --warmup SECONDS         warm-up before the first step of each kind (default 4; quick: 1)
+  --duration SECONDS       crud: measured time per step (default 6; quick: 2)
+  --warmup SECONDS         warm-up before the first step of each kind (default 3; quick: 1)
   --list-objects N[,N]     list: ConfigMaps of 1 KiB to list, one pass per size (default 10000,50000; quick: 5000)
   --list-concurrency 1,10  list: concurrent lists per step (default 1,10; quick: 1)
-  --scenario-duration SEC  list, fanout, large, replicas: measured time per step (default 6; quick: 2)
+  --scenario-duration SEC  list, fanout, large, replicas: measured time per step (default 5; quick: 2)
   --watchers N             fanout: watch connections (default 1000)
   --fanout-rates 10,100    fanout: writes per second, one step each (default 10,100,300; quick: 100)
   --selector-rate N        fanout: writes per second of the field-selector variant (default 100)
@@ -103,12 +103,12 @@ function positiveNumber(flag: string, value: string | undefined): number {
 export function parseSuiteOptions(args: readonly string[], defaultOutDir: string): SuiteOptions {
   const quick = args.includes('--quick');
   let concurrency: number[] = quick ? [16] : [1, 16, 64, 256];
-  let durationMs = quick ? 2_000 : 8_000;
-  let warmupMs = quick ? 1_000 : 4_000;
-  let scenarios: ScenarioName[] = quick ? scenarioNames.filter((n) => n !== 'representations') : [...scenarioNames];
+  let durationMs = quick ? 2_000 : 6_000;
+  let warmupMs = quick ? 1_000 : 3_000;
+  let scenarios: ScenarioName[] = scenarioNames.filter((n) => n !== 'representations');
   let listSizes: number[] = quick ? [5_000] : [10_000, 50_000];
   let listConcurrency: number[] = quick ? [1] : [1, 10];
-  let scenarioDurationMs = quick ? 2_000 : 6_000;
+  let scenarioDurationMs = quick ? 2_000 : 5_000;
   let selectorRate = 100;
   let restartObjects = quick ? 2_000 : 50_000;
   let restartInformers = quick ? 50 : 500;
