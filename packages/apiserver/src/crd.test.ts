@@ -111,6 +111,10 @@ void describe('CustomResourceDefinitions', () => {
       assert.ok(widgetSchema !== undefined, Object.keys(schemas).join(','));
       assert.deepEqual(widgetSchema['x-kubernetes-group-version-kind'], [{ group: 'example.com', version: 'v1', kind: 'Widget' }]);
       assert.ok(schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'] !== undefined);
+      const crdDoc = await t.request('GET', '/openapi/v3/apis/apiextensions.k8s.io/v1');
+      const crdSchemas = Object.keys((crdDoc.json['components'] as { schemas: Record<string, unknown> }).schemas);
+      assert.ok(crdSchemas.includes('io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition'), crdSchemas.join(','));
+      assert.ok(crdSchemas.includes('io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList'));
     });
   });
 

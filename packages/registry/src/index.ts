@@ -51,6 +51,7 @@ export {
 } from './controllers/index.js';
 export {
   customResourceDefinitions,
+  apiextensionsDefinitions,
   startCrdController,
   customResourceDefinition,
   APIEXTENSIONS_GROUP,

@@ -138,3 +138,22 @@ export const crdSchema: JSONSchemaProps = {
   },
   'x-kubernetes-group-version-kind': [{ group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition', version: 'v1' }],
 };
+
+/** kube's OpenAPI names for the CRD kinds, so documents name them as kube-apiserver does. */
+export const APIEXTENSIONS_V1 = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.';
+
+export const apiextensionsDefinitions: Record<string, JSONSchemaProps> = {
+  [`${APIEXTENSIONS_V1}CustomResourceDefinition`]: crdSchema,
+  [`${APIEXTENSIONS_V1}CustomResourceDefinitionList`]: {
+    type: 'object',
+    description: 'CustomResourceDefinitionList is a list of CustomResourceDefinition objects.',
+    required: ['items'],
+    properties: {
+      apiVersion: s('The versioned schema of this representation of an object.'),
+      kind: s('The REST resource type this object represents.'),
+      metadata: { $ref: `${COMPONENTS}${META_V1}ListMeta` },
+      items: { type: 'array', description: 'The CustomResourceDefinitions.', items: { $ref: `${COMPONENTS}${APIEXTENSIONS_V1}CustomResourceDefinition` } },
+    },
+    'x-kubernetes-group-version-kind': [{ group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinitionList', version: 'v1' }],
+  },
+};
