@@ -124,6 +124,16 @@ void describe('API versions: events.k8s.io over core Events, deprecated versions
     const immutable = await t.request('PATCH', `${EV1}/synced`, { body: { note: 'changed' }, headers: { 'content-type': 'application/merge-patch+json' } });
     assert.equal(immutable.status, 422);
     assert.equal(immutable.json['message'], 'Event.events.k8s.io "synced" is invalid: message: Invalid value: "changed": field is immutable');
+    const moved = await t.request('PATCH', `${EV1}/synced`, {
+      body: { regarding: { kind: 'Pod', name: 'web-2' }, deprecatedLastTimestamp: '2024-01-01T00:00:01Z' },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    assert.equal(moved.status, 422);
+    assert.equal(
+      moved.json['message'],
+      'Event.events.k8s.io "synced" is invalid: [involvedObject: Invalid value: core.ObjectReference{Kind:"Pod", Namespace:"default", Name:"web-2", UID:"", APIVersion:"", ResourceVersion:"", FieldPath:""}: field is immutable, ' +
+        'lastTimestamp: Invalid value: 2024-01-01 00:00:01 +0000 UTC: field is immutable]',
+    );
     const legacy = await t.request('PATCH', `${CORE}/synced`, { body: { message: 'changed' }, headers: { 'content-type': 'application/merge-patch+json' } });
     assert.equal(legacy.status, 200, legacy.text);
   });

@@ -18,7 +18,7 @@
  * event printer (the same storage answers both groups).
  */
 import type { FieldError, JSONSchemaProps, KubeObject, PrinterColumn } from '@kapi/machinery';
-import { fieldInvalid, fieldRequired } from '@kapi/machinery';
+import { fieldInvalid, fieldRequired, goQuote } from '@kapi/machinery';
 import type { FieldGetter, ResourceDefinition, VersionDefinition } from '../definition.js';
 import { OBJECT_REFERENCE } from '../schemas/core-references.js';
 import { CORE_V1, EVENTS_V1, EVENTS_V1BETA1, META_V1, int32, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
@@ -194,28 +194,59 @@ function strictCreateErrors(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-/** The fields kube's ValidateEventUpdate keeps immutable for events.k8s.io/v1 (core names; reason twice, as kube checks it). */
-const IMMUTABLE: readonly [string, string][] = [
-  ['involvedObject', 'involvedObject'],
-  ['reason', 'reason'],
-  ['message', 'message'],
-  ['source', 'source'],
-  ['firstTimestamp', 'firstTimestamp'],
-  ['lastTimestamp', 'lastTimestamp'],
-  ['count', 'count'],
-  ['reason', 'reason'],
-  ['type', 'type'],
-  ['eventTime', 'eventTime'],
-  ['action', 'action'],
-  ['related', 'related'],
-  ['reportingComponent', 'reportingController'],
-  ['reportingInstance', 'reportingInstance'],
+/** Go's time.Time.String() of an RFC 3339 timestamp ("2024-01-01 00:00:00.5 +0000 UTC"); the zero time when absent. */
+function goTime(value: unknown): string {
+  const m = typeof value === 'string' ? /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z$/.exec(value) : null;
+  if (m === null) return '0001-01-01 00:00:00 +0000 UTC';
+  const fraction = (m[3] ?? '').replace(/0+$/, '');
+  return `${m[1]} ${m[2]}${fraction === '' ? '' : `.${fraction}`} +0000 UTC`;
+}
+
+/** `%#v` of a struct of string fields (kube's internal type, e.g. core.ObjectReference). */
+function goStruct(type: string, fields: readonly [string, string][], value: unknown): string {
+  const record = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  const parts = fields.map(([goName, json]) => `${goName}:${goQuote(typeof record[json] === 'string' ? record[json] : '')}`);
+  return `${type}{${parts.join(', ')}}`;
+}
+
+const OBJECT_REFERENCE_FIELDS: readonly [string, string][] = [
+  ['Kind', 'kind'],
+  ['Namespace', 'namespace'],
+  ['Name', 'name'],
+  ['UID', 'uid'],
+  ['APIVersion', 'apiVersion'],
+  ['ResourceVersion', 'resourceVersion'],
+  ['FieldPath', 'fieldPath'],
+];
+
+const goString = (value: unknown) => goQuote(typeof value === 'string' ? value : '');
+
+/**
+ * The fields kube's ValidateEventUpdate keeps immutable for events.k8s.io/v1, in its order
+ * (core names; reason twice, as kube checks it), with how kube's field.Invalid prints the
+ * new value of the internal type (strings quoted, Times as time.Time.String(), structs %#v).
+ */
+const IMMUTABLE: readonly [field: string, path: string, format: (value: unknown) => string][] = [
+  ['involvedObject', 'involvedObject', (v) => goStruct('core.ObjectReference', OBJECT_REFERENCE_FIELDS, v)],
+  ['reason', 'reason', goString],
+  ['message', 'message', goString],
+  ['source', 'source', (v) => goStruct('core.EventSource', [['Component', 'component'], ['Host', 'host']], v)],
+  ['firstTimestamp', 'firstTimestamp', goTime],
+  ['lastTimestamp', 'lastTimestamp', goTime],
+  ['count', 'count', (v) => String(typeof v === 'number' ? v : 0)],
+  ['reason', 'reason', goString],
+  ['type', 'type', goString],
+  ['eventTime', 'eventTime', goTime],
+  ['action', 'action', goString],
+  ['related', 'related', (v) => (v === undefined || v === null ? 'null' : goStruct('core.ObjectReference', OBJECT_REFERENCE_FIELDS, v))],
+  ['reportingComponent', 'reportingController', goString],
+  ['reportingInstance', 'reportingInstance', goString],
 ];
 
 function strictUpdateErrors(obj: KubeObject, old: KubeObject): FieldError[] {
   const errs = semanticEqual(obj['series'], old['series']) ? [] : seriesErrors(obj);
-  for (const [field, path] of IMMUTABLE) {
-    if (!semanticEqual(obj[field], old[field])) errs.push(fieldInvalid(path, obj[field], 'field is immutable'));
+  for (const [field, path, format] of IMMUTABLE) {
+    if (!semanticEqual(obj[field], old[field])) errs.push({ type: 'FieldValueInvalid', field: path, message: `Invalid value: ${format(obj[field])}: field is immutable` });
   }
   return errs;
 }
