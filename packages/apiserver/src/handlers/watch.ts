@@ -7,6 +7,7 @@
  * PartialObjectMetadata when the client asked for that. ERROR objects (Status) are never converted.
  */
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { badRequest, encodeWatchFrame, envelopeObject, encodeObjectRaw, fieldSelectorFromSet, notAcceptable, type FieldSelector, type KubeObject } from '@kapi/machinery';
 import type { WatchEvent, WatchOptions, WatchStream } from '@kapi/registry';
 import { watchEventFrame, watchEventLine } from '../http/encode-once.js';
@@ -78,19 +79,48 @@ function watchEncoder(scope: RequestScope): WatchEncoder {
   };
 }
 
-/** Resolves when the response can take more data, or when it is closed or the watch ends. */
-function writable(res: ServerResponse, signal: AbortSignal): Promise<void> {
+/** Resolves when `target` (the response or its socket) can take more data, or when it is closed or the watch ends. */
+function writable(target: ServerResponse | Socket, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
+      target.off('drain', done);
+      target.off('close', done);
       signal.removeEventListener('abort', done);
       resolve();
     };
-    res.on('drain', done);
-    res.on('close', done);
+    target.on('drain', done);
+    target.on('close', done);
     signal.addEventListener('abort', done);
   });
+}
+
+const CRLF = Buffer.from('\r\n');
+const framedChunks = new WeakMap<Buffer, Buffer>();
+
+/**
+ * `line` as one HTTP/1.1 chunk (hex size, CRLF, the bytes, CRLF) in one Buffer, framed once
+ * per line: an event's line is shared by every watcher (encode-once), so is its chunk.
+ */
+function framedChunk(line: Buffer): Buffer {
+  let chunk = framedChunks.get(line);
+  if (chunk === undefined) {
+    chunk = Buffer.concat([Buffer.from(`${line.length.toString(16)}\r\n`), line, CRLF]);
+    framedChunks.set(line, chunk);
+  }
+  return chunk;
+}
+
+/**
+ * The socket a chunked HTTP/1.1 response can write its framed chunks to directly (one
+ * buffer, one write per event, as a bare fan-out does) instead of through the response's
+ * chunked encoder: only once everything the response wrote (the headers) is on the socket.
+ * Undefined for HTTP/2 and whenever that does not hold; the response's own writes are used then.
+ */
+function directSocket(res: ServerResponse): Socket | undefined {
+  const socket = res.socket;
+  if (socket === null || res.req.httpVersionMajor !== 1 || res.req.httpVersionMinor !== 1) return undefined;
+  if (!res.headersSent || !res.chunkedEncoding || res.writableLength !== socket.writableLength) return undefined;
+  return socket;
 }
 
 /**
@@ -98,26 +128,28 @@ function writable(res: ServerResponse, signal: AbortSignal): Promise<void> {
  * socket took the previous one (`write` returned true, or 'drain'), so a slow client slows
  * the pulls and the storage's bounded queue decides what happens to a watcher that cannot
  * keep up. Writes are corked until the next tick so that events already queued go out in
- * one batch. Ends after an ERROR event.
+ * one batch. On HTTP/1.1 each event goes to the socket as one pre-framed chunk (see directSocket). Ends after an ERROR event.
  */
 async function pump(res: ServerResponse, watch: WatchStream, encoder: WatchEncoder, signal: AbortSignal, sent?: (bytes: number) => void): Promise<void> {
+  const socket = directSocket(res);
+  const out: ServerResponse | Socket = socket ?? res;
   let corked = false;
   const uncork = () => {
     corked = false;
-    res.uncork();
+    out.uncork();
   };
   for await (const event of watch as AsyncIterable<WatchEvent>) {
     if (signal.aborted || res.destroyed) break;
     if (!corked) {
       corked = true;
-      res.cork();
+      out.cork();
       process.nextTick(uncork);
     }
     const line = encoder.encode(event);
-    const accepted = res.write(line);
+    const accepted = socket !== undefined ? socket.write(framedChunk(line)) : res.write(line);
     sent?.(line.length);
     if (event.type === 'ERROR') break;
-    if (!accepted) await writable(res, signal);
+    if (!accepted) await writable(out, signal);
   }
 }
 
