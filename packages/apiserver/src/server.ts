@@ -283,7 +283,8 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       if (finished) return;
       finished = true;
       clearTimeout(timer);
-      if (!res.headersSent) fail(new Error('the handler finished without a response'));
+      // A client that went away (a probe's timeout) left nothing to answer: not a server error.
+      if (!res.headersSent && !res.destroyed) fail(new Error('the handler finished without a response'));
       releaseSeat?.();
       endInflight?.();
       untrack?.();
