@@ -256,7 +256,7 @@ for (const watchCache of [true, false]) {
         assert.ok(compacted > r4);
         // The server learns the compacted revision through compact_rev_key; the cache drops older snapshots within a tick.
         let res = await list(`resourceVersionMatch=Exact&resourceVersion=${r2}`);
-        for (let i = 0; i < 50 && res.status === 200; i++) {
+        for (let i = 0; i < 150 && res.status === 200; i++) {
           await new Promise((resolve) => setTimeout(resolve, 100));
           res = await list(`resourceVersionMatch=Exact&resourceVersion=${r2}`);
         }
