@@ -129,17 +129,23 @@ export function namespaceController(registry: Registry, options: NamespaceContro
   async function deleteContent(namespace: string, options: DeleteOptions, signal: AbortSignal | undefined): Promise<Remaining> {
     const remaining: Remaining = { counts: [], finalizers: new Map() };
     const req = { namespace, userAgent: USER_AGENT };
-    for (const resource of resources) {
-      if (signal?.aborted === true) throw new Error('leadership lost');
-      await resource.collectionDeleter!.deleteCollection(req, options, {});
-      const left = await resource.lister!.list(req, {});
-      if (left.items.length === 0) continue;
+    // Every resource at once (each deletecollection bounds its own concurrency); reported in resource order.
+    const lefts = await Promise.all(
+      resources.map(async (resource) => {
+        if (signal?.aborted === true) throw new Error('leadership lost');
+        await resource.collectionDeleter!.deleteCollection(req, options, {});
+        return (await resource.lister!.list(req, {})).items;
+      }),
+    );
+    resources.forEach((resource, i) => {
+      const left = lefts[i]!;
+      if (left.length === 0) return;
       const gr = resource.definition.group === '' ? `${resource.definition.plural}.` : `${resource.definition.plural}.${resource.definition.group}`;
-      remaining.counts.push(`${gr} has ${left.items.length} resource instances`);
-      for (const item of left.items) {
+      remaining.counts.push(`${gr} has ${left.length} resource instances`);
+      for (const item of left) {
         for (const f of item.metadata.finalizers ?? []) remaining.finalizers.set(f, (remaining.finalizers.get(f) ?? 0) + 1);
       }
-    }
+    });
     return remaining;
   }
 
