@@ -164,7 +164,10 @@ export async function runMixedScenario(ctx: BenchContext, options: MixedScenario
     const cpuAfter = ctx.kapiPid !== undefined ? readProcess(ctx.kapiPid)?.cpuSeconds : undefined;
     const expected = writes * options.watchers;
     const drainUntil = performance.now() + 5000;
-    while (arrivals.rvs.size < expected && performance.now() < drainUntil) await sleep(50);
+    while (performance.now() < drainUntil) {
+      if (arrivals.rvs.size >= expected && match().n >= expected) break;
+      await sleep(arrivals.rvs.size >= expected ? 200 : 50);
+    }
     const matched = match();
     delivered = matched.n;
     for (const v of matched.deliveredNow.values()) deliveries.add(v);
