@@ -66,7 +66,8 @@ void describe('managedFields match Kubernetes field manager (structured-merge-di
   let binary: string;
 
   before(async () => {
-    [cluster, binary] = await Promise.all([startCluster(), buildFieldManager()]);
+    // The steps name owners that do not exist: without this the garbage collector would delete the objects mid-sequence.
+    [cluster, binary] = await Promise.all([startCluster({ server: { extraArgs: ['--enable-garbage-collector=false'] } }), buildFieldManager()]);
     rest = new RestClient(cluster.servers[0]!.url);
     const created = await rest.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     assert.equal(created.status, 201, created.text);

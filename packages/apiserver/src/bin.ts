@@ -85,6 +85,7 @@ async function main(): Promise<void> {
     etcdDbMetricPollIntervalMs: flags.etcdDbMetricPollIntervalMs,
     etcdHealthcheckTimeoutMs: flags.etcdHealthcheckTimeoutMs,
     etcdReadycheckTimeoutMs: flags.etcdReadycheckTimeoutMs,
+    enableGarbageCollector: flags.enableGarbageCollector,
     controllers: {
       leaderElection: flags.leaderElect
         ? {

@@ -203,6 +203,11 @@ void describe('leader election flags (kube-controller-manager\'s)', () => {
     assert.match(usage(), /--leader-elect-lease-duration duration .*\(default 15s\)/);
   });
 
+  void it('--enable-garbage-collector defaults to true and can be turned off', () => {
+    assert.equal(parsed(['--etcd-servers=x']).enableGarbageCollector, true);
+    assert.equal(parsed(['--etcd-servers=x', '--enable-garbage-collector=false']).enableGarbageCollector, false);
+  });
+
   void it('parses them and refuses timings client-go\'s leader elector refuses', () => {
     const f = parsed([
       '--etcd-servers=x', '--leader-elect-lease-duration=4s', '--leader-elect-renew-deadline=3s', '--leader-elect-retry-period=500ms',

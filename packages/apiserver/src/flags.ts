@@ -43,6 +43,7 @@ export interface ServerFlags {
   /** --tracing-config-file ("" = no tracing). */
   tracingConfigFile: string;
   /** kube-controller-manager's --leader-elect* flags, for kapi's own controllers (namespace deletion, garbage collection). */
+  enableGarbageCollector: boolean;
   leaderElect: boolean;
   leaderElectLeaseDurationMs: number;
   leaderElectRenewDeadlineMs: number;
@@ -96,6 +97,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'etcd-healthcheck-timeout': { type: 'duration', defaultText: '2s', help: 'The timeout to use when checking etcd health.' },
   'etcd-readycheck-timeout': { type: 'duration', defaultText: '2s', help: 'The timeout to use when checking etcd readiness' },
   'tracing-config-file': { type: 'string', defaultText: '', help: 'File with apiserver tracing configuration.' },
+  'enable-garbage-collector': { type: 'bool', defaultText: 'true', help: 'Enables the generic garbage collector. MUST be synced with the corresponding flag of the kube-controller-manager.' },
   // kube-controller-manager's leader election flags: kapi runs the namespace controller and the garbage collector itself.
   'leader-elect': { type: 'bool', defaultText: 'true', help: 'Start a leader election client and gain leadership before executing the main loop (kapi\'s namespace controller and garbage collector). Enable this when running replicated components for high availability.' },
   'leader-elect-lease-duration': { type: 'duration', defaultText: '15s', help: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that a leader can be stopped before it is replaced by another candidate. This is only applicable if leader election is enabled.' },
@@ -120,7 +122,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
     bool: [
       'allow-privileged', 'enable-priority-and-fairness', 'anonymous-auth', 'profiling', 'service-account-lookup',
       'encryption-provider-config-automatic-reload', 'enable-aggregator-routing',
-      'enable-bootstrap-token-auth', 'logtostderr', 'alsologtostderr', 'enable-garbage-collector',
+      'enable-bootstrap-token-auth', 'logtostderr', 'alsologtostderr',
     ],
     int: [
       'default-watch-cache-size', 'lease-reuse-duration-seconds', 'audit-log-maxsize', 'audit-log-maxage',
@@ -332,6 +334,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     etcdHealthcheckTimeoutMs: get<number>('etcd-healthcheck-timeout'),
     etcdReadycheckTimeoutMs: get<number>('etcd-readycheck-timeout'),
     tracingConfigFile: get<string>('tracing-config-file'),
+    enableGarbageCollector: get<boolean>('enable-garbage-collector'),
     leaderElect: get<boolean>('leader-elect'),
     leaderElectLeaseDurationMs: get<number>('leader-elect-lease-duration'),
     leaderElectRenewDeadlineMs: get<number>('leader-elect-renew-deadline'),

@@ -159,3 +159,37 @@ void describe('garbage collection over HTTP (Background, Orphan, Foreground)', (
     assert.match(res.text, /\[\+\]informer-sync ok/);
   });
 });
+
+// kube-apiserver's --enable-garbage-collector=false: deletes add no GC finalizers and nothing collects dependents.
+void describe('garbage collection disabled (--enable-garbage-collector=false)', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({ ...FAST, enableGarbageCollector: false });
+    assert.equal((await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'nogc' } } })).status, 201);
+  });
+  after(async () => t.close());
+
+  void it('deletes at once whatever the policy, and leaves dependents with their ownerReferences', async () => {
+    const make = async (name: string, owner?: Obj): Promise<Obj> => {
+      const ownerReferences = owner === undefined ? undefined : [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner.metadata['name'], uid: owner.metadata['uid'], blockOwnerDeletion: true }];
+      const res = await t.request('POST', CM('nogc'), { body: { metadata: { name, ...(ownerReferences !== undefined ? { ownerReferences } : {}) } } });
+      assert.equal(res.status, 201, res.text);
+      return res.json as Obj;
+    };
+    for (const policy of ['Foreground', 'Orphan', 'Background']) {
+      const owner = await make(`owner-${policy.toLowerCase()}`);
+      await make(`dep-${policy.toLowerCase()}`, owner);
+      const del = await t.request('DELETE', `${CM('nogc')}/${String(owner.metadata['name'])}?propagationPolicy=${policy}`);
+      assert.equal(del.status, 200, del.text);
+      assert.equal((del.json as { kind?: string }).kind, 'Status', `${policy}: removed at once, no foregroundDeletion/orphan finalizer`);
+      assert.equal((await t.request('GET', `${CM('nogc')}/${String(owner.metadata['name'])}`)).status, 404);
+    }
+    // With a collector, these dependents of deleted owners go within milliseconds; here they stay untouched.
+    await new Promise((r) => setTimeout(r, 1500));
+    for (const policy of ['foreground', 'orphan', 'background']) {
+      const dep = await t.request('GET', `${CM('nogc')}/dep-${policy}`);
+      assert.equal(dep.status, 200, `dep-${policy} was collected`);
+      assert.equal(((dep.json as Obj).metadata['ownerReferences'] as unknown[]).length, 1);
+    }
+  });
+});

@@ -91,6 +91,11 @@ export interface ApiServerOptions {
   readonly connectionTimeouts?: ConnectionTimeouts;
   /** The lifecycle controllers (namespace deletion) behind leader election; false = none. Default: on, kube's lease timings. */
   readonly controllers?: false | ControllerOptions;
+  /**
+   * `--enable-garbage-collector` (default true). False: deletes add no `orphan`/`foregroundDeletion`
+   * finalizers and no garbage collector runs (ownerReferences are left to an outside collector).
+   */
+  readonly enableGarbageCollector?: boolean;
 }
 
 /** Node's per-connection limits; kube's values by default. */
@@ -235,7 +240,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...options.watchCacheTuning,
   });
   const storage = watchCache ?? etcd;
-  const registry = createRegistry({ storage, prefix: options.etcdPrefix ?? '/registry', definitions: servedDefinitions });
+  const garbageCollection = options.enableGarbageCollector ?? true;
+  const registry = createRegistry({ storage, prefix: options.etcdPrefix ?? '/registry', definitions: servedDefinitions, garbageCollection });
   // One readiness check per watch cache (a cache that is (re-)listing cannot serve).
   const cacheCheck = (r: { prefix: string; group: string; resource: string }): HealthCheck => ({
     name: `watch-cache/${r.group === '' ? r.resource : `${r.resource}.${r.group}`}`,
@@ -401,7 +407,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   // Every CRD stored so far is served before the server reports itself started (as readyz's crd-informer-synced).
   if (!closing) await crdController.synced();
   if (options.controllers !== false && !closing) {
-    controllers = startControllers(registry, options.controllers ?? {});
+    const controllerOptions = options.controllers ?? {};
+    controllers = startControllers(registry, garbageCollection ? controllerOptions : { ...controllerOptions, garbageCollector: false });
     // Their first lists come from the watch caches: wait briefly so that readyz (informer-sync) passes on return.
     for (const deadline = Date.now() + 5000; !controllers.synced() && !closing && Date.now() < deadline; ) await sleep(10);
   }

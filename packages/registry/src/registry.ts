@@ -17,6 +17,8 @@ export interface RegistryOptions {
   readonly prefix?: string;
   /** The resources to serve; default `builtinDefinitions`. */
   readonly definitions?: readonly ResourceDefinition[];
+  /** kube's `--enable-garbage-collector` (default true): deletes manage the `orphan`/`foregroundDeletion` finalizers. */
+  readonly garbageCollection?: boolean;
 }
 
 /** A change to the set of served resources (CRDs come and go at runtime). */
@@ -69,6 +71,7 @@ export function createRegistry(options: RegistryOptions): Registry {
           cohabitants: initial.filter((d) => d !== definition && d.group !== definition.group && storageKey(d) === storageKey(definition)),
           ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
           ...(isNamespaces(definition) ? { deletionGuard: checkNamespaceDeletable } : {}),
+          ...(options.garbageCollection === false ? { garbageCollection: false } : {}),
         }),
       );
   const keyOf = (group: string, version: string, plural: string): string => `${group}/${version}/${plural}`;

@@ -44,6 +44,8 @@ export interface StoreContext {
   readonly namespaces: NamespaceLifecycle | undefined;
   /** Throws to refuse deleting `name` (immortal namespaces). */
   readonly deletionGuard: ((name: string) => void) | undefined;
+  /** Deletes manage the garbage collector's finalizers (`--enable-garbage-collector`). */
+  readonly garbageCollection: boolean;
   /** The merge semantics of the version's schema (server-side apply, managedFields). */
   readonly atom: Atom;
 }

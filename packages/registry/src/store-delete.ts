@@ -96,8 +96,8 @@ export function garbageCollectionFinalizers(obj: KubeObject, options: DeleteOpti
  * The delete step against the stored object: the garbage collector's finalizers per the
  * options, then either the object marked for deletion (it has finalizers) or null (remove it).
  */
-function deleteStep(existing: KubeObject, options: DeleteOptions): KubeObject | null {
-  const finalizers = garbageCollectionFinalizers(existing, options);
+function deleteStep(existing: KubeObject, options: DeleteOptions, garbageCollection: boolean): KubeObject | null {
+  const finalizers = garbageCollection ? garbageCollectionFinalizers(existing, options) : undefined;
   if (finalizers !== undefined) {
     if (finalizers.length > 0) existing.metadata.finalizers = finalizers;
     else delete existing.metadata.finalizers;
@@ -193,14 +193,14 @@ async function deleteGeneric(
   if (options.dryRun) {
     const existing = (await ctx.storage.get(key))!;
     checkPreconditions(key, existing, options.preconditions);
-    const next = deleteStep(structuredClone(existing), options);
+    const next = deleteStep(structuredClone(existing), options, ctx.garbageCollection);
     if (next !== null) return { object: present(ctx, next), deletedImmediately: false };
     return { object: deletedResponse(ctx, existing), deletedImmediately: true };
   }
   const result = await ctx.storage.guaranteedUpdate(
     key,
     (existing) => {
-      const next = deleteStep(existing!, options);
+      const next = deleteStep(existing!, options, ctx.garbageCollection);
       pending = next !== null;
       return next;
     },

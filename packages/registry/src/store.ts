@@ -42,6 +42,8 @@ export interface StoreOptions {
   readonly namespaceLifecycle?: NamespaceLifecycle | false;
   /** Called before each delete with the object's name; throw a StatusError to refuse. */
   readonly deletionGuard?: (name: string) => void;
+  /** Deletes manage the `orphan`/`foregroundDeletion` finalizers (kube's EnableGarbageCollection); default true. */
+  readonly garbageCollection?: boolean;
   /** Other groups' definitions of the same stored objects (events.k8s.io for core events): their managed field sets are converted too. */
   readonly cohabitants?: readonly ResourceDefinition[];
 }
@@ -89,6 +91,7 @@ export function createStoreContext(options: StoreOptions): StoreContext {
     },
     namespaces: definition.namespaced ? lifecycle : undefined,
     deletionGuard: options.deletionGuard,
+    garbageCollection: options.garbageCollection ?? true,
     atom: schemaAtom(version.schema, schemas),
   };
 }
