@@ -20,6 +20,11 @@ export interface LoadResult {
   ops: number;
   /** Failed operations (never dropped from the report). */
   errors: number;
+  /**
+   * Operations the server refused with 429 (its max-inflight overload protection, as kube's
+   * --max-(mutating-)requests-inflight): reported on their own, not counted as errors.
+   */
+  throttled?: number;
   /** Up to five distinct error messages, for the report. */
   errorSamples: string[];
   /** Wall time from the first start to the last completion, in seconds. */
@@ -42,6 +47,7 @@ export async function runClosedLoop(op: Operation, options: ClosedLoopOptions): 
   const samples = new SampleBuffer();
   const errorSamples = new Set<string>();
   let errors = 0;
+  let throttled = 0;
   let seq = options.firstSeq ?? 0;
   const lastSeq = options.maxOps !== undefined ? seq + options.maxOps : Number.POSITIVE_INFINITY;
   const start = performance.now();
@@ -55,6 +61,10 @@ export async function runClosedLoop(op: Operation, options: ClosedLoopOptions): 
         await op(mySeq);
         samples.add(performance.now() - t0);
       } catch (err) {
+        if ((err as { status?: unknown } | null)?.status === 429) {
+          throttled++;
+          continue;
+        }
         errors++;
         if (errorSamples.size < 5) errorSamples.add(err instanceof Error ? err.message : String(err));
       }
@@ -66,6 +76,7 @@ export async function runClosedLoop(op: Operation, options: ClosedLoopOptions): 
     concurrency: options.concurrency,
     ops: samples.size,
     errors,
+    throttled,
     errorSamples: [...errorSamples],
     elapsedSeconds,
     opsPerSecond: samples.size / elapsedSeconds,

@@ -4,7 +4,7 @@ import { parseSuiteOptions } from './options.js';
 
 void test('defaults and --quick', () => {
   const full = parseSuiteOptions([], '/out');
-  assert.deepEqual([full.concurrency, full.durationMs, full.warmupMs, full.url, full.pin, full.outDir], [[1, 16, 64, 256], 6_000, 3_000, undefined, true, '/out']);
+  assert.deepEqual([full.concurrency, full.durationMs, full.warmupMs, full.url, full.pin, full.outDir], [[1, 16, 64, 256], 4_000, 3_000, undefined, true, '/out']);
   assert.deepEqual(
     [full.scenarios, full.listObjects, full.listSizes, full.listConcurrency, full.watchers, full.fanoutRates, full.memoryObjects],
     [['crud', 'list', 'fanout', 'memory', 'restart', 'mixed', 'large', 'replicas'], 10_000, [10_000, 50_000], [1, 10], 1000, [10, 100, 300], [10_000, 50_000]],

@@ -67,7 +67,7 @@ export const usage = `usage: kapi-bench suite [options]
                            (default all but representations; crud = S1/S2, list = S3, fanout = S4,
                            memory = S5, restart = S6, mixed = S7, large = S8, replicas = S9)
   --concurrency 1,16,64    crud: concurrent keep-alive clients per step (default 1,16,64,256; quick: 16)
-  --duration SECONDS       crud: measured time per step (default 6; quick: 2)
+  --duration SECONDS       crud: measured time per step (default 4; quick: 2)
   --warmup SECONDS         warm-up before the first step of each kind (default 3; quick: 1)
   --list-objects N[,N]     list: ConfigMaps of 1 KiB to list, one pass per size (default 10000,50000; quick: 5000)
   --list-concurrency 1,10  list: concurrent lists per step (default 1,10; quick: 1)
@@ -103,7 +103,7 @@ function positiveNumber(flag: string, value: string | undefined): number {
 export function parseSuiteOptions(args: readonly string[], defaultOutDir: string): SuiteOptions {
   const quick = args.includes('--quick');
   let concurrency: number[] = quick ? [16] : [1, 16, 64, 256];
-  let durationMs = quick ? 2_000 : 6_000;
+  let durationMs = quick ? 2_000 : 4_000;
   let warmupMs = quick ? 1_000 : 3_000;
   let scenarios: ScenarioName[] = scenarioNames.filter((n) => n !== 'representations');
   let listSizes: number[] = quick ? [5_000] : [10_000, 50_000];

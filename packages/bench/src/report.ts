@@ -17,7 +17,7 @@ function cpuMsPerOp(step: StepResult, who: 'kapi' | 'etcd'): number | undefined 
 
 /** Rows of the main table: one per step. */
 export function stepRows(result: SuiteResult): string[][] {
-  const header = ['target', 'op', 'conc', 'ops/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'kapi cpu ms/op', 'etcd cpu ms/op', 'client cpu ms/op', 'kapi rss MiB', 'etcd rss MiB'];
+  const header = ['target', 'op', 'conc', 'ops/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', '429s', 'kapi cpu ms/op', 'etcd cpu ms/op', 'client cpu ms/op', 'kapi rss MiB', 'etcd rss MiB'];
   return [
     header,
     ...result.steps.map((s) => [
@@ -29,6 +29,7 @@ export function stepRows(result: SuiteResult): string[][] {
       fixed(s.latency.p99, 2),
       fixed(s.latency.max, 1),
       String(s.errors),
+      String(s.throttled ?? 0),
       fixed(cpuMsPerOp(s, 'kapi'), 3),
       fixed(cpuMsPerOp(s, 'etcd'), 3),
       fixed(s.ops + s.errors > 0 ? (s.loadGeneratorCpuSeconds * 1000) / (s.ops + s.errors) : undefined, 3),
