@@ -12,7 +12,7 @@ void test('defaults and --quick', () => {
   assert.deepEqual([full.restartObjects, full.restartInformers, full.mixedDurationMs, full.largeObjects, full.largeConcurrency], [50_000, 500, 300_000, 300, 10]);
   const quick = parseSuiteOptions(['--quick'], '/out');
   assert.deepEqual([quick.quick, quick.concurrency, quick.durationMs, quick.warmupMs], [true, [16], 2_000, 1_000]);
-  assert.deepEqual([quick.listSizes, quick.listConcurrency, quick.fanoutRates, quick.memoryObjects, quick.mixedDurationMs], [[5_000], [1], [100], [5_000], 15_000]);
+  assert.deepEqual([quick.listSizes, quick.listConcurrency, quick.fanoutRates, quick.memoryObjects, quick.mixedDurationMs], [[5_000], [1], [100], [5_000], 10_000]);
   assert.equal(quick.scenarios.includes('representations'), false);
 });
 

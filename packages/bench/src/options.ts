@@ -69,7 +69,8 @@ export const usage = `usage: kapi-bench suite [options]
   --concurrency 1,16,64    crud: concurrent keep-alive clients per step (default 1,16,64,256; quick: 16)
   --duration SECONDS       crud: measured time per step (default 4; quick: 2)
   --warmup SECONDS         warm-up before the first step of each kind (default 3; quick: 1)
-  --list-objects N[,N]     list: ConfigMaps of 1 KiB to list, one pass per size (default 10000,50000; quick: 5000)
+  --list-objects N[,N]     list: ConfigMaps of 1 KiB to list, one pass per size (default 10000,50000; quick: 5000,
+                           without the list from etcd and the first page)
   --list-concurrency 1,10  list: concurrent lists per step (default 1,10; quick: 1)
   --scenario-duration SEC  list, fanout, large, replicas: measured time per step (default 5; quick: 2)
   --watchers N             fanout: watch connections (default 1000)
@@ -78,7 +79,7 @@ export const usage = `usage: kapi-bench suite [options]
   --memory-objects 10000   memory: cache sizes to measure at (default 10000,50000; quick: 5000)
   --restart-objects N      restart: ConfigMaps of 1 KiB (default 50000; quick: 2000)
   --restart-informers N    restart: informers reconnecting (default 500; quick: 50)
-  --mixed-duration SEC     mixed: how long the mixed load runs (default 300; quick: 15)
+  --mixed-duration SEC     mixed: how long the mixed load runs (default 300; quick: 10)
   --large-objects N        large: ConfigMaps of 1 MiB (default 300; quick: 20)
   --large-concurrency N    large: concurrent lists (default 10; quick: 4)
   --replica-reads N        replicas: consistent LISTs per replica after a write (default 300; quick: 20)
@@ -112,7 +113,7 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
   let selectorRate = 100;
   let restartObjects = quick ? 2_000 : 50_000;
   let restartInformers = quick ? 50 : 500;
-  let mixedDurationMs = quick ? 15_000 : 300_000;
+  let mixedDurationMs = quick ? 10_000 : 300_000;
   let largeObjects = quick ? 20 : 300;
   let largeConcurrency = quick ? 4 : 10;
   let replicaReads = quick ? 20 : 300;

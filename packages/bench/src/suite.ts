@@ -201,7 +201,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     if (run('list')) {
       for (const size of options.listSizes) {
         const lists = await timed(`list ${size}`, () =>
-          runListScenario(ctx, { objects: size, alreadyLoaded: loadedListObjects, lite: loadedListObjects > 0, concurrency: options.listConcurrency, durationMs: options.scenarioDurationMs }),
+          runListScenario(ctx, { objects: size, alreadyLoaded: loadedListObjects, lite: loadedListObjects > 0 || options.quick, concurrency: options.listConcurrency, durationMs: options.scenarioDurationMs }),
         );
         result.skipped!.push(...lists.skipped);
         if (result.lists === undefined) result.lists = lists;
