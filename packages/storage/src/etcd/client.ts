@@ -1,21 +1,46 @@
 import { Etcd3, type IOptions } from 'etcd3';
-import { ConsecutiveBreaker, circuitBreaker, handleWhen, noop, retry } from 'cockatiel';
+import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, noop, retry } from 'cockatiel';
 import { isRecoverableError } from 'etcd3';
 
 /**
- * True for a failure that proves the call never reached an etcd server (no connection could
- * be made), so sending it to another member cannot apply it twice.
+ * True for a failure that proves etcd never processed the call — no connection could be made,
+ * or the member refused it up front because it has no leader (`etcdserver: no leader`, the
+ * answer to a call that requires one) — so sending it to another member cannot apply it twice.
  */
 export function neverReachedServer(err: unknown): boolean {
   const message = err instanceof Error ? err.message : String(err);
-  return /No connection established|ECONNREFUSED|connect EHOSTUNREACH|Failed to connect/i.test(message);
+  return /No connection established|ECONNREFUSED|connect EHOSTUNREACH|Failed to connect|etcdserver: no leader/i.test(message);
+}
+
+interface GrpcMetadata {
+  set(key: string, value: string): void;
+}
+
+/**
+ * Every call carries etcd's `hasleader: true` (Go's `clientv3.WithRequireLeader`): a member
+ * cut off from the majority answers `etcdserver: no leader` at once (and ends its watch
+ * streams) instead of holding linearizable reads and writes until their deadline. The etcd3
+ * client has no per-call metadata, so this wraps the metadata its pool attaches to each call;
+ * a client shaped otherwise is left as it is.
+ */
+function requireLeader(client: Etcd3): void {
+  const authenticator = (client as unknown as { pool?: { authenticator?: { getMetadata?: () => Promise<GrpcMetadata> } } }).pool?.authenticator;
+  const getMetadata = authenticator?.getMetadata;
+  if (authenticator === undefined || typeof getMetadata !== 'function') return;
+  authenticator.getMetadata = async () => {
+    const metadata = await getMetadata.call(authenticator);
+    metadata.set('hasleader', 'true');
+    return metadata;
+  };
 }
 
 /**
  * Creates the etcd3 client the backend uses when none is given. With several members, each
  * member has a circuit breaker: one connection failure sets it aside for a second, so calls go
- * to the members that are up (kube's client balances the same way). A call is retried on
- * another member only when it provably never reached a server; any other failure fails at once
+ * to the members that are up (kube's client balances the same way). Calls require a leader
+ * (see `requireLeader`), so a partitioned member refuses them at once and is set aside too. A
+ * call is retried on another member, with a short backoff that outlasts a leader election,
+ * only when it provably was never processed; any other failure fails at once
  * and is reported as Unreachable (retrying a conditional write blindly could misreport its
  * outcome). With a single member there is nothing to fail over to, so no breaker either: a
  * restarted etcd is used again as soon as it answers. A per-call deadline, and short
@@ -32,7 +57,10 @@ export function createEtcdClient(endpoints: string[], dialTimeoutMs = 5000): Etc
       endpoints.length > 1
         ? {
             host: () => circuitBreaker(handleWhen(isRecoverableError), { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(1) }),
-            global: retry(handleWhen(neverReachedServer), { maxAttempts: endpoints.length }),
+            global: retry(handleWhen(neverReachedServer), {
+              maxAttempts: endpoints.length * 2,
+              backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 800 }),
+            }),
           }
         : { host: () => noop, global: noop },
     grpcOptions: {
@@ -43,5 +71,7 @@ export function createEtcdClient(endpoints: string[], dialTimeoutMs = 5000): Etc
       'grpc.max_receive_message_length': 2 ** 31 - 1,
     },
   };
-  return new Etcd3(options);
+  const client = new Etcd3(options);
+  if (endpoints.length > 1) requireLeader(client);
+  return client;
 }
