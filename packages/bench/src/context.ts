@@ -97,13 +97,13 @@ export interface MeasuredRun extends LoadResult {
  */
 export async function measureClosedLoop(
   op: Operation,
-  options: { concurrency: number; durationMs: number; warmupMs: number; pids: Record<string, number | undefined>; firstSeq?: number },
+  options: { concurrency: number; durationMs: number; warmupMs: number; pids: Record<string, number | undefined>; firstSeq?: number; maxOps?: number },
 ): Promise<MeasuredRun> {
   let seq = options.firstSeq ?? 0;
   if (options.warmupMs > 0) seq = (await runClosedLoop(op, { concurrency: options.concurrency, durationMs: options.warmupMs, firstSeq: seq })).nextSeq;
   const monitors = Object.entries(options.pids).map(([label, pid]) => [label, pid !== undefined ? monitorProcess(pid) : undefined] as const);
   const cpuBefore = process.cpuUsage();
-  const result = await runClosedLoop(op, { concurrency: options.concurrency, durationMs: options.durationMs, firstSeq: seq });
+  const result = await runClosedLoop(op, { concurrency: options.concurrency, durationMs: options.durationMs, firstSeq: seq, ...(options.maxOps !== undefined ? { maxOps: options.maxOps } : {}) });
   const cpu = process.cpuUsage(cpuBefore);
   const usage: Record<string, ProcessUsage | undefined> = {};
   for (const [label, monitor] of monitors) usage[label] = monitor?.finish();

@@ -16,7 +16,8 @@ export const largeNamespace = 'kapi-bench-large';
 export interface LargeScenarioOptions {
   objects: number;
   concurrency: number;
-  durationMs: number;
+  /** Rounds of `concurrency` lists each (a list of 300 MB takes seconds). */
+  rounds: number;
 }
 
 export interface LargeStep extends MeasuredRun {
@@ -73,7 +74,7 @@ export async function runLargeScenario(ctx: BenchContext, options: LargeScenario
               bodyBytes = (await client.getBody(`${path}?resourceVersion=0`)).bytes;
             },
             // A list takes seconds here: one round of `concurrency` lists after one warm-up list, not a timed loop.
-            { concurrency: options.concurrency, durationMs: options.durationMs, warmupMs: 0, pids: { server: s.pid } },
+            { concurrency: options.concurrency, durationMs: 10 * 60_000, maxOps: options.concurrency * options.rounds, warmupMs: 0, pids: { server: s.pid } },
           );
           const usage = run.usage.server;
           steps.push({

@@ -249,7 +249,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     }
     // Last: 300 MB lists grow the server's heap, which would distort the figures above.
     if (run('large')) {
-      result.large = await timed('large', () => runLargeScenario(ctx, { objects: options.largeObjects, concurrency: options.largeConcurrency, durationMs: 1 }));
+      result.large = await timed('large', () => runLargeScenario(ctx, { objects: options.largeObjects, concurrency: options.largeConcurrency, rounds: 2 }));
     }
     result.totalErrors = countErrors(result);
     result.elapsedSeconds = (performance.now() - started) / 1000;
