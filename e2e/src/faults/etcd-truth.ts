@@ -3,6 +3,7 @@
  * namespace's keys from a start revision on, the leader, compaction, and the final state.
  */
 import { Etcd3, type Watcher } from 'etcd3';
+import { compactRevKey } from '@kapi/storage';
 import type { HistoryEvent, KeyState } from './checker.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -72,10 +73,17 @@ export async function currentRevision(client: Etcd3): Promise<bigint> {
   return BigInt((await client.get('/kapi-faults/probe').exec()).header.revision);
 }
 
-/** Compacts (physically) at etcd's current revision and returns it. */
+/**
+ * Compacts (physically) at etcd's current revision and returns it. Like kube's (and kapi's)
+ * compactor, it records the revision in `compact_rev_key`, which every replica watches: their
+ * watch caches then refuse (410) watches from before it, as they would after a compaction of
+ * their own. (A compaction nobody records leaves the caches serving the history they still
+ * hold, as kube-apiserver's do.)
+ */
 export async function compactNow(client: Etcd3): Promise<bigint> {
   const revision = await currentRevision(client);
   await client.kv.compact({ revision: String(revision), physical: true });
+  await client.put(compactRevKey).value(String(revision)).exec();
   return revision;
 }
 
