@@ -7,12 +7,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@kapi/machinery';
-import { createEtcdStorage, type EtcdStorage, type Watch, type WatchEvent } from '@kapi/storage';
-import { startEtcd, uniquePrefix, type TestEtcd } from '@kapi/storage/testing';
-import { createWatchCache, type WatchCache } from '@kapi/watch-cache';
-import { builtinDefinitions } from './builtins/index.js';
-import { createRegistry, type Registry } from './registry.js';
-import { inNamespace, resource } from './testing/registry-fixture.js';
+import type { Watch, WatchEvent } from '@kapi/storage';
+import type { Registry } from './registry.js';
+import { inNamespace, resource, startCachedRegistry, type CachedRegistry } from './testing/registry-fixture.js';
 
 async function first(watch: Watch): Promise<WatchEvent> {
   for await (const event of watch) if (event.type !== 'BOOKMARK') return event;
@@ -20,25 +17,15 @@ async function first(watch: Watch): Promise<WatchEvent> {
 }
 
 void describe('watchers and lists of several versions over one cacher', () => {
-  let etcd: TestEtcd;
-  let backend: EtcdStorage;
-  let cache: WatchCache;
+  let fixture: CachedRegistry;
   let registry: Registry;
   const ns = inNamespace('default');
 
   before(async () => {
-    etcd = await startEtcd();
-    const prefix = uniquePrefix('versions-cache');
-    backend = createEtcdStorage({ endpoints: etcd.endpoints });
-    cache = createWatchCache(backend, { resources: builtinDefinitions.map((d) => ({ prefix: `${prefix}/${d.storagePrefix ?? d.plural}`, group: d.group, resource: d.plural })) });
-    registry = createRegistry({ storage: cache, prefix });
-    await registry.ensureSystemNamespaces();
+    fixture = await startCachedRegistry('versions-cache');
+    registry = fixture.registry;
   });
-  after(async () => {
-    await cache.close();
-    await backend.close();
-    await etcd.stop();
-  });
+  after(async () => fixture.close());
 
   void it('one converted object per event and version, shared by that version\'s watchers', async () => {
     const core = resource(registry, 'events');

@@ -7,13 +7,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@kapi/machinery';
-import { createEtcdStorage, type EtcdStorage, type Watch, type WatchEvent } from '@kapi/storage';
-import { startEtcd, uniquePrefix, type TestEtcd } from '@kapi/storage/testing';
-import { createWatchCache, type WatchCache } from '@kapi/watch-cache';
-import { builtinDefinitions } from '../builtins/index.js';
-import { createRegistry, type Registry } from '../registry.js';
+import type { Watch, WatchEvent } from '@kapi/storage';
+import type { Registry } from '../registry.js';
 import type { RestResource } from '../rest.js';
-import { resource } from '../testing/registry-fixture.js';
+import { resource, startCachedRegistry, type CachedRegistry } from '../testing/registry-fixture.js';
 import { startControllers } from './index.js';
 import { garbageCollector } from './garbage-collector.js';
 import { startInformer } from './informer.js';
@@ -28,9 +25,7 @@ async function until(what: string, probe: () => boolean | Promise<boolean>, time
 }
 
 void describe('garbage collector over the watch cache', () => {
-  let etcd: TestEtcd;
-  let backend: EtcdStorage;
-  let cache: WatchCache;
+  let fixture: CachedRegistry;
   let registry: Registry;
   const ns = { namespace: 'default' };
   const configMaps = () => resource(registry, 'configmaps');
@@ -48,17 +43,10 @@ void describe('garbage collector over the watch cache', () => {
   };
 
   before(async () => {
-    etcd = await startEtcd();
-    const prefix = uniquePrefix('gc-test');
-    backend = createEtcdStorage({ endpoints: etcd.endpoints });
-    cache = createWatchCache(backend, { resources: builtinDefinitions.map((d) => ({ prefix: `${prefix}/${d.storagePrefix ?? d.plural}`, group: d.group, resource: d.plural })) });
-    registry = createRegistry({ storage: cache, prefix });
-    await registry.ensureSystemNamespaces();
+    fixture = await startCachedRegistry('gc-test');
+    registry = fixture.registry;
   });
-  after(async () => {
-    await cache.close();
-    await etcd.stop();
-  });
+  after(async () => fixture.close());
 
   void it('collects dependents from watch events: each monitor lists once, never again', async () => {
     const controllers = startControllers(registry, { leaderElection: false });

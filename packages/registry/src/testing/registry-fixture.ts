@@ -7,6 +7,8 @@ import type { Status } from '@kapi/machinery';
 import { isStatusError } from '@kapi/machinery';
 import { createEtcdStorage, type EtcdStorage } from '@kapi/storage';
 import { startEtcd, uniquePrefix, type TestEtcd } from '@kapi/storage/testing';
+import { createWatchCache, type WatchCache } from '@kapi/watch-cache';
+import { builtinDefinitions } from '../builtins/index.js';
 import { createRegistry, type Registry } from '../registry.js';
 import type { RestResource } from '../rest.js';
 
@@ -31,6 +33,34 @@ export async function startFixture(): Promise<Fixture> {
     },
     async close() {
       await storage.close();
+      await etcd.stop();
+    },
+  };
+}
+
+export interface CachedRegistry {
+  /** The registry over the watch cache, on its own prefix, with the system namespaces created. */
+  registry: Registry;
+  cache: WatchCache;
+  close(): Promise<void>;
+}
+
+/** A real etcd and a registry whose storage is a watch cache over every built-in resource (as the server runs it). */
+export async function startCachedRegistry(name: string): Promise<CachedRegistry> {
+  const etcd = await startEtcd();
+  const prefix = uniquePrefix(name);
+  const backend = createEtcdStorage({ endpoints: etcd.endpoints });
+  const cache = createWatchCache(backend, {
+    resources: builtinDefinitions.map((d) => ({ prefix: `${prefix}/${d.storagePrefix ?? d.plural}`, group: d.group, resource: d.plural })),
+  });
+  const registry = createRegistry({ storage: cache, prefix });
+  await registry.ensureSystemNamespaces();
+  return {
+    registry,
+    cache,
+    async close() {
+      await cache.close();
+      await backend.close();
       await etcd.stop();
     },
   };
