@@ -4,7 +4,8 @@
  */
 import type { BenchContext } from './context.js';
 import { EtcdBaseline } from './etcd-client.js';
-import { KapiClient, oneKibData } from './kapi-client.js';
+import { configMapData } from './fixtures.js';
+import { KapiClient } from './kapi-client.js';
 import { runClosedLoop, type LoadResult, type Operation } from './load.js';
 import { monitorProcess, type ProcessUsage } from './process-stats.js';
 
@@ -14,6 +15,8 @@ export type OperationName = 'create' | 'get' | 'put' | 'create-txn';
 export interface StepResult extends LoadResult {
   target: Target;
   operation: OperationName;
+  /** Bytes of ConfigMap data per object (kapi) or in each stored value (etcd); absent in results before sizes were added (1 KiB). */
+  objectBytes: number;
   /** CPU and RSS of the server processes during the measured part of the step. */
   usage: { kapi?: ProcessUsage; etcd?: ProcessUsage };
   /** CPU seconds this load generator used during the measured part (to spot a client-bound step). */
@@ -25,6 +28,8 @@ const getPoolSize = 1000;
 
 export interface CrudScenarioOptions {
   concurrency: readonly number[];
+  /** ConfigMap data sizes in bytes; every step runs once per size (default [1024]). */
+  objectSizes?: readonly number[];
   durationMs: number;
   warmupMs: number;
   /** etcd for the raw baselines. */
@@ -37,14 +42,11 @@ export async function runCrudScenario(ctx: BenchContext, options: CrudScenarioOp
   const etcdBaseline = new EtcdBaseline(options.etcdEndpoints);
   try {
     await kapi.ensureNamespace(namespace);
-    const getKeys = Array.from({ length: getPoolSize }, (_, i) => `/kapi-bench-raw/get/${i}`);
-    const value = JSON.stringify({ data: oneKibData });
-    await runClosedLoop((seq) => etcdBaseline.put(getKeys[seq]!, value), { concurrency: 16, durationMs: 600_000, maxOps: getPoolSize });
-
+    const sizes = options.objectSizes ?? [1024];
     const steps: StepResult[] = [];
     const warmedUp = new Set<string>();
     let seq = 0;
-    const measure = async (target: Target, operation: OperationName, concurrency: number, op: Operation): Promise<StepResult> => {
+    const measure = async (target: Target, operation: OperationName, objectBytes: number, concurrency: number, op: Operation): Promise<StepResult> => {
       const kind = `${target}/${operation}`;
       const warmupMs = warmedUp.has(kind) ? Math.min(options.warmupMs, 5000) : options.warmupMs;
       warmedUp.add(kind);
@@ -60,9 +62,9 @@ export async function runCrudScenario(ctx: BenchContext, options: CrudScenarioOp
       const etcdUsage = etcdMonitor?.finish();
       if (kapiUsage) usage.kapi = kapiUsage;
       if (etcdUsage) usage.etcd = etcdUsage;
-      const step = { target, operation, usage, loadGeneratorCpuSeconds: (clientCpu.user + clientCpu.system) / 1e6, ...result };
+      const step = { target, operation, objectBytes, usage, loadGeneratorCpuSeconds: (clientCpu.user + clientCpu.system) / 1e6, ...result };
       ctx.log(
-        `${kind.padEnd(15)} c=${String(concurrency).padStart(3)}  ${result.opsPerSecond.toFixed(0).padStart(6)}/s  ` +
+        `${kind.padEnd(15)} ${sizeLabel(objectBytes).padStart(7)} c=${String(concurrency).padStart(3)}  ${result.opsPerSecond.toFixed(0).padStart(6)}/s  ` +
           `p50 ${result.latency.p50.toFixed(2)} ms  p99 ${result.latency.p99.toFixed(2)} ms  errors ${result.errors}` +
           (result.errorSamples.length > 0 ? `  (${result.errorSamples[0]})` : ''),
       );
@@ -70,23 +72,30 @@ export async function runCrudScenario(ctx: BenchContext, options: CrudScenarioOp
       return step;
     };
 
-    for (const concurrency of options.concurrency) {
-      const created: string[] = [];
-      await measure('kapi', 'create', concurrency, async (n) => {
-        const name = `cm-${n}`;
-        await kapi.createConfigMap(namespace, name, oneKibData);
-        if (created.length < getPoolSize) created.push(name);
-      });
-      if (created.length === 0) created.push('missing');
-      await measure('kapi', 'get', concurrency, (n) => kapi.getConfigMap(namespace, created[n % created.length]!));
+    for (const bytes of sizes) {
+      const data = configMapData(bytes);
+      // The raw values carry the same data as kapi's objects, so both sides move the same bytes.
+      const value = JSON.stringify({ data });
+      const getKeys = Array.from({ length: getPoolSize }, (_, i) => `/kapi-bench-raw/get-${bytes}/${i}`);
+      await runClosedLoop((n) => etcdBaseline.put(getKeys[n]!, value), { concurrency: 16, durationMs: 600_000, maxOps: getPoolSize });
+      for (const concurrency of options.concurrency) {
+        const created: string[] = [];
+        await measure('kapi', 'create', bytes, concurrency, async (n) => {
+          const name = `cm-${n}`;
+          await kapi.createConfigMap(namespace, name, data);
+          if (created.length < getPoolSize) created.push(name);
+        });
+        if (created.length === 0) created.push('missing');
+        await measure('kapi', 'get', bytes, concurrency, (n) => kapi.getConfigMap(namespace, created[n % created.length]!));
 
-      const txnPrefix = `/kapi-bench-raw/txn-${concurrency}/`;
-      await measure('etcd', 'create-txn', concurrency, (n) => etcdBaseline.createTxn(`${txnPrefix}${n}`, value));
-      await etcdBaseline.deletePrefixAndCompact(txnPrefix);
-      const putPrefix = `/kapi-bench-raw/put-${concurrency}/`;
-      await measure('etcd', 'put', concurrency, (n) => etcdBaseline.put(`${putPrefix}${n}`, value));
-      await etcdBaseline.deletePrefixAndCompact(putPrefix);
-      await measure('etcd', 'get', concurrency, (n) => etcdBaseline.get(getKeys[n % getKeys.length]!));
+        const txnPrefix = `/kapi-bench-raw/txn-${bytes}-${concurrency}/`;
+        await measure('etcd', 'create-txn', bytes, concurrency, (n) => etcdBaseline.createTxn(`${txnPrefix}${n}`, value));
+        await etcdBaseline.deletePrefixAndCompact(txnPrefix);
+        const putPrefix = `/kapi-bench-raw/put-${bytes}-${concurrency}/`;
+        await measure('etcd', 'put', bytes, concurrency, (n) => etcdBaseline.put(`${putPrefix}${n}`, value));
+        await etcdBaseline.deletePrefixAndCompact(putPrefix);
+        await measure('etcd', 'get', bytes, concurrency, (n) => etcdBaseline.get(getKeys[n % getKeys.length]!));
+      }
     }
     await etcdBaseline.deletePrefixAndCompact('/kapi-bench-raw/');
     return steps;
@@ -94,4 +103,11 @@ export async function runCrudScenario(ctx: BenchContext, options: CrudScenarioOp
     await kapi.close();
     etcdBaseline.close();
   }
+}
+
+/** `1 KiB`, `10 KiB`, `1 MiB`, or bytes when not a whole KiB. */
+export function sizeLabel(bytes: number): string {
+  if (bytes >= 1048576 && bytes % 1048576 === 0) return `${bytes / 1048576} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} B`;
 }

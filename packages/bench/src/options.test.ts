@@ -14,6 +14,9 @@ void test('defaults and --quick', () => {
   assert.deepEqual([quick.quick, quick.concurrency, quick.durationMs, quick.warmupMs], [true, [16], 2_000, 1_000]);
   assert.deepEqual([quick.listSizes, quick.listConcurrency, quick.fanoutRates, quick.memoryObjects, quick.mixedDurationMs], [[5_000], [1], [100], [5_000], 10_000]);
   assert.equal(quick.scenarios.includes('representations'), false);
+  assert.deepEqual([full.objectSizes, quick.objectSizes], [[1024, 10240], [1024, 10240]]);
+  assert.deepEqual(parseSuiteOptions(['--object-sizes=2048'], '/out').objectSizes, [2048]);
+  assert.throws(() => parseSuiteOptions(['--object-sizes', '1024,0'], '/out'), /--object-sizes needs a positive number, got 0/);
 });
 
 void test('flags in both --flag value and --flag=value forms', () => {

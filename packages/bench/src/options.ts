@@ -14,6 +14,8 @@ export interface SuiteOptions {
   readonly scenarios: readonly ScenarioName[];
   /** Concurrent keep-alive clients, one measured step per value. */
   readonly concurrency: readonly number[];
+  /** crud: ConfigMap data sizes in bytes, one pass of every step per size (the issue's 1 KiB and 10 KiB). */
+  readonly objectSizes: readonly number[];
   /** Measured time per step, ms. */
   readonly durationMs: number;
   /** Warm-up before the first step of each kind, ms (later steps of that kind warm up ≤ 5 s). */
@@ -67,6 +69,7 @@ export const usage = `usage: kapi-bench suite [options]
                            (default all but representations; crud = S1/S2, list = S3, fanout = S4,
                            memory = S5, restart = S6, mixed = S7, large = S8, replicas = S9)
   --concurrency 1,16,64    crud: concurrent keep-alive clients per step (default 1,16,64,256; quick: 16)
+  --object-sizes 1024,10240  crud: ConfigMap data bytes, one pass per size (default 1024,10240; quick too)
   --duration SECONDS       crud: measured time per step (default 4; quick: 2)
   --warmup SECONDS         warm-up before the first step of each kind (default 3; quick: 1)
   --list-objects N[,N]     list: ConfigMaps of 1 KiB to list, one pass per size (default 10000,50000; quick: 5000,
@@ -104,6 +107,7 @@ function positiveNumber(flag: string, value: string | undefined): number {
 export function parseSuiteOptions(args: readonly string[], defaultOutDir: string): SuiteOptions {
   const quick = args.includes('--quick');
   let concurrency: number[] = quick ? [16] : [1, 16, 64, 256];
+  let objectSizes: number[] = [1024, 10240];
   let durationMs = quick ? 2_000 : 4_000;
   let warmupMs = quick ? 1_000 : 3_000;
   let scenarios: ScenarioName[] = scenarioNames.filter((n) => n !== 'representations');
@@ -137,6 +141,9 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
         break;
       case '--concurrency':
         concurrency = (value() ?? '').split(',').map((v) => Math.floor(positiveNumber('--concurrency', v)));
+        break;
+      case '--object-sizes':
+        objectSizes = list('--object-sizes', value());
         break;
       case '--duration':
         durationMs = positiveNumber('--duration', value()) * 1000;
@@ -239,6 +246,7 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
     replicaReads,
     scenarios,
     concurrency,
+    objectSizes,
     durationMs,
     warmupMs,
     url,

@@ -4,10 +4,11 @@ import assert from 'node:assert/strict';
 import { ratioRows, textReport, textTable } from './report.js';
 import type { StepResult, SuiteResult } from './suite.js';
 
-function step(target: 'kapi' | 'etcd', operation: StepResult['operation'], opsPerSecond: number, errors = 0): StepResult {
+function step(target: 'kapi' | 'etcd', operation: StepResult['operation'], opsPerSecond: number, errors = 0, objectBytes = 1024): StepResult {
   return {
     target,
     operation,
+    objectBytes,
     concurrency: 16,
     ops: opsPerSecond * 10,
     errors,
@@ -52,12 +53,30 @@ function result(steps: StepResult[]): SuiteResult {
 
 void test('ratio rows divide kapi throughput by the raw-etcd baseline at the same concurrency', () => {
   const rows = ratioRows(result([step('kapi', 'create', 500), step('kapi', 'get', 1500), step('etcd', 'create-txn', 2000), step('etcd', 'put', 2500), step('etcd', 'get', 3000)]));
-  assert.deepEqual(rows[1], ['16', '500', '2000', '0.250', '2500', '1500', '3000', '0.500']);
+  assert.deepEqual(rows[1], ['1 KiB', '16', '500', '2000', '0.250', '2500', '1500', '3000', '0.500']);
+});
+
+void test('ratio rows pair kapi and raw etcd of the same object size, one row per size', () => {
+  const rows = ratioRows(
+    result([
+      step('kapi', 'create', 500),
+      step('etcd', 'create-txn', 2000),
+      step('kapi', 'create', 300, 0, 10240),
+      step('kapi', 'get', 900, 0, 10240),
+      step('etcd', 'create-txn', 1200, 0, 10240),
+      step('etcd', 'get', 1800, 0, 10240),
+    ]),
+  );
+  assert.equal(rows.length, 3);
+  assert.deepEqual(rows[1], ['1 KiB', '16', '500', '2000', '0.250', '—', '—', '—', '—']);
+  assert.deepEqual(rows[2], ['10 KiB', '16', '300', '1200', '0.250', '—', '900', '1800', '0.500']);
+  const text = textReport(result([step('kapi', 'create', 300, 0, 10240)]));
+  assert.match(text, /kapi +create +10 KiB +16 /);
 });
 
 void test('a missing baseline gives a dash, not a number', () => {
   const rows = ratioRows(result([step('kapi', 'create', 500)]));
-  assert.deepEqual(rows[1], ['16', '500', '—', '—', '—', '—', '—', '—']);
+  assert.deepEqual(rows[1], ['1 KiB', '16', '500', '—', '—', '—', '—', '—', '—']);
 });
 
 void test('errors are always shown and mark the run failed', () => {
@@ -65,7 +84,7 @@ void test('errors are always shown and mark the run failed', () => {
   assert.match(ok, /errors: none/);
   const failed = textReport(result([step('kapi', 'create', 500, 3)]));
   assert.match(failed, /errors: 3 — THIS RUN FAILED/);
-  assert.match(failed, /kapi\/create c=16: 3 errors, e\.g\. HTTP 500 InternalError: boom/);
+  assert.match(failed, /kapi\/create 1 KiB c=16: 3 errors, e\.g\. HTTP 500 InternalError: boom/);
 });
 
 void test('text tables right-align numeric columns', () => {

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sizeLabel } from './crud-scenario.js';
 import { fanoutRows, largeRows, listRows, listRowsOf, memoryRows, mixedRows, replicaRows, restartRows, scenarioErrors } from './scenario-report.js';
 import { representationRows } from './representation-scenario.js';
 import { ratio } from './stats.js';
@@ -17,12 +18,13 @@ function cpuMsPerOp(step: StepResult, who: 'kapi' | 'etcd'): number | undefined 
 
 /** Rows of the main table: one per step. */
 export function stepRows(result: SuiteResult): string[][] {
-  const header = ['target', 'op', 'conc', 'ops/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', '429s', 'kapi cpu ms/op', 'etcd cpu ms/op', 'client cpu ms/op', 'kapi rss MiB', 'etcd rss MiB'];
+  const header = ['target', 'op', 'size', 'conc', 'ops/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', '429s', 'kapi cpu ms/op', 'etcd cpu ms/op', 'client cpu ms/op', 'kapi rss MiB', 'etcd rss MiB'];
   return [
     header,
     ...result.steps.map((s) => [
       s.target,
       s.operation,
+      sizeLabel(s.objectBytes),
       String(s.concurrency),
       fixed(s.opsPerSecond, 0),
       fixed(s.latency.p50, 2),
@@ -39,21 +41,25 @@ export function stepRows(result: SuiteResult): string[][] {
   ];
 }
 
-/** Rows of the ratio table: kapi vs the raw-etcd baseline at each concurrency. */
+/** Rows of the ratio table: kapi vs the raw-etcd baseline at each object size and concurrency. */
 export function ratioRows(result: SuiteResult): string[][] {
-  const find = (target: string, op: string, c: number) => result.steps.find((s) => s.target === target && s.operation === op && s.concurrency === c);
+  const find = (target: string, op: string, bytes: number, c: number) =>
+    result.steps.find((s) => s.target === target && s.operation === op && s.objectBytes === bytes && s.concurrency === c);
+  const sizes = [...new Set(result.steps.map((s) => s.objectBytes))];
   const levels = [...new Set(result.steps.map((s) => s.concurrency))];
-  return [
-    ['conc', 'kapi creates/s', 'etcd create-txn/s', 'create ratio', 'etcd put/s', 'kapi gets/s', 'etcd gets/s', 'get ratio'],
-    ...levels.map((c) => {
-      const create = find('kapi', 'create', c)?.opsPerSecond ?? Number.NaN;
-      const txn = find('etcd', 'create-txn', c)?.opsPerSecond ?? Number.NaN;
-      const put = find('etcd', 'put', c)?.opsPerSecond ?? Number.NaN;
-      const get = find('kapi', 'get', c)?.opsPerSecond ?? Number.NaN;
-      const rawGet = find('etcd', 'get', c)?.opsPerSecond ?? Number.NaN;
-      return [String(c), fixed(create, 0), fixed(txn, 0), fixed(ratio(create, txn), 3), fixed(put, 0), fixed(get, 0), fixed(rawGet, 0), fixed(ratio(get, rawGet), 3)];
-    }),
-  ];
+  const rows: string[][] = [['size', 'conc', 'kapi creates/s', 'etcd create-txn/s', 'create ratio', 'etcd put/s', 'kapi gets/s', 'etcd gets/s', 'get ratio']];
+  for (const bytes of sizes) {
+    for (const c of levels) {
+      if (!result.steps.some((s) => s.objectBytes === bytes && s.concurrency === c)) continue;
+      const create = find('kapi', 'create', bytes, c)?.opsPerSecond ?? Number.NaN;
+      const txn = find('etcd', 'create-txn', bytes, c)?.opsPerSecond ?? Number.NaN;
+      const put = find('etcd', 'put', bytes, c)?.opsPerSecond ?? Number.NaN;
+      const get = find('kapi', 'get', bytes, c)?.opsPerSecond ?? Number.NaN;
+      const rawGet = find('etcd', 'get', bytes, c)?.opsPerSecond ?? Number.NaN;
+      rows.push([sizeLabel(bytes), String(c), fixed(create, 0), fixed(txn, 0), fixed(ratio(create, txn), 3), fixed(put, 0), fixed(get, 0), fixed(rawGet, 0), fixed(ratio(get, rawGet), 3)]);
+    }
+  }
+  return rows;
 }
 
 /** Aligned plain-text table (first row is the header); numeric columns are right-aligned. */
@@ -79,7 +85,7 @@ function pinningLine(result: SuiteResult): string {
 /** Every error line of the run: crud steps and the scenarios. */
 function errorLines(result: SuiteResult): string[] {
   return [
-    ...result.steps.filter((s) => s.errors > 0).map((s) => `${s.target}/${s.operation} c=${s.concurrency}: ${s.errors} errors, e.g. ${s.errorSamples.join(' | ')}`),
+    ...result.steps.filter((s) => s.errors > 0).map((s) => `${s.target}/${s.operation} ${sizeLabel(s.objectBytes)} c=${s.concurrency}: ${s.errors} errors, e.g. ${s.errorSamples.join(' | ')}`),
     ...scenarioErrors(result),
   ];
 }

@@ -245,7 +245,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       );
     }
     if (run('crud')) {
-      result.steps = await timed('crud', () => runCrudScenario(ctx, { concurrency: options.concurrency, durationMs: options.durationMs, warmupMs: options.warmupMs, etcdEndpoints }));
+      result.steps = await timed('crud', () => runCrudScenario(ctx, { concurrency: options.concurrency, objectSizes: options.objectSizes, durationMs: options.durationMs, warmupMs: options.warmupMs, etcdEndpoints }));
     }
     // Last: 300 MB lists grow the server's heap, which would distort the figures above.
     if (run('large')) {
