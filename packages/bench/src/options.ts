@@ -69,7 +69,7 @@ export const usage = `usage: kapi-bench suite [options]
                            (default all but representations; crud = S1/S2, list = S3, fanout = S4,
                            memory = S5, restart = S6, mixed = S7, large = S8, replicas = S9)
   --concurrency 1,16,64    crud: concurrent keep-alive clients per step (default 1,16,64,256; quick: 16)
-  --object-sizes 1024,10240  crud: ConfigMap data bytes, one pass per size (default 1024,10240; quick too)
+  --object-sizes 1024,10240  crud: ConfigMap data bytes (default 1024,10240; quick too); the first at every --concurrency, the others at 64 (else the first)
   --duration SECONDS       crud: measured time per step (default 4; quick: 2)
   --warmup SECONDS         warm-up before the first step of each kind (default 3; quick: 1)
   --list-objects N[,N]     list: ConfigMaps of 1 KiB to list, one pass per size (default 10000,50000; quick: 5000,
