@@ -34,8 +34,10 @@ void test('when etcd dies the cache ends its watchers and answers 429; after a r
     assert.equal(await errorCode(f.cache.list(f.resource, { limit: 5 })), 'Unreachable');
 
     await etcd.restart();
-    const c = await f.backend.create(f.key('c'), configMap('c'));
+    // Re-listed first (at b's revision: nothing was written since), so that c arrives as an
+    // event a watch from b can be given; a re-list after c would rightly answer that watch 410.
     await f.cache.ready();
+    const c = await f.backend.create(f.key('c'), configMap('c'));
     const deadline = Date.now() + 10_000;
     let listed: string[] = [];
     while (Date.now() < deadline) {
