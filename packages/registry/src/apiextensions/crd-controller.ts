@@ -22,8 +22,6 @@ import { APIEXTENSIONS_GROUP, CLEANUP_FINALIZER, asCrd, isConditionTrue, type Cu
 import { TERMINATING, desiredStatus, sameStatus } from './crd-status.js';
 import { customResourceDefinition } from './custom-resource.js';
 
-/** How many custom resources the cleanup deletes at a time (as deletecollection). */
-const DELETE_CONCURRENCY = 16;
 const CONTROLLER = { namespace: '', userAgent: 'kube-apiserver/v1.32.0 (apiextensions-controller)' };
 
 export interface CrdControllerOptions {
@@ -128,21 +126,9 @@ export function startCrdController(registry: Registry, options: CrdControllerOpt
     const entry = served.get(crd.metadata.name!);
     if (entry === undefined) return true;
     const resource = registry.resources.find((r) => r.definition.group === entry.group && r.definition.plural === entry.plural);
-    if (resource?.lister === undefined || resource.deleter === undefined) return true;
-    const items = (await resource.lister.list(CONTROLLER, {})).items;
-    const deleter = resource.deleter;
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < items.length) {
-        const item = items[next++]!;
-        try {
-          await deleter.delete({ namespace: item.metadata.namespace ?? '', userAgent: CONTROLLER.userAgent }, item.metadata.name!, {});
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, items.length) }, worker));
+    if (resource?.lister === undefined || resource.collectionDeleter === undefined) return true;
+    // The store's deletecollection across every namespace: batched, objects gone meanwhile skipped.
+    await resource.collectionDeleter.deleteCollection(CONTROLLER, {}, {});
     const left = await resource.lister.list(CONTROLLER, {});
     // Objects with finalizers of their own stay until those are removed; try again on the next event/resync.
     return left.items.length === 0;
