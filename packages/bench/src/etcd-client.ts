@@ -17,6 +17,11 @@ export class EtcdBaseline {
     await this.client.put(key).value(value).exec();
   }
 
+  /** Puts every entry in one transaction, at one revision (etcd allows 128 operations per txn by default). */
+  async putMany(entries: readonly (readonly [key: string, value: string])[]): Promise<void> {
+    await this.client.kv.txn({ success: entries.map(([key, value]) => ({ request_put: { key: Buffer.from(key), value: Buffer.from(value) } })) });
+  }
+
   /** What kapi's create does: txn "if mod_revision(key) == 0 then put"; throws if the key existed. */
   async createTxn(key: string, value: string): Promise<void> {
     const result = await this.client.if(key, 'Mod', '==', 0).then(this.client.put(key).value(value)).commit();

@@ -7,10 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { failedRun, measureClosedLoop, type BenchContext, type MeasuredRun } from './context.js';
-import { randomUUID } from 'node:crypto';
-import { EtcdBaseline } from './etcd-client.js';
-import { KapiClient, oneKibData, UnexpectedStatusError } from './kapi-client.js';
-import { runClosedLoop } from './load.js';
+import { loadConfigMaps } from './fixtures.js';
+import { KapiClient, oneKibData } from './kapi-client.js';
 
 export const listNamespace = 'kapi-bench-list';
 
@@ -51,78 +49,16 @@ export interface ListScenarioOptions {
 }
 
 /**
- * Fast path for fixtures: creates `list-<from>` through the API, then copies its stored value
- * (JSON, as kapi stores it under /registry) to `list-<from+1>`…`list-<objects-1>` with a fresh
- * name and uid each, straight into etcd (plain puts: one revision per object, as kapi's own
- * writes are; an existing copy is overwritten). The server's watch
- * cache learns them from its etcd watch like any other write. Returns false (having written
- * nothing but the first object) when the stored value is not JSON.
- */
-async function cloneInEtcd(ctx: BenchContext, client: KapiClient, etcd: EtcdBaseline, objects: number, from: number): Promise<boolean> {
-  const first = `list-${from}`;
-  try {
-    await client.createConfigMap(listNamespace, first, oneKibData);
-  } catch (err) {
-    if (!(err instanceof UnexpectedStatusError && err.status === 409)) throw err;
-  }
-  const stored = await etcd.getString(`/registry/configmaps/${listNamespace}/${first}`);
-  let template: { metadata: { name: string; uid?: string } };
-  try {
-    template = JSON.parse(stored ?? '') as typeof template;
-  } catch {
-    ctx.log('stored ConfigMaps are not JSON: loading through the API');
-    return false;
-  }
-  const result = await runClosedLoop(
-    async (i) => {
-      template.metadata.name = `list-${i}`;
-      template.metadata.uid = randomUUID();
-      await etcd.put(`/registry/configmaps/${listNamespace}/list-${i}`, JSON.stringify(template));
-    },
-    { concurrency: 64, durationMs: 30 * 60_000, firstSeq: from + 1, maxOps: objects - from - 1 },
-  );
-  if (result.errors > 0) throw new Error(`copying ConfigMaps into etcd: ${result.errors} errors, e.g. ${result.errorSamples.join(' | ')}`);
-  return true;
-}
-
-/**
  * Makes ConfigMaps `list-<from>`…`list-<objects-1>` (1 KiB of data) exist in
- * {@link listNamespace}: by copying one created through the API straight into etcd when the
- * suite knows the server's etcd (see {@link cloneInEtcd}), else by creating each through the
- * API (409 for an existing one is fine). Returns the load time and the number of failures.
+ * {@link listNamespace}, as copies in etcd when the suite knows the server's etcd, else through
+ * the API ({@link loadConfigMaps}). Returns the load time and the number of failures.
  */
 export async function loadListObjects(ctx: BenchContext, objects: number, from = 0): Promise<{ seconds: number; errors: number; samples: string[] }> {
-  const client = new KapiClient(ctx.url, 64);
-  const started = performance.now();
   try {
-    await client.ensureNamespace(listNamespace);
-    if (ctx.serverEtcd !== undefined && objects > from) {
-      const etcd = new EtcdBaseline(ctx.serverEtcd);
-      try {
-        if (await cloneInEtcd(ctx, client, etcd, objects, from)) {
-          const seconds = (performance.now() - started) / 1000;
-          ctx.log(`loaded ${objects - from} ConfigMaps (copies in etcd) in ${seconds.toFixed(1)} s`);
-          return { seconds, errors: 0, samples: [] };
-        }
-      } finally {
-        etcd.close();
-      }
-    }
-    const result = await runClosedLoop(
-      async (i) => {
-        try {
-          await client.createConfigMap(listNamespace, `list-${i}`, oneKibData);
-        } catch (err) {
-          if (!(err instanceof UnexpectedStatusError && err.status === 409)) throw err;
-        }
-      },
-      { concurrency: 64, durationMs: 30 * 60_000, firstSeq: from, maxOps: objects - from },
-    );
-    const seconds = (performance.now() - started) / 1000;
-    ctx.log(`loaded ${objects - from} ConfigMaps through the API in ${seconds.toFixed(1)} s (${((objects - from) / seconds).toFixed(0)}/s), ${result.errors} errors`);
-    return { seconds, errors: result.errors, samples: result.errorSamples };
-  } finally {
-    await client.close();
+    const seconds = await loadConfigMaps(ctx, ctx.url, ctx.serverEtcd, { namespaces: [listNamespace], perNamespace: objects, namePrefix: 'list-', data: oneKibData, from });
+    return { seconds, errors: 0, samples: [] };
+  } catch (err) {
+    return { seconds: Number.NaN, errors: 1, samples: [err instanceof Error ? err.message : String(err)] };
   }
 }
 
