@@ -46,8 +46,20 @@ export interface EtcdStorageOptions {
   compactionIntervalMs?: number;
   /** Undelivered events a watch holds before it pauses its etcd stream. Default 100. */
   watchQueueCapacity?: number;
-  /** How long a watch keeps re-opening a broken etcd stream before it ends with an ERROR event. Default 30000 ms. */
+  /**
+   * How long a watch keeps re-opening a broken etcd stream before it ends with an ERROR event,
+   * and (with several endpoints) a change feed before it reports Unreachable to its consumer.
+   * Default 30000 ms.
+   */
   watchResumeTimeoutMs?: number;
+  /**
+   * With several endpoints: how often the member serving a watch or change feed is asked
+   * whether it still has a leader; one without (cut off from the majority) gets no new
+   * revisions, so its streams move to another member, resuming after their last revision.
+   * etcd itself cancels them only after about three election timeouts. 0 disables the check.
+   * Default 1000 ms.
+   */
+  watchLeaderCheckIntervalMs?: number;
   /**
    * Where `etcd_request_duration_seconds`, `etcd_requests_total` and `etcd_request_errors_total`
    * are registered (none when absent).
@@ -115,6 +127,7 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
     kv,
     queueCapacity: options.watchQueueCapacity ?? 100,
     resumeTimeoutMs: options.watchResumeTimeoutMs ?? 30_000,
+    leaderCheckIntervalMs: options.watchLeaderCheckIntervalMs ?? 1000,
     observeCompacted,
     open,
   };
@@ -122,7 +135,14 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
     options.compactionIntervalMs !== undefined
       ? startCompactor({ client, intervalMs: options.compactionIntervalMs, requestTimeoutMs })
       : undefined;
-  const feedSettings = { client, kv, progressTrusted: () => trusted, observeCompacted };
+  const feedSettings = {
+    client,
+    kv,
+    progressTrusted: () => trusted,
+    observeCompacted,
+    resumeTimeoutMs: watchSettings.resumeTimeoutMs,
+    leaderCheckIntervalMs: watchSettings.leaderCheckIntervalMs,
+  };
 
   return {
     client,

@@ -1,4 +1,4 @@
-import type { Etcd3, IDuplexStream, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
+import { GRPCUnavailableError, type Etcd3, type IDuplexStream, type IEvent, type IWatchRequest, type IWatchResponse } from 'etcd3';
 import { StorageError } from '../errors.js';
 import { toStorageError } from './errors.js';
 import { revisionOf } from './kv.js';
@@ -15,6 +15,16 @@ export interface WatchStreamRequest {
   prevKv: boolean;
   /** Ask etcd for periodic progress notifications (`--experimental-watch-progress-notify-interval`). */
   progressNotify: boolean;
+  /**
+   * With several members: how often the member serving the stream is asked whether it still
+   * has a leader (Maintenance.Status, one call per member per interval however many streams
+   * it serves). A member cut off from the majority keeps the stream open but receives no
+   * new revisions; etcd itself cancels such a stream ("no leader") only after about three
+   * election timeouts without a leader. When the check finds none, the stream ends with
+   * Unreachable, so that its owner re-opens it (on another member) from its last revision.
+   * 0 or absent: no check.
+   */
+  leaderCheckIntervalMs?: number;
 }
 
 export interface WatchStreamHandlers {
@@ -43,6 +53,157 @@ export interface WatchStream {
   resume(): void;
   /** Cancels the watch. No handler is called afterwards. Idempotent. */
   close(): void;
+  /** The member serving the stream (`host:port`), once it is open; undefined before, or when the client does not say. */
+  member(): string | undefined;
+}
+
+/** The parts of the etcd3 client's connection pool and hosts used here (not in its typings). */
+interface PoolHost {
+  readonly host: string;
+  getServiceClient(name: string): unknown;
+  faultHandling: { execute<T>(fn: () => T): Promise<T> };
+}
+interface GrpcMetadataLike {
+  set(key: string, value: string): void;
+}
+interface Pool {
+  hosts: PoolHost[];
+  authenticator: { getMetadata(): Promise<GrpcMetadataLike> };
+  withConnection<T>(service: string, fn: (args: { resource: PoolHost; client: unknown; metadata: GrpcMetadataLike }) => T): Promise<T>;
+  markFailed(resource: PoolHost, error: Error): void;
+}
+interface WatchServiceClient {
+  watch(metadata: GrpcMetadataLike): GrpcDuplex;
+}
+interface MaintenanceServiceClient {
+  status(
+    request: object,
+    metadata: GrpcMetadataLike,
+    options: { deadline: number },
+    callback: (err: Error | null, res?: { leader?: string | number }) => void,
+  ): void;
+}
+
+/** The client's connection pool when it has the shape this code relies on. */
+function poolOf(client: Etcd3): Pool | undefined {
+  const pool = (client as unknown as { pool?: Partial<Pool> }).pool;
+  if (
+    pool === undefined ||
+    !Array.isArray(pool.hosts) ||
+    typeof pool.withConnection !== 'function' ||
+    typeof pool.markFailed !== 'function' ||
+    typeof pool.authenticator?.getMetadata !== 'function'
+  ) {
+    return undefined;
+  }
+  return pool as Pool;
+}
+
+/** How many members the client knows (1 when it does not say). */
+export function memberCount(client: Etcd3): number {
+  return poolOf(client)?.hosts.length ?? 1;
+}
+
+/**
+ * Asks every member that serves a registered stream, every `intervalMs`, whether it has a
+ * leader (Maintenance.Status; the call carries `hasleader`, so a leaderless member refuses it
+ * with "no leader", and one without the metadata answers leader 0). A leaderless member's
+ * circuit breaker is tripped (new streams and calls go to the other members for a while) and
+ * each of its streams is told. A check that fails otherwise (timeout, connection refused)
+ * proves nothing and is ignored: a dead connection ends its streams by itself.
+ */
+class LeaderMonitor {
+  private readonly streams = new Map<PoolHost, Set<() => void>>();
+  private readonly checking = new Set<PoolHost>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly intervalMs: number,
+  ) {}
+
+  /** Calls `onLeaderless` (at most once) when `host` is found without a leader; returns the unregister function. */
+  add(host: PoolHost, onLeaderless: () => void): () => void {
+    let set = this.streams.get(host);
+    if (set === undefined) this.streams.set(host, (set = new Set()));
+    set.add(onLeaderless);
+    if (this.timer === undefined) {
+      this.timer = setInterval(() => this.tick(), this.intervalMs);
+      this.timer.unref();
+    }
+    return () => {
+      const current = this.streams.get(host);
+      current?.delete(onLeaderless);
+      if (current?.size === 0) this.streams.delete(host);
+      if (this.streams.size === 0 && this.timer !== undefined) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+      }
+    };
+  }
+
+  private tick(): void {
+    for (const host of this.streams.keys()) {
+      if (this.checking.has(host)) continue;
+      this.checking.add(host);
+      this.hasLeader(host)
+        .then((leader) => {
+          if (leader !== false) return;
+          const err = new GRPCUnavailableError(`etcdserver: no leader (member ${host.host}, leader check)`);
+          host.faultHandling.execute(() => {
+            throw err;
+          }).catch(() => undefined);
+          for (const onLeaderless of [...(this.streams.get(host) ?? [])]) onLeaderless();
+        })
+        .finally(() => this.checking.delete(host))
+        .catch(() => undefined);
+    }
+  }
+
+  /** true / false when the member says; undefined when the check failed for another reason. */
+  private async hasLeader(host: PoolHost): Promise<boolean | undefined> {
+    let metadata: GrpcMetadataLike;
+    let maintenance: MaintenanceServiceClient;
+    try {
+      metadata = await this.pool.authenticator.getMetadata();
+      maintenance = host.getServiceClient('Maintenance') as MaintenanceServiceClient;
+    } catch {
+      return undefined;
+    }
+    return new Promise((resolve) => {
+      maintenance.status({}, metadata, { deadline: Date.now() + Math.min(Math.max(this.intervalMs, 500), 2000) }, (err, res) => {
+        if (err) resolve(/etcdserver: no leader/.test(err.message) ? false : undefined);
+        else resolve(res?.leader !== undefined && String(res.leader) !== '0' && String(res.leader) !== '');
+      });
+    });
+  }
+}
+
+const monitors = new WeakMap<Etcd3, Map<number, LeaderMonitor>>();
+
+function leaderMonitor(client: Etcd3, pool: Pool, intervalMs: number): LeaderMonitor {
+  let byInterval = monitors.get(client);
+  if (byInterval === undefined) monitors.set(client, (byInterval = new Map()));
+  let monitor = byInterval.get(intervalMs);
+  if (monitor === undefined) byInterval.set(intervalMs, (monitor = new LeaderMonitor(pool, intervalMs)));
+  return monitor;
+}
+
+/**
+ * Opens a gRPC Watch stream as the etcd3 client's `watchClient.watch()` does (a member picked
+ * by its pool, past members whose circuit breaker is open; a stream error that says the member
+ * failed trips that breaker), and says which member it is on.
+ */
+async function openGrpcWatch(client: Etcd3): Promise<{ stream: GrpcDuplex; host: PoolHost | undefined }> {
+  const pool = poolOf(client);
+  if (pool === undefined) return { stream: (await client.watchClient.watch()) as GrpcDuplex, host: undefined };
+  return pool.withConnection('Watch', ({ resource, client: service, metadata }) => {
+    const stream = (service as WatchServiceClient).watch(metadata);
+    stream.on('error', (err: Error) => {
+      if ((stream as unknown as { writable?: boolean }).writable) pool.markFailed(resource, err);
+    });
+    return { stream, host: resource };
+  });
 }
 
 /** The parts of grpc-js's duplex stream the etcd3 typings leave out. */
@@ -62,16 +223,25 @@ interface GrpcDuplex extends IDuplexStream<IWatchRequest, IWatchResponse> {
  *
  * Closing half-closes the stream before cancelling it, so that the etcd3 client does not
  * treat our own cancellation as a connection failure (which would reset its channels).
+ *
+ * With `leaderCheckIntervalMs`, a stream whose member is found without a leader ends with
+ * Unreachable (see `LeaderMonitor`); the calls of a multi-member client carry `hasleader`
+ * (client.ts), so etcd also cancels it by itself ("no leader"), but only after about three
+ * election timeouts.
  */
 export function openWatchStream(client: Etcd3, request: WatchStreamRequest, handlers: WatchStreamHandlers): WatchStream {
   const keyText = request.key.toString();
   let stream: GrpcDuplex | undefined;
+  let member: string | undefined;
+  let unmonitor: (() => void) | undefined;
   let watchId: string | undefined;
   let done = false;
   let paused = false;
   let progressWanted = false;
 
   const teardown = () => {
+    unmonitor?.();
+    unmonitor = undefined;
     const s = stream;
     stream = undefined;
     if (!s) return;
@@ -142,8 +312,8 @@ export function openWatchStream(client: Etcd3, request: WatchStreamRequest, hand
     }
   };
 
-  client.watchClient.watch().then(
-    (opened) => {
+  openGrpcWatch(client).then(
+    ({ stream: opened, host }) => {
       if (done) {
         try {
           opened.end();
@@ -153,7 +323,15 @@ export function openWatchStream(client: Etcd3, request: WatchStreamRequest, hand
         }
         return;
       }
-      stream = opened as GrpcDuplex;
+      stream = opened;
+      member = host?.host;
+      const pool = poolOf(client);
+      const interval = request.leaderCheckIntervalMs ?? 0;
+      if (host !== undefined && pool !== undefined && interval > 0 && pool.hosts.length > 1) {
+        unmonitor = leaderMonitor(client, pool, interval).add(host, () =>
+          fail(new StorageError('Unreachable', keyText, `etcd is unreachable: member ${host.host} has no leader`)),
+        );
+      }
       opened.on('data', (res) => guard(() => onResponse(res)));
       opened.on('error', (err) => fail(toStorageError(err, keyText)));
       opened.on('end', () => fail(new StorageError('Unreachable', keyText, 'etcd is unreachable: the watch stream ended')));
@@ -193,5 +371,6 @@ export function openWatchStream(client: Etcd3, request: WatchStreamRequest, hand
       done = true;
       teardown();
     },
+    member: () => member,
   };
 }

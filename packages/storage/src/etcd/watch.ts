@@ -21,6 +21,8 @@ export interface EtcdWatchSettings {
   resumeTimeoutMs: number;
   /** Told the compacted revision whenever etcd reports one. */
   observeCompacted(revision: number): void;
+  /** See `WatchStreamRequest.leaderCheckIntervalMs` (0/absent: no check). */
+  leaderCheckIntervalMs?: number;
   /** Running watches (a watch adds itself and removes itself when it ends), so their owner can stop them. */
   open?: Set<{ stop(): void }>;
 }
@@ -45,8 +47,9 @@ const initialListPageSize = 10_000;
  * Errors arrive in-band as one ERROR event that ends the stream: a compacted start revision →
  * 410 Expired "The resourceVersion for the provided watch is too old."; an undecodable value
  * or an etcd that stays unreachable for `resumeTimeoutMs` → 500. A broken stream (etcd
- * restarted, connection lost) is re-opened transparently from the revision after the last one
- * received, as the Go etcd client does for kube, so clients see neither a gap nor a repeat.
+ * restarted, connection lost, its member lost its leader: see `leaderCheckIntervalMs`) is
+ * re-opened transparently — with several members, on one that answers — from the revision
+ * after the last one received, so clients see neither a gap nor a repeat.
  *
  * Backpressure: each watch uses its own gRPC stream. When the consumer stops pulling and
  * `queueCapacity` events wait, the stream is paused: HTTP/2 flow control holds etcd back, and
@@ -108,7 +111,14 @@ export async function startEtcdWatch(settings: EtcdWatchSettings, key: string, o
     if (queue.isClosed) return;
     stream = openWatchStream(
       settings.client,
-      { key: Buffer.from(rangeKey), ...(rangeEnd ? { rangeEnd } : {}), startRevision, prevKv: true, progressNotify: allowBookmarks },
+      {
+        key: Buffer.from(rangeKey),
+        ...(rangeEnd ? { rangeEnd } : {}),
+        startRevision,
+        prevKv: true,
+        progressNotify: allowBookmarks,
+        ...(settings.leaderCheckIntervalMs ? { leaderCheckIntervalMs: settings.leaderCheckIntervalMs } : {}),
+      },
       {
         onCreated: () => {
           failingSince = 0;

@@ -11,3 +11,10 @@ export {
   type ConformanceContext,
   type RawStore,
 } from '../conformance/index.js';
+export {
+  startEtcdCluster,
+  type StartEtcdClusterOptions,
+  type TestEtcdCluster,
+  type EtcdClusterMember,
+  type EtcdMemberStatus,
+} from './etcd-cluster.js';
