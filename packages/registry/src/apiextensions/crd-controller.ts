@@ -11,13 +11,23 @@
  * when the CRD is gone; (3) for a CRD being deleted: keeps serving reads and deletes but
  * refuses creates, deletes every custom resource (all namespaces), then removes the
  * `customresourcecleanup.apiextensions.k8s.io` finalizer so the CRD goes.
+ *
+ * The CRDs come from the shared informer loop (controllers/informer.ts: a consistent first
+ * list, then a watch resumed from its last resourceVersion when it ends, a consistent
+ * relist only after 410 Expired). Its synchronous handlers keep `known` (the CRDs as last
+ * seen, and this controller's own status writes before their events arrive — kube's naming
+ * controller's mutation cache) and queue the CRD's name in a work queue (one entry per
+ * name however many events came, never two reconciles of one name at once); one worker
+ * reconciles the latest state of each name, so the NamesAccepted checks across CRDs see
+ * each other's accepted names. A failed reconcile is retried with backoff. `synced`
+ * resolves once every CRD of the first list has been reconciled.
  */
-import type { KubeObject } from '@kapi/machinery';
 import { isConflict, isNotFound } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
 import type { Registry } from '../registry.js';
 import type { RestResource } from '../rest.js';
-import { sleep } from '../controllers/leader-election.js';
+import { startInformer } from '../controllers/informer.js';
+import { createWorkQueue } from '../controllers/work-queue.js';
 import { APIEXTENSIONS_GROUP, CLEANUP_FINALIZER, asCrd, isConditionTrue, type CustomResourceDefinition } from './crd-types.js';
 import { TERMINATING, desiredStatus, sameStatus } from './crd-status.js';
 import { customResourceDefinition } from './custom-resource.js';
@@ -27,7 +37,10 @@ const CONTROLLER = { namespace: '', userAgent: 'kube-apiserver/v1.32.0 (apiexten
 export interface CrdControllerOptions {
   /** Called with each definition before it is registered (e.g. to add a watch cache for its storage prefix). */
   readonly beforeRegister?: (definition: ResourceDefinition) => void;
-  /** Delay before re-listing after the watch ends or fails; default 500 ms. */
+  /**
+   * Backoff after a failed list or watch start (doubling up to 5 s); default 500 ms. A watch
+   * that ends is resumed from its last resourceVersion; only 410 Expired makes it list again.
+   */
   readonly relistDelayMs?: number;
   /**
    * How often a terminating CRD whose custom resources are not all gone yet (they have
@@ -64,15 +77,34 @@ export function startCrdController(registry: Registry, options: CrdControllerOpt
   if (store.lister === undefined || store.watcher === undefined || store.updater === undefined || statusUpdater === undefined) {
     throw new Error('customresourcedefinitions must serve list, watch, update and status update');
   }
-  const { lister, watcher, updater } = store;
-  const abort = new AbortController();
+  const { updater } = store;
+  const stopping = new AbortController();
+  /** The CRDs by name as last seen (events, lists, and this controller's own writes). */
   const known = new Map<string, CustomResourceDefinition>();
   const served = new Map<string, Served>();
   const cleaning = new Map<string, Promise<void>>();
+  const queue = createWorkQueue<string>();
   let synced = false;
   let markSynced: () => void = () => {};
   const syncedPromise = new Promise<void>((resolve) => (markSynced = resolve));
+  /** The names of the first list not reconciled yet (undefined until the first list). */
+  let initial: Set<string> | undefined;
+  const checkSynced = (): void => {
+    if (synced || initial === undefined || initial.size > 0) return;
+    synced = true;
+    markSynced();
+  };
   const report = (err: unknown) => options.onError?.(err);
+  const revision = (crd: CustomResourceDefinition): number => Number(crd.metadata.resourceVersion ?? 0) || 0;
+  /** Records `crd` unless `known` already holds a newer state of it. */
+  const put = (crd: CustomResourceDefinition): void => {
+    const current = known.get(crd.metadata.name!);
+    if (current === undefined || revision(crd) >= revision(current)) known.set(crd.metadata.name!, crd);
+  };
+  /** Our own write: seen by the next reconciles at once (its event follows), unless the CRD went meanwhile. */
+  const remember = (crd: CustomResourceDefinition): void => {
+    if (known.has(crd.metadata.name!)) put(crd);
+  };
   /** Names the group's resources that this controller did not register (built-ins) hold. */
   const reservedNames = (group: string | undefined) => {
     const ours = new Set([...served.values()].map((s) => `${s.group}/${s.plural}`));
@@ -114,7 +146,9 @@ export function startCrdController(registry: Registry, options: CrdControllerOpt
     if (sameStatus(crd.status, status!)) return crd;
     try {
       const body = { ...crd, metadata: { ...crd.metadata }, status };
-      return asCrd(await statusUpdater.update(CONTROLLER, crd.metadata.name!, body, {}).then((r) => r.object));
+      const written = asCrd(await statusUpdater.update(CONTROLLER, crd.metadata.name!, body, {}).then((r) => r.object));
+      remember(written);
+      return written;
     } catch (err) {
       if (isConflict(err) || isNotFound(err)) return undefined;
       throw err;
@@ -151,15 +185,20 @@ export function startCrdController(registry: Registry, options: CrdControllerOpt
     }
   };
 
-  const reconcile = async (obj: KubeObject): Promise<void> => {
-    const crd = asCrd(obj);
-    const name = crd.metadata.name!;
-    known.set(name, crd);
+  /** Converges the CRD `name` as `known` holds it; withdraws its resource when it is gone. */
+  const reconcile = async (name: string): Promise<void> => {
+    const crd = known.get(name);
+    if (crd === undefined) {
+      withdraw(name);
+      return;
+    }
     if (crd.metadata.deletionTimestamp !== undefined) {
       if (!(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) {
         if (served.has(name)) served.get(name)!.terminating = true;
         return;
       }
+      // The cleanup runs beside the queue (deleting many custom resources takes a while);
+      // the CRD's later events wait for the retry below while it runs.
       if (cleaning.has(name)) return;
       const run = finalize(crd)
         .catch(report)
@@ -173,64 +212,64 @@ export function startCrdController(registry: Registry, options: CrdControllerOpt
     if (isConditionTrue(view, 'Established')) serve(view, false);
   };
 
-  const forget = (obj: KubeObject): void => {
-    const name = obj.metadata.name!;
-    known.delete(name);
-    withdraw(name);
-  };
+  const worker = (async () => {
+    for (;;) {
+      const name = await queue.get(stopping.signal);
+      if (name === undefined) return;
+      try {
+        await reconcile(name);
+        queue.forget(name);
+      } catch (err) {
+        report(err);
+        if (!stopping.signal.aborted) queue.addRateLimited(name);
+      } finally {
+        queue.done(name);
+        if (initial?.delete(name) === true) checkSynced();
+      }
+    }
+  })();
+
+  const informer = startInformer(
+    store,
+    {
+      onList(items) {
+        const present = new Set(items.map((i) => i.metadata.name!));
+        // Gone while the watch was down (the list after an expiry): withdrawn by the worker.
+        for (const name of [...known.keys()]) {
+          if (present.has(name)) continue;
+          known.delete(name);
+          queue.add(name);
+        }
+        for (const item of items) put(asCrd(item));
+        for (const name of present) queue.add(name);
+        if (initial === undefined) {
+          initial = present;
+          checkSynced();
+        }
+      },
+      onEvent(type, obj) {
+        const name = obj.metadata.name!;
+        if (type === 'DELETED') known.delete(name);
+        else put(asCrd(obj));
+        queue.add(name);
+      },
+    },
+    {
+      userAgent: CONTROLLER.userAgent,
+      // Consistent: `synced` means every CRD stored before the start is served.
+      initialListResourceVersion: '',
+      retryDelayMs: options.relistDelayMs ?? 500,
+      onError: report,
+    },
+  );
 
   // Custom resources held by their own finalizers produce no CRD event when they go: retry.
   const retry = setInterval(() => {
     for (const crd of known.values()) {
-      if (crd.metadata.deletionTimestamp !== undefined && !cleaning.has(crd.metadata.name!)) reconcile(crd).catch(report);
+      if (crd.metadata.deletionTimestamp !== undefined && !cleaning.has(crd.metadata.name!)) queue.add(crd.metadata.name!);
     }
   }, options.cleanupRetryMs ?? 1000);
   retry.unref();
-
-  const loop = (async () => {
-    while (!abort.signal.aborted) {
-      try {
-        const list = await lister.list(CONTROLLER, {});
-        const present = new Set(list.items.map((i) => i.metadata.name!));
-        for (const name of [...known.keys()]) if (!present.has(name)) forget({ metadata: { name } } as KubeObject);
-        for (const item of list.items) known.set(item.metadata.name!, asCrd(item));
-        for (const item of list.items) {
-          try {
-            await reconcile(item);
-          } catch (err) {
-            report(err);
-          }
-        }
-        if (!synced) {
-          synced = true;
-          markSynced();
-        }
-        const watch = await watcher.watch(CONTROLLER, {
-          resourceVersion: list.metadata.resourceVersion ?? '0',
-          allowWatchBookmarks: true,
-          signal: abort.signal,
-        });
-        try {
-          for await (const event of watch) {
-            if (event.type === 'ERROR') break;
-            if (event.type === 'BOOKMARK') continue;
-            const object = event.object as KubeObject;
-            try {
-              if (event.type === 'DELETED') forget(object);
-              else await reconcile(object);
-            } catch (err) {
-              report(err);
-            }
-          }
-        } finally {
-          watch.stop();
-        }
-      } catch (err) {
-        if (!abort.signal.aborted) report(err);
-      }
-      await sleep(options.relistDelayMs ?? 500, abort.signal);
-    }
-  })();
 
   return {
     synced: () => syncedPromise,
@@ -238,10 +277,12 @@ export function startCrdController(registry: Registry, options: CrdControllerOpt
       return synced;
     },
     async stop() {
-      abort.abort();
+      stopping.abort();
       clearInterval(retry);
+      queue.shutDown();
       markSynced();
-      await loop;
+      await informer.stop();
+      await worker;
       await Promise.allSettled([...cleaning.values()]);
     },
   };

@@ -1,6 +1,7 @@
 /**
  * A reflector over one RestResource (client-go's ListAndWatch, in process): lists every
- * object (resourceVersion "0", so the watch cache answers), hands the list to `onList`,
+ * object (resourceVersion "0", so the watch cache answers; `initialListResourceVersion: ""`
+ * makes the first list consistent), hands the list to `onList`,
  * then watches from the list's resourceVersion with bookmarks and hands each
  * ADDED/MODIFIED/DELETED event to `onEvent`. A watch that ends is resumed from the last
  * resourceVersion seen (events and bookmarks); an ERROR event (410 Expired: the
@@ -32,6 +33,13 @@ export interface InformerOptions {
   readonly userAgent: string;
   /** Backoff after a failed list or watch start; default 200 ms doubling to 5 s. */
   readonly retryDelayMs?: number;
+  /**
+   * The resourceVersion of the first list: default "0" (the watch cache's current state);
+   * "" for a consistent (quorum) list, so that everything stored before the start is in it.
+   */
+  readonly initialListResourceVersion?: string;
+  /** Called with each failed list or watch (they are retried); not called once stopping. */
+  readonly onError?: (err: unknown) => void;
 }
 
 export function startInformer(resource: RestResource, handlers: InformerHandlers, options: InformerOptions): Informer {
@@ -44,7 +52,7 @@ export function startInformer(resource: RestResource, handlers: InformerHandlers
 
   const loop = (async () => {
     let resourceVersion = '';
-    let listFrom = '0';
+    let listFrom = options.initialListResourceVersion ?? '0';
     let delay = options.retryDelayMs ?? 200;
     const backoff = async (): Promise<void> => {
       await sleep(delay, stopping.signal);
@@ -59,7 +67,8 @@ export function startInformer(resource: RestResource, handlers: InformerHandlers
           lists++;
           handlers.onList(list.items);
           hasSynced = true;
-        } catch {
+        } catch (err) {
+          if (!stopping.signal.aborted) options.onError?.(err);
           await backoff();
           continue;
         }
@@ -67,7 +76,8 @@ export function startInformer(resource: RestResource, handlers: InformerHandlers
       let watch;
       try {
         watch = await watcher.watch(ctx, { resourceVersion, allowWatchBookmarks: true, signal: stopping.signal });
-      } catch {
+      } catch (err) {
+        if (!stopping.signal.aborted) options.onError?.(err);
         await backoff();
         continue;
       }
@@ -86,7 +96,8 @@ export function startInformer(resource: RestResource, handlers: InformerHandlers
           if (typeof rv === 'string' && rv !== '') resourceVersion = rv;
           if (event.type !== 'BOOKMARK') handlers.onEvent(event.type, obj);
         }
-      } catch {
+      } catch (err) {
+        if (!stopping.signal.aborted) options.onError?.(err);
         events = 0;
       } finally {
         watch.stop();
