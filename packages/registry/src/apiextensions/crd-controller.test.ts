@@ -3,7 +3,8 @@
  * server runs it: `synced` waits for the first list's reconciles, a watch that ends is
  * resumed without a relist, a relist after 410 Expired withdraws CRDs that went meanwhile,
  * one CRD's reconciles never overlap, CRDs that claim the same names are told apart even
- * when the controller lists them before any status was written, and a CRD whose custom
+ * when the controller lists them before any status was written (and their events come
+ * late: its own writes count at once, as kube's mutation cache), and a CRD whose custom
  * resources are held by finalizers of their own is finalized once those go.
  */
 import { after, before, describe, it } from 'node:test';
@@ -163,7 +164,8 @@ void describe('CRD controller over the watch cache', () => {
       assert.equal(controller.hasSynced, true);
       // A controller whose lists fail (etcd unreachable): stop() still releases whoever waits on synced().
       let attempts = 0;
-      const stuck = s.start({ relistDelayMs: 10 }, (real) => ({
+      const reported: unknown[] = [];
+      const stuck = s.start({ relistDelayMs: 10, onError: (err) => reported.push(err) }, (real) => ({
         ...real,
         lister: {
           list: () => {
@@ -177,47 +179,76 @@ void describe('CRD controller over the watch cache', () => {
       await stuck.stop();
       await waiting;
       assert.equal(stuck.hasSynced, false);
+      assert.ok(reported.length >= 1 && reported.every((e) => e instanceof Error && e.message === 'unreachable'), 'failed lists are reported');
     } finally {
       await s.close();
     }
   });
 
-  void it('CRDs listed before any status was written that claim the same kind: the first is accepted, the second refused', async () => {
-    const s = await setup();
-    try {
-      // Both stored before the controller runs, so its first list holds neither's acceptedNames.
-      await s.crds.creater.create(CLUSTER, crdBody('alphas', 'Thing'), {});
-      await s.crds.creater.create(CLUSTER, crdBody('betas', 'Thing'), {});
-      const controller = s.start();
-      await controller.synced();
-      const settled = async () => {
-        const [a, b] = [await s.get(`alphas.${GROUP}`), await s.get(`betas.${GROUP}`)];
-        return findCondition(a!, 'NamesAccepted') !== undefined && findCondition(b!, 'NamesAccepted') !== undefined;
-      };
-      await until('both to have NamesAccepted', settled);
-      // Let any follow-up events (each CRD's own status write) be reconciled too.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const a = (await s.get(`alphas.${GROUP}`))!;
-      const b = (await s.get(`betas.${GROUP}`))!;
-      assert.equal(findCondition(a, 'NamesAccepted')?.status, 'True');
-      assert.equal(findCondition(a, 'Established')?.status, 'True');
-      assert.deepEqual(a.status?.acceptedNames?.kind, 'Thing');
-      assert.deepEqual(
-        [findCondition(b, 'NamesAccepted')?.status, findCondition(b, 'NamesAccepted')?.reason, findCondition(b, 'NamesAccepted')?.message],
-        ['False', 'KindConflict', '"Thing" is already in use'],
-      );
-      assert.equal(findCondition(b, 'Established')?.status, 'False');
-      assert.ok(served(s.registry, 'alphas'));
-      assert.ok(!served(s.registry, 'betas'), 'the refused CRD is not served');
-    } finally {
-      await s.close();
-    }
-  });
+  for (const late of [false, true]) {
+    const when = late ? ', with the watch events late (after both status writes)' : '';
+    void it(`CRDs listed before any status was written that claim the same kind: the first is accepted, the second refused${when}`, async () => {
+      const s = await setup();
+      try {
+        // Both stored before the controller runs, so its first list holds neither's acceptedNames.
+        await s.crds.creater.create(CLUSTER, crdBody('alphas', 'Thing'), {});
+        await s.crds.creater.create(CLUSTER, crdBody('betas', 'Thing'), {});
+        const settled = async () => {
+          const [a, b] = [await s.get(`alphas.${GROUP}`), await s.get(`betas.${GROUP}`)];
+          return findCondition(a!, 'NamesAccepted') !== undefined && findCondition(b!, 'NamesAccepted') !== undefined;
+        };
+        // Late: the watch delivers nothing until both have a status, so the second reconcile
+        // cannot learn the first one's accepted names from its event (only from the write).
+        let release: () => void = () => undefined;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        const controller = s.start(
+          {},
+          late
+            ? (real) => ({
+                ...real,
+                watcher: {
+                  async watch(ctx, options): Promise<Watch> {
+                    const inner = await real.watcher!.watch(ctx, options);
+                    return {
+                      stop: () => inner.stop(),
+                      async *[Symbol.asyncIterator]() {
+                        await released;
+                        yield* inner;
+                      },
+                    };
+                  },
+                },
+              })
+            : undefined,
+        );
+        await controller.synced();
+        await until('both to have NamesAccepted', settled);
+        release();
+        // Let the follow-up events (each CRD's own status write) be reconciled too.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const a = (await s.get(`alphas.${GROUP}`))!;
+        const b = (await s.get(`betas.${GROUP}`))!;
+        assert.equal(findCondition(a, 'NamesAccepted')?.status, 'True');
+        assert.equal(findCondition(a, 'Established')?.status, 'True');
+        assert.deepEqual(a.status?.acceptedNames?.kind, 'Thing');
+        assert.deepEqual(
+          [findCondition(b, 'NamesAccepted')?.status, findCondition(b, 'NamesAccepted')?.reason, findCondition(b, 'NamesAccepted')?.message],
+          ['False', 'KindConflict', '"Thing" is already in use'],
+        );
+        assert.equal(findCondition(b, 'Established')?.status, 'False');
+        assert.ok(served(s.registry, 'alphas'));
+        assert.ok(!served(s.registry, 'betas'), 'the refused CRD is not served');
+      } finally {
+        await s.close();
+      }
+    });
+  }
 
   void it('a watch that ends is resumed from its last resourceVersion, without listing again', async () => {
     const s = await setup();
     try {
       let lists = 0;
+      const listedAt: string[] = [];
       const watchedFrom: string[] = [];
       // The first watch ends after its first event; later ones pass through.
       let endAfterOne = true;
@@ -226,6 +257,7 @@ void describe('CRD controller over the watch cache', () => {
         lister: {
           list(ctx, options) {
             lists++;
+            listedAt.push(options.resourceVersion ?? '');
             return real.lister!.list(ctx, options);
           },
         },
@@ -248,7 +280,7 @@ void describe('CRD controller over the watch cache', () => {
         },
       }));
       await controller.synced();
-      assert.equal(lists, 1);
+      assert.deepEqual(listedAt, [''], 'one list, consistent (everything stored before the start is in it)');
       await s.crds.creater.create(CLUSTER, crdBody('figs', 'Fig'), {});
       await until('figs served', () => served(s.registry, 'figs'));
       await until('a second watch', () => watchedFrom.length >= 2);
