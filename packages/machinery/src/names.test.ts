@@ -30,3 +30,13 @@ void test('apiVersion helpers', () => {
   assert.equal(formatApiVersion('', 'v1'), 'v1');
   assert.equal(formatApiVersion('apps', 'v1'), 'apps/v1');
 });
+
+void test('nowRFC3339 without an argument is the current second, in UTC', () => {
+  const before = Math.floor(Date.now() / 1000) * 1000;
+  const now = nowRFC3339();
+  const after = Date.now();
+  assert.match(now, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+  const ms = Date.parse(now);
+  assert.ok(ms >= before && ms <= after, `${now} not within [${before}, ${after}]`);
+  assert.equal(nowRFC3339(new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 678))), '2024-01-02T03:04:05Z');
+});

@@ -20,6 +20,16 @@ export function newUID(): string {
 }
 
 /** The current time in RFC 3339 with seconds precision, UTC: `2024-01-02T03:04:05Z`. */
-export function nowRFC3339(now: Date = new Date()): string {
-  return `${now.toISOString().slice(0, 19)}Z`;
+export function nowRFC3339(now?: Date): string {
+  if (now !== undefined) return `${now.toISOString().slice(0, 19)}Z`;
+  // Formatted once per second: every write stamps managedFields (and creates their timestamp).
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastFormatted = `${new Date(second * 1000).toISOString().slice(0, 19)}Z`;
+  }
+  return lastFormatted;
 }
+
+let lastSecond = Number.NaN;
+let lastFormatted = '';

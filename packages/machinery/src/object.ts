@@ -56,7 +56,39 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A deep copy of a JSON value (objects from storage are JSON-only). */
+/**
+ * A deep copy of a JSON value (objects from storage are JSON-only). Plain objects and arrays
+ * are copied here, which is several times faster than structuredClone (a write copies its
+ * object a few times); anything else (a Date, a Buffer, a Map) goes through structuredClone,
+ * as before. Like structuredClone, own enumerable string keys are copied, array holes stay
+ * holes, and a `__proto__` key stays a plain property. Shared sub-objects are copied twice
+ * (JSON values have neither those nor cycles).
+ */
 export function deepCopy<T>(value: T): T {
-  return structuredClone(value);
+  return copyValue(value) as T;
+}
+
+function copyValue(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) {
+    // Functions and symbols: structuredClone's DataCloneError, as before.
+    return typeof value === 'function' || typeof value === 'symbol' ? structuredClone(value) : value;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto === Array.prototype) {
+    const array = value as unknown[];
+    const out = new Array<unknown>(array.length);
+    for (let i = 0; i < array.length; i++) {
+      if (i in array) out[i] = copyValue(array[i]);
+    }
+    return out;
+  }
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) {
+    const copied = copyValue(source[key]);
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copied, writable: true, enumerable: true, configurable: true });
+    else out[key] = copied;
+  }
+  return out;
 }

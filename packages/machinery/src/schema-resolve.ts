@@ -32,6 +32,27 @@ const MAX_REF_DEPTH = 32;
  */
 export function resolveSchema(schema: JSONSchemaProps, definitions: SchemaDefinitions | undefined, depth = 0): ValidatableSchema {
   if (depth > MAX_REF_DEPTH) return schema;
+  if (schema.$ref === undefined && (schema.allOf === undefined || schema.allOf.length === 0)) return schema;
+  if (depth !== 0) return resolveUncached(schema, definitions, depth);
+  // Schemas and definitions are never changed once built (a new CRD version brings new
+  // objects), so a top-level resolution is computed once per pair: validation, defaulting
+  // and pruning resolve the same nodes on every write.
+  let byDefinitions = resolvedCache.get(schema);
+  if (byDefinitions === undefined) resolvedCache.set(schema, (byDefinitions = new WeakMap()));
+  const defsKey = definitions ?? NO_DEFINITIONS;
+  let resolved = byDefinitions.get(defsKey);
+  if (resolved === undefined) {
+    resolved = resolveUncached(schema, definitions, depth);
+    byDefinitions.set(defsKey, resolved);
+  }
+  return resolved;
+}
+
+/** Top-level resolutions by schema, then by definitions (results are shared: read-only). */
+const resolvedCache = new WeakMap<JSONSchemaProps, WeakMap<object, ValidatableSchema>>();
+const NO_DEFINITIONS = {};
+
+function resolveUncached(schema: JSONSchemaProps, definitions: SchemaDefinitions | undefined, depth: number): ValidatableSchema {
   let resolved: ValidatableSchema = schema;
   if (schema.$ref !== undefined) {
     const target = definitions?.[refName(schema.$ref)];

@@ -162,3 +162,13 @@ void test('strange input never throws', () => {
     assert.ok(Array.isArray(validateAgainstSchema(value, crd)));
   }
 });
+
+void test('string length limits count code points (a surrogate pair is one, a lone surrogate one)', () => {
+  const schema: JSONSchemaProps = { type: 'string', minLength: 2, maxLength: 3 };
+  assert.deepEqual(lines('😀😀😀', schema, 'v'), []);
+  assert.deepEqual(lines('😀', schema, 'v'), ['v: Invalid value: "😀": v in body should be at least 2 chars long']);
+  assert.equal(lines('😀😀😀😀', schema, 'v').length, 1);
+  assert.deepEqual(lines('\ud800\ud800\ud800', schema, 'v'), []);
+  assert.equal(lines('\ud800\ud800\ud800\udc00x', schema, 'v').length, 1);
+  assert.equal(lines('ab\udc00\ud800', schema, 'v').length, 1);
+});

@@ -81,6 +81,20 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/** The number of code points (`[...value].length`, a lone surrogate counting as one) without building the array. */
+function codePointLength(value: string): number {
+  let count = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < value.length) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}
+
 class Validator {
   readonly errors: FieldError[] = [];
   constructor(private readonly definitions: SchemaDefinitions | undefined) {}
@@ -109,7 +123,8 @@ class Validator {
   }
 
   private validateString(value: string, schema: ValidatableSchema, path: string): void {
-    const length = [...value].length;
+    // Counted only when a bound asks for it (ConfigMap and Secret values can be large).
+    const length = schema.maxLength !== undefined || schema.minLength !== undefined ? codePointLength(value) : 0;
     if (schema.maxLength !== undefined && length > schema.maxLength) {
       this.errors.push(fieldTooLong(path, schema.maxLength, `may not be longer than ${schema.maxLength}`));
     }

@@ -78,7 +78,8 @@ interface PreparedPatch {
 
 function preparePatch(ctx: StoreContext, patch: Patch, options: PatchOptions, subresource: string): PreparedPatch {
   const duplicates = duplicateFieldMessages(options.duplicateFields);
-  const jsonStrict = (patched: Record<string, unknown>) => strictPatchError(managedFields.goJson(patched));
+  // Rendered only when a strict error is actually reported (Go JSON of the whole object is costly).
+  const jsonStrict = (patched: Record<string, unknown>): StrictErrorFactory => (detail) => strictPatchError(managedFields.goJson(patched))(detail);
   switch (patch.type) {
     case 'application/json-patch+json': {
       const operations = decodeJsonPatch(patch.body);
@@ -153,7 +154,7 @@ export async function patchObject(
         if (options.fieldValidation === 'Strict') throw badRequest(`error strict decoding YAML: ${options.strictYamlError}`);
         if ((options.fieldValidation ?? 'Warn') === 'Warn') warnOnce(options.strictYamlError);
       }
-      return updateStep(scope, decoded, existing, created);
+      return updateStep(scope, decoded, existing, created, true);
     });
     return updateResult(ctx, object, created);
   });

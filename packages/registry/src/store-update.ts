@@ -53,7 +53,8 @@ export interface UpdateScope {
  * subresource: only what it may change) and validation. Returns the object to write,
  * `existing` for a no-op (nothing is written, the resourceVersion stays), or null to delete
  * an object whose deletion was pending and whose last finalizer is now gone. `decoded` (in
- * the request's version) is not mutated; `existing` and the result are in the storage form
+ * the request's version) is not mutated unless `ownsDecoded` (a patch decodes afresh for
+ * every attempt, so its step may use `decoded` itself); `existing` and the result are in the storage form
  * (managedFields are tracked in the request's version, against `existing` converted to it).
  */
 export async function updateStep(
@@ -61,9 +62,10 @@ export async function updateStep(
   decoded: KubeObject,
   existing: KubeObject | undefined,
   created: UpdateOutcome,
+  ownsDecoded = false,
 ): Promise<KubeObject | null> {
   const { ctx, req, name, subresource } = scope;
-  const served = deepCopy(decoded);
+  const served = ownsDecoded ? decoded : deepCopy(decoded);
   created.value = existing === undefined;
   delete created.deletedAs;
   if (existing === undefined) {

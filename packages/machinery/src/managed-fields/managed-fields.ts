@@ -53,6 +53,20 @@ export function managerIdentifier(info: ManagerInfo): string {
 }
 
 export function parseManagerIdentifier(id: string): ManagerInfo {
+  // A few identifiers recur on every write (each encode parses every entry's identifier).
+  let info = parsedIdentifiers.get(id);
+  if (info === undefined) {
+    if (parsedIdentifiers.size >= MAX_PARSED_IDENTIFIERS) parsedIdentifiers.clear();
+    info = Object.freeze(parseIdentifier(id));
+    parsedIdentifiers.set(id, info);
+  }
+  return info;
+}
+
+const MAX_PARSED_IDENTIFIERS = 1024;
+const parsedIdentifiers = new Map<string, Readonly<ManagerInfo>>();
+
+function parseIdentifier(id: string): ManagerInfo {
   try {
     const parsed = JSON.parse(id) as Partial<ManagerInfo>;
     return {
@@ -153,6 +167,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
  * apiVersion, into `ancient-changes` (kube's capManagersManager). Mutates `managed`.
  */
 export function capUpdateManagers(managed: Managed, max = MAX_UPDATE_MANAGERS): void {
+  if (managed.sets.size <= max) return;
   const updaters = [...managed.sets.entries()].filter(([, v]) => !v.applied).map(([id]) => id);
   if (updaters.length <= max) return;
   updaters.sort((a, b) => {

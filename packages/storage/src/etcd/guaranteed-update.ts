@@ -3,7 +3,8 @@ import { deepCopy } from '@kapi/machinery';
 import type { GuaranteedUpdateOptions, UpdateFunction } from '../interface.js';
 import { keyNotFound } from '../errors.js';
 import { readKey, withResourceVersion, type EtcdKV } from './kv.js';
-import { stateFromCache, stateFromKV, type ObjectState } from './object-state.js';
+import { stateFromKV, type ObjectState } from './object-state.js';
+import type { Codec } from './codec.js';
 import { checkPreconditions } from './preconditions.js';
 import { conditionalWrite } from './conditional-write.js';
 
@@ -34,7 +35,7 @@ export async function guaranteedUpdate(
 ): Promise<KubeObject> {
   const codec = kv.codec;
   const fetch = async (): Promise<ObjectState> => stateFromKV(codec, (await readKey(kv, key)).kv, key);
-  let state = options.cachedExisting ? stateFromCache(codec, options.cachedExisting) : await fetch();
+  let state = options.cachedExisting ? stateFromSharedCache(codec, options.cachedExisting) : await fetch();
 
   for (;;) {
     if (state.obj === undefined && !options.ignoreNotFound) throw keyNotFound(key);
@@ -79,3 +80,11 @@ export async function guaranteedUpdate(
   }
 }
 
+/**
+ * The state of a caller's cached copy (trusted only until checked against etcd), without
+ * copying it: the loop above only reads `state.obj` (tryUpdate, a delete's and a no-op's
+ * results get copies), so the shared cached object is never mutated.
+ */
+function stateFromSharedCache(codec: Codec, cached: KubeObject): ObjectState {
+  return { obj: cached, data: codec.encode(cached), revision: Number(cached.metadata.resourceVersion ?? 0), current: false };
+}

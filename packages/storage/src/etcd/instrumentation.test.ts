@@ -29,6 +29,22 @@ void test('operation names follow the request shape; keys resolve to the longest
   assert.deepEqual({ ...resolve('/r/leases/ns/a') }, { prefix: '/r/leases', group: 'coordination.k8s.io', resource: 'leases' });
   assert.equal(resolve('/r/configmapsx/ns/a').resource, '');
   assert.equal(resolve('/r/configmaps').resource, 'configmaps');
+  // Answers remembered per parent key stay right for nested prefixes and for keys equal to a prefix.
+  const nested = resourceResolver([
+    { prefix: '/r/services', group: '', resource: 'outer' },
+    { prefix: '/r/services/specs', group: '', resource: 'services' },
+    { prefix: '/r/services/endpoints/', group: '', resource: 'endpoints' },
+  ]);
+  for (let round = 0; round < 2; round++) {
+    assert.equal(nested('/r/services/x').resource, 'outer');
+    assert.equal(nested('/r/services/specs').resource, 'services');
+    assert.equal(nested('/r/services/endpoints').resource, 'endpoints');
+    assert.equal(nested('/r/services/specs/ns/a').resource, 'services');
+    assert.equal(nested('/r/services/specs/ns/b').resource, 'services');
+    assert.equal(nested('/r/services/endpoints/ns/a').resource, 'endpoints');
+    assert.equal(nested('/r/servicesx/a').resource, '');
+    assert.equal(nested('/r/services/y').resource, 'outer');
+  }
 });
 
 void test('etcd calls are counted and timed per operation, group and resource; failures count as errors', async () => {

@@ -74,14 +74,31 @@ function familiesOf(registry: Registry): Families {
 /** Resolves a key to the resource whose prefix holds it (longest prefix wins). */
 export function resourceResolver(resources: readonly ResourcePrefix[]): (key: string) => { group: string; resource: string } {
   const sorted = [...resources]
-    .map((r) => ({ ...r, prefix: r.prefix.endsWith('/') ? r.prefix.slice(0, -1) : r.prefix }))
-    .sort((a, b) => b.prefix.length - a.prefix.length);
+    .map((r) => {
+      const entry = { ...r, prefix: r.prefix.endsWith('/') ? r.prefix.slice(0, -1) : r.prefix };
+      return { entry, withSlash: `${entry.prefix}/` };
+    })
+    .sort((a, b) => b.entry.prefix.length - a.entry.prefix.length);
   const none = { group: '', resource: '' };
+  const exact = new Map(sorted.map((r) => [r.entry.prefix, r.entry]));
+  // Calls go to the keys of a few collections: the answer is remembered per parent (the key
+  // up to its last "/"). Every other key under that parent has the same longest prefix,
+  // unless it is itself a prefix (looked up first).
+  const byParent = new Map<string, ResourcePrefix>();
   return (key) => {
-    for (const r of sorted) {
-      if (key === r.prefix || key.startsWith(`${r.prefix}/`)) return r;
+    const own = exact.get(key);
+    if (own !== undefined) return own;
+    const parent = key.slice(0, Math.max(0, key.lastIndexOf('/')));
+    const known = byParent.get(parent);
+    if (known !== undefined) return known;
+    const found = sorted.find((r) => key.startsWith(r.withSlash))?.entry;
+    if (found === undefined) return none;
+    // Remembered only when the parent is at or below the prefix (a deeper prefix under the parent would be a key's own).
+    if (parent.length >= found.prefix.length) {
+      if (byParent.size >= 4096) byParent.clear();
+      byParent.set(parent, found);
     }
-    return none;
+    return found;
   };
 }
 
@@ -118,15 +135,19 @@ export function createEtcdInstrumentation(options: EtcdInstrumentationOptions = 
   const resolve = resourceResolver(options.resources ?? []);
   const tracer = () => options.tracer ?? trace.getTracer('kapi-storage');
   // Label-bound children, cached: prom-client hashes label objects on every call.
-  const children = new Map<string, { duration: { observe(v: number): void }; total: { inc(): void }; errors: { inc(): void } }>();
+  // Keyed by the resolver's (stable) answer, then the operation: no label string per call.
+  type Child = { duration: { observe(v: number): void }; total: { inc(): void }; errors: { inc(): void } };
+  const children = new Map<{ group: string; resource: string }, Map<string, Child>>();
   const bound = (operation: string, key: string) => {
-    const { group, resource } = resolve(key);
-    const id = `${operation}|${group}|${resource}`;
-    let child = children.get(id);
+    const resolved = resolve(key);
+    const { group, resource } = resolved;
+    let byOperation = children.get(resolved);
+    if (byOperation === undefined) children.set(resolved, (byOperation = new Map()));
+    let child = byOperation.get(operation);
     if (child === undefined && f !== undefined) {
       const labels = { operation, group, resource };
       child = { duration: f.duration.labels(labels), total: f.total.labels(labels), errors: f.errors.labels(labels) };
-      children.set(id, child);
+      byOperation.set(operation, child);
     }
     return { child, group, resource };
   };
