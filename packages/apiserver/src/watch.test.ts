@@ -274,6 +274,18 @@ for (const watchCache of [true, false]) {
       assert.equal(status['code'], 410);
       assert.match(String(status['message']), /^(The resourceVersion for the provided watch is too old\.|too old resource version: \d+ \(\d+\))$/);
     });
+
+    void it('many watchers and a burst of concurrent writes: every watcher gets every event once, in revision order', async () => {
+      const from = await currentRv();
+      const watchers = await Promise.all(Array.from({ length: 8 }, () => watch(`resourceVersion=${from}`)));
+      const names = Array.from({ length: 30 }, (_, i) => `burst-${i}`);
+      const revisions = (await Promise.all(names.map((n) => h.create(n, { v: '1' })))).sort((a, b) => a - b);
+      for (const w of watchers) {
+        const events = await w.take(names.length);
+        assert.deepEqual(events.map(rvOf), revisions);
+        assert.deepEqual(new Set(summary(events)), new Set(names.map((n) => `ADDED ${n}`)));
+      }
+    });
   });
 }
 

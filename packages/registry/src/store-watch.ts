@@ -1,7 +1,7 @@
 /** watch of the generic store. */
 import type { KubeObject } from '@kapi/machinery';
 import { parseResourceVersion, validateListOptions } from '@kapi/machinery';
-import type { Watch, WatchEvent, Watcher as StorageWatcher, WatchOptions as StorageWatchOptions } from '@kapi/storage';
+import type { Watch, WatchEvent, WatchPull, Watcher as StorageWatcher, WatchOptions as StorageWatchOptions } from '@kapi/storage';
 import type { RequestContext } from './definition.js';
 import { checkFieldSelector, selectionPredicate } from './field-selection.js';
 import type { WatchOptions } from './rest.js';
@@ -66,7 +66,46 @@ function presentingWatch(ctx: StoreContext, inner: Watch): Watch {
       inner.stop();
     }
   }
-  return { stop: () => inner.stop(), [Symbol.asyncIterator]: events };
+  const watch: Watch = { stop: () => inner.stop(), [Symbol.asyncIterator]: events };
+  return inner.pull === undefined ? watch : { ...watch, pull: presentingPull(ctx, inner, inner.pull) };
+}
+
+/** presentingWatch's batch side: the same presentation, the end after an ERROR event, a thrown error as a last ERROR event. */
+function presentingPull(ctx: StoreContext, inner: Watch, pull: WatchPull): WatchPull {
+  let ended = false;
+  const end = () => {
+    ended = true;
+    inner.stop();
+  };
+  return {
+    take(into, max) {
+      if (ended) return false;
+      const from = into.length;
+      let open: boolean;
+      try {
+        open = pull.take(into, max);
+      } catch (err) {
+        into.push({ type: 'ERROR', object: toStatusError(err, ctx.resource).status, revision: 0 });
+        end();
+        return false;
+      }
+      for (let i = from; i < into.length; i++) {
+        const event = into[i]!;
+        into[i] = presentEvent(ctx, event);
+        if (event.type === 'ERROR') {
+          into.length = i + 1;
+          end();
+          return false;
+        }
+      }
+      if (!open) end();
+      return open;
+    },
+    notify(listener) {
+      if (ended) listener();
+      else pull.notify(listener);
+    },
+  };
 }
 
 /**

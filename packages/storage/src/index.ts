@@ -14,6 +14,7 @@ export type {
   WatchEventType,
   WatchOptions,
   Watch,
+  WatchPull,
   Watcher,
   Change,
   ChangeFeed,

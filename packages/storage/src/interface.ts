@@ -153,6 +153,29 @@ export interface WatchOptions {
  */
 export interface Watch extends AsyncIterable<WatchEvent> {
   stop(): void;
+  /** Optional: the same events taken in batches without a promise per event (see WatchPull). */
+  readonly pull?: WatchPull;
+}
+
+/**
+ * Optional fast path of a Watch, for a consumer that serves many watches at once (an HTTP
+ * fan-out): it takes every event that is ready in one synchronous call and is told by a
+ * callback, not a promise per event, when more are ready. The same events, order and end as
+ * the async iterator; a consumer uses one or the other, never both. Backpressure is the same:
+ * a consumer that stops taking lets the watch's queue grow (and the watch may end as slow).
+ */
+export interface WatchPull {
+  /**
+   * Appends up to `max` ready events to `into`, in order, without waiting. Returns false when
+   * the watch has ended: the events appended by this call are its last (an ERROR event is
+   * always last); true when more may come (possibly none appended now).
+   */
+  take(into: WatchEvent[], max: number): boolean;
+  /**
+   * Calls `listener` once when events become ready or the watch ends — at once (synchronously)
+   * if that is already so. A new call replaces a listener not yet called.
+   */
+  notify(listener: () => void): void;
 }
 
 /** Optional: a backend or cache that can serve watches. */

@@ -74,3 +74,79 @@ void test('cache watcher: events at or below the running maximum are not deliver
   watcher.close(false);
   assert.deepEqual((await drain(watcher)).map((e) => `${e.type}@${e.revision}`), ['BOOKMARK@4']);
 });
+
+void test('cache watcher pull: takes what is ready in order, a listener instead of a pending pull, then the final bookmark and the end', () => {
+  let slow = 0;
+  const watcher = new CacheWatcher({
+    scope: '/r/',
+    recursive: true,
+    predicate: everything,
+    allowBookmarks: true,
+    queueSize: 2,
+    budget: { perSecondMs: 0, maxMs: 0 },
+    startRevision: 0,
+    initial: [put(1), put(2)].map((e) => e.watchEventFor(everything)!)[Symbol.iterator](),
+    now: Date.now,
+    onSlow: () => slow++,
+    onClose: () => {},
+  });
+  const pull = watcher.pull;
+  const taken: WatchEvent[] = [];
+  let calls = 0;
+  // Initial events are ready at once: the listener is called synchronously.
+  pull.notify(() => calls++);
+  assert.equal(calls, 1);
+  assert.equal(pull.take(taken, 1), true);
+  assert.deepEqual(taken.map((e) => e.revision), [1]);
+  assert.equal(pull.take(taken, 10), true);
+  assert.deepEqual(taken.map((e) => e.revision), [1, 2]);
+  // Nothing ready: the listener waits for the next event and is called once.
+  pull.notify(() => calls++);
+  assert.equal(calls, 1);
+  watcher.dispatch(put(3));
+  watcher.dispatch(put(4));
+  assert.equal(calls, 2);
+  watcher.dispatch(put(2)); // not after the running maximum: ignored
+  assert.equal(pull.take(taken, 10), true);
+  assert.deepEqual(taken.map((e) => e.revision), [1, 2, 3, 4]);
+  // Closing wakes a waiting listener; the rest is the final bookmark, then the end.
+  pull.notify(() => calls++);
+  watcher.close(true);
+  assert.equal(calls, 3);
+  const rest: WatchEvent[] = [];
+  assert.equal(pull.take(rest, 10), false);
+  assert.deepEqual(rest.map((e) => `${e.type}@${e.revision}`), ['BOOKMARK@4']);
+  assert.equal(pull.take(rest, 10), false);
+  assert.equal(rest.length, 1);
+  assert.equal(slow, 0);
+});
+
+void test('cache watcher pull: a consumer that stops taking is closed after its budget and then gets what was queued', async () => {
+  let slow = 0;
+  const watcher = new CacheWatcher({
+    scope: '/r/',
+    recursive: true,
+    predicate: everything,
+    allowBookmarks: false,
+    queueSize: 2,
+    budget: { perSecondMs: 0, maxMs: 10 },
+    startRevision: 0,
+    now: Date.now,
+    onSlow: () => slow++,
+    onClose: () => {},
+  });
+  let woken = 0;
+  watcher.pull.notify(() => woken++);
+  for (let rev = 1; rev <= 5; rev++) watcher.dispatch(put(rev));
+  assert.equal(woken, 1);
+  await sleep(40);
+  assert.equal(watcher.isOpen, false);
+  assert.equal(slow, 1);
+  const rest: WatchEvent[] = [];
+  assert.equal(watcher.pull.take(rest, 3), true);
+  assert.equal(watcher.pull.take(rest, 3), false);
+  assert.deepEqual(rest.map((e) => e.revision), [1, 2, 3, 4, 5]);
+  // Stopped: a listener is called at once.
+  watcher.pull.notify(() => woken++);
+  assert.equal(woken, 2);
+});

@@ -1,5 +1,5 @@
 import type { KubeObject } from '@kapi/machinery';
-import type { Predicate, Watch, WatchEvent } from '@kapi/storage';
+import type { Predicate, Watch, WatchEvent, WatchPull } from '@kapi/storage';
 import type { CacheEvent } from './cache-event.js';
 
 /** The time a watcher may keep its queue over-full: kube's budget, 50 ms per second up to 100 ms. */
@@ -67,6 +67,8 @@ export class CacheWatcher implements Watch {
   private lastRevision: number;
   private finalBookmark = false;
   private waiting: ((result: IteratorResult<WatchEvent>) => void) | undefined;
+  /** The batch consumer's listener (see `pull`), called once when events are ready or the watch ends. */
+  private ready: (() => void) | undefined;
   private budgetMs: number;
   private budgetAt: number;
   private blockedSince: number | undefined;
@@ -99,6 +101,28 @@ export class CacheWatcher implements Watch {
   get queued(): number {
     return this.queue.length - this.head;
   }
+
+  /**
+   * The batch consumer's side (storage WatchPull): takes what is ready without a promise per
+   * event, and a listener instead of a pending pull. The same events and backpressure as the
+   * iterator.
+   */
+  readonly pull: WatchPull = {
+    take: (into, max) => {
+      for (let n = 0; n < max; n++) {
+        const event = this.take();
+        if (event === undefined) break;
+        into.push(event);
+      }
+      return this.mode !== 'done';
+    },
+    notify: (listener) => {
+      if (this.mode === 'done' || this.hasReady()) {
+        this.ready = undefined;
+        listener();
+      } else this.ready = listener;
+    },
+  };
 
   /** Offers a live event; the watcher filters it by scope, revision and predicate. */
   dispatch(event: CacheEvent): void {
@@ -148,6 +172,7 @@ export class CacheWatcher implements Watch {
     const waiting = this.waiting;
     this.waiting = undefined;
     waiting?.({ value: undefined, done: true });
+    this.callReady();
   }
 
   [Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
@@ -206,10 +231,24 @@ export class CacheWatcher implements Watch {
     }
     this.queue.push(event);
     if (this.queued > this.options.queueSize && this.blockedSince === undefined) this.block();
+    this.callReady();
+  }
+
+  /** Whether a take would give an event or change the mode (initial events, queued events, or the drained end). */
+  private hasReady(): boolean {
+    return this.initial !== undefined || this.head < this.queue.length || this.mode !== 'open';
+  }
+
+  private callReady(): void {
+    const ready = this.ready;
+    if (ready === undefined) return;
+    this.ready = undefined;
+    ready();
   }
 
   /** After `close` or `stop`: hands a pending pull its next event or the end. */
   private wake(): void {
+    this.callReady();
     const resolve = this.waiting;
     if (resolve === undefined) return;
     this.waiting = undefined;

@@ -153,6 +153,134 @@ async function pump(res: ServerResponse, watch: WatchStream, encoder: WatchEncod
   }
 }
 
+/** Most events one watch takes and writes in one go before it lets others run. */
+const MAX_BATCH = 256;
+
+/**
+ * Watches with events ready, flushed together once the current I/O callbacks have run
+ * (setImmediate): every event the cache dispatched in the meantime — one etcd watch response
+ * or several that arrived together — goes to each socket in one write. Under load the batches
+ * grow by themselves, so the number of socket writes per second stays bounded by the number
+ * of watchers, not watchers × events.
+ */
+let flushQueue: (() => void)[] = [];
+
+function runFlushes(): void {
+  const queue = flushQueue;
+  flushQueue = [];
+  for (let i = 0; i < queue.length; i++) queue[i]!();
+  lastParts = [];
+  lastJoined = undefined;
+}
+
+function scheduleFlush(flush: () => void): void {
+  if (flushQueue.push(flush) === 1) setImmediate(runFlushes);
+}
+
+/** Batches up to this size are joined into one buffer; larger ones are written as they are (one gathered write). */
+const JOIN_MAX_BYTES = 64 * 1024;
+
+/** The last joined batch: watchers flushed one after another mostly have the same events ready, so they share one buffer. */
+let lastParts: Buffer[] = [];
+let lastJoined: Buffer | undefined;
+
+/** `parts` (framed chunks) as one buffer; the same buffer as the previous call when the parts are the same buffers. */
+function joinChunks(parts: Buffer[], bytes: number): Buffer {
+  if (lastJoined !== undefined && lastParts.length === parts.length) {
+    let same = true;
+    for (let i = 0; i < parts.length && same; i++) same = parts[i] === lastParts[i];
+    if (same) return lastJoined;
+  }
+  lastParts = parts.slice();
+  lastJoined = Buffer.concat(parts, bytes);
+  return lastJoined;
+}
+
+/**
+ * pump for a watch with the batch side (WatchPull): no promise or closure per event. When
+ * events are ready the watch is queued for the next flush, which takes everything ready and
+ * writes it at once — on HTTP/1.1 as one buffer of pre-framed chunks (one chunk's shared
+ * bytes when only one event is ready). Backpressure as in pump: after a write the socket did
+ * not take (`write` returned false) nothing more is taken until 'drain', so the watch's
+ * bounded queue decides about a slow client. Ends after an ERROR event or at the watch's end.
+ */
+function pumpBatches(res: ServerResponse, pull: NonNullable<WatchStream['pull']>, encoder: WatchEncoder, signal: AbortSignal, sent?: (bytes: number) => void): Promise<void> {
+  const socket = directSocket(res);
+  const out: ServerResponse | Socket = socket ?? res;
+  return new Promise((resolve) => {
+    const batch: WatchEvent[] = [];
+    const chunks: Buffer[] = [];
+    let scheduled = false;
+    let finished = false;
+    const schedule = () => {
+      if (scheduled || finished) return;
+      scheduled = true;
+      scheduleFlush(flush);
+    };
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      out.off('drain', schedule);
+      signal.removeEventListener('abort', schedule);
+      resolve();
+    };
+    /** Writes `batch`; whether the socket takes more now. */
+    const write = (): boolean => {
+      if (socket !== undefined) {
+        let bytes = 0;
+        for (let i = 0; i < batch.length; i++) {
+          const line = encoder.encode(batch[i]!);
+          sent?.(line.length);
+          const chunk = framedChunk(line);
+          chunks.push(chunk);
+          bytes += chunk.length;
+        }
+        let accepted: boolean;
+        if (chunks.length === 1 || bytes <= JOIN_MAX_BYTES) accepted = socket.write(chunks.length === 1 ? chunks[0]! : joinChunks(chunks, bytes));
+        else {
+          socket.cork();
+          for (let i = 0; i < chunks.length; i++) socket.write(chunks[i]!);
+          socket.uncork();
+          accepted = !socket.writableNeedDrain;
+        }
+        chunks.length = 0;
+        return accepted;
+      }
+      res.cork();
+      let accepted = true;
+      for (let i = 0; i < batch.length; i++) {
+        const line = encoder.encode(batch[i]!);
+        sent?.(line.length);
+        accepted = res.write(line);
+      }
+      res.uncork();
+      return accepted && !res.writableNeedDrain;
+    };
+    function flush(): void {
+      scheduled = false;
+      if (finished) return;
+      for (;;) {
+        if (signal.aborted || res.destroyed) return finish();
+        batch.length = 0;
+        const open = pull.take(batch, MAX_BATCH);
+        const taken = batch.length;
+        const accepted = taken === 0 || write();
+        const last = taken > 0 && batch[taken - 1]!.type === 'ERROR';
+        batch.length = 0;
+        if (!open || last) return finish();
+        if (!accepted) {
+          out.once('drain', schedule);
+          return;
+        }
+        if (taken < MAX_BATCH) break;
+      }
+      pull.notify(schedule);
+    }
+    signal.addEventListener('abort', schedule);
+    flush();
+  });
+}
+
 /**
  * `watch=true` on a collection, and the legacy `/watch/` paths (collections and items). Option and
  * selector errors, a representation that cannot stream (406), and failures before the stream
@@ -192,7 +320,10 @@ export async function handleWatch(scope: RequestScope): Promise<void> {
     if (scope.warnings.length > 0) headers['Warning'] = [...new Set(scope.warnings)].map(warningHeader);
     res.writeHead(200, headers);
     res.flushHeaders();
-    if (!lifetime.signal.aborted) await pump(res, stream, encoder, lifetime.signal, scope.watchEventSent);
+    if (!lifetime.signal.aborted) {
+      if (stream.pull !== undefined) await pumpBatches(res, stream.pull, encoder, lifetime.signal, scope.watchEventSent);
+      else await pump(res, stream, encoder, lifetime.signal, scope.watchEventSent);
+    }
     if (!res.destroyed) res.end();
   } finally {
     clearTimeout(timer);
