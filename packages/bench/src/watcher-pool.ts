@@ -58,7 +58,8 @@ export function scanEvents(data: Buffer, onEvent: (resourceVersion: number) => v
  * HTTP client: at 100,000 events a second the load generator's own parsing would be the
  * bottleneck). For every non-bookmark event it calls `onEvent(resourceVersion, arrival)` with
  * `performance.now()` taken when the bytes arrived. Connections that end while the pool is
- * open count as terminated.
+ * open count as terminated (the requests say `Connection: close`, so a server that ends a
+ * watch response — e.g. closing a watcher that fell behind — closes the connection too).
  */
 export class WatcherPool {
   private readonly sockets: Socket[] = [];
@@ -77,7 +78,7 @@ export class WatcherPool {
   async open(count: number, parallel = 50): Promise<void> {
     const u = new URL(this.url);
     const extra = Object.entries(authHeaders(this.url)).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    const requestBytes = Buffer.from(`GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nAccept: application/json\r\nUser-Agent: kapi-bench\r\n${extra}\r\n`);
+    const requestBytes = Buffer.from(`GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nAccept: application/json\r\nUser-Agent: kapi-bench\r\nConnection: close\r\n${extra}\r\n`);
     let next = 0;
     const openOne = (): Promise<void> =>
       new Promise((resolve, reject) => {

@@ -69,6 +69,8 @@ export class CacheWatcher implements Watch {
   private waiting: ((result: IteratorResult<WatchEvent>) => void) | undefined;
   /** The batch consumer's listener (see `pull`), called once when events are ready or the watch ends. */
   private ready: (() => void) | undefined;
+  /** The batch consumer was told events are ready and has not taken them yet: it waits for its turn in this process, not for its client. */
+  private pickupPending = false;
   private budgetMs: number;
   private budgetAt: number;
   private blockedSince: number | undefined;
@@ -109,6 +111,7 @@ export class CacheWatcher implements Watch {
    */
   readonly pull: WatchPull = {
     take: (into, max) => {
+      this.pickupPending = false;
       for (let n = 0; n < max; n++) {
         const event = this.take();
         if (event === undefined) break;
@@ -243,6 +246,7 @@ export class CacheWatcher implements Watch {
     const ready = this.ready;
     if (ready === undefined) return;
     this.ready = undefined;
+    this.pickupPending = true;
     ready();
   }
 
@@ -274,14 +278,16 @@ export class CacheWatcher implements Watch {
   /**
    * Closes the watcher when the budget is spent. A timer that fires late means the whole
    * process was busy (Node runs one thread), not that this consumer was slow, so it waits
-   * once more for the same time — unless the queue has grown far past its size.
+   * once more for the same time — unless the queue has grown far past its size. The same
+   * when a batch consumer was told of ready events and has not had its turn to take them yet
+   * (its writes wait behind other watchers' in this process, not for its client).
    */
   private armSlowTimer(delayMs: number): void {
     const due = this.options.now() + delayMs;
     this.slowTimer = setTimeout(() => {
       this.slowTimer = undefined;
       if (this.mode !== 'open') return;
-      const late = this.options.now() - due > STALL_TOLERANCE_MS;
+      const late = this.options.now() - due > STALL_TOLERANCE_MS || this.pickupPending;
       if (late && this.queued < this.options.queueSize * MAX_OVERFLOW_FACTOR) {
         this.armSlowTimer(delayMs);
         return;
