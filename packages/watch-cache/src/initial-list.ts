@@ -4,10 +4,11 @@ import { compareKeys } from './key-order.js';
 import { SortedMap } from './sorted-map.js';
 
 /**
- * Lists everything under `prefix` in pages of `pageSize`, all at the revision of the first
- * page (a quorum read), into a sorted map. List results do not carry keys, so each object's
- * key is derived as the registry lays keys out — `<prefix>/[<namespace>/]<name>` — as kube's
- * cacher derives them; objects that arrive later through the feed carry their real keys.
+ * Lists everything under `prefix` (a quorum read) into a sorted map: in one list when
+ * `pageSize` is 0 (the etcd backend then reads in chunks of a few MiB, asking for the next
+ * while it decodes the last), else in pages of `pageSize`, all at the revision of the first.
+ * List results do not carry keys, so each object's key is derived as the registry lays keys
+ * out — `<prefix>/[<namespace>/]<name>` — as kube's cacher derives them; objects that arrive later through the feed carry their real keys.
  */
 export async function listAll(backend: Storage, prefix: string, pageSize: number): Promise<{ map: SortedMap<KubeObject>; revision: number }> {
   const keys: string[] = [];
@@ -15,7 +16,7 @@ export async function listAll(backend: Storage, prefix: string, pageSize: number
   let token: string | undefined;
   let revision = 0;
   do {
-    const page = await backend.list(prefix, { limit: pageSize, ...(token ? { continue: token } : {}) });
+    const page = await backend.list(prefix, { ...(pageSize > 0 ? { limit: pageSize } : {}), ...(token ? { continue: token } : {}) });
     revision ||= Number(page.resourceVersion);
     for (const item of page.items) {
       const namespace = item.metadata.namespace;

@@ -34,7 +34,11 @@ export interface WatchCacheOptions {
   readonly progressRequestIntervalMs?: number;
   /** Requests arriving before a cacher's first initialization wait this long for it. Default 3000 ms. */
   readonly initialReadyWaitMs?: number;
-  /** Page size of the initial list. Default 10000. */
+  /**
+   * Page size of the initial list; 0 = one list, which the etcd backend reads in chunks of a
+   * few MiB, fetching the next while it decodes the last (kube's reflector pages by 10000;
+   * pages cost a round trip each that overlaps with nothing). Default 0.
+   */
   readonly listPageSize?: number;
   /** Delay between re-list attempts after a failure. Default 1000 ms. */
   readonly relistIntervalMs?: number;
@@ -80,7 +84,7 @@ export function resolveOptions(options: WatchCacheOptions): ResolvedOptions {
     consistentReads: options.consistentReads ?? true,
     progressRequestIntervalMs: options.progressRequestIntervalMs ?? 100,
     initialReadyWaitMs: options.initialReadyWaitMs ?? 3000,
-    listPageSize: options.listPageSize ?? 10_000,
+    listPageSize: options.listPageSize ?? 0,
     relistIntervalMs: options.relistIntervalMs ?? 1000,
     history: {
       minCapacity: options.history?.minCapacity ?? 100,

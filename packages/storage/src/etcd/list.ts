@@ -54,6 +54,18 @@ function planRead(key: string, keyPrefix: string, options: ListOptions): ReadPla
     : { startKey, revision: 0, minimumRevision: requested, fromContinue: false };
 }
 
+/** How the list reads in chunks (tests make them small). */
+export interface ListChunking {
+  /** Bytes a chunk aims at, judged by the values read so far; default 4 MiB. */
+  readonly targetBytes?: number;
+  /** Keys the first chunk asks for (nothing is known of the values' size yet); default 1000. */
+  readonly firstKeys?: number;
+  /** The fewest keys a later chunk asks for; default 10. */
+  readonly minKeys?: number;
+}
+
+const defaultChunking = { targetBytes: 4 << 20, firstKeys: 1000, minKeys: 10 };
+
 /**
  * Lists `key` per `Storage.list`. The range is `[start, prefixEnd(key + "/"))` (or the single
  * key when `recursive === false`). The first response pins the revision for later round trips
@@ -61,44 +73,84 @@ function planRead(key: string, keyPrefix: string, options: ListOptions): ReadPla
  * with doubled page sizes (up to 10000). `continue` is set when etcd's count says more keys
  * remain; `remainingItemCount` only when the predicate is empty.
  *
+ * Large reads (no limit, or a limit beyond one chunk) go to etcd in chunks of about
+ * `chunking.targetBytes`, all at the pinned revision, so no response is one huge message; the
+ * next chunk is asked for as soon as a response arrives, before its values are decoded (only
+ * when it is certainly needed: the values in hand cannot fill the page), so etcd reads the next
+ * chunk while this process decodes the last one. The result is the same as one range.
+ *
  * Throws: InvalidContinue (bad token, or a resourceVersion with a token), InvalidError (bad
  * resourceVersion), TooLargeResourceVersion (NotOlderThan N beyond the store, or Exact N in
  * the future), Expired (compacted revision; for a continue token with the inconsistent-continue
  * message and `inconsistentContinue` = the same start key at rv -1), Internal (undecodable
  * value), Unreachable.
  */
-export async function list(kv: EtcdKV, key: string, options: ListOptions = {}): Promise<ListResult> {
+export async function list(kv: EtcdKV, key: string, options: ListOptions = {}, chunking: ListChunking = {}): Promise<ListResult> {
   const recursive = options.recursive !== false;
   const keyPrefix = recursive ? listPrefix(key) : key;
   const predicate = options.predicate ?? everything;
   const limit = recursive && options.limit !== undefined && options.limit > 0 ? Math.floor(options.limit) : 0;
   const plan = planRead(key, keyPrefix, options);
   const rangeEnd = recursive ? prefixEnd(Buffer.from(keyPrefix)) : undefined;
+  const targetBytes = chunking.targetBytes ?? defaultChunking.targetBytes;
+  const firstKeys = Math.max(1, chunking.firstKeys ?? defaultChunking.firstKeys);
+  const minKeys = Math.max(1, chunking.minKeys ?? defaultChunking.minKeys);
 
   const items: KubeObject[] = [];
   let revision = plan.revision;
-  let startKey = plan.startKey;
-  let pageSize = limit;
   let lastKey: string | undefined;
   let hasMore = false;
   let lastCount = 0;
-
-  for (;;) {
+  let consumedFromLast = 0;
+  // The page size rule of a limited list: the limit, then doubling while a predicate leaves
+  // the page short (as before chunking). A list without a limit reads everything.
+  let pageSize = limit;
+  const growPage = () => {
+    pageSize = Math.min(Math.max(pageSize * 2, limit), Math.max(maxPageSize, limit));
+  };
+  // Chunks bounded by bytes where every key read is wanted: no limit, or a limit and no
+  // predicate (a filtering page keeps its doubling sizes, as only decoding tells what it needs).
+  const chunked = limit === 0 || predicate.empty;
+  let bytesSeen = 0;
+  let keysSeen = 0;
+  const chunkKeys = (): number => {
+    if (!chunked) return pageSize;
+    const byBytes = keysSeen === 0 ? firstKeys : Math.max(minKeys, Math.floor(targetBytes / Math.max(1, bytesSeen / keysSeen)));
+    return pageSize > 0 ? Math.min(pageSize, byBytes) : byBytes;
+  };
+  const request = (startKey: string, keys: number) => {
     const req: IRangeRequest = { key: Buffer.from(startKey) };
     if (rangeEnd) req.range_end = rangeEnd;
-    if (pageSize > 0) req.limit = pageSize;
+    // A range always has a limit (a chunk or the page); a single key needs none.
+    if (recursive) req.limit = keys;
     if (revision > 0) req.revision = revision;
-    const res = await rangeAt(kv, key, keyPrefix, req, plan);
+    const pending = rangeAt(kv, key, keyPrefix, req, plan);
+    // Awaited below; a prefetch left behind by a failure must not be an unhandled rejection.
+    pending.catch(() => undefined);
+    return pending;
+  };
 
-    const count = revisionOf(res.count);
-    lastCount = count;
-    hasMore = res.kvs.length < count;
+  let next: ReturnType<typeof request> | undefined = request(plan.startKey, chunkKeys());
+  while (next !== undefined) {
+    const res = await next;
+    next = undefined;
+    lastCount = revisionOf(res.count);
+    consumedFromLast = 0;
+    hasMore = res.kvs.length < lastCount;
     if (res.kvs.length === 0 && hasMore) {
       throw new StorageError('Internal', key, 'no results were found, but etcd indicated there were more values remaining');
     }
     if (revision === 0) {
       revision = revisionOf(res.header.revision);
       if (revision < plan.minimumRevision) throw tooLargeResourceVersion(key, plan.minimumRevision, revision);
+    }
+    for (const kvPair of res.kvs) bytesSeen += kvPair.value.length;
+    keysSeen += res.kvs.length;
+    // Ask for the next chunk before decoding this one when it is needed whatever the
+    // predicate says: no limit, or even if every value matched the page would be short.
+    const short = limit === 0 ? Infinity : limit - items.length - res.kvs.length;
+    if (hasMore && short > 0) {
+      next = request(`${res.kvs[res.kvs.length - 1]!.key.toString()}\x00`, Math.min(chunkKeys(), short));
     }
 
     for (const kvPair of res.kvs) {
@@ -108,20 +160,22 @@ export async function list(kv: EtcdKV, key: string, options: ListOptions = {}): 
       }
       const itemKey = kvPair.key.toString();
       lastKey = itemKey;
+      consumedFromLast++;
       const obj = decodeKV(kv.codec, kvPair, itemKey);
       if (predicate.matches(obj)) items.push(obj);
     }
 
-    if (!hasMore || limit === 0) break;
-    if (items.length >= limit) break;
-    pageSize = Math.min(Math.max(pageSize * 2, limit), Math.max(maxPageSize, limit));
-    startKey = `${lastKey}\x00`;
+    if (next === undefined && hasMore && limit > 0 && items.length < limit) {
+      // The predicate left the page short of the limit: read on in bigger pages.
+      growPage();
+      next = request(`${lastKey}\x00`, chunkKeys());
+    }
   }
 
   const result: ListResult = { items, resourceVersion: String(revision) };
-  if (hasMore && lastKey !== undefined) {
+  if (hasMore && lastKey !== undefined && limit > 0) {
     result.continue = encodeContinue(`${lastKey}\x00`, keyPrefix, revision);
-    if (predicate.empty) result.remainingItemCount = lastCount - limit;
+    if (predicate.empty) result.remainingItemCount = lastCount - consumedFromLast;
   }
   return result;
 }
