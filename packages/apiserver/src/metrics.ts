@@ -4,6 +4,7 @@
  * also carries prom-client's process metrics.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { counterChild, histogramChild } from '@kapi/storage';
 
 /** kube's apiserver_request_duration_seconds buckets. */
 export const REQUEST_DURATION_BUCKETS = [
@@ -240,15 +241,15 @@ export function createApiMetrics(): ApiMetrics {
       if (children === undefined) {
         const plain = noDryRun(labels);
         children = {
-          latency: latencies.labels(values()),
-          sli: sliLatencies.labels(plain),
-          size: labels.verb === 'GET' || labels.verb === 'LIST' ? responseSizes.labels(plain) : undefined,
+          latency: histogramChild(latencies, values()),
+          sli: histogramChild(sliLatencies, plain),
+          size: labels.verb === 'GET' || labels.verb === 'LIST' ? histogramChild(responseSizes, noDryRun(labels)) : undefined,
         };
         histogramChildren.set(key, children);
       }
       const counterKey = `${key}|${code}`;
       let counter = counterChildren.get(counterKey);
-      if (counter === undefined) counterChildren.set(counterKey, (counter = requests.labels({ ...values(), code: String(code) })));
+      if (counter === undefined) counterChildren.set(counterKey, (counter = counterChild(requests, { ...values(), code: String(code) })));
       counter.inc();
       const elapsed = Number(process.hrtime.bigint() - startNs) / 1e9;
       children.latency.observe(elapsed);

@@ -58,6 +58,10 @@ export {
   startStorageMetricsPoller,
   type StorageMetricsPoller,
   type StorageMetricsPollerOptions,
+  counterChild,
+  histogramChild,
+  type IncrementingChild,
+  type ObservingChild,
 } from './etcd/index.js';
 export { WatchQueue, type WatchQueueOptions } from './watch-queue.js';
 export {

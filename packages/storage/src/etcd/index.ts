@@ -18,4 +18,5 @@ export {
   type EtcdInstrumentation,
   type EtcdInstrumentationOptions,
 } from './instrumentation.js';
+export { counterChild, histogramChild, type IncrementingChild, type ObservingChild } from './metric-children.js';
 export { startStorageMetricsPoller, type StorageMetricsPoller, type StorageMetricsPollerOptions } from './storage-metrics.js';

@@ -13,6 +13,7 @@
 import { SpanKind, SpanStatusCode, context, trace, type Tracer } from '@opentelemetry/api';
 import type { IRangeRequest, ITxnRequest } from 'etcd3';
 import { Counter, Histogram, type Metric, type Registry } from 'prom-client';
+import { counterChild, histogramChild } from './metric-children.js';
 
 /** A resource's key prefix and the labels its etcd calls carry. */
 export interface ResourcePrefix {
@@ -146,7 +147,7 @@ export function createEtcdInstrumentation(options: EtcdInstrumentationOptions = 
     let child = byOperation.get(operation);
     if (child === undefined && f !== undefined) {
       const labels = { operation, group, resource };
-      child = { duration: f.duration.labels(labels), total: f.total.labels(labels), errors: f.errors.labels(labels) };
+      child = { duration: histogramChild(f.duration, labels), total: counterChild(f.total, labels), errors: f.errors.labels(labels) };
       byOperation.set(operation, child);
     }
     return { child, group, resource };
