@@ -10,7 +10,9 @@
  *                                by that resourceVersion) once as a framed HTTP chunk, answers
  *                                `{"metadata":{"resourceVersion":"<rv>"}}` (the ack, as an API
  *                                server acknowledges a write before its watchers see it), then
- *                                writes the chunk to every open watcher's socket
+ *                                writes the chunk to every open watcher's socket — once the
+ *                                requests read together have been answered (setImmediate), all
+ *                                chunks pending then in one write per watcher, as kapi batches
  *
  * Prints `{"port":<port>}` on stdout once listening on 127.0.0.1.
  */
@@ -45,14 +47,19 @@ function framedChunk(data: string): Buffer {
 function fanoutServer(template: string) {
   const [before, after] = template.split('{{RV}}') as [string, string];
   const watchers = new Set<ServerResponse>();
+  let pending: Buffer[] = [];
+  // Serialize once, frame once, one socket write per watcher for everything pending: the floor for any server.
+  const flush = () => {
+    const bytes = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+    pending = [];
+    for (const w of watchers) w.socket?.write(bytes);
+  };
   return createServer((req, res) => {
     if (req.method === 'POST') {
       void readBody(req).then((rv) => {
-        // Serialize once, frame once, one socket write per watcher: the floor for any server.
-        const chunk = framedChunk(`${before}${rv.trim()}${after}`);
+        if (pending.push(framedChunk(`${before}${rv.trim()}${after}`)) === 1) setImmediate(flush);
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(`{"metadata":{"resourceVersion":"${rv.trim()}"}}`);
-        for (const w of watchers) w.socket?.write(chunk);
       });
       return;
     }

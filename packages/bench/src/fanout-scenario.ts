@@ -3,7 +3,8 @@
  * ConfigMaps at a steady rate (round-robin over {@link objectCount} objects, never two writes
  * to one object at a time, so no write waits on another); the delivery latency of every event at every watcher is
  * measured from the write's acknowledgement. Baseline: a bare Node server writing the same
- * event bytes to N chunked responses, acknowledging each write after writing to all of them.
+ * event bytes to N chunked responses (acknowledging each write, then writing the events
+ * pending at the end of that event-loop turn to every response in one write, as kapi does).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
