@@ -212,16 +212,22 @@ function pumpBatches(res: ServerResponse, pull: NonNullable<WatchStream['pull']>
     const chunks: Buffer[] = [];
     let scheduled = false;
     let finished = false;
+    // Kept here: the signal's `aborted` getter checks its receiver on every read.
+    let aborted = signal.aborted;
     const schedule = () => {
       if (scheduled || finished) return;
       scheduled = true;
       scheduleFlush(flush);
     };
+    const onAbort = () => {
+      aborted = true;
+      schedule();
+    };
     const finish = () => {
       if (finished) return;
       finished = true;
       out.off('drain', schedule);
-      signal.removeEventListener('abort', schedule);
+      signal.removeEventListener('abort', onAbort);
       resolve();
     };
     /** Writes `batch`; whether the socket takes more now. */
@@ -260,7 +266,7 @@ function pumpBatches(res: ServerResponse, pull: NonNullable<WatchStream['pull']>
       scheduled = false;
       if (finished) return;
       for (;;) {
-        if (signal.aborted || res.destroyed) return finish();
+        if (aborted || res.destroyed) return finish();
         batch.length = 0;
         const open = pull.take(batch, MAX_BATCH);
         const taken = batch.length;
@@ -276,7 +282,7 @@ function pumpBatches(res: ServerResponse, pull: NonNullable<WatchStream['pull']>
       }
       pull.notify(schedule);
     }
-    signal.addEventListener('abort', schedule);
+    signal.addEventListener('abort', onAbort);
     flush();
   });
 }
