@@ -36,7 +36,9 @@ export interface ChangeFeedSettings {
  *   after the last one delivered (an event's, or a delivered progress report's), as the Go
  *   client resumes kube's watches: the consumer sees neither a gap nor a repeat, and need not
  *   re-list. etcd never splits one revision's events across responses, so resuming after a
- *   delivered revision is exact. Attempts back off from 100 ms to 1 s, for `resumeTimeoutMs`.
+ *   delivered revision is exact. Attempts back off from 100 ms to 500 ms (an attempt refused
+ *   during an election costs etcd little, and the stream is back soon after a leader is), for
+ *   `resumeTimeoutMs`.
  * - `onError` once, and nothing after it: Expired when the start revision is compacted (the
  *   compacted revision is recorded), Unreachable when the stream breaks for good (a single
  *   member restarted or gone, or no member took the watch for `resumeTimeoutMs`; its consumer
@@ -113,7 +115,7 @@ export function openChangeFeed(settings: ChangeFeedSettings, keyPrefix: string, 
             return;
           }
           retryTimer = setTimeout(open, retryDelayMs);
-          retryDelayMs = Math.min(retryDelayMs * 2, 1000);
+          retryDelayMs = Math.min(retryDelayMs * 2, 500);
         },
       },
     );

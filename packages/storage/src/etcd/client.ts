@@ -1,13 +1,17 @@
 import { Etcd3, type IOptions } from 'etcd3';
-import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, noop, retry } from 'cockatiel';
+import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, isBrokenCircuitError, noop, retry } from 'cockatiel';
 import { isRecoverableError } from 'etcd3';
 
 /**
  * True for a failure that proves etcd never processed the call — no connection could be made,
- * or the member refused it up front because it has no leader (`etcdserver: no leader`, the
- * answer to a call that requires one) — so sending it to another member cannot apply it twice.
+ * the member refused it up front because it has no leader (`etcdserver: no leader`, the
+ * answer to a call that requires one), or every member's circuit breaker was open so it was
+ * never sent (after an election, when each member answered "no leader" for a moment, the
+ * breakers stay open for their half-open delay although a leader is back) — so sending it
+ * (again) cannot apply it twice.
  */
 export function neverReachedServer(err: unknown): boolean {
+  if (isBrokenCircuitError(err)) return true;
   const message = err instanceof Error ? err.message : String(err);
   return /No connection established|ECONNREFUSED|connect EHOSTUNREACH|Failed to connect|etcdserver: no leader/i.test(message);
 }

@@ -10,7 +10,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Etcd3 } from 'etcd3';
 import type { Change, WatchEvent } from '../interface.js';
-import type { StorageError } from '../errors.js';
+import { isStorageError, type StorageError } from '../errors.js';
 import { startEtcdCluster, uniquePrefix, type EtcdClusterMember, type TestEtcdCluster } from '../testing/index.js';
 import { createEtcdStorage, type EtcdStorage } from './etcd-storage.js';
 import { openWatchStream } from './watch-stream.js';
@@ -47,12 +47,29 @@ async function streamMember(cluster: TestEtcdCluster): Promise<EtcdClusterMember
   return cluster.members[counts.indexOf(1)]!;
 }
 
-/** Writes `names` under `prefix`, each through whichever member the client picks (calls fail over). */
+/**
+ * Writes `names` under `prefix`, each through whichever member the client picks (calls fail
+ * over). A write that times out (a spurious election on a loaded machine) may or may not have
+ * been applied: it is looked up, and made again only if it was not.
+ */
 async function writeAll(storage: EtcdStorage, prefix: string, names: string[]): Promise<number[]> {
   const revisions: number[] = [];
   for (const name of names) {
-    const created = await storage.create(`${prefix}/${name}`, cm(name));
-    revisions.push(Number(created.metadata.resourceVersion));
+    const key = `${prefix}/${name}`;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const created = await storage.create(key, cm(name));
+        revisions.push(Number(created.metadata.resourceVersion));
+        break;
+      } catch (err) {
+        if (attempt >= 5 || !isStorageError(err, 'Unreachable')) throw err;
+        const existing = await storage.get(key, { ignoreNotFound: true }).catch(() => undefined);
+        if (existing !== undefined) {
+          revisions.push(Number(existing.metadata.resourceVersion));
+          break;
+        }
+      }
+    }
   }
   return revisions;
 }
@@ -61,8 +78,9 @@ void describe('watches on a partitioned etcd member', { concurrency: false }, ()
   let cluster: TestEtcdCluster;
 
   before(async () => {
-    // Short raft timeouts: a cut-off member knows it has no leader within about half a second.
-    cluster = await startEtcdCluster({ members: 3, heartbeatMs: 50, electionMs: 500 });
+    // Short raft timeouts (etcd's defaults are 100/1000 ms): a cut-off member knows it has no
+    // leader within about a second, without spurious elections on a loaded machine.
+    cluster = await startEtcdCluster({ members: 3, heartbeatMs: 80, electionMs: 800 });
   });
 
   after(async () => {
@@ -75,10 +93,14 @@ void describe('watches on a partitioned etcd member', { concurrency: false }, ()
     await cluster.waitLeader(15_000);
   });
 
-  /** Cuts `member` off, waits until it knows it has no leader; `heal` waits for one leader of all three. */
+  /**
+   * Cuts `member` off, waits until it knows it has no leader and the others follow one (a
+   * write during their election would time out); `heal` waits for one leader of all three.
+   */
   async function partition(member: EtcdClusterMember): Promise<void> {
     cluster.partition(member);
     await cluster.waitLeaderless(member);
+    await cluster.waitLeader(15_000);
   }
   async function heal(): Promise<void> {
     cluster.heal();

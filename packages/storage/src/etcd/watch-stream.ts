@@ -1,4 +1,5 @@
-import { GRPCUnavailableError, type Etcd3, type IDuplexStream, type IEvent, type IWatchRequest, type IWatchResponse } from 'etcd3';
+import { isBrokenCircuitError } from 'cockatiel';
+import type { Etcd3, IDuplexStream, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
 import { StorageError } from '../errors.js';
 import { toStorageError } from './errors.js';
 import { revisionOf } from './kv.js';
@@ -16,13 +17,14 @@ export interface WatchStreamRequest {
   /** Ask etcd for periodic progress notifications (`--experimental-watch-progress-notify-interval`). */
   progressNotify: boolean;
   /**
-   * With several members: how often the member serving the stream is asked whether it still
-   * has a leader (Maintenance.Status, one call per member per interval however many streams
-   * it serves). A member cut off from the majority keeps the stream open but receives no
+   * With several members: how often the members are asked whether they have a leader
+   * (Maintenance.Status, one call per member per interval for all the client's streams; see
+   * `LeaderMonitor`). A member cut off from the majority keeps the stream open but receives no
    * new revisions; etcd itself cancels such a stream ("no leader") only after about three
-   * election timeouts without a leader. When the check finds none, the stream ends with
-   * Unreachable, so that its owner re-opens it (on another member) from its last revision.
-   * 0 or absent: no check.
+   * election timeouts without a leader. When the check finds the stream's member without a
+   * leader while another member has one, the stream ends with Unreachable, so that its owner
+   * re-opens it from its last revision; the stream is opened on a member that had a leader at
+   * the last check. 0 or absent: no check.
    */
   leaderCheckIntervalMs?: number;
 }
@@ -105,16 +107,25 @@ export function memberCount(client: Etcd3): number {
 }
 
 /**
- * Asks every member that serves a registered stream, every `intervalMs`, whether it has a
- * leader (Maintenance.Status; the call carries `hasleader`, so a leaderless member refuses it
- * with "no leader", and one without the metadata answers leader 0). A leaderless member's
- * circuit breaker is tripped (new streams and calls go to the other members for a while) and
- * each of its streams is told. A check that fails otherwise (timeout, connection refused)
- * proves nothing and is ignored: a dead connection ends its streams by itself.
+ * While any stream is registered, asks every member of the client, every `intervalMs`,
+ * whether it has a leader (Maintenance.Status; the call carries `hasleader`, so a leaderless
+ * member refuses it with "no leader", and one without the metadata answers leader 0). A check
+ * that fails otherwise (timeout, connection refused) proves nothing: a dead connection ends
+ * its streams by itself.
+ *
+ * The streams of a member without a leader are told to move only while another member has
+ * one: during an election every member is leaderless for a moment, and a stream is better
+ * left where it is (its member goes on once a leader is elected) than moved around. New
+ * streams go to a member that had a leader at the last check (`preferredHost`).
+ *
+ * Circuit breakers are left alone: breakers open on every member during an election would
+ * fail unary calls for their whole half-open delay.
  */
 class LeaderMonitor {
   private readonly streams = new Map<PoolHost, Set<() => void>>();
-  private readonly checking = new Set<PoolHost>();
+  /** What the last check found per member: true/false, undefined when it could not tell. */
+  private readonly known = new Map<PoolHost, boolean | undefined>();
+  private checking = false;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -122,7 +133,7 @@ class LeaderMonitor {
     private readonly intervalMs: number,
   ) {}
 
-  /** Calls `onLeaderless` (at most once) when `host` is found without a leader; returns the unregister function. */
+  /** Calls `onLeaderless` when `host` is found without a leader while another member has one; returns the unregister function. */
   add(host: PoolHost, onLeaderless: () => void): () => void {
     let set = this.streams.get(host);
     if (set === undefined) this.streams.set(host, (set = new Set()));
@@ -138,26 +149,33 @@ class LeaderMonitor {
       if (this.streams.size === 0 && this.timer !== undefined) {
         clearInterval(this.timer);
         this.timer = undefined;
+        this.known.clear();
       }
     };
   }
 
+  /** A member (at random) that had a leader at the last check; undefined when none is known to. */
+  preferredHost(): PoolHost | undefined {
+    const led = this.pool.hosts.filter((h) => this.known.get(h) === true);
+    return led.length === 0 ? undefined : led[Math.floor(Math.random() * led.length)];
+  }
+
   private tick(): void {
-    for (const host of this.streams.keys()) {
-      if (this.checking.has(host)) continue;
-      this.checking.add(host);
-      this.hasLeader(host)
-        .then((leader) => {
-          if (leader !== false) return;
-          const err = new GRPCUnavailableError(`etcdserver: no leader (member ${host.host}, leader check)`);
-          host.faultHandling.execute(() => {
-            throw err;
-          }).catch(() => undefined);
+    if (this.checking) return;
+    this.checking = true;
+    Promise.all(this.pool.hosts.map(async (host) => [host, await this.hasLeader(host)] as const))
+      .then((results) => {
+        for (const [host, leader] of results) this.known.set(host, leader);
+        if (!results.some(([, leader]) => leader === true)) return;
+        for (const [host, leader] of results) {
+          if (leader !== false) continue;
           for (const onLeaderless of [...(this.streams.get(host) ?? [])]) onLeaderless();
-        })
-        .finally(() => this.checking.delete(host))
-        .catch(() => undefined);
-    }
+        }
+      })
+      .finally(() => {
+        this.checking = false;
+      })
+      .catch(() => undefined);
   }
 
   /** true / false when the member says; undefined when the check failed for another reason. */
@@ -190,20 +208,39 @@ function leaderMonitor(client: Etcd3, pool: Pool, intervalMs: number): LeaderMon
 }
 
 /**
- * Opens a gRPC Watch stream as the etcd3 client's `watchClient.watch()` does (a member picked
- * by its pool, past members whose circuit breaker is open; a stream error that says the member
- * failed trips that breaker), and says which member it is on.
+ * Opens a gRPC Watch stream as the etcd3 client's `watchClient.watch()` does, and says which
+ * member it is on: on `preferred` when given (a member known to have a leader), else on a
+ * member its pool picks (past members whose circuit breaker is open; any member when every
+ * breaker is open). A stream error that says the connection failed trips the member's breaker
+ * and resets its channels, as in etcd3; unlike etcd3, a "no leader" refusal does not: the
+ * connection is fine, and resetting it would also fail the unary calls in flight on it.
  */
-async function openGrpcWatch(client: Etcd3): Promise<{ stream: GrpcDuplex; host: PoolHost | undefined }> {
+async function openGrpcWatch(client: Etcd3, preferred: PoolHost | undefined): Promise<{ stream: GrpcDuplex; host: PoolHost | undefined }> {
   const pool = poolOf(client);
   if (pool === undefined) return { stream: (await client.watchClient.watch()) as GrpcDuplex, host: undefined };
-  return pool.withConnection('Watch', ({ resource, client: service, metadata }) => {
+  const open = (host: PoolHost, service: unknown, metadata: GrpcMetadataLike) => {
     const stream = (service as WatchServiceClient).watch(metadata);
     stream.on('error', (err: Error) => {
-      if ((stream as unknown as { writable?: boolean }).writable) pool.markFailed(resource, err);
+      if ((stream as unknown as { writable?: boolean }).writable && !/etcdserver: no leader/.test(String(err?.message))) pool.markFailed(host, err);
     });
-    return { stream, host: resource };
-  });
+    return { stream, host };
+  };
+  if (preferred !== undefined) {
+    try {
+      return open(preferred, preferred.getServiceClient('Watch'), await pool.authenticator.getMetadata());
+    } catch {
+      // closed meanwhile: let the pool pick
+    }
+  }
+  try {
+    return await pool.withConnection('Watch', ({ resource, client: service, metadata }) => open(resource, service, metadata));
+  } catch (err) {
+    // Every member's breaker is open (unary calls were refused everywhere during an election,
+    // say). A stream costs nothing to try: open it on any member; it fails fast if that is down.
+    if (!isBrokenCircuitError(err)) throw err;
+    const host = pool.hosts[Math.floor(Math.random() * pool.hosts.length)]!;
+    return open(host, host.getServiceClient('Watch'), await pool.authenticator.getMetadata());
+  }
 }
 
 /** The parts of grpc-js's duplex stream the etcd3 typings leave out. */
@@ -312,7 +349,11 @@ export function openWatchStream(client: Etcd3, request: WatchStreamRequest, hand
     }
   };
 
-  openGrpcWatch(client).then(
+  const pool = poolOf(client);
+  const interval = request.leaderCheckIntervalMs ?? 0;
+  const monitor = pool !== undefined && interval > 0 && pool.hosts.length > 1 ? leaderMonitor(client, pool, interval) : undefined;
+
+  openGrpcWatch(client, monitor?.preferredHost()).then(
     ({ stream: opened, host }) => {
       if (done) {
         try {
@@ -325,10 +366,8 @@ export function openWatchStream(client: Etcd3, request: WatchStreamRequest, hand
       }
       stream = opened;
       member = host?.host;
-      const pool = poolOf(client);
-      const interval = request.leaderCheckIntervalMs ?? 0;
-      if (host !== undefined && pool !== undefined && interval > 0 && pool.hosts.length > 1) {
-        unmonitor = leaderMonitor(client, pool, interval).add(host, () =>
+      if (host !== undefined && monitor !== undefined) {
+        unmonitor = monitor.add(host, () =>
           fail(new StorageError('Unreachable', keyText, `etcd is unreachable: member ${host.host} has no leader`)),
         );
       }

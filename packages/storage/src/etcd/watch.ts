@@ -158,7 +158,7 @@ export async function startEtcdWatch(settings: EtcdWatchSettings, key: string, o
             return;
           }
           retryTimer = setTimeout(() => openFrom(nextRevision), retryDelayMs);
-          retryDelayMs = Math.min(retryDelayMs * 2, 1000);
+          retryDelayMs = Math.min(retryDelayMs * 2, 500);
         },
       },
     );
