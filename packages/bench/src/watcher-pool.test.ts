@@ -24,16 +24,21 @@ void test('eventResourceVersion reads the first resourceVersion of a line', () =
 });
 
 void test('scanEvents finds every event across read boundaries and chunk framing, skipping bookmarks', () => {
-  // One HTTP chunk per event, as kapi and the bare server write them; reads split anywhere.
-  const body = Buffer.concat([event('ADDED', 7), event('BOOKMARK', 8), event('MODIFIED', 9), event('DELETED', 10)].map((e) => chunked(e, 10_000)));
-  for (const split of [1, 3, 17, 64, 200, body.length]) {
-    const seen: number[] = [];
-    let pending = Buffer.alloc(0);
-    for (let i = 0; i < body.length; i += split) {
-      const data = Buffer.concat([pending, body.subarray(i, i + split)]);
-      pending = Buffer.from(data.subarray(scanEvents(data, (rv) => seen.push(rv))));
+  const events = [event('ADDED', 7), event('BOOKMARK', 8), event('MODIFIED', 9), event('DELETED', 10)];
+  // One HTTP chunk per event, as kapi and the bare server write them, or all events in one chunk; reads split anywhere.
+  for (const body of [Buffer.concat(events.map((e) => chunked(e, 10_000))), chunked(events.join(''), 10_000)]) {
+    for (const split of [1, 3, 17, 64, 200, body.length]) {
+      for (const keepState of [false, true]) {
+        const seen: number[] = [];
+        let pending = Buffer.alloc(0);
+        const state = { afterEvent: false };
+        for (let i = 0; i < body.length; i += split) {
+          const data = Buffer.concat([pending, body.subarray(i, i + split)]);
+          pending = Buffer.from(data.subarray(scanEvents(data, (rv) => seen.push(rv), keepState ? state : undefined)));
+        }
+        assert.deepEqual(seen, [7, 9, 10], `reads of ${split} bytes${keepState ? ', state kept' : ''}`);
+      }
     }
-    assert.deepEqual(seen, [7, 9, 10], `reads of ${split} bytes`);
   }
 });
 

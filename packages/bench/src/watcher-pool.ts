@@ -25,16 +25,32 @@ export function eventResourceVersion(line: Buffer): number {
   return i === at + resourceVersionKey.length ? Number.NaN : value;
 }
 
+/** Where a connection's scan is between reads. */
+export interface ScanState {
+  /** Inside an event line whose resourceVersion was taken: skip to its end (the next newline). */
+  afterEvent: boolean;
+}
+
 /**
  * Finds every complete event in `data` (raw bytes of a chunked JSON watch body, framing
  * included): an event starts at `{"type":"` and its resourceVersion is the first
  * `"resourceVersion":"<digits>"` after that. Calls `onEvent(rv)` for non-bookmark events and
  * returns the offset from which bytes must be kept for the next read (an event whose
- * resourceVersion is not complete yet).
+ * resourceVersion is not complete yet). With a `state` kept across reads, the rest of an
+ * event whose resourceVersion was read is skipped to the next newline (one byte search, which
+ * is much cheaper than searching the object for the next `{"type":"`; JSON lines hold no raw
+ * newline, so the first one is the line's end, or chunk framing inside it, after which the
+ * plain search takes over).
  */
-export function scanEvents(data: Buffer, onEvent: (resourceVersion: number) => void): number {
+export function scanEvents(data: Buffer, onEvent: (resourceVersion: number) => void, state: ScanState = { afterEvent: false }): number {
   let from = 0;
   for (;;) {
+    if (state.afterEvent) {
+      const newline = data.indexOf(0x0a, from);
+      if (newline < 0) return data.length;
+      state.afterEvent = false;
+      from = newline + 1;
+    }
     const start = data.indexOf(typeKey, from);
     if (start < 0) return Math.max(from, data.length - typeKey.length);
     const rvAt = data.indexOf(resourceVersionKey, start + typeKey.length);
@@ -50,6 +66,7 @@ export function scanEvents(data: Buffer, onEvent: (resourceVersion: number) => v
     const isBookmark = data.compare(bookmark, 0, bookmark.length, start + typeKey.length, start + typeKey.length + bookmark.length) === 0;
     if (!isBookmark) onEvent(value);
     from = i;
+    state.afterEvent = true;
   }
 }
 
@@ -84,6 +101,7 @@ export class WatcherPool {
       new Promise((resolve, reject) => {
         let head: Buffer | undefined = Buffer.alloc(0);
         let pending: Buffer | undefined;
+        const scan: ScanState = { afterEvent: false };
         let ended = false;
         const end = (err?: Error) => {
           if (ended) return;
@@ -109,10 +127,14 @@ export class WatcherPool {
             resolve();
           }
           const data = pending ? Buffer.concat([pending, body]) : body;
-          const keepFrom = scanEvents(data, (rv) => {
-            if (this.firstEvent === undefined) this.captureFirst(data);
-            this.onEvent(rv, arrival);
-          });
+          const keepFrom = scanEvents(
+            data,
+            (rv) => {
+              if (this.firstEvent === undefined) this.captureFirst(data);
+              this.onEvent(rv, arrival);
+            },
+            scan,
+          );
           // `data` may be the shared read buffer: keep a copy of the unfinished tail.
           pending = keepFrom < data.length ? Buffer.from(data.subarray(keepFrom)) : undefined;
         };
