@@ -260,4 +260,42 @@ void describe('watches on a partitioned etcd member', { concurrency: false }, ()
     }
     await heal();
   });
+
+  void test('openWatchStream: a stream whose member never confirms the watch (a hung member) ends with Unreachable after the create timeout', async () => {
+    const leader = await cluster.waitLeader();
+    const hung = cluster.members.find((m) => m !== leader)!;
+    cluster.pause(hung);
+    const streams: ReturnType<typeof openWatchStream>[] = [];
+    const clients: Etcd3[] = [];
+    try {
+      // Members are picked at random: open streams (each on a fresh client, which knows no
+      // leader yet) until one lands on the hung member.
+      let ended: StorageError | undefined;
+      let onHung: ReturnType<typeof openWatchStream> | undefined;
+      for (let attempt = 1; onHung === undefined; attempt++) {
+        assert.ok(attempt <= 40, `no stream landed on ${hung.name}`);
+        const client = new Etcd3({ hosts: cluster.endpoints, dialTimeout: 2000 });
+        clients.push(client);
+        let mine: StorageError | undefined;
+        const stream = openWatchStream(
+          client,
+          { key: Buffer.from(uniquePrefix('/hung')), startRevision: 0, prevKv: false, progressNotify: false, leaderCheckIntervalMs: 100 },
+          { onEvents: () => {}, onProgress: () => {}, onCompacted: () => {}, onError: (err) => (mine = err) },
+        );
+        streams.push(stream);
+        await until('the stream to be opened', () => stream.member() !== undefined || mine !== undefined, 5000);
+        if (cluster.memberAt(stream.member() ?? '') === hung) {
+          onHung = stream;
+          await until('the stream on the hung member to end', () => mine !== undefined, 10_000);
+          ended = mine;
+        }
+      }
+      assert.equal(ended?.code, 'Unreachable');
+      assert.match(ended!.message, /did not confirm the watch within 3000 ms/);
+    } finally {
+      for (const stream of streams) stream.close();
+      cluster.resume(hung);
+      for (const client of clients) client.close();
+    }
+  });
 });

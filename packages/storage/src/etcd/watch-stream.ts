@@ -101,6 +101,11 @@ function poolOf(client: Etcd3): Pool | undefined {
   return pool as Pool;
 }
 
+/** How long a stream of a multi-member client waits for etcd to confirm its watch: 3 leader checks, at least 3 s. */
+export function createTimeoutMs(leaderCheckIntervalMs: number): number {
+  return Math.max(3 * leaderCheckIntervalMs, 3000);
+}
+
 /** How many members the client knows (1 when it does not say). */
 export function memberCount(client: Etcd3): number {
   return poolOf(client)?.hosts.length ?? 1;
@@ -264,13 +269,17 @@ interface GrpcDuplex extends IDuplexStream<IWatchRequest, IWatchResponse> {
  * With `leaderCheckIntervalMs`, a stream whose member is found without a leader ends with
  * Unreachable (see `LeaderMonitor`); the calls of a multi-member client carry `hasleader`
  * (client.ts), so etcd also cancels it by itself ("no leader"), but only after about three
- * election timeouts.
+ * election timeouts. A stream whose member has not confirmed the watch (etcd's `created`
+ * reply, sent before any event) within `createTimeoutMs(leaderCheckIntervalMs)` ends with
+ * Unreachable too: its member hangs, or took the stream in the middle of an election and sat
+ * on it (seen in the local cluster for 5-8 s after a leader was cut off).
  */
 export function openWatchStream(client: Etcd3, request: WatchStreamRequest, handlers: WatchStreamHandlers): WatchStream {
   const keyText = request.key.toString();
   let stream: GrpcDuplex | undefined;
   let member: string | undefined;
   let unmonitor: (() => void) | undefined;
+  let createTimer: NodeJS.Timeout | undefined;
   let watchId: string | undefined;
   let done = false;
   let paused = false;
@@ -279,6 +288,8 @@ export function openWatchStream(client: Etcd3, request: WatchStreamRequest, hand
   const teardown = () => {
     unmonitor?.();
     unmonitor = undefined;
+    if (createTimer !== undefined) clearTimeout(createTimer);
+    createTimer = undefined;
     const s = stream;
     stream = undefined;
     if (!s) return;
@@ -318,6 +329,8 @@ export function openWatchStream(client: Etcd3, request: WatchStreamRequest, hand
     const headerRevision = revisionOf(res.header?.revision);
     const compactRevision = revisionOf(res.compact_revision);
     if (res.created && !res.canceled) {
+      if (createTimer !== undefined) clearTimeout(createTimer);
+      createTimer = undefined;
       watchId = res.watch_id;
       handlers.onCreated?.(headerRevision);
       if (progressWanted) sendProgressRequest();
@@ -352,6 +365,20 @@ export function openWatchStream(client: Etcd3, request: WatchStreamRequest, hand
   const pool = poolOf(client);
   const interval = request.leaderCheckIntervalMs ?? 0;
   const monitor = pool !== undefined && interval > 0 && pool.hosts.length > 1 ? leaderMonitor(client, pool, interval) : undefined;
+
+  if (monitor !== undefined) {
+    // Not while paused: the reply may wait, unread, behind the consumer's backpressure.
+    const timeoutMs = createTimeoutMs(interval);
+    const arm = () => {
+      createTimer = setTimeout(() => {
+        createTimer = undefined;
+        if (paused) arm();
+        else fail(new StorageError('Unreachable', keyText, `etcd is unreachable: member ${member ?? '(none yet)'} did not confirm the watch within ${timeoutMs} ms`));
+      }, timeoutMs);
+      createTimer.unref();
+    };
+    arm();
+  }
 
   openGrpcWatch(client, monitor?.preferredHost()).then(
     ({ stream: opened, host }) => {

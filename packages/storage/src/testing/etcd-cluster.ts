@@ -56,6 +56,10 @@ export interface TestEtcdCluster {
   partition(member: EtcdClusterMember): void;
   /** Undoes every partition; the black-holed connections are cut so that members redial at once. */
   heal(): void;
+  /** Freezes a member (SIGSTOP): its connections stay open but it answers nothing — a hung member. */
+  pause(member: EtcdClusterMember): void;
+  /** Unfreezes a member after `pause` (SIGCONT). */
+  resume(member: EtcdClusterMember): void;
   /** The member's own view (`/v3/maintenance/status`). */
   status(member: EtcdClusterMember): Promise<EtcdMemberStatus>;
   /** Resolves once `member` reports that it has no leader; rejects after `timeoutMs`. */
@@ -257,6 +261,7 @@ export async function startEtcdCluster(options: StartEtcdClusterOptions = {}): P
             if (child.exitCode !== null || child.signalCode !== null) return resolve();
             child.once('exit', () => resolve());
             child.kill('SIGKILL');
+            child.kill('SIGCONT');
           }),
       ),
     );
@@ -306,6 +311,12 @@ export async function startEtcdCluster(options: StartEtcdClusterOptions = {}): P
     heal() {
       partitioned.clear();
       for (const c of connections) if (c.blackholed) c.client.destroy();
+    },
+    pause(member) {
+      entry.children[members.indexOf(member)]?.kill('SIGSTOP');
+    },
+    resume(member) {
+      entry.children[members.indexOf(member)]?.kill('SIGCONT');
     },
     status,
     async waitLeaderless(member, timeoutMs = 10_000) {
