@@ -72,7 +72,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function cacheInitializationMs(url: string): Promise<number> {
   const client = new KapiClient(url, 1);
   try {
-    const text = (await client.getBody('/metrics')).body.toString('utf8');
+    const text = (await client.getBody('/metrics', true)).body.toString('utf8');
     const line = text.split('\n').find((l) => l.startsWith('apiserver_watch_cache_initialization_duration_seconds_sum{') && l.includes('resource="configmaps"'));
     return line === undefined ? Number.NaN : Number(line.slice(line.lastIndexOf(' ') + 1)) * 1000;
   } catch {
