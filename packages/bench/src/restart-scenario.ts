@@ -144,6 +144,8 @@ export async function runRestartScenario(ctx: BenchContext, options: RestartScen
     let peak = 0;
     let sampling = true;
     let pinned = server.pid();
+    // Only the new process counts (the killed one was at the steady RSS until the kill).
+    const killedPid = server.pid();
     const sampler = (async () => {
       while (sampling) {
         const pid = server.pid();
@@ -152,7 +154,7 @@ export async function runRestartScenario(ctx: BenchContext, options: RestartScen
           pin(pid, ctx.serverCpus);
           pinned = pid;
         }
-        const s = pid !== undefined ? readProcess(pid) : undefined;
+        const s = pid !== undefined && pid !== killedPid ? readProcess(pid) : undefined;
         if (s && s.rssBytes > peak) peak = s.rssBytes;
         await sleep(pid === pinned ? 100 : 5);
       }
