@@ -109,6 +109,36 @@ void describe('watch cache watches over etcd', { concurrency: false }, () => {
     }
   });
 
+  void test('the events of one etcd transaction (several keys, one revision) all reach every watcher, live and resumed', async () => {
+    const f = await startCacheFixture(etcd);
+    try {
+      const start = String(await f.cache.currentRevision());
+      const live = new Reader(await f.cache.watch(f.resource, { resourceVersion: start, allowBookmarks: true }));
+      const names = ['t1', 't2', 't3'];
+      // kapi never writes two keys in one transaction, but other etcd writers (restores, tools) do.
+      const b64 = (s: string) => Buffer.from(s).toString('base64');
+      const res = await fetch(`${etcd.endpoints[0]}/v3/kv/txn`, {
+        method: 'POST',
+        body: JSON.stringify({ success: names.map((n) => ({ request_put: { key: b64(f.key(n)), value: b64(JSON.stringify(configMap(n))) } })) }),
+      });
+      assert.equal(res.status, 200);
+      const revision = Number(((await res.json()) as { header: { revision: string } }).header.revision);
+      const seen = await live.changes(3);
+      assert.deepEqual(seen.map((e) => [e.type, (e.object as KubeObject).metadata.name, e.revision]), names.map((n) => ['ADDED', n, revision]));
+      // Resumed from before the transaction: replayed from the cache's event buffer.
+      const resumed = new Reader(await f.cache.watch(f.resource, { resourceVersion: start }));
+      assert.deepEqual((await resumed.changes(3)).map((e) => (e.object as KubeObject).metadata.name), names);
+      // Nothing is delivered twice: the next event is the next write.
+      await f.cache.create(f.key('after'), configMap('after'));
+      assert.equal(((await live.changes(1))[0]!.object as KubeObject).metadata.name, 'after');
+      assert.equal(((await resumed.changes(1))[0]!.object as KubeObject).metadata.name, 'after');
+      live.watch.stop();
+      resumed.watch.stop();
+    } finally {
+      await f.close();
+    }
+  });
+
   void test('a watcher that stops pulling is closed after its budget: it drains, gets a final BOOKMARK, ends, and is counted', async () => {
     const f = await startCacheFixture(etcd, { watcherQueueSize: 3, slowWatcherBudget: { perSecondMs: 0, maxMs: 30 } });
     try {

@@ -65,6 +65,8 @@ export class CacheWatcher implements Watch {
   private queue: WatchEvent[] = [];
   private head = 0;
   private lastRevision: number;
+  /** The key of the last event taken at `lastRevision`; undefined when that revision came from the start or a bookmark. */
+  private lastKey: string | undefined;
   private finalBookmark = false;
   private waiting: ((result: IteratorResult<WatchEvent>) => void) | undefined;
   /** The batch consumer's listener (see `pull`), called once when events are ready or the watch ends. */
@@ -129,9 +131,13 @@ export class CacheWatcher implements Watch {
 
   /** Offers a live event; the watcher filters it by scope, revision and predicate. */
   dispatch(event: CacheEvent): void {
-    if (this.mode !== 'open' || event.revision <= this.lastRevision) return;
+    if (this.mode !== 'open' || event.revision < this.lastRevision) return;
+    // The events of one etcd transaction share a revision: each passes once. A revision the
+    // watcher started at or had a bookmark for (lastKey undefined) was fully delivered.
+    if (event.revision === this.lastRevision && (this.lastKey === undefined || this.lastKey === event.key)) return;
     if (this.recursive ? !event.key.startsWith(this.scope) : event.key !== this.scope) return;
     this.lastRevision = event.revision;
+    this.lastKey = event.key;
     const watchEvent = event.watchEventFor(this.options.predicate);
     if (watchEvent !== undefined) this.enqueue(watchEvent);
   }
@@ -145,6 +151,7 @@ export class CacheWatcher implements Watch {
     if (this.mode !== 'open' || !this.allowBookmarks) return;
     if (bookmark.revision < this.lastRevision || (bookmark.revision === this.lastRevision && !orSame)) return;
     this.lastRevision = bookmark.revision;
+    this.lastKey = undefined;
     this.enqueue(bookmark);
   }
 
