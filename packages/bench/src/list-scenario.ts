@@ -120,7 +120,7 @@ export async function runListScenario(ctx: BenchContext, options: ListScenarioOp
               const { bytes } = await client.getBody(s.path);
               bodyBytes = bytes;
             },
-            { concurrency, durationMs: options.durationMs, warmupMs: Math.min(ctx.warmupMs, 2000), pids: { server: s.pid } },
+            { concurrency, durationMs: options.durationMs, warmupMs: Math.min(ctx.warmupMs, 1000), pids: { server: s.pid } },
           );
           const server = run.usage.server;
           const step: ListStep = {

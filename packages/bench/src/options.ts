@@ -18,7 +18,7 @@ export interface SuiteOptions {
   readonly objectSizes: readonly number[];
   /** Measured time per step, ms. */
   readonly durationMs: number;
-  /** Warm-up before the first step of each kind, ms (later steps of that kind warm up ≤ 5 s). */
+  /** Warm-up before the first step of each kind, ms (later steps of that kind warm up ≤ 1 s). */
   readonly warmupMs: number;
   /** Target an already running server instead of starting one. */
   readonly url: string | undefined;
