@@ -11,13 +11,27 @@ void describe('serialize once', () => {
     const big = { ...cm('big'), data: { payload: 'x'.repeat(40_000) } };
     for (const items of [[], [cm('a')], [cm('a'), big, cm('b'), cm('c'), big], Array.from({ length: 300 }, (_, i) => cm(`n${i}`))]) {
       const list: KubeList = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '9' }, items };
-      const { parts, length } = listJsonParts(list);
+      const body = listJsonParts(list);
+      const { length } = body;
+      const parts = [...body.parts];
       const joined = Buffer.concat(parts);
       assert.equal(length, joined.length);
       assert.deepEqual(joined, listJsonBytes(list));
       if (items.includes(big)) assert.ok(parts.includes(jsonBytesOf(big)), 'a large item is its cached buffer, not a copy');
       if (items.length === 300) assert.ok(parts.length < 10, `small items are joined into chunks (${parts.length} parts)`);
     }
+  });
+
+  void it('makes the chunks of a long list as they are taken, each about 64 KiB', () => {
+    const items = Array.from({ length: 5_000 }, (_, i) => cm(`n${i}`));
+    const list: KubeList = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '9' }, items };
+    const body = listJsonParts(list);
+    assert.ok(!Array.isArray(body.parts), 'parts are produced on demand, not held as an array of copies');
+    const parts = [...body.parts];
+    assert.ok(parts.length > 3, `${parts.length} chunks`);
+    for (const part of parts.slice(0, -1)) assert.ok(part.length >= 64 * 1024 && part.length < 65 * 1024, `chunk of ${part.length} B`);
+    assert.deepEqual(Buffer.concat(parts), listJsonBytes(list));
+    assert.equal(body.length, listJsonBytes(list).length);
   });
 
   void it('encodes a shared object once and reuses the text', () => {

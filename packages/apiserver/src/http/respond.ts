@@ -6,6 +6,7 @@
  * 128 KiB are gzip-compressed when the client sends `Accept-Encoding: gzip` (kube's rule).
  */
 import type { ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { stringify as stringifyYaml } from 'yaml';
 import { StatusError, hasProtobuf, internalError, isStatusError } from '@kapi/machinery';
@@ -98,10 +99,7 @@ export function writeEncoded(res: ServerResponse, code: number, body: string | B
       res.end(body);
       return;
     }
-    // One gathered write of every part (corked until end), no copy into one buffer.
-    res.cork();
-    for (const part of parts) res.write(part);
-    res.end();
+    writeParts(res, parts);
     return;
   }
   headers['Content-Encoding'] = 'gzip';
@@ -115,8 +113,31 @@ export function writeEncoded(res: ServerResponse, code: number, body: string | B
     compressor.end(body);
     return;
   }
-  for (const part of parts) compressor.write(part);
-  compressor.end();
+  writeParts(compressor, parts);
+}
+
+/**
+ * Writes `parts` in order and ends `dest`, taking the next part only while `dest` accepts
+ * more (after 'drain' otherwise), so a slow reader holds a chunk or two, not the whole body.
+ * Stops when `dest` is destroyed (client gone).
+ */
+function writeParts(dest: Pick<Writable, 'write' | 'end' | 'once' | 'destroyed'>, parts: Iterable<Buffer>): void {
+  const iterator = parts[Symbol.iterator]();
+  const next = (): void => {
+    for (;;) {
+      if (dest.destroyed) return;
+      const part = iterator.next();
+      if (part.done === true) {
+        dest.end();
+        return;
+      }
+      if (!dest.write(part.value)) {
+        dest.once('drain', next);
+        return;
+      }
+    }
+  };
+  next();
 }
 
 /** Writes plain text (health checks, the metrics exposition). */
