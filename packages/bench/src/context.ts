@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { startKapiServer, type KapiServer } from '@kapi/e2e';
 import { runClosedLoop, type LoadResult, type Operation } from './load.js';
 import { pin } from './pinning.js';
-import { monitorProcess, type ProcessUsage } from './process-stats.js';
+import { monitorProcess, readProcess, type ProcessUsage } from './process-stats.js';
 
 /** A bare baseline process (dist/bare-server.js). */
 export interface BareServer {
@@ -88,6 +88,8 @@ export async function startExtraServer(
 /** A measured closed-loop run plus the CPU and RSS of the watched processes and of this process. */
 export interface MeasuredRun extends LoadResult {
   usage: Record<string, ProcessUsage | undefined>;
+  /** RSS of each process before the warm-up (bytes), to show what the step's load added. */
+  rssBeforeBytes?: Record<string, number | undefined>;
   loadGeneratorCpuSeconds: number;
 }
 
@@ -100,6 +102,7 @@ export async function measureClosedLoop(
   options: { concurrency: number; durationMs: number; warmupMs: number; pids: Record<string, number | undefined>; firstSeq?: number; maxOps?: number },
 ): Promise<MeasuredRun> {
   let seq = options.firstSeq ?? 0;
+  const rssBeforeBytes = Object.fromEntries(Object.entries(options.pids).map(([label, pid]) => [label, pid !== undefined ? readProcess(pid)?.rssBytes : undefined]));
   if (options.warmupMs > 0) seq = (await runClosedLoop(op, { concurrency: options.concurrency, durationMs: options.warmupMs, firstSeq: seq })).nextSeq;
   const monitors = Object.entries(options.pids).map(([label, pid]) => [label, pid !== undefined ? monitorProcess(pid) : undefined] as const);
   const cpuBefore = process.cpuUsage();
@@ -107,7 +110,7 @@ export async function measureClosedLoop(
   const cpu = process.cpuUsage(cpuBefore);
   const usage: Record<string, ProcessUsage | undefined> = {};
   for (const [label, monitor] of monitors) usage[label] = monitor?.finish();
-  return { ...result, usage, loadGeneratorCpuSeconds: (cpu.user + cpu.system) / 1e6 };
+  return { ...result, usage, rssBeforeBytes, loadGeneratorCpuSeconds: (cpu.user + cpu.system) / 1e6 };
 }
 
 /** A run that could not take place (setup failed): one error, no samples — reported, not hidden. */

@@ -93,6 +93,12 @@ export function replicaRows(r: ReplicaScenarioResult): string[][] {
 
 const fixed = (n: number | undefined, digits: number): string => (n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(digits));
 
+/** `before → peak` in MiB (before the warm-up, peak while measured), or — when unknown. */
+function rssRise(before: number | undefined, peak: number | undefined): string {
+  if (before === undefined || peak === undefined) return '—';
+  return `${(before / 2 ** 20).toFixed(0)} → ${(peak / 2 ** 20).toFixed(0)}`;
+}
+
 /** One row per list step, with throughput and p50 relative to the bare node:http server at the same concurrency. */
 export function listRows(result: SuiteResult): string[][] {
   return listRowsOf(result.lists);
@@ -104,7 +110,7 @@ export function listRowsOf(lists: ListScenarioResult | undefined): string[][] {
   const whole = (s: ListStep) => s.source !== 'kapi-page' && s.source !== 'kapi-selector-miss';
   const bare = (s: ListStep) => (whole(s) ? steps.find((b) => b.source === 'bare' && b.concurrency === s.concurrency) : undefined);
   return [
-    ['source', 'request', 'conc', 'lists/s', 'p50 ms', 'p99 ms', 'max ms', 'MB/s', 'body MB', 'server cpu ms/list', 'errors', 'throughput ÷ bare', 'p50 ÷ bare'],
+    ['source', 'request', 'conc', 'lists/s', 'p50 ms', 'p99 ms', 'max ms', 'MB/s', 'body MB', 'server cpu ms/list', 'server RSS MiB before → peak', 'errors', 'throughput ÷ bare', 'p50 ÷ bare'],
     ...steps.map((s) => [
       s.source,
       s.request,
@@ -116,6 +122,7 @@ export function listRowsOf(lists: ListScenarioResult | undefined): string[][] {
       fixed(s.megabytesPerSecond, 0),
       fixed(s.bodyBytes / 1e6, 2),
       fixed(s.serverCpuMsPerOp, 1),
+      rssRise(s.rssBeforeBytes?.['server'], s.usage['server']?.peakRssBytes),
       String(s.errors),
       fixed(ratio(s.opsPerSecond, bare(s)?.opsPerSecond ?? Number.NaN), 3),
       fixed(ratio(s.latency.p50, bare(s)?.latency.p50 ?? Number.NaN), 1),
