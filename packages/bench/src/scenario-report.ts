@@ -36,6 +36,7 @@ export function mixedRows(r: MixedScenarioResult): string[][] {
     ['watchers dropped / deliveries missing', `${r.watchersDropped} / ${r.missingDeliveries}`, '', '', '', '0 dropped'],
     ['RSS start / end / max, MiB', `${mib(r.rssStartBytes)} / ${mib(r.rssEndBytes)} / ${mib(r.rssMaxBytes)}`, '', '', '', ''],
     ['RSS drift (last tenth vs first tenth)', `${fixed(r.rssDrift * 100, 1)}%`, '', '', '', '< 5%'],
+    ['RSS drift once the watch history is full (last tenth vs the tenth from half-way)', r.rssDriftSettled === undefined ? '—' : `${fixed(r.rssDriftSettled * 100, 1)}%`, '', '', '', '< 5%'],
     ['server CPU ms per PATCH (incl. its watch deliveries)', fixed(r.serverCpuSecondsPerWrite === undefined ? undefined : r.serverCpuSecondsPerWrite * 1000, 2), '', '', '', ''],
   ];
 }
