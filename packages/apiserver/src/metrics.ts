@@ -3,7 +3,7 @@
  * dashboards and SLO rules written for kube work unchanged. One registry per server; it
  * also carries prom-client's process metrics.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { counterChild, histogramChild } from '@kapi/storage';
 
 /** kube's apiserver_request_duration_seconds buckets. */
@@ -34,54 +34,6 @@ export const RESPONSE_SIZE_BUCKETS = [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
 export const WATCH_EVENT_SIZE_BUCKETS = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
 
 export type RequestKind = 'readOnly' | 'mutating';
-
-/** Watch event counts and sizes of one group/version/resource, as plain numbers (one per delivery, so no label hashing). */
-interface WatchEventCounts {
-  readonly labels: { group: string; version: string; resource: string };
-  /** Per bucket of WATCH_EVENT_SIZE_BUCKETS (not cumulative), then the +Inf overflow. */
-  readonly buckets: number[];
-  count: number;
-  sum: number;
-  /** Events not yet added to the apiserver_watch_events_total counter. */
-  pendingTotal: number;
-}
-
-/**
- * apiserver_watch_events_sizes as a collector over plain counts: prom-client's Histogram
- * hashes the labels on every observation, and a fan-out observes one per event per watcher
- * (100,000 a second at 1,000 watchers × 100 writes/s). Exposes the same series
- * (`_bucket{le}` cumulative, `_sum`, `_count`) through the registry's metric interface.
- */
-class WatchEventSizes {
-  readonly name = 'apiserver_watch_events_sizes';
-  readonly help = '[BETA] Watch event size distribution in bytes';
-  readonly type = 'histogram';
-  readonly aggregator = 'sum';
-  constructor(private readonly children: Map<string, WatchEventCounts>) {}
-
-  get() {
-    const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
-    for (const c of this.children.values()) {
-      let cumulative = 0;
-      WATCH_EVENT_SIZE_BUCKETS.forEach((le, i) => {
-        cumulative += c.buckets[i]!;
-        values.push({ labels: { le, ...c.labels }, value: cumulative, metricName: `${this.name}_bucket` });
-      });
-      values.push({ labels: { le: '+Inf', ...c.labels }, value: c.count, metricName: `${this.name}_bucket` });
-      values.push({ labels: c.labels, value: c.sum, metricName: `${this.name}_sum` });
-      values.push({ labels: c.labels, value: c.count, metricName: `${this.name}_count` });
-    }
-    return Promise.resolve({ name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator });
-  }
-
-  reset(): void {
-    for (const c of this.children.values()) {
-      c.buckets.fill(0);
-      c.count = 0;
-      c.sum = 0;
-    }
-  }
-}
 
 /** What finishing a request reports besides its labels and code. */
 export interface RequestOutcome {
@@ -170,20 +122,22 @@ export function createApiMetrics(): ApiMetrics {
     labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'],
     registers,
   });
-  const watchChildren = new Map<string, WatchEventCounts>();
-  new Counter({
+  // One observation per event per watcher (100,000 a second at 1,000 watchers × 100 writes/s):
+  // the children below update their series without prom-client's per-call label hashing.
+  const watchEventsTotal = new Counter({
     name: 'apiserver_watch_events_total',
     help: '[BETA] Number of events sent in watch clients',
     labelNames: ['group', 'version', 'resource'],
     registers,
-    collect() {
-      for (const c of watchChildren.values()) {
-        this.inc(c.labels, c.pendingTotal);
-        c.pendingTotal = 0;
-      }
-    },
   });
-  registry.registerMetric(new WatchEventSizes(watchChildren) as unknown as Metric);
+  const watchEventsSizes = new Histogram({
+    name: 'apiserver_watch_events_sizes',
+    help: '[BETA] Watch event size distribution in bytes',
+    labelNames: ['group', 'version', 'resource'],
+    buckets: WATCH_EVENT_SIZE_BUCKETS,
+    registers,
+  });
+  const watchChildren = new Map<string, { total: { inc(): void }; size: { observe(value: number): void } }>();
   // Maximal use in the last second per kind, as kube reports it: the watermark since the last
   // reset, and never less than what runs now.
   const current: Record<RequestKind, number> = { readOnly: 0, mutating: 0 };
@@ -243,7 +197,7 @@ export function createApiMetrics(): ApiMetrics {
         children = {
           latency: histogramChild(latencies, values()),
           sli: histogramChild(sliLatencies, plain),
-          size: labels.verb === 'GET' || labels.verb === 'LIST' ? histogramChild(responseSizes, noDryRun(labels)) : undefined,
+          size: labels.verb === 'GET' || labels.verb === 'LIST' ? histogramChild(responseSizes, plain) : undefined,
         };
         histogramChildren.set(key, children);
       }
@@ -287,17 +241,14 @@ export function createApiMetrics(): ApiMetrics {
       const key = `${group}|${version}|${resource}`;
       let child = watchChildren.get(key);
       if (child === undefined) {
-        child = { labels: { group, version, resource }, buckets: new Array<number>(WATCH_EVENT_SIZE_BUCKETS.length + 1).fill(0), count: 0, sum: 0, pendingTotal: 0 };
+        const labels = { group, version, resource };
+        child = { total: counterChild(watchEventsTotal, labels), size: histogramChild(watchEventsSizes, labels) };
         watchChildren.set(key, child);
       }
-      const c = child;
+      const bound = child;
       return (bytes) => {
-        let i = 0;
-        while (i < WATCH_EVENT_SIZE_BUCKETS.length && bytes > WATCH_EVENT_SIZE_BUCKETS[i]!) i++;
-        c.buckets[i]!++;
-        c.count++;
-        c.sum += bytes;
-        c.pendingTotal++;
+        bound.total.inc();
+        bound.size.observe(bytes);
       };
     },
     deprecatedRequested(labels, removedRelease) {
