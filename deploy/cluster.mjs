@@ -66,6 +66,8 @@ function components(layout) {
   const node = process.execPath;
   const apiserver = process.env.KAPI_APISERVER_BIN ?? join(root, 'packages/apiserver/dist/bin.js');
   const etcd = process.env.ETCD_BIN ?? 'etcd';
+  // Extra flags for every replica of this local cluster only (e.g. `--v=3` to log each request while debugging).
+  const extraKapiArgs = (process.env.KAPI_CLUSTER_APISERVER_ARGS ?? '').split(/\s+/).filter((a) => a !== '');
   const lbURL = `https://127.0.0.1:${layout.ports.lb}`;
   /** @type {Map<string, { argv: string[], ports: number[], url?: string, ready: () => Promise<boolean> }>} */
   const all = new Map();
@@ -86,7 +88,7 @@ function components(layout) {
   }
   for (const r of kapiReplicas) {
     const url = `https://127.0.0.1:${layout.ports.kapi[r]}`;
-    all.set(r, { argv: [node, apiserver, ...kapiCommand(r, layout).args], ports: [/** @type {number} */ (layout.ports.kapi[r])], url, ready: () => kapiReady(url) });
+    all.set(r, { argv: [node, apiserver, ...kapiCommand(r, layout).args, ...extraKapiArgs], ports: [/** @type {number} */ (layout.ports.kapi[r])], url, ready: () => kapiReady(url) });
   }
   all.set(balancer, { argv: [node, join(root, 'deploy/lb.mjs'), ...lbCommand(layout).args], ports: [layout.ports.lb], url: lbURL, ready: () => kapiReady(lbURL) });
   return all;

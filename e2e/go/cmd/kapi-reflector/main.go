@@ -14,6 +14,13 @@
 // application/json); any other media type seen on the wire is reported as a violation. Every
 // watch stream is checked for strictly increasing resourceVersions, each above the one the
 // watch started from. Logs (klog, from the Reflector) go to stderr.
+//
+// With --trace FILE it appends the exact protocol the Reflector spoke, one JSON object a line:
+// every list (options, the answer's resourceVersion and items as name@rv), every watch
+// (options) and every event the Reflector took from it, and every HTTP request with a
+// sequence number that is also its User-Agent (kapi-reflector/N), so that a replica's request
+// log (--v=3) shows which replica answered it. The fault suite checks that trace against
+// etcd's own history (e2e/src/faults/reflector-trace.ts).
 package main
 
 import (
@@ -51,6 +58,34 @@ type stats struct {
 	handler     map[string]int
 }
 
+// tracer appends one JSON object a line to the --trace file: every list and watch the
+// Reflector makes (options, the answer's resourceVersion, items as name@rv), every event a
+// watch delivered, and every HTTP request with its sequence number, which is also sent as the
+// User-Agent so the replica that answered it can be found in the replicas' request logs.
+type tracer struct {
+	mu  sync.Mutex
+	out *os.File
+	seq int
+}
+
+func (t *tracer) record(fields map[string]any) {
+	if t == nil || t.out == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fields["t"] = time.Now().UTC().Format("15:04:05.000")
+	b, _ := json.Marshal(fields)
+	_, _ = t.out.Write(append(b, '\n'))
+}
+
+func (t *tracer) next() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seq++
+	return t.seq
+}
+
 func (s *stats) violation(format string, args ...any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -69,6 +104,7 @@ func (s *stats) count(field *int) {
 type jsonOnly struct {
 	next  http.RoundTripper
 	stats *stats
+	trace *tracer
 }
 
 func (j jsonOnly) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -78,7 +114,20 @@ func (j jsonOnly) RoundTrip(req *http.Request) (*http.Response, error) {
 	if ct := req.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		j.stats.violation("request %s %s sent Content-Type %q", req.Method, req.URL.Path, ct)
 	}
+	if j.trace != nil && j.trace.out != nil {
+		seq := j.trace.next()
+		req = req.Clone(req.Context())
+		req.Header.Set("User-Agent", fmt.Sprintf("kapi-reflector/%d", seq))
+		j.trace.record(map[string]any{"op": "http", "seq": seq, "method": req.Method, "url": req.URL.RequestURI()})
+	}
 	res, err := j.next.RoundTrip(req)
+	if j.trace != nil && j.trace.out != nil {
+		if err != nil {
+			j.trace.record(map[string]any{"op": "http-error", "ua": req.Header.Get("User-Agent"), "error": err.Error()})
+		} else {
+			j.trace.record(map[string]any{"op": "http-status", "ua": req.Header.Get("User-Agent"), "status": res.StatusCode})
+		}
+	}
 	if err == nil && res.StatusCode == http.StatusOK {
 		if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 			j.stats.violation("response to %s %s has Content-Type %q", req.Method, req.URL.String(), ct)
@@ -96,10 +145,12 @@ type checkedWatch struct {
 	stats  *stats
 	lastRV uint64
 	from   string
+	trace  *tracer
+	id     int
 }
 
-func newCheckedWatch(inner watch.Interface, fromRV string, s *stats) *checkedWatch {
-	w := &checkedWatch{inner: inner, out: make(chan watch.Event), stop: make(chan struct{}), stats: s, from: fromRV}
+func newCheckedWatch(inner watch.Interface, fromRV string, s *stats, trace *tracer, id int) *checkedWatch {
+	w := &checkedWatch{inner: inner, out: make(chan watch.Event), stop: make(chan struct{}), stats: s, from: fromRV, trace: trace, id: id}
 	if rv, err := strconv.ParseUint(fromRV, 10, 64); err == nil {
 		w.lastRV = rv
 	}
@@ -109,6 +160,7 @@ func newCheckedWatch(inner watch.Interface, fromRV string, s *stats) *checkedWat
 
 func (w *checkedWatch) run() {
 	defer close(w.out)
+	defer w.trace.record(map[string]any{"op": "watch-end", "watch": w.id})
 	for {
 		select {
 		case <-w.stop:
@@ -120,6 +172,12 @@ func (w *checkedWatch) run() {
 			w.check(ev)
 			select {
 			case w.out <- ev:
+				// Traced once the Reflector took it (it applies what it takes before taking more).
+				if meta, err := metaOf(ev.Object); err == nil {
+					w.trace.record(map[string]any{"op": "event", "watch": w.id, "type": string(ev.Type), "name": meta.GetName(), "rv": meta.GetResourceVersion()})
+				} else {
+					w.trace.record(map[string]any{"op": "event", "watch": w.id, "type": string(ev.Type), "object": fmt.Sprintf("%v", ev.Object)})
+				}
 			case <-w.stop:
 				return
 			}
@@ -196,6 +254,7 @@ func main() {
 	watchTimeout := flag.Int64("watch-timeout-seconds", 0, "if > 0, replaces the Reflector's timeoutSeconds (300–600 s) so watches end and restart sooner")
 	checkTimeout := flag.Duration("check-timeout", 30*time.Second, "how long `check` waits for the mirror to match the fresh list")
 	syncTimeout := flag.Duration("sync-timeout", 60*time.Second, "how long to wait for the initial sync")
+	traceFile := flag.String("trace", "", "if set, append a JSON line per list, watch, event and HTTP request to this file")
 	flag.Parse()
 
 	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
@@ -203,11 +262,19 @@ func main() {
 		fail("kubeconfig: %v", err)
 	}
 	s := &stats{handler: map[string]int{}, violations: []string{}, errorEvents: []string{}}
+	trace := &tracer{}
+	if *traceFile != "" {
+		f, err := os.OpenFile(*traceFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			fail("trace: %v", err)
+		}
+		trace.out = f
+	}
 	cfg.ContentType = "application/json"
 	cfg.AcceptContentTypes = "application/json"
 	cfg.QPS = 1000
 	cfg.Burst = 1000
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return jsonOnly{next: rt, stats: s} })
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return jsonOnly{next: rt, stats: s, trace: trace} })
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		fail("client: %v", err)
@@ -219,7 +286,20 @@ func main() {
 	lw := &cache.ListWatch{
 		ListFunc: func(options metav1.ListOptions) (runtime.Object, error) {
 			s.count(&s.lists)
-			return client.List(ctx, options)
+			list, err := client.List(ctx, options)
+			entry := map[string]any{"op": "list", "rv": options.ResourceVersion, "match": string(options.ResourceVersionMatch), "limit": options.Limit, "continue": options.Continue}
+			if err != nil {
+				entry["error"] = err.Error()
+			} else {
+				items := make([]string, 0, len(list.Items))
+				for i := range list.Items {
+					items = append(items, list.Items[i].GetName()+"@"+list.Items[i].GetResourceVersion())
+				}
+				entry["listRV"] = list.GetResourceVersion()
+				entry["items"] = items
+			}
+			trace.record(entry)
+			return list, err
 		},
 		WatchFunc: func(options metav1.ListOptions) (watch.Interface, error) {
 			s.count(&s.watches)
@@ -227,11 +307,18 @@ func main() {
 				t := *watchTimeout
 				options.TimeoutSeconds = &t
 			}
+			s.mu.Lock()
+			id := s.watches
+			s.mu.Unlock()
 			w, err := client.Watch(ctx, options)
+			entry := map[string]any{"op": "watch", "watch": id, "rv": options.ResourceVersion, "bookmarks": options.AllowWatchBookmarks}
 			if err != nil {
+				entry["error"] = err.Error()
+				trace.record(entry)
 				return nil, err
 			}
-			return newCheckedWatch(w, options.ResourceVersion, s), nil
+			trace.record(entry)
+			return newCheckedWatch(w, options.ResourceVersion, s, trace, id), nil
 		},
 	}
 	informer := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, cache.Indexers{})
@@ -293,7 +380,8 @@ func check(ctx context.Context, client dynamic.ResourceInterface, informer cache
 		}
 		return got
 	}
-	deadline := time.Now().Add(timeout)
+	started := time.Now()
+	deadline := started.Add(timeout)
 	diff := []string{}
 	for {
 		diff = compare(want, mirror())
@@ -312,7 +400,7 @@ func check(ctx context.Context, client dynamic.ResourceInterface, informer cache
 		"event": "result", "match": match, "listCount": len(want), "listResourceVersion": list.GetResourceVersion(),
 		"lastSyncResourceVersion": informer.LastSyncResourceVersion(), "diff": diff, "violations": s.violations,
 		"lists": s.lists, "watches": s.watches, "watchEvents": s.watchEvents, "bookmarks": s.bookmarks,
-		"errorEvents": s.errorEvents, "handlerCalls": s.handler,
+		"errorEvents": s.errorEvents, "handlerCalls": s.handler, "convergedAfterSeconds": time.Since(started).Round(100 * time.Millisecond).Seconds(),
 	})
 	if match {
 		return 0
