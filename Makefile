@@ -51,10 +51,12 @@ test: setup build lint
 e2e: setup build
 	node scripts/run-tests.mjs e2e/dist/suites
 
-# The fault suite's full form (three rounds of every fault, longer outages); `make test` runs
-# the short form (each fault once).
+# The fault suite's full form (three rounds of every fault in a seeded order, longer outages);
+# `make test` runs the short form (each fault once). SEEDS=N runs it N times, each with a fresh
+# seed (printed); SEED=S replays one run.
+SEEDS ?= 1
 e2e-faults: setup build
-	KAPI_FAULTS=full node scripts/run-tests.mjs e2e/dist/faults
+	KAPI_FAULTS=full KAPI_FAULTS_RUNS=$(SEEDS) KAPI_FAULTS_SEED=$(SEED) node scripts/run-tests.mjs e2e/dist/faults
 
 # Tests only, on whatever is built (e.g. `make test-only FILTER=e2e`).
 test-only:

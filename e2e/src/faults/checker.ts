@@ -123,23 +123,32 @@ export interface HistoryEvent {
   resourceVersion: string;
 }
 
+/** A watch the watcher (re-)opened `from` a resourceVersion after it had taken `afterEvents` events of its epoch. */
+export interface Resume {
+  from: string;
+  afterEvents: number;
+}
+
 /**
- * A watcher's life between two lists: it listed at `startResourceVersion`, then watched from
- * there, resuming each broken watch from the last resourceVersion it had seen (`resumedFrom`),
- * until the end or a 410 made it list again (the next epoch).
+ * A watcher's life between two lists: it listed at `startResourceVersion` (and got `listed`,
+ * name → resourceVersion, when known), then watched from there, resuming each broken watch
+ * (`resumes`) until the end or a 410 made it list again (the next epoch).
  */
 export interface WatchEpoch {
   watcher: string;
   startResourceVersion: string;
   events: readonly SeenEvent[];
-  resumedFrom: readonly string[];
+  resumes: readonly Resume[];
+  listed?: ReadonlyMap<string, string>;
 }
 
 /**
  * Per epoch: events are ordered by resourceVersion, unique (strictly increasing except that a
- * bookmark may repeat the last revision), each resume starts at the last revision seen, and the
- * events equal etcd's history of the namespace in (start, last revision seen] — nothing
- * missing, nothing extra, the same types.
+ * bookmark may repeat the last revision), each resume starts exactly at the last revision seen
+ * (a resume from further on would skip events unchecked), and the events equal etcd's history
+ * of the namespace in (start, last revision seen] — nothing missing, nothing extra, the same
+ * types. Together with checkListedStates this says the watcher's store was etcd's state at its
+ * resourceVersion at every moment: an informer built on it can never keep a deleted object.
  */
 export function checkWatchEpochs(epochs: readonly WatchEpoch[], history: readonly HistoryEvent[], historyFrom: bigint): string[] {
   const violations: string[] = [];
@@ -149,13 +158,23 @@ export function checkWatchEpochs(epochs: readonly WatchEpoch[], history: readonl
     let last = start;
     const real: SeenEvent[] = [];
     let problems = 0;
-    for (const e of epoch.events) {
+    const resumes = [...epoch.resumes].sort((a, b) => a.afterEvents - b.afterEvents);
+    let next = 0;
+    const checkResumes = (taken: number) => {
+      for (; next < resumes.length && resumes[next]!.afterEvents <= taken; next++) {
+        const resume = resumes[next]!;
+        if (BigInt(resume.from) !== last && problems++ < 3) violations.push(`${label}: a watch resumed from ${resume.from} after the last revision seen was ${last}`);
+      }
+    };
+    for (const [n, e] of epoch.events.entries()) {
+      checkResumes(n);
       const rv = BigInt(e.resourceVersion);
       const ok = e.type === 'BOOKMARK' ? rv >= last : rv > last;
       if (!ok && problems++ < 3) violations.push(`${label}: ${e.type} ${e.name}@${e.resourceVersion} after ${last} (out of order or repeated)`);
       if (rv > last) last = rv;
       if (e.type !== 'BOOKMARK') real.push(e);
     }
+    checkResumes(Infinity);
     if (start < historyFrom) {
       violations.push(`${label}: starts before the recorded history (${historyFrom}); cannot check`);
       continue;
@@ -172,13 +191,41 @@ export function checkWatchEpochs(epochs: readonly WatchEpoch[], history: readonl
   return violations;
 }
 
-/** A cache (informer store) by name → resourceVersion compared with etcd's final state. */
-export function checkStore(label: string, store: ReadonlyMap<string, string>, final: ReadonlyMap<string, string>): string[] {
+/** etcd's state of the namespace at `revision` (name → resourceVersion): `initial` (at the history's start) plus every change up to `revision`. */
+export function stateAt(initial: ReadonlyMap<string, string>, history: readonly HistoryEvent[], revision: bigint): Map<string, string> {
+  const state = new Map(initial);
+  for (const h of history) {
+    if (BigInt(h.resourceVersion) > revision) break;
+    if (h.type === 'DELETED') state.delete(h.name);
+    else state.set(h.name, h.resourceVersion);
+  }
+  return state;
+}
+
+/**
+ * Every list that started an epoch held exactly etcd's state at the resourceVersion it
+ * reported: no object already deleted (a list from a cache behind its claimed revision), none
+ * missing, none at another revision. `history` must be in revision order from `historyFrom`,
+ * where the namespace held `initial`.
+ */
+export function checkListedStates(epochs: readonly WatchEpoch[], initial: ReadonlyMap<string, string>, history: readonly HistoryEvent[], historyFrom: bigint): string[] {
+  const violations: string[] = [];
+  for (const [i, epoch] of epochs.entries()) {
+    if (epoch.listed === undefined) continue;
+    const at = BigInt(epoch.startResourceVersion);
+    if (at < historyFrom) continue; // reported by checkWatchEpochs
+    violations.push(...checkStore(`${epoch.watcher} epoch ${i}: the list`, epoch.listed, stateAt(initial, history, at), `etcd's state at ${epoch.startResourceVersion}`));
+  }
+  return violations;
+}
+
+/** A cache (informer store) by name → resourceVersion compared with etcd's state (`expected`, by default its final state). */
+export function checkStore(label: string, store: ReadonlyMap<string, string>, expected: ReadonlyMap<string, string>, what = "etcd's final state"): string[] {
   const out: string[] = [];
-  for (const [name, rv] of final) {
+  for (const [name, rv] of expected) {
     if (!store.has(name)) out.push(`missing ${name}@${rv}`);
     else if (store.get(name) !== rv) out.push(`stale ${name}@${store.get(name)} (etcd ${rv})`);
   }
-  for (const [name, rv] of store) if (!final.has(name)) out.push(`extra ${name}@${rv}`);
-  return out.length === 0 ? [] : [`${label} differs from etcd's final state (${out.length}): ${out.slice(0, 5).join(', ')}`];
+  for (const [name, rv] of store) if (!expected.has(name)) out.push(`extra ${name}@${rv}`);
+  return out.length === 0 ? [] : [`${label} differs from ${what} (${out.length}): ${out.slice(0, 5).join(', ')}`];
 }

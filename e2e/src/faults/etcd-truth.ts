@@ -18,20 +18,28 @@ export function etcdClient(hosts: string[]): Etcd3 {
   return new Etcd3({ hosts, faultHandling: { watchBackoff: constant } });
 }
 
-/** Records etcd's history of `keyPrefix` from `fromRevision` (exclusive) on, through member failures. */
+/**
+ * Records etcd's history of `keyPrefix` from `fromRevision` (exclusive) on, through member
+ * failures, and the keys' state at `fromRevision` (`initial`, name → mod revision), so that
+ * the state at any later revision can be rebuilt (checker.ts `stateAt`).
+ */
 export class HistoryRecorder {
   readonly events: HistoryEvent[] = [];
   errors = 0;
   private watcher: Watcher | undefined;
   private lastSeen: bigint;
 
-  private constructor(readonly fromRevision: bigint) {
+  private constructor(
+    readonly fromRevision: bigint,
+    readonly initial: ReadonlyMap<string, string>,
+  ) {
     this.lastSeen = fromRevision;
   }
 
   static async start(client: Etcd3, keyPrefix: string): Promise<HistoryRecorder> {
-    const from = BigInt((await client.get('/kapi-faults/probe').exec()).header.revision);
-    const recorder = new HistoryRecorder(from);
+    const range = await client.getAll().prefix(keyPrefix).exec();
+    const from = BigInt(range.header.revision);
+    const recorder = new HistoryRecorder(from, new Map(range.kvs.map((kv) => [kv.key.toString().slice(keyPrefix.length), kv.mod_revision])));
     const watcher = await client.watch().prefix(keyPrefix).startRevision(String(from + 1n)).create();
     recorder.watcher = watcher;
     const name = (key: Buffer) => key.toString().slice(keyPrefix.length);

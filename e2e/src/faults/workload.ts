@@ -9,7 +9,7 @@
 import { CoreV1Api, KubeConfig, makeInformer, type Informer, type ObjectCache, type V1ConfigMap } from '@kubernetes/client-node';
 import type { KubeList, KubeObject, RestClient } from '../harness/rest.js';
 import { openWatch, type WatchStream } from '../harness/watch-stream.js';
-import type { CounterRecord, KeyEntry, KeyState, ListRecord, SeenEvent, WatchEpoch } from './checker.js';
+import type { CounterRecord, KeyEntry, KeyState, ListRecord, Resume, SeenEvent, WatchEpoch } from './checker.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -37,6 +37,8 @@ export interface WorkloadContext {
   /** Highest resourceVersion acknowledged to any writer so far. */
   maxAcked: bigint;
   stopped: boolean;
+  /** The run's seeded generator: which key, which operation, how long a watch lasts. */
+  random: () => number;
 }
 
 const collection = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
@@ -76,11 +78,11 @@ export class Writer {
   async run(): Promise<void> {
     const { ctx } = this;
     while (!ctx.stopped) {
-      const key = `${this.name}-k${Math.floor(Math.random() * this.keys)}`;
+      const key = `${this.name}-k${Math.floor(this.ctx.random() * this.keys)}`;
       const state = this.model.get(key) ?? { exists: false };
       const token = `${this.name}-${++this.seq}`;
       const path = `${collection(ctx.namespace)}/${key}`;
-      const roll = Math.random();
+      const roll = this.ctx.random();
       let op: 'create' | 'update' | 'delete' | 'read';
       let res: { status: number; body: KubeObject | undefined } | undefined;
       let intended: KeyState;
@@ -189,7 +191,7 @@ export class Incrementer {
   async run(): Promise<void> {
     const { ctx } = this;
     while (!ctx.stopped) {
-      const counter = this.counters[Math.floor(Math.random() * this.counters.length)]!;
+      const counter = this.counters[Math.floor(this.ctx.random() * this.counters.length)]!;
       const path = `${collection(ctx.namespace)}/${counter}`;
       let current: KubeObject | undefined;
       try {
@@ -330,13 +332,13 @@ export class RawWatcher {
       this.store.clear();
       for (const item of listed.items) this.store.set(item.metadata.name, item.metadata.resourceVersion);
       const events: SeenEvent[] = [];
-      const resumedFrom: string[] = [];
-      this.epochs.push({ watcher: this.name, startResourceVersion: listed.rv, events, resumedFrom });
+      const resumes: Resume[] = [];
+      this.epochs.push({ watcher: this.name, startResourceVersion: listed.rv, events, resumes, listed: new Map(this.store) });
       let from = listed.rv;
       this.lastResourceVersion = BigInt(from);
       let expired = false;
       while (!this.done && !expired) {
-        const timeout = 3 + Math.floor(Math.random() * 6);
+        const timeout = 3 + Math.floor(this.ctx.random() * 6);
         const path = `${collection(this.ctx.namespace)}?watch=1&allowWatchBookmarks=true&resourceVersion=${from}&timeoutSeconds=${timeout}`;
         this.current = openWatch<KubeObject & { code?: number }>(this.baseUrl, path, (event) => {
           if (event.type === 'ERROR') {
@@ -366,7 +368,7 @@ export class RawWatcher {
         }
         from = String(this.lastResourceVersion);
         if (!this.done) {
-          resumedFrom.push(from);
+          resumes.push({ from, afterEvents: events.length });
           this.resumes++;
         }
       }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { StorageError } from '@kapi/storage';
+import type { Status } from '@kapi/machinery';
+import { StorageError, createEtcdStorage } from '@kapi/storage';
 import { startEtcd } from '@kapi/storage/testing';
 import { Reader, configMap, names, sleep, startCacheFixture } from './testing/cache-fixture.js';
 
@@ -58,6 +59,48 @@ void test('when etcd dies the cache ends its watchers and answers 429; after a r
     assert.ok(initializations >= 2);
   } finally {
     await f.close();
+    await etcd.stop();
+  }
+});
+
+void test('a replica restarted after changes its client never saw (a delete among them) answers that client\'s watch 410, and its lists never hold the deleted object', async () => {
+  // The client-go Reflector of the fault suite (issue 25) was last told revision `seen` by a
+  // replica that then went away with every other one; its watch came back to a new replica
+  // whose cache listed after a delete the client never got. Resuming there must fail with
+  // 410 Expired (the client lists again), never stream from the new cache's start.
+  const etcd = await startEtcd();
+  const old = await startCacheFixture(etcd);
+  let restarted: Awaited<ReturnType<typeof startCacheFixture>> | undefined;
+  try {
+    const gone = await old.cache.create(old.key('gone'), configMap('gone'));
+    const kept = await old.cache.create(old.key('kept'), configMap('kept'));
+    const seen = kept.metadata.resourceVersion!;
+    const reader = new Reader(await old.cache.watch(old.resource, { resourceVersion: gone.metadata.resourceVersion! }));
+    assert.equal((await reader.event()).revision, Number(seen));
+    await old.close(); // the replica goes away; its watch ends
+    assert.equal(await reader.next(5000), 'done');
+
+    const writer = createEtcdStorage({ endpoints: etcd.endpoints });
+    await writer.delete(old.key('gone'));
+    await writer.create(old.key('later'), configMap('later'));
+    await writer.close();
+    restarted = await startCacheFixture(etcd, {}, { root: old.root });
+    const listedAt = Number((await restarted.cache.list(restarted.resource, { resourceVersion: '0' })).resourceVersion);
+    assert.ok(listedAt > Number(seen));
+
+    const resumed = new Reader(await restarted.cache.watch(restarted.resource, { resourceVersion: seen }));
+    const error = await resumed.event();
+    assert.equal(error.type, 'ERROR');
+    assert.equal((error.object as Status).code, 410);
+    assert.equal((error.object as Status).message, `too old resource version: ${seen} (${listedAt})`);
+    assert.equal(await resumed.next(), 'done');
+
+    // The client's next list, NotOlderThan its revision (client-go's relist) or consistent: without the deleted object.
+    assert.deepEqual(names((await restarted.cache.list(restarted.resource, { resourceVersion: seen })).items), ['kept', 'later']);
+    assert.deepEqual(names((await restarted.cache.list(restarted.resource)).items), ['kept', 'later']);
+  } finally {
+    await restarted?.close();
+    await old.close();
     await etcd.stop();
   }
 });

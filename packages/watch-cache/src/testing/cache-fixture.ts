@@ -13,6 +13,8 @@ export interface CacheFixture {
   resource: string;
   /** A prefix outside the cached resource (writes there move etcd's revision only). */
   elsewhere: string;
+  /** The root both prefixes are under (for another fixture on the same keys). */
+  root: string;
   metrics: Registry;
   /** Records a compaction as the compactor would tell the backend. */
   compacted(revision: number): void;
@@ -20,10 +22,14 @@ export interface CacheFixture {
   close(): Promise<void>;
 }
 
-export async function startCacheFixture(etcd: TestEtcd, options: WatchCacheOptions = {}): Promise<CacheFixture> {
+/**
+ * Starts a cache (and its own etcd backend) over `etcd`. `at.root` puts it on the key prefix
+ * of an earlier fixture (another replica of the same resource); default: a fresh prefix.
+ */
+export async function startCacheFixture(etcd: TestEtcd, options: WatchCacheOptions = {}, at: { root?: string } = {}): Promise<CacheFixture> {
   let compacted = 0;
   const backend = createEtcdStorage({ endpoints: etcd.endpoints, compaction: { compactedRevision: () => compacted }, requestTimeoutMs: 3000 });
-  const root = uniquePrefix();
+  const root = at.root ?? uniquePrefix();
   const resource = `${root}/configmaps`;
   const metrics = new Registry();
   const cache = createWatchCache(backend, {
@@ -42,6 +48,7 @@ export async function startCacheFixture(etcd: TestEtcd, options: WatchCacheOptio
     cache,
     resource,
     elsewhere: `${root}/secrets`,
+    root,
     metrics,
     compacted: (revision) => (compacted = Math.max(compacted, revision)),
     key: (name, namespace = 'default') => `${resource}/${namespace}/${name}`,
