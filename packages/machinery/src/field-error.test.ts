@@ -39,7 +39,7 @@ void test('messages', () => {
   assert.equal(fieldForbidden('metadata.namespace', 'not allowed on this type').message, 'Forbidden: not allowed on this type');
   assert.equal(fieldNotSupported('f', 'x', ['a', 'b']).message, 'Unsupported value: "x": supported values: "a", "b"');
   assert.equal(fieldNotSupported('f', 'x', []).message, 'Unsupported value: "x"');
-  assert.equal(fieldTooLong('metadata.annotations', 262144).message, 'Too long: must have at most 262144 bytes');
+  assert.equal(fieldTooLong('metadata.annotations', 262144).message, 'Too long: may not be more than 262144 bytes');
   assert.equal(fieldTooMany('spec.items', 3, 2).message, 'Too many: 3: must have at most 2 items');
   assert.equal(fieldTooMany('spec.items', 3, 1).message, 'Too many: 3: must have at most 1 item');
   const typeInvalid = fieldTypeInvalid('spec.replicas', 'string', 'spec.replicas in body must be of type integer: "string"');

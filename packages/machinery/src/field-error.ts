@@ -69,12 +69,12 @@ export function fieldNotSupported(field: string, value: unknown, valid: readonly
 }
 
 /**
- * `Too long: must have at most <n> bytes` (FieldValueTooLong); the value is never printed.
- * Pass `detail` to replace the default text (kube's TooLongMaxLength prints
- * `may not be longer than <n>`).
+ * `Too long: may not be more than <n> bytes` (FieldValueTooLong, kube 1.32's field.TooLong);
+ * the value is never printed. Pass `detail` to replace the default text (CRD schema
+ * validation prints `may not be longer than <n>`).
  */
 export function fieldTooLong(field: string, maxLength: number, detail?: string): FieldError {
-  return { type: 'FieldValueTooLong', field, message: withDetail('Too long', detail ?? `must have at most ${maxLength} bytes`) };
+  return { type: 'FieldValueTooLong', field, message: withDetail('Too long', detail ?? `may not be more than ${maxLength} bytes`) };
 }
 
 /** `Too many: <actual>: must have at most <max> items` (FieldValueTooMany). */

@@ -57,7 +57,7 @@ void test('annotations', () => {
   assert.deepEqual(lines({ name: 'a', namespace: 'n', annotations: { 'bad key': 'v' } }), [`metadata.annotations: Invalid value: "bad key": ${NAME_PART_ERR}`]);
   assert.deepEqual(lines({ name: 'a', namespace: 'n', annotations: { k: 'x'.repeat(262143) } }), []);
   assert.deepEqual(lines({ name: 'a', namespace: 'n', annotations: { k: 'x'.repeat(262144) } }), [
-    'metadata.annotations: Too long: must have at most 262144 bytes',
+    'metadata.annotations: Too long: may not be more than 262144 bytes',
   ]);
 });
 

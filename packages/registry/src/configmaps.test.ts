@@ -138,7 +138,8 @@ void describe('generic store over configmaps', () => {
 
   void it('422 when the payload exceeds 1 MiB', async () => {
     const status = await rejectsWithStatus(cms().creater.create(ns, cm('big', { a: 'x'.repeat(1024 * 1024 + 1) }), {}), { code: 422 });
-    assert.deepEqual(status.details?.causes, [{ reason: 'FieldValueTooLong', field: '', message: 'Too long: must have at most 1048576 bytes' }]);
+    assert.equal(status.message, 'ConfigMap "big" is invalid: []: Too long: may not be more than 1048576 bytes');
+    assert.deepEqual(status.details?.causes, [{ reason: 'FieldValueTooLong', field: '[]', message: 'Too long: may not be more than 1048576 bytes' }]);
   });
 
   void it('400 for invalid binaryData base64', async () => {

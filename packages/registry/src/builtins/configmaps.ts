@@ -47,7 +47,8 @@ function validateConfigMap(obj: KubeObject): FieldError[] {
     for (const msg of isConfigMapKey(key)) errs.push(fieldInvalid(`binaryData[${key}]`, key, msg));
     if (typeof value === 'string') total += base64DecodedLength(value);
   }
-  if (total > MAX_SECRET_SIZE) errs.push(fieldTooLong('', MAX_SECRET_SIZE));
+  // The whole object: kube reports it on the empty root path, which it prints as `[]`.
+  if (total > MAX_SECRET_SIZE) errs.push(fieldTooLong('[]', MAX_SECRET_SIZE));
   return errs;
 }
 
