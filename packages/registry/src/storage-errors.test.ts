@@ -65,6 +65,11 @@ void describe('toStatusError', () => {
     assert.deepEqual(err.headers, { 'Retry-After': '1' });
   });
 
+  void it('maps RequestTooLarge to kube\'s 500 without a reason: the message as etcd (or its client) said it', () => {
+    const err = toStatusError(new StorageError('RequestTooLarge', '/registry/configmaps/default/x', 'etcdserver: request is too large'), cms);
+    assert.deepEqual(err.status, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'etcdserver: request is too large', code: 500 });
+  });
+
   void it('passes StatusErrors through', () => {
     const err = badRequest('x');
     assert.ok(toStatusError(err, cms) instanceof StatusError);

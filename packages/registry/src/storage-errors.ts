@@ -11,6 +11,7 @@
  * | Expired | 410 Expired with the storage message; `metadata.continue` carries the inconsistent continue token when there is one |
  * | InvalidContinue, InvalidError | 400 BadRequest with the storage message |
  * | Unreachable, Internal | 500 InternalError `Internal error occurred: <message>` |
+ * | RequestTooLarge | 500 without a reason, the storage message as is (`etcdserver: request is too large`) |
  *
  * Unreachable is a 500 because that is what kube-apiserver answers when etcd fails a request
  * (its etcd errors are not API statuses and are wrapped as internal errors); client-go then
@@ -47,6 +48,9 @@ export function toStatusError(err: unknown, resource: GroupResource, name = ''):
       return badRequest(err.message);
     case 'TooManyRequests':
       return tooManyRequests(err.message, 1);
+    case 'RequestTooLarge':
+      // kube-apiserver passes etcd's refusal through as an error that is not a Status.
+      return new StatusError({ code: 500, message: err.message });
     case 'Unreachable':
     case 'Internal':
       return internalError(err);

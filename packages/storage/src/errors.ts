@@ -15,6 +15,11 @@ export type StorageErrorCode =
   | 'InvalidContinue'
   /** A cache is (re)initializing: 429 with Retry-After. */
   | 'TooManyRequests'
+  /**
+   * The write is larger than etcd takes (see etcd/request-size.ts). The message is what
+   * kube-apiserver answers, a 500 without a reason.
+   */
+  | 'RequestTooLarge'
   | 'Internal';
 
 export class StorageError extends Error {

@@ -38,6 +38,8 @@ export {
 export {
   createEtcdStorage,
   createEtcdClient,
+  type EtcdClientOptions,
+  DEFAULT_MAX_REQUEST_BYTES,
   jsonCodec,
   toStorageError,
   startCompactor,

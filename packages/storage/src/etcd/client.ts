@@ -1,6 +1,8 @@
 import { Etcd3, type IOptions } from 'etcd3';
 import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, isBrokenCircuitError, noop, retry } from 'cockatiel';
-import { isRecoverableError } from 'etcd3';
+import { isConnectionFailure } from './errors.js';
+import { MemberFaultHandling } from './member-fault-handling.js';
+import { DEFAULT_MAX_REQUEST_BYTES, maxSendMessageBytes } from './request-size.js';
 
 /**
  * True for a failure that proves etcd never processed the call — no connection could be made,
@@ -38,6 +40,17 @@ function requireLeader(client: Etcd3): void {
   };
 }
 
+export interface EtcdClientOptions {
+  /** The client's dial timeout. Default 5000 ms. */
+  readonly dialTimeoutMs?: number;
+  /**
+   * The etcd cluster's `--max-request-bytes` (default 1.5 MiB, etcd's default). The client
+   * sends no gRPC message larger than what etcd's gRPC server reads: this plus 512 KiB (2 MiB
+   * by default, the Go client's default send limit).
+   */
+  readonly maxRequestBytes?: number;
+}
+
 /**
  * Creates the etcd3 client the backend uses when none is given. With several members, each
  * member has a circuit breaker: one connection failure sets it aside for a second, so calls go
@@ -47,32 +60,41 @@ function requireLeader(client: Etcd3): void {
  * only when it provably was never processed; any other failure fails at once
  * and is reported as Unreachable (retrying a conditional write blindly could misreport its
  * outcome). With a single member there is nothing to fail over to, so no breaker either: a
- * restarted etcd is used again as soon as it answers. A per-call deadline, and short
- * reconnect backoff so that a restarted etcd is used again within about a second. Responses
- * may be as large as etcd sends them (2 GiB - 1, as the Go client): gRPC's default 4 MiB
- * would fail a list of a few thousand objects, or a watch catching up on many events (etcd
- * sends a lagging watcher's backlog in one response).
+ * restarted etcd is used again as soon as it answers. Only connection failures count against
+ * a member or rebuild its channels (see member-fault-handling.ts): a request etcd refuses
+ * (too large, say) leaves the connection, its watch streams and the breaker as they were.
+ *
+ * A per-call deadline, keepalive pings (a member that stops answering them within 5 s has
+ * its connection closed and its calls fail as UNAVAILABLE), and short reconnect backoff so
+ * that a restarted etcd is used again within about a second. Responses may be as large as
+ * etcd sends them (2 GiB - 1, as the Go client): gRPC's default 4 MiB would fail a list of a
+ * few thousand objects, or a watch catching up on many events (etcd sends a lagging
+ * watcher's backlog in one response; neither is bounded by `--max-request-bytes`). Requests
+ * are bounded by what etcd reads (see `EtcdClientOptions.maxRequestBytes`).
  */
-export function createEtcdClient(endpoints: string[], dialTimeoutMs = 5000): Etcd3 {
+export function createEtcdClient(endpoints: string[], clientOptions: EtcdClientOptions = {}): Etcd3 {
+  const maxRequestBytes = clientOptions.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   const options: IOptions = {
     hosts: endpoints,
-    dialTimeout: dialTimeoutMs,
+    dialTimeout: clientOptions.dialTimeoutMs ?? 5000,
     faultHandling:
       endpoints.length > 1
         ? {
-            host: () => circuitBreaker(handleWhen(isRecoverableError), { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(1) }),
+            host: () =>
+              new MemberFaultHandling(circuitBreaker(handleWhen(isConnectionFailure), { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(1) })),
             global: retry(handleWhen(neverReachedServer), {
               maxAttempts: endpoints.length * 2,
               backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 800 }),
             }),
           }
-        : { host: () => noop, global: noop },
+        : { host: () => new MemberFaultHandling(), global: noop },
     grpcOptions: {
       'grpc.initial_reconnect_backoff_ms': 100,
       'grpc.max_reconnect_backoff_ms': 1000,
       'grpc.keepalive_time_ms': 10_000,
       'grpc.keepalive_timeout_ms': 5_000,
       'grpc.max_receive_message_length': 2 ** 31 - 1,
+      'grpc.max_send_message_length': maxSendMessageBytes(maxRequestBytes),
     },
   };
   const client = new Etcd3(options);

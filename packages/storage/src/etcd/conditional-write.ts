@@ -1,5 +1,6 @@
 import type { IKeyValue } from 'etcd3';
 import { revisionOf, type EtcdKV } from './kv.js';
+import { checkRequestSize, conditionalPutSize } from './request-size.js';
 
 export interface ConditionalWriteResult {
   succeeded: boolean;
@@ -11,7 +12,8 @@ export interface ConditionalWriteResult {
 
 /**
  * One txn: "if mod_revision(key) == expectedRevision then (put data | delete) else get key".
- * `expectedRevision` 0 means "the key must not exist". Never retries.
+ * `expectedRevision` 0 means "the key must not exist". Never retries. A put larger than
+ * `kv.maxRequestBytes` is not sent: it throws `RequestTooLarge` (see request-size.ts).
  */
 export async function conditionalWrite(
   kv: EtcdKV,
@@ -20,6 +22,7 @@ export async function conditionalWrite(
   op: { put: Buffer } | { delete: true },
 ): Promise<ConditionalWriteResult> {
   const keyBytes = Buffer.from(key);
+  if ('put' in op) checkRequestSize(key, conditionalPutSize(keyBytes.length, expectedRevision, op.put.length), kv.maxRequestBytes);
   const res = await kv.txn(key, {
     compare: [{ key: keyBytes, target: 'Mod', result: 'Equal', mod_revision: expectedRevision }],
     success: [

@@ -15,6 +15,7 @@ import { confirmUnchanged, openChangeFeed } from './change-feed.js';
 import { checkProgressRequestsOrdered } from './etcd-version.js';
 import { startCompactor } from './compactor.js';
 import { createEtcdInstrumentation, type ResourcePrefix } from './instrumentation.js';
+import { DEFAULT_MAX_REQUEST_BYTES } from './request-size.js';
 import type { Registry } from 'prom-client';
 import type { Tracer } from '@opentelemetry/api';
 
@@ -25,6 +26,13 @@ export interface EtcdStorageOptions {
   client?: Etcd3;
   /** Passed to the etcd3 client as its dial timeout. Default 5000 ms. */
   dialTimeoutMs?: number;
+  /**
+   * The largest write request the etcd cluster takes: its `--max-request-bytes` (default
+   * 1.5 MiB, etcd's default). A create or update whose request would be larger is refused
+   * with `RequestTooLarge` without being sent (see request-size.ts). When the storage
+   * creates its client, the client's send limit follows it. Default 1572864.
+   */
+  maxRequestBytes?: number;
   /**
    * Deadline for each etcd call. A call that has not completed by then fails with
    * Unreachable, so a hung or partitioned etcd never blocks a request forever. Default 10000 ms.
@@ -88,14 +96,17 @@ export interface EtcdStorage extends Storage, Counter, Watcher, ChangeFeed {
  */
 export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
   const ownsClient = options.client === undefined;
-  const client = options.client ?? createEtcdClient(options.endpoints, options.dialTimeoutMs);
+  const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  const client =
+    options.client ??
+    createEtcdClient(options.endpoints, { maxRequestBytes, ...(options.dialTimeoutMs !== undefined ? { dialTimeoutMs: options.dialTimeoutMs } : {}) });
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   const instrumentation = createEtcdInstrumentation({
     ...(options.metricsRegistry !== undefined ? { registry: options.metricsRegistry } : {}),
     ...(options.resources !== undefined ? { resources: options.resources } : {}),
     ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
   });
-  const kv: EtcdKV = createEtcdKV(client, options.codec ?? jsonCodec, requestTimeoutMs, instrumentation);
+  const kv: EtcdKV = createEtcdKV(client, { codec: options.codec ?? jsonCodec, requestTimeoutMs, maxRequestBytes, instrumentation });
 
   // Compaction seen by this storage's own watches (etcd reports the compacted revision when it cancels one).
   let observedCompaction = 0;

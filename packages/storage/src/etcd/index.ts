@@ -1,5 +1,6 @@
 export { createEtcdStorage, type EtcdStorage, type EtcdStorageOptions } from './etcd-storage.js';
-export { createEtcdClient } from './client.js';
+export { createEtcdClient, type EtcdClientOptions } from './client.js';
+export { DEFAULT_MAX_REQUEST_BYTES } from './request-size.js';
 export { jsonCodec, type Codec } from './codec.js';
 export { toStorageError } from './errors.js';
 export {

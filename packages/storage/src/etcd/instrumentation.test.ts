@@ -82,7 +82,7 @@ void test('etcd calls are counted and timed per operation, group and resource; f
     // etcd refuses a request over --max-request-bytes: a StorageError carrying etcd's text, counted as an error.
     await assert.rejects(
       storage.create(`${prefix}/configmaps/default/big`, { metadata: { name: 'big' }, data: { x: 'y'.repeat(8192) } }),
-      (err: unknown) => isStorageError(err, 'Internal') && /request is too large/.test(err.message),
+      (err: unknown) => isStorageError(err, 'RequestTooLarge') && err.message === 'etcdserver: request is too large',
     );
     assert.equal(await sample(registry, 'etcd_request_errors_total', { ...cms, operation: 'create' }), 1);
 

@@ -12,13 +12,25 @@ export interface EtcdKV {
   range(key: string, req: IRangeRequest): Promise<IRangeResponse>;
   txn(key: string, req: ITxnRequest): Promise<ITxnResponse>;
   readonly codec: Codec;
+  /** The largest write request etcd takes (its `--max-request-bytes`); writers check it before sending. */
+  readonly maxRequestBytes: number;
 }
 
-/**
- * `instrumentation` (optional) times, counts and traces each call (etcd_request_* metrics and
- * `etcdserverpb.KV/*` spans; see instrumentation.ts).
- */
-export function createEtcdKV(client: Etcd3, codec: Codec, requestTimeoutMs: number, instrumentation?: EtcdInstrumentation): EtcdKV {
+export interface EtcdKVOptions {
+  readonly codec: Codec;
+  /** Deadline of each call. */
+  readonly requestTimeoutMs: number;
+  /** See `EtcdKV.maxRequestBytes`. */
+  readonly maxRequestBytes: number;
+  /**
+   * Times, counts and traces each call (etcd_request_* metrics and `etcdserverpb.KV/*` spans;
+   * see instrumentation.ts). None when absent.
+   */
+  readonly instrumentation?: EtcdInstrumentation;
+}
+
+export function createEtcdKV(client: Etcd3, kvOptions: EtcdKVOptions): EtcdKV {
+  const { codec, requestTimeoutMs, maxRequestBytes, instrumentation } = kvOptions;
   const options = () => ({ deadline: Date.now() + requestTimeoutMs });
   const range = async (key: string, req: IRangeRequest): Promise<IRangeResponse> => {
     try {
@@ -34,9 +46,10 @@ export function createEtcdKV(client: Etcd3, codec: Codec, requestTimeoutMs: numb
       throw toStorageError(err, key);
     }
   };
-  if (instrumentation === undefined) return { codec, range, txn };
+  if (instrumentation === undefined) return { codec, maxRequestBytes, range, txn };
   return {
     codec,
+    maxRequestBytes,
     range: (key, req) => instrumentation.call('Range', rangeOperation(req), key, () => range(key, req)),
     txn: (key, req) => instrumentation.call('Txn', txnOperation(req), key, () => txn(key, req)),
   };

@@ -8,6 +8,7 @@ import { createEtcdClient } from './client.js';
 import { jsonCodec, type Codec } from './codec.js';
 import { createEtcdKV, type EtcdKV } from './kv.js';
 import { list, type ListChunking } from './list.js';
+import { DEFAULT_MAX_REQUEST_BYTES } from './request-size.js';
 
 const oneRange: ListChunking = { targetBytes: 1 << 30, firstKeys: 1 << 20 };
 // A few keys per chunk: every list below takes many round trips.
@@ -35,6 +36,7 @@ function recording(inner: EtcdKV, log: string[]): EtcdKV {
   };
   return {
     codec,
+    maxRequestBytes: inner.maxRequestBytes,
     txn: (key, req) => inner.txn(key, req),
     range: (key, req) => {
       log.push(`range limit=${req.limit ?? 0}`);
@@ -47,7 +49,7 @@ void test('chunked lists return what one range returns, and ask for the next chu
   const etcd = await startEtcd();
   const client = createEtcdClient(etcd.endpoints);
   try {
-    const kv = createEtcdKV(client, jsonCodec, 5000);
+    const kv = createEtcdKV(client, { codec: jsonCodec, requestTimeoutMs: 5000, maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES });
     const prefix = `${uniquePrefix()}/configmaps`;
     for (let i = 0; i < 57; i++) {
       const obj = configMap(i % 3 === 0 ? 'a' : 'b', i);
@@ -106,7 +108,7 @@ void test('an undecodable value fails a chunked list with Internal while the nex
   const etcd = await startEtcd();
   const client = createEtcdClient(etcd.endpoints);
   try {
-    const kv = createEtcdKV(client, jsonCodec, 5000);
+    const kv = createEtcdKV(client, { codec: jsonCodec, requestTimeoutMs: 5000, maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES });
     const prefix = `${uniquePrefix()}/configmaps`;
     for (let i = 0; i < 12; i++) await client.put(`${prefix}/a/cm-${String(i).padStart(2, '0')}`).value(jsonCodec.encode(configMap('a', i)));
     await client.put(`${prefix}/a/cm-03x`).value('not json');

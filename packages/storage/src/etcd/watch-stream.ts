@@ -1,7 +1,7 @@
 import { isBrokenCircuitError } from 'cockatiel';
 import type { Etcd3, IDuplexStream, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
 import { StorageError } from '../errors.js';
-import { toStorageError } from './errors.js';
+import { isConnectionFailure, toStorageError } from './errors.js';
 import { revisionOf } from './kv.js';
 
 /** What one etcd watch is created with. */
@@ -216,8 +216,9 @@ function leaderMonitor(client: Etcd3, pool: Pool, intervalMs: number): LeaderMon
  * Opens a gRPC Watch stream as the etcd3 client's `watchClient.watch()` does, and says which
  * member it is on: on `preferred` when given (a member known to have a leader), else on a
  * member its pool picks (past members whose circuit breaker is open; any member when every
- * breaker is open). A stream error that says the connection failed trips the member's breaker
- * and resets its channels, as in etcd3; unlike etcd3, a "no leader" refusal does not: the
+ * breaker is open). A stream error that says the connection failed (`isConnectionFailure`)
+ * trips the member's breaker and resets its channels, as in etcd3; unlike etcd3, no other
+ * error does (a status about this one stream), nor does a "no leader" refusal: the
  * connection is fine, and resetting it would also fail the unary calls in flight on it.
  */
 async function openGrpcWatch(client: Etcd3, preferred: PoolHost | undefined): Promise<{ stream: GrpcDuplex; host: PoolHost | undefined }> {
@@ -226,7 +227,9 @@ async function openGrpcWatch(client: Etcd3, preferred: PoolHost | undefined): Pr
   const open = (host: PoolHost, service: unknown, metadata: GrpcMetadataLike) => {
     const stream = (service as WatchServiceClient).watch(metadata);
     stream.on('error', (err: Error) => {
-      if ((stream as unknown as { writable?: boolean }).writable && !/etcdserver: no leader/.test(String(err?.message))) pool.markFailed(host, err);
+      if ((stream as unknown as { writable?: boolean }).writable && isConnectionFailure(err) && !/etcdserver: no leader/.test(String(err?.message))) {
+        pool.markFailed(host, err);
+      }
     });
     return { stream, host };
   };
