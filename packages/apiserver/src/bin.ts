@@ -88,6 +88,7 @@ async function main(): Promise<void> {
     etcdDbMetricPollIntervalMs: flags.etcdDbMetricPollIntervalMs,
     etcdHealthcheckTimeoutMs: flags.etcdHealthcheckTimeoutMs,
     etcdReadycheckTimeoutMs: flags.etcdReadycheckTimeoutMs,
+    etcdMaxRequestBytes: flags.etcdMaxRequestBytes,
     enableGarbageCollector: flags.enableGarbageCollector,
     controllers: {
       leaderElection: flags.leaderElect

@@ -224,3 +224,12 @@ void describe('leader election flags (kube-controller-manager\'s)', () => {
     assert.equal(parsed(['--etcd-servers=x', '--leader-elect=false', '--leader-elect-lease-duration=1s']).leaderElect, false);
   });
 });
+
+void describe('--etcd-max-request-bytes (kapi extension)', () => {
+  void it('defaults to etcd\'s --max-request-bytes, parses a value and refuses 0 or less', () => {
+    assert.equal(parsed(['--etcd-servers=http://127.0.0.1:2379']).etcdMaxRequestBytes, 1572864);
+    assert.equal(parsed(['--etcd-servers=http://127.0.0.1:2379', '--etcd-max-request-bytes=10485760']).etcdMaxRequestBytes, 10485760);
+    assert.equal(flagError(['--etcd-servers=x', '--etcd-max-request-bytes=0']), '--etcd-max-request-bytes must be greater than 0');
+    assert.match(usage(), /--etcd-max-request-bytes int +The etcd cluster's --max-request-bytes \(kapi extension/);
+  });
+});

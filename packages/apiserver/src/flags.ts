@@ -40,6 +40,8 @@ export interface ServerFlags {
   etcdDbMetricPollIntervalMs: number;
   etcdHealthcheckTimeoutMs: number;
   etcdReadycheckTimeoutMs: number;
+  /** --etcd-max-request-bytes (kapi extension): the etcd cluster's --max-request-bytes. */
+  etcdMaxRequestBytes: number;
   /** --tracing-config-file ("" = no tracing). */
   tracingConfigFile: string;
   /** kube-controller-manager's --leader-elect* flags, for kapi's own controllers (namespace deletion, garbage collection). */
@@ -96,6 +98,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'etcd-db-metric-poll-interval': { type: 'duration', defaultText: '30s', help: 'The interval of requests to poll etcd and update metric. 0 disables the metric collection' },
   'etcd-healthcheck-timeout': { type: 'duration', defaultText: '2s', help: 'The timeout to use when checking etcd health.' },
   'etcd-readycheck-timeout': { type: 'duration', defaultText: '2s', help: 'The timeout to use when checking etcd readiness' },
+  'etcd-max-request-bytes': { type: 'int', defaultText: '1572864', help: 'The etcd cluster\'s --max-request-bytes (kapi extension; kube-apiserver has no such flag). A create or update whose etcd request would be larger is refused, without being sent, with the 500 kube-apiserver answers when etcd refuses it ("etcdserver: request is too large"; over this plus 512 KiB, the gRPC send-limit error). The default is etcd\'s default.' },
   'tracing-config-file': { type: 'string', defaultText: '', help: 'File with apiserver tracing configuration.' },
   'enable-garbage-collector': { type: 'bool', defaultText: 'true', help: 'Enables the generic garbage collector. MUST be synced with the corresponding flag of the kube-controller-manager.' },
   // kube-controller-manager's leader election flags: kapi runs the namespace controller and the garbage collector itself.
@@ -333,6 +336,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     etcdDbMetricPollIntervalMs: get<number>('etcd-db-metric-poll-interval'),
     etcdHealthcheckTimeoutMs: get<number>('etcd-healthcheck-timeout'),
     etcdReadycheckTimeoutMs: get<number>('etcd-readycheck-timeout'),
+    etcdMaxRequestBytes: get<number>('etcd-max-request-bytes'),
     tracingConfigFile: get<string>('tracing-config-file'),
     enableGarbageCollector: get<boolean>('enable-garbage-collector'),
     leaderElect: get<boolean>('leader-elect'),
@@ -361,6 +365,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
   if (flags.livezGracePeriodMs < 0) throw new FlagError('--livez-grace-period can not be a negative value');
   if (flags.etcdHealthcheckTimeoutMs <= 0) throw new FlagError(`--etcd-healthcheck-timeout must be greater than 0`);
   if (flags.etcdReadycheckTimeoutMs <= 0) throw new FlagError(`--etcd-readycheck-timeout must be greater than 0`);
+  if (flags.etcdMaxRequestBytes <= 0) throw new FlagError('--etcd-max-request-bytes must be greater than 0');
   if (flags.leaderElect) validateLeaderElection(flags);
   if (!flags.etcdPrefix.startsWith('/')) flags.etcdPrefix = `/${flags.etcdPrefix}`;
   try {

@@ -19,7 +19,7 @@ import {
 } from '@kapi/registry';
 import type { Tracer } from '@opentelemetry/api';
 import { applyRuntimeConfig, resolveRuntimeConfig } from './runtime-config.js';
-import { createEtcdClient, createEtcdStorage, startCompactor, startStorageMetricsPoller } from '@kapi/storage';
+import { DEFAULT_MAX_REQUEST_BYTES, createEtcdClient, createEtcdStorage, startCompactor, startStorageMetricsPoller } from '@kapi/storage';
 import { createWatchCache, type WatchCacheOptions } from '@kapi/watch-cache';
 import { loadServingCertificate } from './certs.js';
 import { ServerLifecycle } from './filters/lifecycle.js';
@@ -83,6 +83,11 @@ export interface ApiServerOptions {
   readonly etcdHealthcheckTimeoutMs?: number;
   /** --etcd-readycheck-timeout in ms (the `etcd-readiness` check); default 2000. */
   readonly etcdReadycheckTimeoutMs?: number;
+  /**
+   * --etcd-max-request-bytes (kapi extension): the etcd cluster's --max-request-bytes; default
+   * 1572864 (etcd's). Larger writes are refused before they are sent, as etcd would refuse them.
+   */
+  readonly etcdMaxRequestBytes?: number;
   /** Tracer for request and etcd spans; default the global provider's (set up by the entry point). */
   readonly tracer?: Tracer;
   /** Verbosity from which one line per request is logged; default 3 (kube's httplog). */
@@ -201,7 +206,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
 
   // One etcd client for the storage and the compactor (every replica runs one; they agree
   // through compact_rev_key). Interval 0 compacts nothing but still learns others' compactions.
-  const etcdClient = createEtcdClient([...options.etcdServers]);
+  const etcdMaxRequestBytes = options.etcdMaxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  const etcdClient = createEtcdClient([...options.etcdServers], { maxRequestBytes: etcdMaxRequestBytes });
   const compactor = startCompactor({
     client: etcdClient,
     intervalMs: options.etcdCompactionIntervalMs ?? 5 * 60_000,
@@ -219,6 +225,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const etcd = createEtcdStorage({
     endpoints: [...options.etcdServers],
     client: etcdClient,
+    maxRequestBytes: etcdMaxRequestBytes,
     compaction: compactor,
     metricsRegistry: metrics.registry,
     resources,
