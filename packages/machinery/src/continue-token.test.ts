@@ -109,3 +109,18 @@ void test('leading slash is accepted and stripped', () => {
 void test('keys match case-insensitively, as Go does', () => {
   assert.deepEqual(decodeContinue(b64('{"V":"meta.k8s.io/v1","RV":7,"Start":"a"}'), '/p/'), { fromKey: '/p/a', resourceVersion: 7 });
 });
+
+void test('rv is an int64 literal as written: exponents, fractions and values past int64 are type errors', () => {
+  const rvError = (literal: string) => `invalid continue token: continue key is not valid: json: cannot unmarshal number ${literal} into Go struct field continueToken.rv of type int64`;
+  for (const literal of ['1e30', '1E2', '1.0', '5e0', '9223372036854775808', '-9223372036854775809', '100000000000000000000000000000']) {
+    assert.equal(decodeError(b64(`{"v":"meta.k8s.io/v1","rv":${literal},"start":"a"}`)), rvError(literal));
+  }
+  assert.deepEqual(decodeContinue(b64('{"v":"meta.k8s.io/v1","rv":-9223372036854775808,"start":"a"}'), '/p/').fromKey, '/p/a');
+  assert.equal(decodeContinue(b64('{"v":"meta.k8s.io/v1","rv":-1,"start":"a"}'), '/p/').resourceVersion, -1);
+  // Members apply in order; the first type error is the one reported, as Go's decoder saves it.
+  assert.equal(decodeError(b64('{"v":"meta.k8s.io/v1","rv":1e30,"rv":5,"start":"a"}')), rvError('1e30'));
+  assert.equal(decodeError(b64('{"v":"meta.k8s.io/v1","rv":5,"RV":1.5,"start":"a"}')), rvError('1.5'));
+  assert.equal(decodeContinue(b64('{"v":"meta.k8s.io/v1","rv":5,"rv":7,"start":"a"}'), '/p/').resourceVersion, 7);
+  // Other members, nested values and strings holding braces are skipped whole.
+  assert.equal(decodeContinue(b64('{"x":{"rv":"\\"}","y":[1e30,{}]},"v":"meta.k8s.io/v1", "rv" : 9 ,"start":"a"}'), '/p/').resourceVersion, 9);
+});

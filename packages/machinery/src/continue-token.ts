@@ -68,11 +68,60 @@ function goTypeName(value: unknown): string {
   return typeof value;
 }
 
-/** Mirrors Go's json.Unmarshal into the token struct: case-insensitive keys, zero defaults. */
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Skips the JSON value starting at `i` in valid JSON `text`; returns the index after it. */
+function skipValue(text: string, i: number): number {
+  let depth = 0;
+  do {
+    const ch = text[i]!;
+    if (ch === '"') {
+      for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      i++;
+    } else if (ch === '{' || ch === '[') {
+      depth++;
+      i++;
+    } else if (ch === '}' || ch === ']') {
+      depth--;
+      i++;
+    } else if (ch === ',' || ch === ':' || /\s/.test(ch)) {
+      i++;
+    } else {
+      i += /^[^,\]}\s]+/.exec(text.slice(i))![0].length;
+    }
+  } while (depth > 0);
+  return i;
+}
+
+/** The top-level members of valid JSON object text, in order, each value as its source text. */
+function membersOf(text: string): [key: string, source: string][] {
+  const members: [string, string][] = [];
+  let i = text.indexOf('{') + 1;
+  for (;;) {
+    while (/[\s,]/.test(text[i]!)) i++;
+    if (text[i] === '}') return members;
+    const keyEnd = skipValue(text, i);
+    const key = JSON.parse(text.slice(i, keyEnd)) as string;
+    i = text.indexOf(':', keyEnd) + 1;
+    while (/\s/.test(text[i]!)) i++;
+    const end = skipValue(text, i);
+    members.push([key, text.slice(i, end)]);
+    i = end;
+  }
+}
+
+/**
+ * Mirrors Go's json.Unmarshal into the token struct: case-insensitive keys, zero defaults,
+ * members applied in order (a later one wins), the first type error reported. `rv` must be an
+ * int64 literal as written: `1e30`, `1.0` or a value past int64 are `cannot unmarshal number
+ * 1e30 into ... of type int64`.
+ */
 function unmarshalToken(data: Buffer): RawToken {
+  const text = data.toString('utf8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(data.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch (err) {
     throw new TokenError(err instanceof Error ? err.message : String(err));
   }
@@ -85,13 +134,15 @@ function unmarshalToken(data: Buffer): RawToken {
   const fail = (message: string): void => {
     firstError ??= message;
   };
-  for (const [rawKey, value] of Object.entries(parsed as Record<string, unknown>)) {
+  for (const [rawKey, source] of membersOf(text)) {
     const key = rawKey.toLowerCase();
+    const value: unknown = JSON.parse(source);
     if (value === null || (key !== 'v' && key !== 'rv' && key !== 'start')) continue;
     if (key === 'rv') {
       if (typeof value !== 'number') fail(`json: cannot unmarshal ${goTypeName(value)} into Go struct field continueToken.rv of type int64`);
-      else if (!Number.isInteger(value)) fail(`json: cannot unmarshal number ${value} into Go struct field continueToken.rv of type int64`);
-      else token.rv = value;
+      else if (!/^-?[0-9]+$/.test(source) || BigInt(source) < INT64_MIN || BigInt(source) > INT64_MAX) {
+        fail(`json: cannot unmarshal number ${source} into Go struct field continueToken.rv of type int64`);
+      } else token.rv = value;
     } else if (typeof value !== 'string') {
       fail(`json: cannot unmarshal ${goTypeName(value)} into Go struct field continueToken.${key} of type string`);
     } else if (key === 'v') token.v = value;
