@@ -97,17 +97,38 @@ void describe('request timeout', () => {
     await t.close();
   });
 
-  void it('answers 504 with kube\'s message when a request outlives --request-timeout', async () => {
-    const slow = slowPost(t.url, ns, { metadata: { name: 'late' } });
-    const res = await slow.response;
+  /** kube's timeout filter answer: the Status without kind/apiVersion, as text/plain, whatever was negotiated. */
+  const assertTimedOut = (res: { status: number; headers: Record<string, string | string[] | undefined> | Headers; body?: string; text?: string }) => {
     assert.equal(res.status, 504);
-    const status = JSON.parse(res.body) as Record<string, unknown>;
-    assert.equal(status['kind'], 'Status');
-    assert.equal(status['reason'], 'Timeout');
-    assert.equal(status['code'], 504);
-    assert.equal(status['message'], 'Timeout: request did not complete within requested timeout - context deadline exceeded');
+    const contentType = res.headers instanceof Headers ? res.headers.get('content-type') : res.headers['content-type'];
+    assert.equal(contentType, 'text/plain; charset=utf-8');
+    assert.equal(
+      res.body ?? res.text,
+      '{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n',
+    );
+  };
+
+  void it('answers 504 with kube\'s timeout answer when a request outlives --request-timeout', async () => {
+    const slow = slowPost(t.url, ns, { metadata: { name: 'late' } });
+    assertTimedOut(await slow.response);
     slow.finish();
     assert.equal(await metric(t, /^apiserver_request_terminations_total\{verb="POST",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="504"\} (\d+)$/m), 1);
+  });
+
+  void it('a shorter `timeout` parameter shortens the deadline; a longer one does not lengthen it', async () => {
+    t.etcd.pause();
+    try {
+      const started = Date.now();
+      const short = await t.request('GET', `${ns}/x?timeout=100ms`, { headers: { accept: 'application/json' } });
+      const shortMs = Date.now() - started;
+      assertTimedOut(short);
+      assert.ok(shortMs < 450, `timeout=100ms answered after ${shortMs} ms`);
+      const capped = Date.now();
+      assertTimedOut(await t.request('GET', `${ns}/x?timeout=1h`));
+      assert.ok(Date.now() - capped >= 450, 'timeout=1h is capped by --request-timeout, not shortened');
+    } finally {
+      t.etcd.resume();
+    }
   });
 
   void it('never cuts a watch: it outlives the request timeout and keeps delivering events', async () => {

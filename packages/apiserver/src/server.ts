@@ -13,8 +13,10 @@ import { serveDiscoveryDocument, serveDiscoveryRoot } from './discovery/handler.
 import { resolveResourceRoute } from './handlers/resource-routes.js';
 import type { HandlerSettings, RequestScope } from './handlers/scope.js';
 import { serveHealth, type HealthChecks } from './health.js';
-import { methodNotRegistered, pathNotFound, requestTimedOut } from './http/generic-errors.js';
+import { methodNotRegistered, pathNotFound, writeRequestTimeout } from './http/generic-errors.js';
 import { outputForErrors } from './http/negotiation.js';
+import { parseQuery } from './http/query.js';
+import { requestDeadlineMs } from './http/request-deadline.js';
 import { negotiateResourceOutput } from './http/resource-output.js';
 import { requestInfoFor, type RequestInfo } from './http/request-info.js';
 import { toStatusError, writeError, writeObject, writeText } from './http/respond.js';
@@ -93,13 +95,14 @@ interface ParsedUrl {
   readonly query: URLSearchParams;
 }
 
-const EMPTY_QUERY = new URLSearchParams();
-
-/** Splits the request target into decoded path segments and the query. Throws 400 for malformed percent-encoding. */
+/**
+ * Splits the request target into decoded path segments and the query (parsed as Go does, see
+ * parseQuery). Throws 400 for malformed percent-encoding in the path.
+ */
 function parseUrl(url: string): ParsedUrl {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
-  const query = q < 0 ? EMPTY_QUERY : new URLSearchParams(url.slice(q + 1));
+  const query = parseQuery(q < 0 ? '' : url.slice(q + 1));
   const segments: string[] = [];
   for (const raw of path.split('/')) {
     if (raw === '') continue;
@@ -224,6 +227,15 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     }
     const longRunning = info?.isResourceRequest === true && info.verb === 'watch';
     const probe = info?.isResourceRequest === false && PROBE_PATHS.has(url?.segments[0] ?? '');
+    // kube's WithRequestDeadline: --request-timeout, or a shorter `timeout` parameter (400 when malformed).
+    let timeoutMs = options.requestTimeoutMs;
+    if (!longRunning && url !== undefined && parseError === undefined) {
+      try {
+        timeoutMs = requestDeadlineMs(url.query, options.requestTimeoutMs);
+      } catch (err) {
+        parseError = err;
+      }
+    }
     const labels = () => (info !== undefined && url !== undefined ? labelsFor(method, req, info, url) : undefined);
 
     // Shutdown: after the delay, responses close their connections; with
@@ -237,11 +249,12 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       }
     }
 
-    // Max in-flight: a seat per request; a watch holds one only until its headers go out.
+    // Max in-flight: a seat per request; a watch holds one only until its headers go out. A
+    // request refused up front (malformed path or timeout) takes none.
     const kind = requestKind(method);
     let releaseSeat: (() => void) | undefined;
     let endInflight: (() => void) | undefined;
-    if (!probe) {
+    if (!probe && parseError === undefined) {
       if (inflightLimiter !== undefined) {
         releaseSeat = inflightLimiter.tryAcquire(kind);
         if (releaseSeat === undefined) {
@@ -314,13 +327,13 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
         }
       });
     }
-    if (!longRunning && options.requestTimeoutMs > 0) {
+    if (!longRunning && timeoutMs > 0) {
       timer = setTimeout(() => {
-        fail(requestTimedOut());
+        writeRequestTimeout(res);
         const l = labels();
         if (l !== undefined && state.matched) metrics.recordTermination(l, 504);
         finish();
-      }, options.requestTimeoutMs);
+      }, timeoutMs);
     }
     work.then(finish, (err: unknown) => {
       fail(err);

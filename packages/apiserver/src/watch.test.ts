@@ -151,7 +151,7 @@ for (const watchCache of [true, false]) {
         ['resourceVersion=abc', 400, 'BadRequest', 'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax'],
         ['fieldSelector=data.x%3D1', 400, 'BadRequest', '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"'],
         ['labelSelector=!!a', 400, 'BadRequest', "unable to parse requirement: found '!', expected: identifier"],
-        ['timeoutSeconds=soon', 400, 'BadRequest', 'invalid value for timeoutSeconds: strconv.ParseInt: parsing "soon": invalid syntax'],
+        ['timeoutSeconds=soon', 400, 'BadRequest', 'strconv.ParseInt: parsing "soon": invalid syntax'],
       ];
       for (const [query, code, reason, message] of cases) {
         assertStatusResponse(await t.request('GET', `${h.collection}?watch=1&${query}`), code, reason, message);

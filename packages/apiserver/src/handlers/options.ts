@@ -1,12 +1,17 @@
 /**
- * Query-parameter decoding and validation for the resource verbs, with kube's messages:
- * malformed values are 400 BadRequest; values kube's option validation rejects are 422
- * Invalid against `CreateOptions.meta.k8s.io` (or Update/Patch/DeleteOptions).
+ * Query-parameter decoding and validation for the resource verbs, as kube's parameter codec
+ * converts `url.Values` into its option structs: a parameter is read from its first value;
+ * booleans are true unless "0" or "false" (any case) — `watch=abc` is a watch, as in kube;
+ * integers go through Go's strconv.ParseInt (int64), whose error text is the whole 400
+ * BadRequest message (`strconv.ParseInt: parsing "abc": invalid syntax`, also for an empty
+ * value). Values kube's option validation rejects are 422 Invalid against
+ * `CreateOptions.meta.k8s.io` (or Update/Patch/Delete/ListOptions).
  */
 import type { FieldError } from '@kapi/machinery';
 import {
   badRequest,
   fieldForbidden,
+  goQuote,
   fieldInvalid,
   fieldNotSupported,
   fieldRequired,
@@ -19,7 +24,7 @@ import {
 import type { DeleteOptions, FieldValidation, ListOptions, WriteOptions } from '@kapi/registry';
 import { isTrueFlag } from '../http/request-info.js';
 
-export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
 
 const FIELD_MANAGER_MAX_LENGTH = 128;
 const FIELD_VALIDATION_VALUES = ['', 'Ignore', 'Strict', 'Warn'];
@@ -54,13 +59,21 @@ function parseBool(query: URLSearchParams, name: string): boolean | undefined {
   return isTrueFlag(raw);
 }
 
-function parseInteger(query: URLSearchParams, name: string): number | undefined {
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * An int64 parameter (kube's Convert_Slice_string_To_int64): undefined when absent; 400 with
+ * strconv.ParseInt's text when present but not a base-10 int64 (an empty value included).
+ * Values beyond 2^53 lose precision (they mean "no limit" wherever kube takes them).
+ */
+function parseInt64(query: URLSearchParams, name: string): number | undefined {
   const raw = query.get(name);
-  if (raw === null || raw === '') return undefined;
-  if (!/^[+-]?[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
-    throw badRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
-  }
-  return Number(raw);
+  if (raw === null) return undefined;
+  if (!/^[+-]?[0-9]+$/.test(raw)) throw badRequest(`strconv.ParseInt: parsing ${goQuote(raw)}: invalid syntax`);
+  const value = BigInt(raw);
+  if (value < INT64_MIN || value > INT64_MAX) throw badRequest(`strconv.ParseInt: parsing ${goQuote(raw)}: value out of range`);
+  return Number(value);
 }
 
 /**
@@ -83,7 +96,7 @@ export function parseWriteOptions(query: URLSearchParams, kind: OptionsKind, war
     }
   }
   errs.push(...fieldManagerErrors(fieldManager), ...dryRunErrors(dryRun));
-  if (kind !== 'DeleteOptions' && !FIELD_VALIDATION_VALUES.includes(fieldValidation)) {
+  if (!FIELD_VALIDATION_VALUES.includes(fieldValidation)) {
     errs.push(fieldNotSupported('fieldValidation', fieldValidation, FIELD_VALIDATION_VALUES));
   }
   if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind }, '', errs);
@@ -104,14 +117,18 @@ export interface ParsedListOptions extends ListOptions {
   sendInitialEvents?: boolean;
 }
 
-/** List/watch query parameters. Throws 400 for malformed selectors and numbers. */
+/**
+ * List/watch query parameters, converted in kube's order: timeoutSeconds and limit (400
+ * strconv.ParseInt), then the label and field selectors (400 with the parser's text).
+ */
 export function parseListOptions(query: URLSearchParams): ParsedListOptions {
   const options: ParsedListOptions = { watch: parseBool(query, 'watch') ?? false };
+  const timeoutSeconds = parseInt64(query, 'timeoutSeconds');
+  const limit = parseInt64(query, 'limit');
   const labelSelector = query.get('labelSelector');
   if (labelSelector !== null && labelSelector !== '') options.labelSelector = parseLabelSelector(labelSelector);
   const fieldSelector = query.get('fieldSelector');
   if (fieldSelector !== null && fieldSelector !== '') options.fieldSelector = parseFieldSelector(fieldSelector);
-  const limit = parseInteger(query, 'limit');
   if (limit !== undefined && limit > 0) options.limit = limit;
   const cont = query.get('continue');
   if (cont !== null && cont !== '') options.continue = cont;
@@ -119,7 +136,6 @@ export function parseListOptions(query: URLSearchParams): ParsedListOptions {
   if (rv !== null) options.resourceVersion = rv;
   const rvMatch = query.get('resourceVersionMatch');
   if (rvMatch !== null && rvMatch !== '') options.resourceVersionMatch = rvMatch as ListOptions['resourceVersionMatch'];
-  const timeoutSeconds = parseInteger(query, 'timeoutSeconds');
   if (timeoutSeconds !== undefined) options.timeoutSeconds = timeoutSeconds;
   const bookmarks = parseBool(query, 'allowWatchBookmarks');
   if (bookmarks !== undefined) options.allowWatchBookmarks = bookmarks;
@@ -135,60 +151,82 @@ function typeError(field: string, value: unknown, goType: string): Error {
   return badRequest(`json: cannot unmarshal ${actual} into Go struct field DeleteOptions.${field} of type ${goType}`);
 }
 
+/** DeleteOptions before validation, with the dryRun values as given. */
+type RawDeleteOptions = DeleteOptions & { dryRunValues: readonly string[] };
+
 /**
- * DeleteOptions from the query and, overriding it, an optional decoded body. Throws 400 for
- * a body of the wrong shape and 422 (DeleteOptions.meta.k8s.io) for invalid values.
+ * DeleteOptions from the query (kube's url.Values conversion): dryRun, gracePeriodSeconds
+ * (400 strconv.ParseInt), orphanDependents, propagationPolicy (present but empty counts, and
+ * is refused), and `uid` / `resourceVersion` as preconditions when not empty.
  */
-export function parseDeleteOptions(query: URLSearchParams, body: unknown, warn: (message: string) => void): DeleteOptions {
-  const write = parseWriteOptions(query, 'DeleteOptions', warn);
-  const options: DeleteOptions = { ...write };
-  const grace = parseInteger(query, 'gracePeriodSeconds');
+function deleteOptionsFromQuery(query: URLSearchParams): RawDeleteOptions {
+  const dryRun = query.getAll('dryRun');
+  const options: RawDeleteOptions = { dryRun: dryRun.length > 0, dryRunValues: dryRun };
+  const grace = parseInt64(query, 'gracePeriodSeconds');
   if (grace !== undefined) options.gracePeriodSeconds = grace;
-  const policy = query.get('propagationPolicy');
-  if (policy !== null && policy !== '') options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
   const orphan = parseBool(query, 'orphanDependents');
   if (orphan !== undefined) options.orphanDependents = orphan;
-  if (body !== undefined && body !== null) {
-    if (!isPlainObject(body)) throw badRequest(`json: cannot unmarshal ${Array.isArray(body) ? 'array' : typeof body} into Go value of type v1.DeleteOptions`);
-    const kind = body['kind'];
-    if (kind !== undefined && kind !== null && kind !== '' && kind !== 'DeleteOptions') {
-      throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (DeleteOptions)`);
-    }
-    const g = body['gracePeriodSeconds'];
-    if (g !== undefined && g !== null) {
-      if (typeof g !== 'number' || !Number.isInteger(g)) throw typeError('gracePeriodSeconds', g, 'int64');
-      options.gracePeriodSeconds = g;
-    }
-    const p = body['propagationPolicy'];
-    if (p !== undefined && p !== null) {
-      if (typeof p !== 'string') throw typeError('propagationPolicy', p, 'v1.DeletionPropagation');
-      options.propagationPolicy = p as DeleteOptions['propagationPolicy'];
-    }
-    const o = body['orphanDependents'];
-    if (o !== undefined && o !== null) {
-      if (typeof o !== 'boolean') throw typeError('orphanDependents', o, 'bool');
-      options.orphanDependents = o;
-    }
-    const d = body['dryRun'];
-    if (d !== undefined && d !== null) {
-      if (!Array.isArray(d) || d.some((v) => typeof v !== 'string')) throw typeError('dryRun', d, '[]string');
-      const errs = dryRunErrors(d as string[]);
-      if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errs);
-      options.dryRun = options.dryRun === true || d.length > 0;
-    }
-    const pre = body['preconditions'];
-    if (pre !== undefined && pre !== null) {
-      if (!isPlainObject(pre)) throw typeError('preconditions', pre, 'v1.Preconditions');
-      const preconditions: { uid?: string; resourceVersion?: string } = {};
-      for (const key of ['uid', 'resourceVersion'] as const) {
-        const value = pre[key];
-        if (value === undefined || value === null) continue;
-        if (typeof value !== 'string') throw badRequest(`json: cannot unmarshal ${typeof value} into Go struct field Preconditions.preconditions.${key} of type string`);
-        preconditions[key] = value;
-      }
-      options.preconditions = preconditions;
-    }
+  const policy = query.get('propagationPolicy');
+  if (policy !== null) options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  const uid = query.get('uid') ?? '';
+  const resourceVersion = query.get('resourceVersion') ?? '';
+  if (uid !== '' || resourceVersion !== '') {
+    options.preconditions = { ...(uid !== '' ? { uid } : {}), ...(resourceVersion !== '' ? { resourceVersion } : {}) };
   }
+  return options;
+}
+
+/** DeleteOptions from a decoded body. Throws 400 for a body of the wrong shape. */
+function deleteOptionsFromBody(body: unknown): RawDeleteOptions {
+  if (!isPlainObject(body)) throw badRequest(`json: cannot unmarshal ${Array.isArray(body) ? 'array' : typeof body} into Go value of type v1.DeleteOptions`);
+  const options: RawDeleteOptions = { dryRun: false, dryRunValues: [] };
+  const kind = body['kind'];
+  if (kind !== undefined && kind !== null && kind !== '' && kind !== 'DeleteOptions') {
+    throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (DeleteOptions)`);
+  }
+  const g = body['gracePeriodSeconds'];
+  if (g !== undefined && g !== null) {
+    if (typeof g !== 'number' || !Number.isInteger(g)) throw typeError('gracePeriodSeconds', g, 'int64');
+    options.gracePeriodSeconds = g;
+  }
+  const p = body['propagationPolicy'];
+  if (p !== undefined && p !== null) {
+    if (typeof p !== 'string') throw typeError('propagationPolicy', p, 'v1.DeletionPropagation');
+    options.propagationPolicy = p as DeleteOptions['propagationPolicy'];
+  }
+  const o = body['orphanDependents'];
+  if (o !== undefined && o !== null) {
+    if (typeof o !== 'boolean') throw typeError('orphanDependents', o, 'bool');
+    options.orphanDependents = o;
+  }
+  const d = body['dryRun'];
+  if (d !== undefined && d !== null) {
+    if (!Array.isArray(d) || d.some((v) => typeof v !== 'string')) throw typeError('dryRun', d, '[]string');
+    options.dryRunValues = d as string[];
+    options.dryRun = d.length > 0;
+  }
+  const pre = body['preconditions'];
+  if (pre !== undefined && pre !== null) {
+    if (!isPlainObject(pre)) throw typeError('preconditions', pre, 'v1.Preconditions');
+    const preconditions: { uid?: string; resourceVersion?: string } = {};
+    for (const key of ['uid', 'resourceVersion'] as const) {
+      const value = pre[key];
+      if (value === undefined || value === null) continue;
+      if (typeof value !== 'string') throw badRequest(`json: cannot unmarshal ${typeof value} into Go struct field Preconditions.preconditions.${key} of type string`);
+      preconditions[key] = value;
+    }
+    options.preconditions = preconditions;
+  }
+  return options;
+}
+
+/**
+ * DeleteOptions as kube's delete handlers read them: from the body when the request has one
+ * (the query is then not read at all), else from the query. Throws 400 for malformed values
+ * and 422 (DeleteOptions.meta.k8s.io) for invalid ones.
+ */
+export function parseDeleteOptions(query: URLSearchParams, body: unknown, warn: (message: string) => void): DeleteOptions {
+  const { dryRunValues, ...options } = body !== undefined && body !== null ? deleteOptionsFromBody(body) : deleteOptionsFromQuery(query);
   const errs: FieldError[] = [];
   if (options.orphanDependents !== undefined && options.propagationPolicy !== undefined) {
     errs.push(fieldInvalid('propagationPolicy', options.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
@@ -196,6 +234,7 @@ export function parseDeleteOptions(query: URLSearchParams, body: unknown, warn: 
   if (options.propagationPolicy !== undefined && !PROPAGATION_POLICIES.includes(options.propagationPolicy)) {
     errs.push(fieldNotSupported('propagationPolicy', options.propagationPolicy, [...PROPAGATION_POLICIES, 'nil']));
   }
+  errs.push(...dryRunErrors(dryRunValues));
   if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errs);
-  return options;
+  return { ...options, warn };
 }

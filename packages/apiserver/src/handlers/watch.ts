@@ -41,6 +41,19 @@ export function watchTimeoutMs(timeoutSeconds: number | undefined, minRequestTim
   return Math.floor(minRequestTimeoutSeconds * (1 + random()) * 1000);
 }
 
+/** The longest delay Node's timers take (2^31-1 ms, ~24.8 days); longer ones fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Calls `fn` after `ms`, however long (re-armed in steps Node's timers accept); returns the cancel. */
+function after(ms: number, fn: () => void): () => void {
+  let timer: NodeJS.Timeout;
+  const arm = (left: number) => {
+    timer = setTimeout(() => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : fn()), Math.min(left, MAX_TIMER_MS));
+  };
+  arm(ms);
+  return () => clearTimeout(timer);
+}
+
 /** How one watch stream puts events on the wire. */
 interface WatchEncoder {
   readonly contentType: string;
@@ -305,7 +318,7 @@ export async function handleWatch(scope: RequestScope): Promise<void> {
 
   const lifetime = new AbortController();
   const end = () => lifetime.abort();
-  const timer = timeoutMs !== undefined ? setTimeout(end, timeoutMs) : undefined;
+  const cancelTimer = timeoutMs !== undefined ? after(timeoutMs, end) : undefined;
   res.once('close', end);
   scope.settings.shutdown.addEventListener('abort', end);
   const finishLongRunning = scope.startLongRunning();
@@ -332,7 +345,7 @@ export async function handleWatch(scope: RequestScope): Promise<void> {
     }
     if (!res.destroyed) res.end();
   } finally {
-    clearTimeout(timer);
+    cancelTimer?.();
     res.off('close', end);
     scope.settings.shutdown.removeEventListener('abort', end);
     watch?.stop();

@@ -3,7 +3,9 @@
  * and methods a route does not register. Texts are those of apimachinery's
  * NewGenericServerResponse, which is what kube-apiserver sends for these cases.
  */
+import type { ServerResponse } from 'node:http';
 import { StatusError } from '@kapi/machinery';
+import { writeText } from './respond.js';
 
 /** 404 for a path nothing serves. */
 export function pathNotFound(): StatusError {
@@ -20,12 +22,20 @@ export function patchNotApplicable(): StatusError {
   return new StatusError({ code: 422, reason: 'Invalid', message: 'the server rejected our request due to an error in our request', details: {} });
 }
 
-/** 504 when a non-long-running request outlives --request-timeout. */
-export function requestTimedOut(): StatusError {
-  return new StatusError({
-    code: 504,
-    reason: 'Timeout',
-    message: 'Timeout: request did not complete within requested timeout - context deadline exceeded',
-    details: {},
-  });
+/** The message of kube's timeout filter (WithTimeoutForNonLongRunningRequests). */
+export const REQUEST_TIMEOUT_MESSAGE = 'Timeout: request did not complete within the allotted timeout';
+
+/**
+ * 504 when a non-long-running request outlives its deadline, as kube's timeout filter writes
+ * it whatever the client negotiated: the Status without kind and apiVersion, JSON-encoded with
+ * a trailing newline, as `text/plain; charset=utf-8`. A response already under way is cut
+ * instead (kube aborts the connection).
+ */
+export function writeRequestTimeout(res: ServerResponse): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const status = { metadata: {}, status: 'Failure', message: REQUEST_TIMEOUT_MESSAGE, reason: 'Timeout', details: {}, code: 504 };
+  writeText(res, 504, `${JSON.stringify(status)}\n`);
 }
