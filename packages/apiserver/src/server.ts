@@ -24,7 +24,8 @@ import { SHUTTING_DOWN_MESSAGE, type ServerLifecycle } from './filters/lifecycle
 import { requestKind, writePlainError, writeTooManyRequests, type InflightLimiter } from './filters/max-inflight.js';
 import { startRequestSpan } from './filters/tracing.js';
 import { goDuration, type Logger } from './logger.js';
-import { metricDryRun, metricScope, metricVerb, type ApiMetrics, type RequestLabels } from './metrics.js';
+import type { ApiMetrics } from './metrics.js';
+import { routeLabels, unroutedLabels, type LabelSource } from './http/request-labels.js';
 import { serveOpenApiV3 } from './openapi/handler.js';
 import { deprecationOf } from './deprecation.js';
 import { versionInfo } from './version.js';
@@ -159,7 +160,6 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       writeText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
     },
     openapi: (req, res, url) => {
-      if (url.segments[1] !== 'v3') throw pathNotFound();
       serveOpenApiV3(req, res, surface, url.segments.slice(2).join('/'), url.query);
     },
     api: (req, res, url) => {
@@ -172,9 +172,30 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     },
   };
 
+  /** Whether a non-resource route serves `url` (the OpenAPI tree only under v3). */
+  const nonResourceRouteExists = (url: ParsedUrl): boolean => {
+    const first = url.segments[0] ?? '';
+    return Object.hasOwn(routes, first) && (first !== 'openapi' || url.segments[1] === 'v3');
+  };
+
+  /** Whether a route serves the request: a served resource with that subresource, path shape and verb, or a non-resource route. */
+  const routeExists = (info: RequestInfo, url: ParsedUrl): boolean => {
+    if (!info.isResourceRequest) return nonResourceRouteExists(url);
+    const resource = registry.lookup(info.group, info.version, info.resource);
+    if (resource === undefined) return false;
+    try {
+      resolveResourceRoute(info, resource);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
   async function serveResource(req: IncomingMessage, res: ServerResponse, info: RequestInfo & { isResourceRequest: true }, url: ParsedUrl, state: RequestState): Promise<void> {
     const resource = registry.lookup(info.group, info.version, info.resource);
     if (resource === undefined) throw pathNotFound();
+    // An unknown subresource or path shape is 404 (405 for a method) from no route: not counted, no warning.
+    const route = resolveResourceRoute(info, resource);
     state.matched = true;
     const servedVersion = resource.definition.versions.find((v) => v.name === resource.version);
     const deprecation = servedVersion === undefined ? undefined : deprecationOf(resource.definition, servedVersion);
@@ -183,7 +204,6 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       state.deprecated = { removedRelease: deprecation.removedRelease };
       state.warnings.push(deprecation.warning);
     }
-    const route = resolveResourceRoute(info, resource);
     const output = negotiateResourceOutput(req.headers.accept, url.query, resource.definition, info.version);
     const userAgent = req.headers['user-agent'];
     const scope: RequestScope = {
@@ -197,16 +217,16 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       warnings: state.warnings,
       groupResource: { group: resource.definition.group, resource: resource.definition.plural },
       settings: state.watchSignal !== undefined ? { ...settings, shutdown: AbortSignal.any([settings.shutdown, state.watchSignal]) } : settings,
-      startLongRunning: () => metrics.startLongRunning(labelsFor(req.method ?? 'GET', req, info, url)),
-      watchEventSent: metrics.watchEvents(info.group, info.version, info.resource),
+      startLongRunning: () => metrics.startLongRunning(routeLabels(labelSource(req, info, url))),
+      ...(info.verb === 'watch' ? { watchEventSent: metrics.watchEvents(info.group, info.version, info.resource) } : {}),
     };
     await route.handler(scope);
   }
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, url: ParsedUrl, info: RequestInfo, state: RequestState): Promise<void> {
     if (info.isResourceRequest) return serveResource(req, res, info, url, state);
-    const route = routes[url.segments[0] ?? ''];
-    if (route === undefined) throw pathNotFound();
+    if (!nonResourceRouteExists(url)) throw pathNotFound();
+    const route = routes[url.segments[0]!]!;
     state.matched = true;
     if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotRegistered();
     await route(req, res, url);
@@ -236,7 +256,12 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
         parseError = err;
       }
     }
-    const labels = () => (info !== undefined && url !== undefined ? labelsFor(method, req, info, url) : undefined);
+    /** Labels for a request refused before routing: its route's when one would serve it, else none path-derived. */
+    const labels = () => {
+      if (info === undefined || url === undefined) return undefined;
+      const source = labelSource(req, info, url);
+      return routeExists(info, url) ? routeLabels(source) : unroutedLabels(source);
+    };
 
     // Shutdown: after the delay, responses close their connections; with
     // --shutdown-send-retry-after, new requests are refused (kube's WithRetryAfter).
@@ -303,7 +328,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       untrack?.();
       watchRegistration?.done();
       if (state.matched && info !== undefined && url !== undefined) {
-        metrics.recordRequest(labelsFor(method, req, info, url), res.statusCode, start, {
+        metrics.recordRequest(routeLabels(labelSource(req, info, url)), res.statusCode, start, {
           ...(responseSize !== undefined ? { responseSize: responseSize() } : {}),
           ...(state.deprecated !== undefined ? { deprecated: state.deprecated } : {}),
         });
@@ -357,21 +382,6 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
   return Object.assign(handler, { surface });
 }
 
-/** The metric labels kube reports for a request. */
-function labelsFor(method: string, req: IncomingMessage, info: RequestInfo, url: ParsedUrl): RequestLabels {
-  if (!info.isResourceRequest) {
-    const first = url.segments[0] ?? '';
-    const subresource = first === 'openapi' ? `/openapi/${url.segments[1] ?? ''}` : `/${first}`;
-    return { verb: method === 'HEAD' ? 'GET' : method, dryRun: '', group: '', version: '', resource: '', subresource, scope: '' };
-  }
-  const scope = metricScope(info);
-  return {
-    verb: metricVerb(method, scope, info.verb === 'watch', req.headers['content-type']),
-    dryRun: metricDryRun(url.query.getAll('dryRun')),
-    group: info.group,
-    version: info.version,
-    resource: info.resource,
-    subresource: info.subresource,
-    scope,
-  };
+function labelSource(req: IncomingMessage, info: RequestInfo, url: ParsedUrl): LabelSource {
+  return { method: req.method ?? 'GET', contentType: req.headers['content-type'], info, segments: url.segments, query: url.query };
 }
