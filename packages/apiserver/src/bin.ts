@@ -79,6 +79,7 @@ async function main(): Promise<void> {
     etcdCompactionIntervalMs: flags.etcdCompactionIntervalMs,
     consistentListFromCache: flags.featureGates['ConsistentListFromCache'] ?? true,
     maxRequestsInflight: flags.maxRequestsInflight,
+    maxConnections: flags.maxConnections,
     maxMutatingRequestsInflight: flags.maxMutatingRequestsInflight,
     shutdownDelayMs: flags.shutdownDelayMs,
     shutdownSendRetryAfter: flags.shutdownSendRetryAfter,

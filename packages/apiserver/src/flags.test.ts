@@ -36,6 +36,7 @@ void describe('parseFlags', () => {
     assert.equal(f.requestTimeoutMs, 60_000);
     assert.equal(f.maxRequestsInflight, 400);
     assert.equal(f.maxMutatingRequestsInflight, 200);
+    assert.equal(f.maxConnections, 20_000);
     assert.equal(f.watchCache, true);
     assert.equal(f.etcdCompactionIntervalMs, 300_000);
     assert.equal(f.verbosity, 0);
@@ -92,6 +93,8 @@ void describe('parseFlags', () => {
     assert.equal(flagError(['--etcd-servers=x', '--secure-port=abc']), 'invalid argument "abc" for "--secure-port" flag: strconv.ParseInt: parsing "abc": invalid syntax');
     assert.equal(flagError(['--etcd-servers=x', '--secure-port=0']), '--secure-port 0 must be between 1 and 65535, inclusive. It cannot be turned off with 0');
     assert.equal(flagError(['--etcd-servers=x', '--watch-cache=maybe']), 'invalid argument "maybe" for "--watch-cache" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
+    assert.equal(parsed(['--etcd-servers=x', '--max-connections=500']).maxConnections, 500);
+    assert.equal(flagError(['--etcd-servers=x', '--max-connections=-1']), '--max-connections can not be negative value');
     assert.equal(flagError(['--etcd-servers=x', '--request-timeout=5']), 'invalid argument "5" for "--request-timeout" flag: time: missing unit in duration "5"');
     assert.equal(flagError(['--etcd-servers=x', '--request-timeout=soon']), 'invalid argument "soon" for "--request-timeout" flag: time: invalid duration "soon"');
     assert.equal(flagError(['--etcd-servers=x', '--secure-port']), 'flag needs an argument: --secure-port');

@@ -23,6 +23,8 @@ export interface ServerFlags {
   requestTimeoutMs: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** --max-connections (kapi extension): open client connections at most; 0 = no cap. */
+  maxConnections: number;
   watchCache: boolean;
   /** --watch-cache-sizes: accepted (resource#size entries) and ignored; kapi sizes its caches by time. */
   watchCacheSizes: string[];
@@ -84,6 +86,11 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'request-timeout': { type: 'duration', defaultText: '1m0s', help: 'The duration a handler must keep a request open before timing it out.' },
   'max-requests-inflight': { type: 'int', defaultText: '400', help: 'The maximum number of non-mutating requests in flight at a given time. 0 means no limit.' },
   'max-mutating-requests-inflight': { type: 'int', defaultText: '200', help: 'The maximum number of mutating requests in flight at a given time. 0 means no limit.' },
+  'max-connections': {
+    type: 'int',
+    defaultText: '20000',
+    help: 'The maximum number of open client connections, over all listeners (kapi extension). At the limit, a new connection closes the one idle the longest (no request in progress), or is refused when every connection is serving a request. Lowered at start to leave a quarter (at most 1024) of the open-files limit free. 0 means no limit.',
+  },
   'watch-cache': { type: 'bool', defaultText: 'true', help: 'Enable watch caching in the apiserver.' },
   'watch-cache-sizes': { type: 'stringList', defaultText: '', help: 'Watch cache size settings for some resources (resource[.group]#size). Accepted for compatibility; kapi sizes its watch caches by a time window and ignores it.' },
   'feature-gates': { type: 'mapStringBool', defaultText: '', help: 'A set of key=value pairs that describe feature gates. kapi understands ConsistentListFromCache=true|false (default true); other gates are accepted and ignored.' },
@@ -321,6 +328,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     minRequestTimeoutSeconds: get<number>('min-request-timeout'),
     requestTimeoutMs: get<number>('request-timeout'),
     maxRequestsInflight: get<number>('max-requests-inflight'),
+    maxConnections: get<number>('max-connections'),
     maxMutatingRequestsInflight: get<number>('max-mutating-requests-inflight'),
     watchCache: get<boolean>('watch-cache'),
     watchCacheSizes: get<string[]>('watch-cache-sizes'),
@@ -355,6 +363,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
   if (flags.requestTimeoutMs <= 0) throw new FlagError('--request-timeout can not be negative or zero value');
   if (flags.minRequestTimeoutSeconds < 0) throw new FlagError('--min-request-timeout can not be negative value');
   if (flags.maxRequestsInflight < 0) throw new FlagError('--max-requests-inflight can not be negative value');
+  if (flags.maxConnections < 0) throw new FlagError('--max-connections can not be negative value');
   if (flags.maxMutatingRequestsInflight < 0) throw new FlagError('--max-mutating-requests-inflight can not be negative value');
   if (flags.etcdCompactionIntervalMs < 0) throw new FlagError('--etcd-compaction-interval can not be negative value');
   if (flags.loggingFormat !== 'json' && flags.loggingFormat !== 'text') {

@@ -2,9 +2,7 @@
  * The composition root: the only place that names concrete backends. etcd storage → watch
  * cache → registry → HTTP(S) listeners.
  */
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
 import {
   apiextensionsDefinitions,
   builtinDefinitions,
@@ -26,6 +24,8 @@ import { ServerLifecycle } from './filters/lifecycle.js';
 import { createInflightLimiter } from './filters/max-inflight.js';
 import { boundedCheck, delayedCheck, logCheck, pingCheck, type HealthCheck } from './health.js';
 import { createLogger, type Logger } from './logger.js';
+import { ConnectionGuard, effectiveConnectionCap, readOpenFilesLimit } from './http/connection-guard.js';
+import { createListener, HEADERS_TIMEOUT_MS, listen, stopListening, urlHost, type ConnectionTimeouts } from './http/listeners.js';
 import { createApiMetrics } from './metrics.js';
 import { createRequestHandler } from './server.js';
 
@@ -92,8 +92,14 @@ export interface ApiServerOptions {
   readonly tracer?: Tracer;
   /** Verbosity from which one line per request is logged; default 3 (kube's httplog). */
   readonly requestLogVerbosity?: number;
-  /** Programmatic only (tests): shorter connection timeouts than kube's (see `tune`). */
+  /** Programmatic only (tests): shorter connection timeouts than kube's (see http/listeners.ts). */
   readonly connectionTimeouts?: ConnectionTimeouts;
+  /**
+   * --max-connections (kapi extension): open client connections at most, over all listeners;
+   * default 20000, 0 = no cap. Lowered to leave a quarter (at most 1024) of the process's
+   * open-files limit free. At the cap the connection idle the longest is closed for a new one.
+   */
+  readonly maxConnections?: number;
   /** The lifecycle controllers (namespace deletion) behind leader election; false = none. Default: on, kube's lease timings. */
   readonly controllers?: false | ControllerOptions;
   /**
@@ -101,18 +107,6 @@ export interface ApiServerOptions {
    * finalizers and no garbage collector runs (ownerReferences are left to an outside collector).
    */
   readonly enableGarbageCollector?: boolean;
-}
-
-/** Node's per-connection limits; kube's values by default. */
-export interface ConnectionTimeouts {
-  /** Time to receive the request headers (slowloris); default 32000 (kube's ReadHeaderTimeout). */
-  readonly headersTimeoutMs?: number;
-  /** Idle keep-alive connections are closed after it; default 90000 (kube's IdleTimeout). */
-  readonly keepAliveTimeoutMs?: number;
-  /** Time to receive a whole request (headers and body); default request timeout + headers timeout. */
-  readonly requestReceiveTimeoutMs?: number;
-  /** How often Node checks the two above; default 30000 (Node's). */
-  readonly checkIntervalMs?: number;
 }
 
 export interface RunningServer {
@@ -136,54 +130,29 @@ export interface RunningServer {
   readonly shuttingDown: boolean;
 }
 
-function urlHost(address: string): string {
-  if (address === '0.0.0.0' || address === '::' || address === '') return '127.0.0.1';
-  return address.includes(':') ? `[${address}]` : address;
-}
+/** --max-connections' default: far above what clients open (kubectl 1, an informer-based controller one per watch). */
+export const DEFAULT_MAX_CONNECTIONS = 20_000;
 
-function listen(server: HttpServer, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-/**
- * Stops listening (new connections are refused) and closes idle connections; resolves when
- * every connection has ended. `forceAfterMs` later, connections still open are cut.
- */
-function stopListening(server: HttpServer, forceAfterMs: number): { closed: Promise<void>; force(): void } {
-  const closed = new Promise<void>((resolve) => {
-    if (!server.listening) return resolve();
-    server.close(() => resolve());
-  });
-  server.closeIdleConnections();
-  const timer = setTimeout(() => server.closeAllConnections(), forceAfterMs);
-  timer.unref();
-  return {
-    closed,
-    force: () => {
-      clearTimeout(timer);
-      server.closeAllConnections();
+/** The process-wide connection limits; hitting the cap is logged at most every 10 s. */
+function connectionGuard(options: ApiServerOptions, logger: Logger): ConnectionGuard {
+  const requested = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  const openFiles = readOpenFilesLimit();
+  const maxConnections = effectiveConnectionCap(requested, openFiles);
+  if (maxConnections !== requested) logger.info('--max-connections lowered to stay within the open-files limit', { requested, openFilesLimit: openFiles, maxConnections });
+  let lastLogged = 0;
+  const counts = { evicted: 0, refused: 0 };
+  return new ConnectionGuard({
+    maxConnections,
+    firstRequestTimeoutMs: options.connectionTimeouts?.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
+    onLimit: (event) => {
+      counts[event]++;
+      if (Date.now() - lastLogged < 10_000) return;
+      lastLogged = Date.now();
+      logger.warn('connection cap reached: idle connections closed, new ones refused', { maxConnections, ...counts });
+      counts.evicted = 0;
+      counts.refused = 0;
     },
-  };
-}
-
-/**
- * Node's limits, set to kube's (secure_serving.go): 32 s to send the headers (slowloris), 90 s
- * idle keep-alive, 1 MiB of headers. Node's requestTimeout bounds receiving the request
- * (headers and body), never the response, so it cannot cut a watch: it is set to the request
- * timeout plus the header time, so a client trickling a body is cut too.
- */
-function tune(server: HttpServer, requestTimeoutMs: number, timeouts: ConnectionTimeouts = {}): void {
-  const headersTimeout = timeouts.headersTimeoutMs ?? 32_000;
-  server.headersTimeout = headersTimeout;
-  server.requestTimeout = timeouts.requestReceiveTimeoutMs ?? (requestTimeoutMs > 0 ? requestTimeoutMs + headersTimeout : 0);
-  server.keepAliveTimeout = timeouts.keepAliveTimeoutMs ?? 90_000;
-  server.maxHeadersCount = 1000;
+  });
 }
 
 /**
@@ -321,13 +290,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...(options.requestLogVerbosity !== undefined ? { requestLogVerbosity: options.requestLogVerbosity } : {}),
   });
 
-  const checkInterval = options.connectionTimeouts?.checkIntervalMs !== undefined ? { connectionsCheckingInterval: options.connectionTimeouts.checkIntervalMs } : {};
+  const guard = connectionGuard(options, logger);
+  const listenerOptions = { requestTimeoutMs, guard, ...(options.connectionTimeouts !== undefined ? { timeouts: options.connectionTimeouts } : {}) };
   const servers: HttpServer[] = [];
   const result: { securePort?: number; insecurePort?: number; url?: string; insecureUrl?: string; certificate?: string } = {};
   try {
     if (securePort !== null && certificate !== undefined) {
-      const server = createHttpsServer({ cert: certificate.cert, key: certificate.key, maxHeaderSize: 1 << 20, ...checkInterval }, handler);
-      tune(server, requestTimeoutMs, options.connectionTimeouts);
+      const server = createListener(handler, { ...listenerOptions, tls: { cert: certificate.cert, key: certificate.key } });
       servers.push(server);
       const bind = options.bindAddress ?? '0.0.0.0';
       result.securePort = await listen(server, securePort, bind);
@@ -335,8 +304,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       result.certificate = certificate.cert;
     }
     if (options.insecurePort !== undefined && options.insecurePort !== null) {
-      const server = createHttpServer({ maxHeaderSize: 1 << 20, ...checkInterval }, handler);
-      tune(server, requestTimeoutMs, options.connectionTimeouts);
+      const server = createListener(handler, listenerOptions);
       servers.push(server);
       const bind = options.insecureBindAddress ?? '127.0.0.1';
       result.insecurePort = await listen(server, options.insecurePort, bind);
@@ -427,3 +395,4 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
   };
 }
+export type { ConnectionTimeouts } from './http/listeners.js';
