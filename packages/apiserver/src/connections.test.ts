@@ -91,6 +91,34 @@ void describe('connections that never send a request', () => {
     await within(raw.closed, 3000, 'a connection that never started TLS closed');
     await within(tlsClosed, 3000, 'a TLS connection that sent no request closed');
   });
+
+  void it('HTTPS: headers or a body trickled byte by byte, and an idle keep-alive connection, are closed', async () => {
+    const { port } = new URL(secureUrl);
+    const open = async () => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), rejectUnauthorized: false });
+      socket.on('error', () => {});
+      await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+      let received = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (received += chunk));
+      return { socket, closed: new Promise<void>((resolve) => socket.once('close', () => resolve())), received: () => received };
+    };
+    const headers = await open();
+    const headerText = 'GET /readyz HTTP/1.1\r\nHost: x\r\nX-Slow: 0123456789012345678901234567890123456789\r\n';
+    let at = 0;
+    const trickle = setInterval(() => headers.socket.write(headerText[at++ % headerText.length]!), 50);
+    await within(headers.closed, 4000, 'a TLS connection trickling headers closed').finally(() => clearInterval(trickle));
+
+    const body = await open();
+    body.socket.write('POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{');
+    const drip = setInterval(() => body.socket.write(' '), 50);
+    await within(body.closed, 4000, 'a TLS connection trickling a body closed').finally(() => clearInterval(drip));
+
+    const keepAlive = await open();
+    keepAlive.socket.write('GET /livez HTTP/1.1\r\nHost: x\r\n\r\n');
+    await within(keepAlive.closed, 4000, 'an idle TLS keep-alive connection closed');
+    assert.match(keepAlive.received(), /^HTTP\/1\.1 200 /);
+  });
 });
 
 void describe('many idle sockets', () => {
