@@ -127,6 +127,9 @@ export type { SchemaDefinitions, ExtraSchemaKeywords } from './schema-resolve.js
 export { resolveSchema, refName } from './schema-resolve.js';
 export type { SchemaValidationOptions } from './schema-validation.js';
 export { validateAgainstSchema, jsonTypeName } from './schema-validation.js';
+export type { GoTimeLayout } from './go-time.js';
+export { goTimeParseError, goTimeQuote, GO_TIME_LAYOUTS } from './go-time.js';
+export { quantityParseError, QUANTITY_FORMAT_ERROR, QUANTITY_NUMERIC_ERROR, QUANTITY_SUFFIX_ERROR } from './quantity.js';
 export type { PruneOptions } from './schema-pruning.js';
 export { pruneUnknownFields } from './schema-pruning.js';
 export type { DefaultingOptions } from './schema-defaulting.js';
