@@ -30,8 +30,13 @@ export interface ApiSurface {
   invalidate(): void;
 }
 
+/** Schema keywords only kapi reads (`x-kapi-go-type`): never published. */
+function withoutKapiKeywords(key: string, value: unknown): unknown {
+  return key.startsWith('x-kapi-') ? undefined : value;
+}
+
 function cached(value: unknown): CachedDocument {
-  const body = JSON.stringify(value);
+  const body = JSON.stringify(value, withoutKapiKeywords);
   return { body, hash: createHash('sha512').update(body).digest('hex').toUpperCase() };
 }
 

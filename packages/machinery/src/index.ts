@@ -127,8 +127,11 @@ export type { SchemaDefinitions, ExtraSchemaKeywords } from './schema-resolve.js
 export { resolveSchema, refName } from './schema-resolve.js';
 export type { SchemaValidationOptions } from './schema-validation.js';
 export { validateAgainstSchema, jsonTypeName } from './schema-validation.js';
+export type { TypedDecodeOptions } from './typed-decode.js';
+export { typedDecodeError, nonFiniteNumberError, isInt64, goNumberText, GO_TYPE_KEYWORD, WELL_KNOWN_TYPES } from './typed-decode.js';
 export type { GoTimeLayout } from './go-time.js';
 export { goTimeParseError, goTimeQuote, GO_TIME_LAYOUTS } from './go-time.js';
+export { base64ErrorOffset, base64DecodedLength } from './go-base64.js';
 export { quantityParseError, QUANTITY_FORMAT_ERROR, QUANTITY_NUMERIC_ERROR, QUANTITY_SUFFIX_ERROR } from './quantity.js';
 export type { PruneOptions } from './schema-pruning.js';
 export { pruneUnknownFields } from './schema-pruning.js';
@@ -197,5 +200,7 @@ export {
   StrategicMergeError,
   findDuplicateFields,
   goFormatValue,
+  goFormatNumber,
+  goTypeName,
   MAX_JSON_PATCH_OPERATIONS,
 } from './patch/index.js';

@@ -59,6 +59,13 @@ void test('type mismatch', () => {
   assert.deepEqual(lines({ spec: { image: 'abc', replicas: 1.5 } }, crd), [
     'spec.replicas: Invalid value: "number": spec.replicas in body must be of type integer: "number"',
   ]);
+  // kube decodes a number no int64 holds as a float64: not an integer, however round.
+  assert.deepEqual(lines({ spec: { image: 'abc', replicas: 1e29 } }, crd), [
+    'spec.replicas: Invalid value: "number": spec.replicas in body must be of type integer: "number"',
+  ]);
+  assert.deepEqual(lines({ spec: { image: 'abc', replicas: 2 ** 63 } }, crd), [
+    'spec.replicas: Invalid value: "number": spec.replicas in body must be of type integer: "number"',
+  ]);
   assert.deepEqual(lines({ spec: { image: 'abc', port: true } }, crd), [
     'spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"',
   ]);

@@ -10,6 +10,7 @@ import type { JSONSchemaProps } from './schema.js';
 import type { FieldError } from './status.js';
 import { fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, fieldTooMany, fieldTypeInvalid } from './field-error.js';
 import { parseApiVersion } from './gvk.js';
+import { isInt64 } from './typed-decode.js';
 import { resolveSchema, type SchemaDefinitions, type ValidatableSchema } from './schema-resolve.js';
 
 export interface SchemaValidationOptions {
@@ -32,7 +33,8 @@ export function jsonTypeName(value: unknown): string {
     case 'boolean':
       return 'boolean';
     case 'number':
-      return Number.isInteger(value) ? 'integer' : 'number';
+      // kube decodes a number an int64 cannot hold as a float64, which is not an integer.
+      return isInt64(value as number) ? 'integer' : 'number';
     case 'object':
       return 'object';
     default:

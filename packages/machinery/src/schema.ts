@@ -34,4 +34,10 @@ export interface JSONSchemaProps {
   'x-kubernetes-patch-strategy'?: string;
   'x-kubernetes-patch-merge-key'?: string;
   'x-kubernetes-group-version-kind'?: { group: string; version: string; kind: string }[];
+  /**
+   * kapi-only, never published: the Go type of the node where its definition name does not
+   * give it (named scalar types such as `types.UID`, structs written inline), for the typed
+   * decoder's messages (typed-decode.ts).
+   */
+  'x-kapi-go-type'?: string;
 }

@@ -3,7 +3,7 @@
  * expected kind, or fail with kube's 400 texts.
  */
 import type { KubeObject } from '@kapi/machinery';
-import { badRequest, deepCopy, isPlainObject, jsonTypeName } from '@kapi/machinery';
+import { badRequest, deepCopy, isPlainObject, jsonTypeName, type StatusError } from '@kapi/machinery';
 import { dropNulls } from './drop-nulls.js';
 
 export interface ExpectedKind {
@@ -19,6 +19,11 @@ export function formatApiVersion(group: string, version: string): string {
 function goType(value: unknown): string {
   const name = jsonTypeName(value);
   return name === 'integer' ? 'number' : name === 'boolean' ? 'bool' : name;
+}
+
+/** kube's 400 for a body its decoder cannot read into the kind's type: `<Kind> in version "<v>" cannot be handled as a <Kind>: <detail>`. */
+export function cannotBeHandled(expected: ExpectedKind, detail: string): StatusError {
+  return badRequest(`${expected.kind} in version "${expected.version}" cannot be handled as a ${expected.kind}: ${detail}`);
 }
 
 /**
@@ -37,7 +42,7 @@ export function decodeBody(body: unknown, expected: ExpectedKind): KubeObject {
       `couldn't get version/kind; json parse error: json: cannot unmarshal ${goType(body)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
     );
   }
-  const cannotHandle = (detail: string) => badRequest(`${kind} in version "${expected.version}" cannot be handled as a ${kind}: ${detail}`);
+  const cannotHandle = (detail: string) => cannotBeHandled(expected, detail);
   for (const field of ['apiVersion', 'kind'] as const) {
     const value = body[field];
     if (value !== undefined && value !== null && typeof value !== 'string') {

@@ -159,6 +159,13 @@ export interface ResourceDefinition {
    * with kube's generic `"<f>" is not a known field selector: only ...`.
    */
   selectableFields?: Record<string, FieldGetter>;
+  /**
+   * How request bodies decode: `typed` (default: built-in kinds are Go structs in kube, so a
+   * value a field's Go type cannot hold is a 400 before validation, see typed-body.ts) or
+   * `unstructured` (custom resources: only metadata has Go types; the rest is left to
+   * schema validation).
+   */
+  bodyDecoding?: 'typed' | 'unstructured';
   /** PUT may create an object that does not exist. */
   allowCreateOnUpdate?: boolean;
   /** PUT without metadata.resourceVersion is allowed. */

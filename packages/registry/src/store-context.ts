@@ -12,7 +12,9 @@ import type { NamespaceLifecycle } from './namespace-lifecycle.js';
 import type { WriteOptions } from './rest.js';
 import { omitEmptyCollections } from './omit-empty.js';
 import type { ManagedFieldsConversion, VersionConversion } from './store-conversion.js';
-import { handleUnknownFields, strictBodyError, type StrictErrorFactory } from './unknown-fields.js';
+import { requestBodyFailures, type DecodeFailures } from './decode-failures.js';
+import { typedBodyError } from './typed-body.js';
+import { handleUnknownFields } from './unknown-fields.js';
 import type { ValidationContext } from './validate-object.js';
 
 export interface StoreContext {
@@ -106,20 +108,26 @@ export function toStorage(ctx: StoreContext, obj: KubeObject): KubeObject {
 }
 
 /**
- * Decode steps shared by create, update and patch: body checks (400), the strategy's decode
- * hook, unknown and duplicate fields per fieldValidation (Strict: `strictError`, by default
+ * Decode steps shared by create, update and patch: body checks (400), values the kind's Go
+ * type cannot hold (`failures.undecodable`; by default 400), the strategy's decode hook,
+ * unknown and duplicate fields per fieldValidation (Strict: `failures.strict`, by default
  * 400; Warn: warnings), then schema defaults. Returns a private object.
  */
 export function decodeRequest(
   ctx: StoreContext,
   body: unknown,
   options: WriteOptions,
-  strictError: StrictErrorFactory = strictBodyError,
+  failures: DecodeFailures = requestBodyFailures(ctx.expected),
   bodyProblems?: readonly string[],
 ): KubeObject {
   const obj = decodeBody(body, ctx.expected);
+  const undecodable = typedBodyError(
+    { bodyDecoding: ctx.definition.bodyDecoding, kind: ctx.expected.kind, schema: ctx.schema, metadataSchema: ctx.metadataSchema, definitions: ctx.schemas },
+    obj,
+  );
+  if (undecodable !== undefined) throw failures.undecodable(undecodable);
   ctx.definition.strategy?.decode?.(obj);
-  handleUnknownFields(obj, { object: ctx.schema, metadata: ctx.metadataSchema, definitions: ctx.schemas }, options, strictError, bodyProblems);
+  handleUnknownFields(obj, { object: ctx.schema, metadata: ctx.metadataSchema, definitions: ctx.schemas }, options, failures.strict, bodyProblems);
   if (ctx.definition.omitEmptyCollections === true) omitEmptyCollections(obj, ctx.schema, ctx.schemas);
   applyDefaults(obj, ctx.schema, { definitions: ctx.schemas });
   return obj;

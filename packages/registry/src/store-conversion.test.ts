@@ -42,6 +42,8 @@ const widgets: ResourceDefinition = {
   singular: 'widget',
   namespaced: true,
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  // Like a custom resource: values are checked by schema validation, not by typed decoding.
+  bodyDecoding: 'unstructured',
   allowUnconditionalUpdate: true,
   returnDeletedObject: true,
   selectableFields: { 'spec.count': (obj) => (typeof specOf(obj)['size'] === 'number' ? String(specOf(obj)['size']) : undefined) },

@@ -33,7 +33,8 @@ import type { Patch, PatchOptions } from './rest.js';
 import { decodeRequest, fieldManagerScope, present, updateManager, type StoreContext } from './store-context.js';
 import { translatingStorageErrors } from './storage-errors.js';
 import { checkName, runUpdate, updateResult, updateStep, type UpdateOutcome, type UpdateScope } from './store-update.js';
-import { duplicateFieldMessages, pruneUnknown, strictPatchError, type StrictErrorFactory } from './unknown-fields.js';
+import { applyFailures, patchResultFailures, type DecodeFailures } from './decode-failures.js';
+import { duplicateFieldMessages, pruneUnknown } from './unknown-fields.js';
 
 function goTypeOf(value: unknown): string {
   return Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'bool' : typeof value;
@@ -70,26 +71,29 @@ function checkApplyConfiguration(ctx: StoreContext, config: unknown): Record<str
 interface PreparedPatch {
   /** The patched object (apply: with its managedFields), before decoding. */
   (current: KubeObject | undefined): Record<string, unknown>;
-  /** How Strict reports unknown fields of the result. */
-  readonly strictError: (patched: Record<string, unknown>) => StrictErrorFactory;
+  /** How unknown fields (Strict) and undecodable values of the result are reported. */
+  readonly failures: (patched: Record<string, unknown>) => DecodeFailures;
   /** Problems found in the patch body itself (duplicates). */
   readonly bodyProblems: readonly string[];
 }
 
 function preparePatch(ctx: StoreContext, patch: Patch, options: PatchOptions, subresource: string): PreparedPatch {
   const duplicates = duplicateFieldMessages(options.duplicateFields);
-  // Rendered only when a strict error is actually reported (Go JSON of the whole object is costly).
-  const jsonStrict = (patched: Record<string, unknown>): StrictErrorFactory => (detail) => strictPatchError(managedFields.goJson(patched))(detail);
+  // Rendered only when a failure is actually reported (Go JSON of the whole object is costly).
+  const rendered = (patched: Record<string, unknown>): DecodeFailures => ({
+    strict: (detail) => patchResultFailures(managedFields.goJson(patched)).strict(detail),
+    undecodable: (detail) => patchResultFailures(managedFields.goJson(patched)).undecodable(detail),
+  });
   switch (patch.type) {
     case 'application/json-patch+json': {
       const operations = decodeJsonPatch(patch.body);
       return Object.assign((current: KubeObject | undefined) => requireObject(applyJsonPatch(current, operations)), {
-        strictError: jsonStrict,
+        failures: rendered,
         bodyProblems: duplicates.map((d) => `json patch ${d}`),
       });
     }
     case 'application/merge-patch+json':
-      return Object.assign((current: KubeObject | undefined) => requireObject(applyMergePatch(current, patch.body)), { strictError: jsonStrict, bodyProblems: duplicates });
+      return Object.assign((current: KubeObject | undefined) => requireObject(applyMergePatch(current, patch.body)), { failures: rendered, bodyProblems: duplicates });
     case 'application/strategic-merge-patch+json': {
       if (!isPlainObject(patch.body)) throw badRequest(`json: cannot unmarshal ${goTypeOf(patch.body)} into Go value of type map[string]interface {}`);
       const body = patch.body;
@@ -101,7 +105,7 @@ function preparePatch(ctx: StoreContext, patch: Patch, options: PatchOptions, su
           throw err;
         }
       };
-      return Object.assign(smp, { strictError: () => strictPatchError(goFormatValue(body)), bodyProblems: duplicates });
+      return Object.assign(smp, { failures: () => patchResultFailures(goFormatValue(body)), bodyProblems: duplicates });
     }
     case 'application/apply-patch+yaml': {
       const config = checkApplyConfiguration(ctx, patch.body);
@@ -115,7 +119,17 @@ function preparePatch(ctx: StoreContext, patch: Patch, options: PatchOptions, su
         ctx.managedFieldsConversion?.fromServed(applied);
         return applied;
       };
-      return Object.assign(apply, { strictError: jsonStrict, bodyProblems: [] });
+      const meta = isPlainObject(config['metadata']) ? config['metadata'] : {};
+      const target = {
+        namespace: typeof meta['namespace'] === 'string' ? meta['namespace'] : '',
+        name: typeof meta['name'] === 'string' ? meta['name'] : '',
+        expected: ctx.expected,
+      };
+      const failures = (patched: Record<string, unknown>): DecodeFailures => ({
+        strict: (detail) => applyFailures(managedFields.goJson(patched), target).strict(detail),
+        undecodable: (detail) => applyFailures('', target).undecodable(detail),
+      });
+      return Object.assign(apply, { failures, bodyProblems: [] });
     }
   }
 }
@@ -148,7 +162,7 @@ export async function patchObject(
     const object = await runUpdate(ctx, req, name, options.dryRun, async (existing) => {
       if (existing === undefined && (!isApply || subresource !== '')) throw notFound(ctx.resource, name);
       const patched = prepared(existing === undefined ? undefined : present(ctx, existing));
-      const decoded = decodeRequest(ctx, patched, stepOptions, prepared.strictError(patched), prepared.bodyProblems);
+      const decoded = decodeRequest(ctx, patched, stepOptions, prepared.failures(patched), prepared.bodyProblems);
       checkName(decoded, name, req.namespace);
       if (isApply && options.strictYamlError !== undefined) {
         if (options.fieldValidation === 'Strict') throw badRequest(`error strict decoding YAML: ${options.strictYamlError}`);

@@ -5,13 +5,13 @@
  * listing all of them; Warn (the default) reports each as a warning (`unknown field "a"`,
  * `duplicate field "b"`); Ignore drops them silently.
  *
- * The Strict error depends on the write: POST/PUT answer 400
+ * The Strict error depends on the write (decode-failures.ts): POST/PUT answer 400
  * `strict decoding error: duplicate field "b", unknown field "a"`; a JSON, merge or
  * strategic merge patch answers kube's 422 against the patched object
  * (` "" is invalid: patch: Invalid value: "<patched>": strict decoding error: ...`).
  */
 import type { JSONSchemaProps, KubeObject } from '@kapi/machinery';
-import { StatusError, badRequest, pruneUnknownFields } from '@kapi/machinery';
+import { badRequest, pruneUnknownFields, type StatusError } from '@kapi/machinery';
 import type { SchemaDefinitions } from '@kapi/machinery';
 import type { FieldValidation } from './rest.js';
 
@@ -30,19 +30,6 @@ export function duplicateFieldMessages(paths: readonly string[] | undefined): st
 export type StrictErrorFactory = (detail: string) => StatusError;
 
 export const strictBodyError: StrictErrorFactory = (detail) => badRequest(detail);
-
-/** kube's 422 for a patch whose result does not decode strictly; `value` renders the patched object or patch. */
-export function strictPatchError(value: string): StrictErrorFactory {
-  return (detail) => {
-    const message = `Invalid value: ${JSON.stringify(value)}: ${detail}`;
-    return new StatusError({
-      code: 422,
-      reason: 'Invalid',
-      message: ` "" is invalid: patch: ${message}`,
-      details: { name: '', group: '', kind: '', causes: [{ reason: 'FieldValueInvalid', message, field: 'patch' }] },
-    });
-  };
-}
 
 /** The unknown fields of `obj` (pruned in place): metadata first, so paths come roughly in document order. */
 export function pruneUnknown(obj: KubeObject, schemas: { object: JSONSchemaProps; metadata: JSONSchemaProps; definitions: SchemaDefinitions }): string[] {

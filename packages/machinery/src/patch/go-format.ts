@@ -4,6 +4,7 @@
  */
 import { isPlainObject } from '../object.js';
 import { compareStrings } from '../managed-fields/json-value.js';
+import { isInt64 } from '../typed-decode.js';
 
 export function goFormatValue(value: unknown): string {
   if (value === null || value === undefined) return '<nil>';
@@ -16,11 +17,25 @@ export function goFormatValue(value: unknown): string {
   return String(value);
 }
 
-/** Integers print plainly; other numbers as Go's %v of a float64 (shortest form, exponent past 1e21). */
-function goFormatNumber(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);
-  const s = String(n);
-  return s.replace(/e([+-])(\d)$/, 'e$10$2');
+/**
+ * A decoded JSON number as Go's %v prints it: an int64 (what kube decodes an integer an
+ * int64 holds into) plainly; any other number as a float64 — %g with the shortest digits,
+ * in exponent form below 1e-4 or from 1e21 (from 10^(digits) when fewer than 21 digits), the
+ * exponent at least two digits (`1e+06`, `2.147483648e+09`, `1e-05`).
+ */
+export function goFormatNumber(n: number): string {
+  if (isInt64(n)) return String(n);
+  if (!Number.isFinite(n)) return Number.isNaN(n) ? 'NaN' : n > 0 ? '+Inf' : '-Inf';
+  const [mantissa, exponentText] = n.toExponential().split('e') as [string, string];
+  const exponent = Number(exponentText);
+  const digits = mantissa.replace(/^-/, '').replace('.', '').length;
+  let threshold = 6;
+  if (threshold > digits && digits >= exponent + 1) threshold = digits;
+  if (exponent < -4 || exponent >= threshold) {
+    const sign = exponent < 0 ? '-' : '+';
+    return `${mantissa}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  }
+  return String(n);
 }
 
 /** Go's reflect type name of a decoded JSON value, as `%s` of reflect.TypeOf prints it. */
@@ -28,7 +43,7 @@ export function goTypeName(value: unknown): string {
   if (value === null || value === undefined) return '%!s(<nil>)';
   if (Array.isArray(value)) return '[]interface {}';
   if (isPlainObject(value)) return 'map[string]interface {}';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
+  if (typeof value === 'number') return isInt64(value) ? 'int64' : 'float64';
   if (typeof value === 'boolean') return 'bool';
   return 'string';
 }

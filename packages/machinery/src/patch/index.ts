@@ -11,4 +11,4 @@ export {
   ERR_NO_LIST_OF_LISTS,
 } from './strategic-merge.js';
 export { findDuplicateFields, MAX_STRICT_ERRORS } from './json-duplicates.js';
-export { goFormatValue } from './go-format.js';
+export { goFormatValue, goFormatNumber, goTypeName } from './go-format.js';

@@ -244,6 +244,7 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
     strategicMergePatch: false,
     nameValidation: 'PathSegmentName',
     managesGeneration: true,
+    bodyDecoding: 'unstructured',
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,
     printerColumns: printerColumnsFor(storage),

@@ -4,14 +4,12 @@
  * 1 MiB; once `immutable` is true, data, binaryData and immutable itself cannot change.
  */
 import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
-import { ageColumn, column, countOf, fieldForbidden, fieldInvalid, fieldTooLong, nameColumn } from '@kapi/machinery';
+import { ageColumn, base64DecodedLength, column, countOf, fieldForbidden, fieldInvalid, fieldTooLong, nameColumn } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
 import { CORE_V1, boolean, byteMap, kindSchema, listSchema, stringMap } from '../schemas/schema-builders.js';
 import { ALL_VERBS, builtinStrategy, recordAt } from './builtin-strategy.js';
 import { MAX_SECRET_SIZE, isConfigMapKey } from './config-key.js';
-import { base64DecodedLength } from './go-base64.js';
 import { semanticEqual } from '../semantic-equal.js';
-import { checkBase64Map } from './byte-fields.js';
 
 const gvk = { group: '', version: 'v1', kind: 'ConfigMap' };
 
@@ -89,7 +87,6 @@ export const configMaps: ResourceDefinition = {
   allowUnconditionalUpdate: true,
   printerColumns: configMapColumns,
   strategy: builtinStrategy({
-    decode: (obj) => checkBase64Map(obj, 'binaryData', 'ConfigMap', 'v1'),
     validate: validateConfigMap,
     validateUpdate: (obj, old) => validateImmutableData(obj, old, ['data', 'binaryData']),
   }),

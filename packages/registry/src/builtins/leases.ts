@@ -7,7 +7,7 @@
 import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
 import { ageColumn, column, fieldForbidden, fieldInvalid, fieldNotSupported, isQualifiedName, nameColumn } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
-import { COORDINATION_V1, COORDINATION_V1BETA1, META_V1, int32, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
+import { COORDINATION_V1, COORDINATION_V1BETA1, META_V1, goType, int32, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
 import { ALL_VERBS, builtinStrategy, recordAt } from './builtin-strategy.js';
 
 const gvk = { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease' };
@@ -23,7 +23,7 @@ const leaseSpec: JSONSchemaProps = {
     leaseTransitions: int32('How many times the lease has changed holders.'),
     preferredHolder: string('The holder the coordinated leader election wants next; only with a strategy.'),
     renewTime: ref(`${META_V1}MicroTime`, 'When the current holder last renewed the lease.'),
-    strategy: string('How coordinated leader election picks a holder, e.g. OldestEmulationVersion.'),
+    strategy: goType('v1.CoordinatedLeaseStrategy', string('How coordinated leader election picks a holder, e.g. OldestEmulationVersion.')),
   },
 };
 

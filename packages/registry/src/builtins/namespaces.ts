@@ -13,7 +13,7 @@
 import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
 import { ageColumn, column, fieldInvalid, isQualifiedName, nameColumn } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
-import { CORE_V1, META_V1, array, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
+import { CORE_V1, META_V1, array, goType, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
 import { ALL_VERBS, builtinStrategy, recordAt, stringAt } from './builtin-strategy.js';
 
 export const FINALIZER_KUBERNETES = 'kubernetes';
@@ -28,8 +28,8 @@ const namespaceCondition: JSONSchemaProps = {
     lastTransitionTime: ref(`${META_V1}Time`, 'When the condition last changed status.'),
     message: string('Human-readable details.'),
     reason: string('A machine-readable reason for the last transition.'),
-    status: string('"True", "False" or "Unknown".'),
-    type: string('The condition type, e.g. NamespaceDeletionDiscoveryFailure.'),
+    status: goType('v1.ConditionStatus', string('"True", "False" or "Unknown".')),
+    type: goType('v1.NamespaceConditionType', string('The condition type, e.g. NamespaceDeletionDiscoveryFailure.')),
   },
 };
 
@@ -37,7 +37,7 @@ const namespaceSpec: JSONSchemaProps = {
   description: 'The desired state of a namespace.',
   type: 'object',
   properties: {
-    finalizers: array(string(''), 'Values that must be cleared before the namespace is removed from storage.', {
+    finalizers: array(goType('v1.FinalizerName', string('')), 'Values that must be cleared before the namespace is removed from storage.', {
       'x-kubernetes-list-type': 'atomic',
     }),
   },
@@ -53,7 +53,7 @@ const namespaceStatus: JSONSchemaProps = {
       'x-kubernetes-patch-merge-key': 'type',
       'x-kubernetes-patch-strategy': 'merge',
     }),
-    phase: string('The lifecycle phase: "Active" or "Terminating".', { enum: ['Active', 'Terminating'] }),
+    phase: goType('v1.NamespacePhase', string('The lifecycle phase: "Active" or "Terminating".', { enum: ['Active', 'Terminating'] })),
   },
 };
 

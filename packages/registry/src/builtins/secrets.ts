@@ -10,19 +10,16 @@ import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
 import {
   FIELD_IMMUTABLE_ERROR_MSG,
   ageColumn,
-  badRequest,
   column,
   countOf,
   fieldInvalid,
   fieldRequired,
   fieldTooLong,
-  jsonTypeName,
   nameColumn,
 } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
-import { CORE_V1, boolean, byteMap, kindSchema, listSchema, string, stringMap } from '../schemas/schema-builders.js';
+import { CORE_V1, boolean, byteMap, goType, kindSchema, listSchema, string, stringMap } from '../schemas/schema-builders.js';
 import { ALL_VERBS, builtinStrategy, recordAt, stringAt } from './builtin-strategy.js';
-import { checkBase64Map } from './byte-fields.js';
 import { MAX_SECRET_SIZE, isConfigMapKey } from './config-key.js';
 import { validateImmutableData } from './configmaps.js';
 
@@ -34,7 +31,7 @@ export const secretSchema: JSONSchemaProps = kindSchema(gvk, 'Confidential data 
   data: byteMap('Secret values by key, base64-encoded in JSON.'),
   immutable: boolean('If true, data can no longer be changed (only metadata can).'),
   stringData: stringMap('Write-only convenience: plain-text values merged into data on write (overriding it); never returned.'),
-  type: string('Used to check and process the secret data programmatically, e.g. "Opaque" (default), "kubernetes.io/tls".'),
+  type: goType('v1.SecretType', string('Used to check and process the secret data programmatically, e.g. "Opaque" (default), "kubernetes.io/tls".')),
 });
 
 export const secretDefinitions: Record<string, JSONSchemaProps> = {
@@ -42,32 +39,16 @@ export const secretDefinitions: Record<string, JSONSchemaProps> = {
   [`${CORE_V1}SecretList`]: listSchema(gvk, `${CORE_V1}Secret`, 'A list of secrets.', 'The secrets.'),
 };
 
+/** stringData (already checked by typed decoding: a map of strings, or null) merged into data, base64-encoded. */
 function mergeStringData(obj: KubeObject): void {
   const stringData = obj['stringData'];
   delete obj['stringData'];
-  if (stringData === undefined) return;
-  if (typeof stringData !== 'object' || stringData === null || Array.isArray(stringData)) {
-    throw cannotDecode(`json: cannot unmarshal ${goJsonType(stringData)} into Go struct field Secret.stringData of type map[string]string`);
-  }
-  const entries = Object.entries(stringData as Record<string, unknown>);
+  if (stringData === undefined || stringData === null) return;
+  const entries = Object.entries(stringData as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
   if (entries.length === 0) return;
   const data = recordAt(obj, 'data') ?? {};
-  for (const [key, value] of entries) {
-    if (typeof value !== 'string') {
-      throw cannotDecode(`json: cannot unmarshal ${goJsonType(value)} into Go struct field Secret.stringData of type string`);
-    }
-    data[key] = Buffer.from(value, 'utf8').toString('base64');
-  }
+  for (const [key, value] of entries) data[key] = Buffer.from(value, 'utf8').toString('base64');
   obj['data'] = data;
-}
-
-function goJsonType(value: unknown): string {
-  const name = jsonTypeName(value);
-  return name === 'integer' ? 'number' : name === 'boolean' ? 'bool' : name;
-}
-
-function cannotDecode(detail: string) {
-  return badRequest(`Secret in version "v1" cannot be handled as a Secret: ${detail}`);
 }
 
 function decodedData(obj: KubeObject): Map<string, Buffer> {
@@ -158,7 +139,6 @@ export const secrets: ResourceDefinition = {
   printerColumns: secretColumns,
   strategy: builtinStrategy({
     decode(obj) {
-      checkBase64Map(obj, 'data', 'Secret', 'v1');
       mergeStringData(obj);
       if (obj['type'] === undefined || obj['type'] === '') obj['type'] = SECRET_TYPE_OPAQUE;
     },

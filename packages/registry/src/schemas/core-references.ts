@@ -1,6 +1,6 @@
 /** core/v1 reference types shared by several built-in kinds. */
 import type { JSONSchemaProps } from '@kapi/machinery';
-import { CORE_V1, string } from './schema-builders.js';
+import { CORE_V1, goType, string } from './schema-builders.js';
 
 const objectReference: JSONSchemaProps = {
   description: 'A reference to another object, by kind, namespace and name (and optionally uid, version and a field path).',
@@ -12,7 +12,7 @@ const objectReference: JSONSchemaProps = {
     name: string('Name of the referent.'),
     namespace: string('Namespace of the referent.'),
     resourceVersion: string('The resourceVersion this reference was made for, if any.'),
-    uid: string('UID of the referent.'),
+    uid: goType('types.UID', string('UID of the referent.')),
   },
   'x-kubernetes-map-type': 'atomic',
 };

@@ -8,7 +8,7 @@
  * Field names, types and list semantics follow the Kubernetes API; descriptions are ours.
  */
 import type { JSONSchemaProps } from '@kapi/machinery';
-import { META_V1, array, boolean, int32, int64, ref, string, stringMap } from './schema-builders.js';
+import { META_V1, array, boolean, goType, int32, int64, ref, string, stringMap } from './schema-builders.js';
 
 const time: JSONSchemaProps = {
   description: 'A timestamp in RFC 3339 form with second precision, in UTC (e.g. 2024-01-02T03:04:05Z).',
@@ -38,7 +38,7 @@ const managedFieldsEntry: JSONSchemaProps = {
     fieldsType: string('The encoding of the field set; only "FieldsV1" exists.'),
     fieldsV1: ref(`${META_V1}FieldsV1`, 'The field set, in the FieldsV1 encoding.'),
     manager: string('The name of the workflow that manages these fields.'),
-    operation: string('The kind of request that produced this entry: "Apply" or "Update".'),
+    operation: goType('v1.ManagedFieldsOperationType', string('The kind of request that produced this entry: "Apply" or "Update".')),
     subresource: string('The subresource the fields were written through ("" for the main resource).'),
     time: ref(`${META_V1}Time`, 'When the fields were last changed by this manager.'),
   },
@@ -54,7 +54,7 @@ const ownerReference: JSONSchemaProps = {
     controller: boolean('If true, this owner is the managing controller; at most one reference may say so.'),
     kind: string('Kind of the owner.'),
     name: string('Name of the owner.'),
-    uid: string('UID of the owner.'),
+    uid: goType('types.UID', string('UID of the owner.')),
   },
   'x-kubernetes-map-type': 'atomic',
 };
@@ -87,7 +87,7 @@ const objectMeta: JSONSchemaProps = {
     }),
     resourceVersion: string('An opaque value that changes whenever the object changes; used for optimistic concurrency, watches and reads.'),
     selfLink: string('Deprecated and not set by the server.'),
-    uid: string('Unique in time and space; set by the server on create; read-only.'),
+    uid: goType('types.UID', string('Unique in time and space; set by the server on create; read-only.')),
   },
 };
 

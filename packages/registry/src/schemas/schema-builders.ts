@@ -30,6 +30,15 @@ export function int64(description: string): JSONSchemaProps {
   return { type: 'integer', format: 'int64', description };
 }
 
+/**
+ * `schema` with the Go type it decodes into in kube where its definition name does not give
+ * it (named scalar types such as `types.UID` or `v1.SecretType`, structs written inline):
+ * the typed decoder's messages name it. kapi-only; published documents leave it out.
+ */
+export function goType(name: string, schema: JSONSchemaProps): JSONSchemaProps {
+  return { ...schema, 'x-kapi-go-type': name };
+}
+
 /** A map of strings (`map[string]string`). */
 export function stringMap(description: string): JSONSchemaProps {
   return { type: 'object', description, additionalProperties: { type: 'string' } };
