@@ -72,8 +72,8 @@ export interface Strategy {
    * subresource may not change. Without it, everything but `status` (for status) is kept.
    */
   prepareForSubresourceUpdate?(subresource: string, obj: KubeObject, old: KubeObject): void;
-  /** Validation of an update through a subresource (instead of validateUpdate and validate). */
-  validateSubresourceUpdate?(subresource: string, obj: KubeObject, old: KubeObject): FieldError[];
+  /** Validation of an update through a subresource (instead of validateUpdate and validate); `version` as for `validate`. */
+  validateSubresourceUpdate?(subresource: string, obj: KubeObject, old: KubeObject, version?: string): FieldError[];
   /**
    * Type-specific validation; runs on create and on update (last, after metadata validation).
    * Like every hook it sees the storage form; `version` is the version of the request (kube

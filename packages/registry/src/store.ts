@@ -116,6 +116,7 @@ function subresourceRoles(ctx: StoreContext): ReadonlyMap<string, RestSubresourc
         getter: { get: (req, objName, opts) => getObject(ctx, req, objName, opts) },
         updater: { update: (req, objName, body, opts) => updateObject(ctx, req, objName, body, opts) },
         resource: ctx.resource,
+        definitions: ctx.schemas,
       }));
       continue;
     }

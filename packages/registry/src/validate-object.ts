@@ -76,7 +76,7 @@ export function validateForUpdate(ctx: ValidationContext, obj: KubeObject, old: 
   const strategy = ctx.definition.strategy;
   if (subresource !== '') {
     // A subresource has its own strategy (kube: e.g. namespaceStatusStrategy.ValidateUpdate).
-    errs.push(...(strategy?.validateSubresourceUpdate?.(subresource, obj, old) ?? []));
+    errs.push(...(strategy?.validateSubresourceUpdate?.(subresource, obj, old, ctx.version) ?? []));
   } else {
     errs.push(...(strategy?.validateUpdate?.(obj, old, ctx.version) ?? []));
     errs.push(...(strategy?.validate?.(obj, ctx.version) ?? []));

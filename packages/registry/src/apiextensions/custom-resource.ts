@@ -9,8 +9,8 @@
  * the refusal of creates while the CRD terminates.
  */
 import type { FieldError, JSONSchemaProps, KubeObject, PrinterColumn } from '@kapi/machinery';
-import { StatusError, applyDefaults, column, fieldDuplicate, isPlainObject, nameColumn, timestampSince, validateAgainstSchema } from '@kapi/machinery';
-import type { FieldGetter, ResourceDefinition, SubresourceDefinition, VersionDefinition } from '../definition.js';
+import { StatusError, applyDefaults, column, fieldDuplicate, fieldInvalid, goFormatValue, goTypeName, isInt64, isPlainObject, nameColumn, timestampSince, validateAgainstSchema } from '@kapi/machinery';
+import type { FieldGetter, ResourceDefinition, ScaleDefinition, SubresourceDefinition, VersionDefinition } from '../definition.js';
 import { META_V1, ref } from '../schemas/schema-builders.js';
 import type { CrdColumn, CrdVersion, CustomResourceDefinition } from './crd-types.js';
 import { compileJsonPath, evaluateJsonPath } from './jsonpath.js';
@@ -191,6 +191,45 @@ function metadataRestrictions(obj: KubeObject, schema: JSONSchemaProps | undefin
   return errs;
 }
 
+const MAX_INT32 = 2 ** 31 - 1;
+
+/** Go's %v of an unstructured value in an accessor error (`1.5`, `x`, `map[a:1]`). */
+function accessorValue(value: unknown): string {
+  return typeof value === 'string' ? value : goFormatValue(value);
+}
+
+/**
+ * kube's checks of the replicas a scale subresource reads (ValidateScaleSpec and
+ * ValidateScaleStatus, on every write of the object): an int64 in [0, 2^31-1] at `path`
+ * (`.spec.replicas`), or absent. The field path is the scale path as written.
+ */
+function scaleReplicasErrors(obj: KubeObject, path: string): FieldError[] {
+  const fields = path.replace(/^\./, '').split('.');
+  const jsonPath = (upTo: number) => `.${fields.slice(0, upTo).join('.')}`;
+  let value: unknown = obj;
+  for (let i = 0; i < fields.length; i++) {
+    if (value === null || value === undefined) return [];
+    if (!isPlainObject(value)) {
+      return [fieldInvalid(path, 0, `${jsonPath(i + 1)} accessor error: ${accessorValue(value)} is of the type ${goTypeName(value)}, expected map[string]interface{}`)];
+    }
+    if (!Object.prototype.hasOwnProperty.call(value, fields[i]!)) return [];
+    value = value[fields[i]!];
+  }
+  if (typeof value !== 'number' || !isInt64(value)) {
+    const type = value === null || value === undefined ? '<nil>' : goTypeName(value);
+    return [fieldInvalid(path, 0, `${jsonPath(fields.length)} accessor error: ${value === null || value === undefined ? '<nil>' : accessorValue(value)} is of the type ${type}, expected int64`)];
+  }
+  if (value < 0) return [fieldInvalid(path, value, 'should be a non-negative integer')];
+  if (value > MAX_INT32) return [fieldInvalid(path, value, `should be less than or equal to ${MAX_INT32}`)];
+  return [];
+}
+
+/** The replica checks of `scale` (spec and status, or status alone for writes through /status). */
+function scaleErrors(obj: KubeObject, scale: ScaleDefinition | undefined, statusOnly: boolean): FieldError[] {
+  if (scale === undefined) return [];
+  return [...(statusOnly ? [] : scaleReplicasErrors(obj, scale.specReplicasPath)), ...scaleReplicasErrors(obj, scale.statusReplicasPath)];
+}
+
 export interface CustomResourceOptions {
   /** True while the CRD is terminating: creates answer kube's 405. */
   readonly terminating: () => boolean;
@@ -226,6 +265,20 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
     ...(hasDefaults(v.schema?.openAPIV3Schema) ? { fromStorage: defaultingOnRead(v.schema!.openAPIV3Schema!) } : {}),
   }));
   const schemaByVersion = new Map(crdVersions.map((v) => [v.name, v.schema?.openAPIV3Schema]));
+  const scaleByVersion = new Map(crdVersions.map((v) => [v.name, subresourcesFor(v).find((sub) => sub.name === 'scale')?.scale]));
+  const versionOf = (obj: KubeObject, version: string | undefined) =>
+    version ?? (typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : undefined);
+  /** The version's value checks: junctors and formats, list uniqueness, metadata restrictions, scale replicas. */
+  const validateVersion = (obj: KubeObject, version: string | undefined, statusOnly: boolean): FieldError[] => {
+    const name = versionOf(obj, version);
+    const schema = schemaByVersion.get(name) ?? storage?.schema?.openAPIV3Schema;
+    const errs: FieldError[] = validateValues(obj, schema);
+    listUniqueness(obj, schema, '', errs);
+    if (!statusOnly) errs.push(...metadataRestrictions(obj, schema));
+    const scale = schemaByVersion.has(name) ? scaleByVersion.get(name) : scaleByVersion.get(storage?.name);
+    errs.push(...scaleErrors(obj, scale, statusOnly));
+    return errs;
+  };
   return {
     group,
     kind,
@@ -259,12 +312,11 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
         if (options.terminating()) throw terminatingError(group, plural);
       },
       validate(obj: KubeObject, version?: string) {
-        const fromObject = typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : undefined;
-        const schema = schemaByVersion.get(version ?? fromObject) ?? storage?.schema?.openAPIV3Schema;
-        const errs: FieldError[] = validateValues(obj, schema);
-        listUniqueness(obj, schema, '', errs);
-        errs.push(...metadataRestrictions(obj, schema));
-        return errs;
+        return validateVersion(obj, version, false);
+      },
+      validateSubresourceUpdate(subresource: string, obj: KubeObject, _old: KubeObject, version?: string) {
+        // kube's ValidateStatusUpdate: the whole object against the schema, and the status replicas.
+        return subresource === 'status' ? validateVersion(obj, version, true) : [];
       },
     },
   };

@@ -3,24 +3,28 @@
  * (spec.replicas from `specReplicasPath`, status.replicas from `statusReplicasPath`,
  * status.selector from `labelSelectorPath`). GET reads the object; PUT and PATCH (JSON patch,
  * merge patch, apply) change only the spec replicas through the main resource's update,
- * which bumps `metadata.generation`. A resourceVersion in the Scale is a precondition
- * (409); without one a lost race is retried. Throws StatusErrors only.
+ * which bumps `metadata.generation` and checks the replicas (custom-resource.ts: 422 for a
+ * negative count). A Scale body — for a patch, the patched Scale — must decode into the Go
+ * type (400 for PUT, kube's 422 against the patched Scale for PATCH: replicas an int32,
+ * metadata an ObjectMeta). A resourceVersion in the Scale is a precondition (409); without
+ * one a lost race is retried. Throws StatusErrors only.
  */
-import type { GroupResource, KubeObject } from '@kapi/machinery';
+import type { GroupResource, KubeObject, SchemaDefinitions, StatusError } from '@kapi/machinery';
 import {
-
   applyJsonPatch,
   applyMergePatch,
-  badRequest,
   decodeJsonPatch,
-  fieldInvalid,
-  invalid,
   isConflict,
   isPlainObject,
+  managedFields,
+  typedDecodeError,
   unsupportedMediaType,
 } from '@kapi/machinery';
 import type { RequestContext, ScaleDefinition } from '../definition.js';
+import { cannotBeHandled, decodeBody } from '../decode-body.js';
+import { patchResultError } from '../decode-failures.js';
 import type { Getter, Patch, RestSubresource, Updater, WriteOptions } from '../rest.js';
+import { SCALE_KIND, scaleSchema } from '../schemas/autoscaling.js';
 import { compileJsonPath, dottedFields, evaluateJsonPath } from './jsonpath.js';
 
 const SCALE_API_VERSION = 'autoscaling/v1';
@@ -63,19 +67,23 @@ function setAt(obj: Record<string, unknown>, fields: readonly string[], value: u
   cur[fields[fields.length - 1]!] = value;
 }
 
-/** The replicas of a Scale body: 400 for a body that is not a Scale, 422 for a bad value. */
-function replicasOf(body: unknown, name: string): { replicas: number; resourceVersion?: string } {
-  if (!isPlainObject(body)) throw badRequest('the body of the request was in an unknown format');
-  const kind = body['kind'];
-  if (kind !== undefined && kind !== 'Scale') throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (Scale)`);
-  const spec = isPlainObject(body['spec']) ? body['spec'] : {};
-  const replicas = spec['replicas'] ?? 0;
-  if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
-    throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, [fieldInvalid('spec.replicas', replicas, 'must be an integer')]);
-  }
-  if (replicas < 0) throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, [fieldInvalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
-  const meta = isPlainObject(body['metadata']) ? body['metadata'] : {};
-  const rv = meta['resourceVersion'];
+/** How a Scale that does not decode is answered: 400 for a PUT body, 422 against a patched Scale. */
+type ScaleFailure = (scale: unknown, detail: string) => StatusError;
+
+const putFailure: ScaleFailure = (_scale, detail) => cannotBeHandled(SCALE_KIND, detail);
+const patchFailure: ScaleFailure = (scale, detail) => patchResultError(managedFields.goJson(scale))(detail);
+
+/**
+ * The replicas of a Scale body (apiVersion/kind checks: 400); `fail` answers a Scale its Go
+ * type cannot hold. Range checks are the object's (custom-resource.ts).
+ */
+function replicasOf(body: unknown, definitions: SchemaDefinitions, fail: ScaleFailure): { replicas: number; resourceVersion?: string } {
+  const scale = decodeBody(body, SCALE_KIND);
+  const undecodable = typedDecodeError(scale, scaleSchema, { definitions, rootStruct: SCALE_KIND.kind });
+  if (undecodable !== undefined) throw fail(body, undecodable);
+  const spec = isPlainObject(scale['spec']) ? scale['spec'] : {};
+  const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 0;
+  const rv = scale.metadata.resourceVersion;
   return { replicas, ...(typeof rv === 'string' && rv !== '' ? { resourceVersion: rv } : {}) };
 }
 
@@ -83,6 +91,8 @@ export interface ScaleTarget {
   readonly getter: Getter;
   readonly updater: Updater;
   readonly resource: GroupResource;
+  /** Targets of `$ref` (ObjectMeta and the autoscaling/v1 types). */
+  readonly definitions: SchemaDefinitions;
 }
 
 /** The roles of `<resource>/<name>/scale` over the main resource's getter and updater. */
@@ -90,10 +100,10 @@ export function scaleSubresource(scale: ScaleDefinition, target: ScaleTarget): R
   const specFields = dottedFields(scale.specReplicasPath) ?? ['spec', 'replicas'];
 
   /** Reads the object, lets `change` compute the new Scale from the current one, writes the replicas. */
-  const write = async (req: RequestContext, name: string, options: WriteOptions, change: (current: KubeObject) => unknown) => {
+  const write = async (req: RequestContext, name: string, options: WriteOptions, change: (current: KubeObject) => unknown, fail: ScaleFailure) => {
     for (let attempt = 1; ; attempt++) {
       const obj = structuredClone(await target.getter.get(req, name, {}));
-      const wanted = replicasOf(change(toScale(obj, scale)), name);
+      const wanted = replicasOf(change(toScale(obj, scale)), target.definitions, fail);
       setAt(obj, specFields, wanted.replicas);
       obj.metadata.resourceVersion = wanted.resourceVersion ?? obj.metadata.resourceVersion;
       try {
@@ -108,7 +118,7 @@ export function scaleSubresource(scale: ScaleDefinition, target: ScaleTarget): R
   return {
     name: 'scale',
     getter: { get: async (req, name, options) => toScale(await target.getter.get(req, name, options), scale) },
-    updater: { update: (req, name, body, options) => write(req, name, options, () => body) },
+    updater: { update: (req, name, body, options) => write(req, name, options, () => body, putFailure) },
     patcher: {
       patch: (req, name, patch: Patch, options) =>
         write(req, name, options, (current) => {
@@ -121,7 +131,7 @@ export function scaleSubresource(scale: ScaleDefinition, target: ScaleTarget): R
             default:
               throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
           }
-        }),
+        }, patchFailure),
     },
   };
 }

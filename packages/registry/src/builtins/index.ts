@@ -1,6 +1,7 @@
 /** The built-in resources and the named schemas they reference. */
 import type { JSONSchemaProps } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
+import { autoscalingDefinitions } from '../schemas/autoscaling.js';
 import { coreReferenceDefinitions } from '../schemas/core-references.js';
 import { metaDefinitions } from '../schemas/meta.js';
 import { configMapDefinitions, configMaps } from './configmaps.js';
@@ -29,6 +30,8 @@ export const definitions: Readonly<Record<string, JSONSchemaProps>> = {
   ...eventDefinitions,
   ...eventsApiDefinitions,
   ...leaseDefinitions,
+  // The scale subresource's view of custom resources.
+  ...autoscalingDefinitions,
 };
 
 export { namespaces, configMaps, secrets, serviceAccounts, events, leases, eventsApi };

@@ -13,6 +13,7 @@ export const COORDINATION_V1 = 'io.k8s.api.coordination.v1.';
 export const COORDINATION_V1BETA1 = 'io.k8s.api.coordination.v1beta1.';
 export const EVENTS_V1 = 'io.k8s.api.events.v1.';
 export const EVENTS_V1BETA1 = 'io.k8s.api.events.v1beta1.';
+export const AUTOSCALING_V1 = 'io.k8s.api.autoscaling.v1.';
 
 export function string(description: string, extra: JSONSchemaProps = {}): JSONSchemaProps {
   return { type: 'string', description, ...extra };
