@@ -48,8 +48,9 @@ func (w *wire) snapshot() map[string]any {
 }
 
 type common struct {
-	kubeconfig string
-	namespace  string
+	kubeconfig  string
+	namespace   string
+	contentType string
 }
 
 func parseFlags(name string, args []string) common {
@@ -57,12 +58,13 @@ func parseFlags(name string, args []string) common {
 	var c common
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig of the server")
 	fs.StringVar(&c.namespace, "namespace", "default", "namespace to work in")
+	fs.StringVar(&c.contentType, "content-type", "", "request and preferred response content type (default: client-go's, protobuf)")
 	_ = fs.Parse(args)
 	return c
 }
 
 // clientset builds the typed clientset with client-go's defaults (no ContentType set, so
-// protobuf), recording Content-Types on the wire.
+// protobuf; --content-type overrides), recording Content-Types on the wire.
 func clientset(c common) (*kubernetes.Clientset, *wire, error) {
 	config, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
 	if err != nil {
@@ -76,6 +78,10 @@ func clientset(c common) (*kubernetes.Clientset, *wire, error) {
 	config.QPS = 1000
 	config.Burst = 1000
 	config.UserAgent = rest.DefaultKubernetesUserAgent()
+	if c.contentType != "" {
+		config.ContentType = c.contentType
+		config.AcceptContentTypes = c.contentType
+	}
 	cs, err := kubernetes.NewForConfig(config)
 	return cs, w, err
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
@@ -19,6 +21,35 @@ type goldenRequest struct {
 	Op       string          `json:"op"`
 	Object   json.RawMessage `json:"object"`
 	Protobuf string          `json:"protobuf"`
+	Type     string          `json:"type"`
+	Value    string          `json:"value"`
+}
+
+// parse answers whether metav1.Time, metav1.MicroTime or resource.ParseQuantity accept a string.
+func parse(req goldenRequest) {
+	var err error
+	switch req.Type {
+	case "time":
+		var t metav1.Time
+		err = t.UnmarshalJSON(quoted(req.Value))
+	case "microtime":
+		var t metav1.MicroTime
+		err = t.UnmarshalJSON(quoted(req.Value))
+	case "quantity":
+		_, err = resource.ParseQuantity(req.Value)
+	default:
+		err = fmt.Errorf("unknown type %q", req.Type)
+	}
+	out := map[string]any{"event": "parsed", "id": req.ID}
+	if err != nil {
+		out["error"] = err.Error()
+	}
+	emit(out)
+}
+
+func quoted(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
 }
 
 // runGolden converts objects with the Go types: JSON → typed → protobuf (k8s\0 envelope)
@@ -32,6 +63,10 @@ func runGolden() error {
 		var req goldenRequest
 		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
 			return err
+		}
+		if req.Op == "parse" {
+			parse(req)
+			continue
 		}
 		var obj runtime.Object
 		var err error

@@ -9,10 +9,16 @@
 //	kapi-typed informer --kubeconfig K --namespace N
 //	    a typed ConfigMap informer; {"event":"synced"}, then on stdin "check" compares its
 //	    store with a fresh typed list: {"event":"result","match":…,"diff":[…]}.
+//	kapi-typed typed-list --kubeconfig K --namespace N
+//	    typed lists of every built-in kind in N (and of namespaces): one
+//	    {"event":"listed","resource":…,"count"|"error":…} line each, then {"event":"done"}.
 //	kapi-typed golden
 //	    stdin lines {"id","op":"encode","object":{…}} or {"id","op":"decode","protobuf":"<base64>"};
 //	    stdout {"event":"converted","id","protobuf":"<base64>","json":{…}} (the Go types' bytes and
-//	    JSON), or {"event":"converted","id","error":"…"}, in request order.
+//	    JSON), or {"event":"converted","id","error":"…"} (for encode: the typed JSON decoder's
+//	    error), in request order. {"id","op":"parse","type":"time"|"microtime"|"quantity","value":"…"}
+//	    answers {"event":"parsed","id","error"?:"…"}: metav1.Time/MicroTime's and
+//	    resource.ParseQuantity's verdict on the string.
 //
 // Every HTTP exchange's Content-Types are recorded and reported, so the driver can check
 // that protobuf really went over the wire.
@@ -25,7 +31,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: kapi-typed crud|informer|golden [flags]")
+		fmt.Fprintln(os.Stderr, "usage: kapi-typed crud|informer|typed-list|golden [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -34,6 +40,8 @@ func main() {
 		err = runCrud(os.Args[2:])
 	case "informer":
 		err = runInformer(os.Args[2:])
+	case "typed-list":
+		err = runTypedList(os.Args[2:])
 	case "golden":
 		err = runGolden()
 	default:
