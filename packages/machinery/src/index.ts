@@ -128,7 +128,7 @@ export { resolveSchema, refName } from './schema-resolve.js';
 export type { SchemaValidationOptions } from './schema-validation.js';
 export { validateAgainstSchema, jsonTypeName } from './schema-validation.js';
 export type { TypedDecodeOptions } from './typed-decode.js';
-export { typedDecodeError, nonFiniteNumberError, isInt64, goNumberText, GO_TYPE_KEYWORD, WELL_KNOWN_TYPES } from './typed-decode.js';
+export { typedDecodeError, nonFiniteNumberError, isInt64, goNumberText, GO_TYPE_KEYWORD, DECODE_AS_KEYWORD, WELL_KNOWN_TYPES } from './typed-decode.js';
 export type { GoTimeLayout } from './go-time.js';
 export { goTimeParseError, goTimeQuote, GO_TIME_LAYOUTS } from './go-time.js';
 export { base64ErrorOffset, base64DecodedLength } from './go-base64.js';

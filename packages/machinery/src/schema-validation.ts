@@ -10,7 +10,7 @@ import type { JSONSchemaProps } from './schema.js';
 import type { FieldError } from './status.js';
 import { fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, fieldTooMany, fieldTypeInvalid } from './field-error.js';
 import { parseApiVersion } from './gvk.js';
-import { isInt64 } from './typed-decode.js';
+import { isInt64 } from './go-json-values.js';
 import { resolveSchema, type SchemaDefinitions, type ValidatableSchema } from './schema-resolve.js';
 
 export interface SchemaValidationOptions {

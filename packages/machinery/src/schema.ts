@@ -40,4 +40,9 @@ export interface JSONSchemaProps {
    * decoder's messages (typed-decode.ts).
    */
   'x-kapi-go-type'?: string;
+  /**
+   * kapi-only, never published: the definition the node decodes as in typed decoding, where
+   * its published schema stays open (a CRD's openAPIV3Schema decodes as JSONSchemaProps).
+   */
+  'x-kapi-decode-as'?: string;
 }

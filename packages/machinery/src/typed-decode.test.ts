@@ -150,6 +150,31 @@ void describe('typedDecodeError (Go typed JSON decoding driven by schemas)', () 
     );
   });
 
+  void it("decodes apiextensions' schema-or types afresh, reporting inner mismatches in the holding field's context", () => {
+    const PROPS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';
+    const schemaDefinitions: Record<string, JSONSchemaProps> = {
+      [PROPS]: {
+        type: 'object',
+        properties: {
+          maxLength: { type: 'integer', format: 'int64' },
+          items: { $ref: `#/components/schemas/${WELL_KNOWN_TYPES.schemaOrArray}` },
+          additionalProperties: { $ref: `#/components/schemas/${WELL_KNOWN_TYPES.schemaOrBool}` },
+          properties: { type: 'object', additionalProperties: { $ref: `#/components/schemas/${PROPS}` } },
+        },
+      },
+    };
+    const crd: JSONSchemaProps = { type: 'object', properties: { schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, 'x-kapi-decode-as': PROPS } } };
+    const check = (schema: unknown) => typedDecodeError({ schema }, crd, { definitions: schemaDefinitions, rootStruct: 'Crd' });
+    // Recorded from apiextensions v0.32.13's types: the inner field (maxLength) is not in the path.
+    assert.equal(check({ items: { maxLength: 1.5 } }), 'json: cannot unmarshal number 1.5 into Go struct field JSONSchemaProps.schema.items of type int64');
+    assert.equal(check({ items: [{}, { maxLength: 'x' }] }), 'json: cannot unmarshal string into Go struct field JSONSchemaProps.schema.items of type int64');
+    assert.equal(check({ properties: { a: { maxLength: 1.5 } } }), 'json: cannot unmarshal number 1.5 into Go struct field JSONSchemaProps.schema.properties.maxLength of type int64');
+    assert.equal(check({ items: 5, additionalProperties: true }), undefined);
+    assert.equal(check({ additionalProperties: 5 }), 'boolean or JSON schema expected');
+    // The inner error stops decoding: it wins over an earlier mismatch.
+    assert.equal(check({ maxLength: 'x', items: { maxLength: 1.5 } }), 'json: cannot unmarshal number 1.5 into Go struct field JSONSchemaProps.schema.items of type int64');
+  });
+
   void it('isInt64: integers strictly between -2^63 and 2^63 as doubles', () => {
     assert.equal(isInt64(2 ** 63 - 1024), true);
     assert.equal(isInt64(2 ** 63), false);

@@ -6,17 +6,19 @@
  * read from the schema, so every kind whose schema is written with them inherits the checks:
  *
  * - `integer` with `format: int32`/`int64` (a non-integer, or a value out of range);
- *   `number` with `float`/`double`; `string`; `boolean`; objects with `properties` are
- *   structs, with `additionalProperties` maps; arrays are slices.
- * - `$ref`s to the well-known types decode with their own parsers: meta/v1 Time (RFC 3339)
- *   and MicroTime (RFC 3339 with six fraction digits), resource.Quantity, intstr.IntOrString;
- *   meta/v1 FieldsV1 and runtime.RawExtension take any JSON.
+ *   `number` with `float`/`double`; `string` (`format: byte`: base64); `boolean`; objects
+ *   with `properties` are structs, with `additionalProperties` maps; arrays are slices.
+ * - `$ref`s to the well-known types decode with their own parsers
+ *   (typed-decode-well-known.ts): meta/v1 Time (RFC 3339) and MicroTime (six fraction
+ *   digits), resource.Quantity, intstr.IntOrString, apiextensions' schema types; FieldsV1,
+ *   RawExtension and JSON take any JSON.
  * - The Go type names messages print come from the definition names (`v1.LeaseSpec` for
  *   `io.k8s.api.coordination.v1.LeaseSpec`) or from `x-kapi-go-type` (named scalar types
- *   such as `types.UID`, structs written inline).
+ *   such as `types.UID`, structs written inline). `x-kapi-decode-as` names the definition a
+ *   node decodes as where its published schema stays open (a CRD's openAPIV3Schema).
  *
  * Go's rules are followed: a null is never an error; a type mismatch is remembered and
- * decoding goes on (the first one is reported), while a well-known type's parse error stops
+ * decoding goes on (the first one is reported), while a well-known type's error stops
  * decoding at once; messages name the innermost struct and the JSON field path
  * (`json: cannot unmarshal number 1e+29 into Go struct field ObjectMeta.metadata.generation of type int64`).
  *
@@ -26,29 +28,23 @@
  * and 2^63 as a double: what is accepted is stored as a decimal Go reads back as an int64
  * (beyond 2^53 rounded to the nearest double). Pure; never throws.
  */
-import { isPlainObject } from './object.js';
 import { base64ErrorOffset } from './go-base64.js';
-import { goTimeParseError } from './go-time.js';
-import { quantityParseError } from './quantity.js';
+import { goNumberText, jsonKind, nonFiniteNumberError, numberFits, type GoNumberType } from './go-json-values.js';
+import { isPlainObject } from './object.js';
 import type { JSONSchemaProps } from './schema.js';
 import { refName, type SchemaDefinitions } from './schema-resolve.js';
+import { decodeWellKnown, WELL_KNOWN, WELL_KNOWN_TYPES, type Failure } from './typed-decode-well-known.js';
+
+export { isInt64, goNumberText, nonFiniteNumberError } from './go-json-values.js';
+export { WELL_KNOWN_TYPES } from './typed-decode-well-known.js';
 
 /** The schema keyword naming a node's Go type where the definition name cannot (kapi-only; not published). */
 export const GO_TYPE_KEYWORD = 'x-kapi-go-type';
-
-/** OpenAPI names of the types whose own UnmarshalJSON decides what they accept. */
-const META_V1 = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
-export const WELL_KNOWN_TYPES = {
-  time: `${META_V1}Time`,
-  microTime: `${META_V1}MicroTime`,
-  fieldsV1: `${META_V1}FieldsV1`,
-  quantity: 'io.k8s.apimachinery.pkg.api.resource.Quantity',
-  intOrString: 'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
-  rawExtension: 'io.k8s.apimachinery.pkg.runtime.RawExtension',
-} as const;
+/** The schema keyword naming the definition a node decodes as while its published schema stays open (kapi-only). */
+export const DECODE_AS_KEYWORD = 'x-kapi-decode-as';
 
 export interface TypedDecodeOptions {
-  /** Targets of `$ref`. */
+  /** Targets of `$ref` and `x-kapi-decode-as`. */
   definitions?: SchemaDefinitions;
   /** The Go struct the value decodes into (e.g. `ConfigMap`, or `ObjectMeta` for metadata alone). */
   rootStruct: string;
@@ -60,31 +56,7 @@ export interface TypedDecodeOptions {
   sortedKeys?: boolean;
 }
 
-/** How a JSON value is named in `cannot unmarshal <value>` (numbers: with their text where Go has it). */
-function jsonKind(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (isPlainObject(value)) return 'object';
-  if (typeof value === 'boolean') return 'bool';
-  if (typeof value === 'number') return 'number';
-  return 'string';
-}
-
-/** A number as messages print it (the literal is gone; JavaScript's shortest form is Go's float formatting too). */
-export function goNumberText(value: number): string {
-  return String(value);
-}
-
-const INT32_MIN = -(2 ** 31);
-const INT32_MAX = 2 ** 31 - 1;
-const INT64_BOUND = 2 ** 63;
-const FLOAT32_MAX = 3.4028234663852886e38;
-
-/** Whether `value` is an integer an int64 holds and that is stored as a decimal Go reads back as one. */
-export function isInt64(value: number): boolean {
-  return Number.isInteger(value) && value > -INT64_BOUND && value < INT64_BOUND;
-}
-
-type ScalarType = 'string' | 'bytes' | 'bool' | 'int32' | 'int64' | 'float32' | 'float64';
+type ScalarType = 'string' | 'bytes' | 'bool' | GoNumberType;
 
 type Shape =
   | { kind: 'any' }
@@ -94,13 +66,28 @@ type Shape =
   | { kind: 'map'; goType: string; element: JSONSchemaProps }
   | { kind: 'slice'; goType: string; element: JSONSchemaProps };
 
-/** A stop: a well-known type's parse error ends decoding. */
-class Abort {
-  constructor(readonly message: string) {}
+interface Context {
+  /** The innermost Go struct being decoded. */
+  readonly struct: string;
+  /** The JSON field names from the root (array indexes and map keys are not part of it, as in Go). */
+  readonly fields: readonly string[];
 }
 
-/** The `$ref` a node names, directly or as its only `allOf` member (how a description sits beside a reference). */
+/** A failure where it happened. */
+interface Located {
+  readonly failure: Failure;
+  readonly at: Context;
+}
+
+/** A stop: a well-known type's error ends decoding. */
+class Abort {
+  constructor(readonly located: Located) {}
+}
+
+/** The definition a node names: `x-kapi-decode-as`, its `$ref`, or the `$ref` of its only `allOf` member. */
 function referenceOf(schema: JSONSchemaProps): string | undefined {
+  const decodeAs = (schema as Record<string, unknown>)[DECODE_AS_KEYWORD];
+  if (typeof decodeAs === 'string') return decodeAs;
   if (schema.$ref !== undefined) return refName(schema.$ref);
   const only = schema.allOf?.length === 1 ? schema.allOf[0] : undefined;
   return only?.$ref !== undefined ? refName(only.$ref) : undefined;
@@ -117,7 +104,13 @@ function structName(goType: string): string {
   return goType.slice(goType.lastIndexOf('.') + 1);
 }
 
-const WELL_KNOWN = new Set<string>(Object.values(WELL_KNOWN_TYPES));
+/** Go's UnmarshalTypeError text: `json: cannot unmarshal <what> into Go struct field <Struct>.<path> of type <type>`. */
+function render({ failure, at }: Located): string {
+  if ('text' in failure) return failure.text;
+  return at.fields.length > 0
+    ? `json: cannot unmarshal ${failure.what} into Go struct field ${at.struct}.${at.fields.join('.')} of type ${failure.goType}`
+    : `json: cannot unmarshal ${failure.what} into Go value of type ${failure.goType}`;
+}
 
 /** Shapes by definitions, then by schema node (schemas are never changed once built). */
 const shapeCache = new WeakMap<object, WeakMap<JSONSchemaProps, Shape>>();
@@ -125,7 +118,7 @@ const NO_DEFINITIONS = {};
 
 class Decoder {
   /** The first type mismatch (Go's savedError). */
-  private saved: string | undefined;
+  private saved: Located | undefined;
   private readonly shapes: WeakMap<JSONSchemaProps, Shape>;
 
   constructor(private readonly options: TypedDecodeOptions) {
@@ -135,11 +128,15 @@ class Decoder {
     this.shapes = shapes;
   }
 
-  run(value: unknown, schema: JSONSchemaProps): string | undefined {
+  /** Decodes `value` as `schema` (a struct, or a slice of it when `slice`); the first failure, located. */
+  run(value: unknown, schema: JSONSchemaProps, slice = false): Located | undefined {
+    const at = { struct: this.options.rootStruct, fields: [] };
     try {
-      this.decodeStruct(value, schema, { struct: this.options.rootStruct, fields: [] }, this.options.rootStruct);
+      if (!slice) this.decodeStruct(value, schema, at, this.options.rootStruct);
+      else if (!Array.isArray(value)) this.remember({ what: jsonKind(value), goType: `[]${this.options.rootStruct}` }, at);
+      else for (const item of value) this.decodeStruct(item, schema, at, this.options.rootStruct);
     } catch (err) {
-      if (err instanceof Abort) return err.message;
+      if (err instanceof Abort) return err.located;
       throw err;
     }
     return this.saved;
@@ -156,16 +153,16 @@ class Decoder {
 
   private computeShape(schema: JSONSchemaProps, depth: number): Shape {
     const hint = (schema as Record<string, unknown>)[GO_TYPE_KEYWORD];
+    const named = typeof hint === 'string' ? hint : undefined;
     const ref = referenceOf(schema);
     if (ref !== undefined) {
       if (WELL_KNOWN.has(ref)) return { kind: 'wellKnown', name: ref };
       const target = this.options.definitions?.[ref];
       if (target === undefined || depth > 32) return { kind: 'any' };
       const shape = this.computeShape(target, depth + 1);
-      return shape.kind === 'struct' ? { ...shape, goType: typeof hint === 'string' ? hint : goTypeOfDefinition(ref) } : shape;
+      return shape.kind === 'struct' ? { ...shape, goType: named ?? goTypeOfDefinition(ref) } : shape;
     }
     if (schema['x-kubernetes-int-or-string'] === true) return { kind: 'wellKnown', name: WELL_KNOWN_TYPES.intOrString };
-    const named = typeof hint === 'string' ? hint : undefined;
     switch (schema.type) {
       case 'string':
         return schema.format === 'byte' ? { kind: 'scalar', type: 'bytes', goType: named ?? '[]uint8' } : { kind: 'scalar', type: 'string', goType: named ?? 'string' };
@@ -203,8 +200,8 @@ class Decoder {
     return shape.kind === 'any' || shape.kind === 'wellKnown' ? 'interface {}' : shape.goType;
   }
 
-  private mismatch(value: unknown, goType: string, at: Context): void {
-    this.saved ??= typeError(jsonKind(value), goType, at);
+  private remember(failure: Failure, at: Context): void {
+    this.saved ??= { failure, at };
   }
 
   private keys(value: Record<string, unknown>): string[] {
@@ -216,35 +213,42 @@ class Decoder {
     if (value === null || value === undefined) return;
     const shape = this.shapeOf(schema);
     switch (shape.kind) {
-      case 'any':
-        checkFinite(value);
+      case 'any': {
+        const text = nonFiniteNumberError(value);
+        if (text !== undefined) throw new Abort({ failure: { text }, at });
         return;
+      }
       case 'wellKnown': {
-        const outcome = decodeWellKnown(value, shape.name);
-        if (outcome === undefined) return;
-        throw new Abort('error' in outcome ? outcome.error : typeError(outcome.mismatch, outcome.goType, at));
+        const failure = decodeWellKnown(value, shape.name, (inner, name, slice) => this.nested(inner, name, slice));
+        if (failure !== undefined) throw new Abort({ failure, at });
+        return;
       }
       case 'scalar':
-        this.decodeScalar(value, shape.type, shape.goType, at);
-        return;
+        return this.decodeScalar(value, shape.type, shape.goType, at);
       case 'struct':
-        this.decodeStruct(value, schema, at, shape.goType);
-        return;
+        return this.decodeStruct(value, schema, at, shape.goType);
       case 'map':
-        if (!isPlainObject(value)) return this.mismatch(value, shape.goType, at);
+        if (!isPlainObject(value)) return this.remember({ what: jsonKind(value), goType: shape.goType }, at);
         for (const key of this.keys(value)) this.decode(value[key], shape.element, at);
         return;
       case 'slice':
-        if (!Array.isArray(value)) return this.mismatch(value, shape.goType, at);
+        if (!Array.isArray(value)) return this.remember({ what: jsonKind(value), goType: shape.goType }, at);
         for (const item of value) this.decode(item, shape.element, at);
         return;
     }
   }
 
+  /** A custom UnmarshalJSON's inner json.Unmarshal into the definition `name`: a fresh decoder, its failure unlocated. */
+  private nested(value: unknown, name: string, slice = false): Failure | undefined {
+    const schema = this.options.definitions?.[name];
+    if (schema === undefined) return undefined;
+    return new Decoder({ ...this.options, rootStruct: goTypeOfDefinition(name) }).run(value, schema, slice)?.failure;
+  }
+
   private decodeStruct(value: unknown, schema: JSONSchemaProps, at: Context, goType: string): void {
     if (value === null || value === undefined) return;
     const shape = this.shapeOf(schema);
-    if (!isPlainObject(value)) return this.mismatch(value, goType, at);
+    if (!isPlainObject(value)) return this.remember({ what: jsonKind(value), goType }, at);
     const properties = shape.kind === 'struct' ? shape.properties : {};
     const struct = structName(goType) || at.struct;
     for (const key of this.keys(value)) {
@@ -258,112 +262,23 @@ class Decoder {
   private decodeScalar(value: unknown, type: ScalarType, goType: string, at: Context): void {
     switch (type) {
       case 'string':
-        if (typeof value !== 'string') this.mismatch(value, goType, at);
+        if (typeof value !== 'string') this.remember({ what: jsonKind(value), goType }, at);
         return;
       case 'bytes': {
-        if (typeof value !== 'string') return this.mismatch(value, goType, at);
+        // Go also decodes a []byte from an array of numbers; kapi stores bodies as they are
+        // and every reader expects base64 text, so only the text form is taken.
+        if (typeof value !== 'string') return this.remember({ what: jsonKind(value), goType }, at);
         // Go saves base64's own error, without field context.
         const offset = base64ErrorOffset(value);
-        if (offset !== undefined) this.saved ??= `illegal base64 data at input byte ${offset}`;
+        if (offset !== undefined) this.remember({ text: `illegal base64 data at input byte ${offset}` }, at);
         return;
       }
       case 'bool':
-        if (typeof value !== 'boolean') this.mismatch(value, goType, at);
+        if (typeof value !== 'boolean') this.remember({ what: jsonKind(value), goType }, at);
         return;
       default:
-        if (typeof value !== 'number') return this.mismatch(value, goType, at);
-        if (!numberFits(value, type)) this.saved ??= typeError(`number ${goNumberText(value)}`, goType, at);
-    }
-  }
-}
-
-/** Go's UnmarshalTypeError text: `json: cannot unmarshal <what> into Go struct field <Struct>.<path> of type <type>`. */
-function typeError(what: string, goType: string, at: Context): string {
-  return at.fields.length > 0
-    ? `json: cannot unmarshal ${what} into Go struct field ${at.struct}.${at.fields.join('.')} of type ${goType}`
-    : `json: cannot unmarshal ${what} into Go value of type ${goType}`;
-}
-
-interface Context {
-  /** The innermost Go struct being decoded. */
-  readonly struct: string;
-  /** The JSON field names from the root (array indexes and map keys are not part of it, as in Go). */
-  readonly fields: readonly string[];
-}
-
-function numberFits(value: number, type: Exclude<ScalarType, 'string' | 'bytes' | 'bool'>): boolean {
-  switch (type) {
-    case 'int32':
-      return Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX;
-    case 'int64':
-      return isInt64(value);
-    case 'float32':
-      return Number.isFinite(value) && Math.abs(value) <= FLOAT32_MAX;
-    case 'float64':
-      return Number.isFinite(value);
-  }
-}
-
-/** A number JSON.parse could only hold as ±Infinity (its literal overflows a double): Go refuses it anywhere. */
-function checkFinite(value: unknown): void {
-  const error = nonFiniteNumberError(value);
-  if (error !== undefined) throw new Abort(error);
-}
-
-/**
- * `json: cannot unmarshal number … into Go value of type float64` when `value` holds a
- * number beyond the double range anywhere (kube's error decoding it into interface{});
- * otherwise undefined.
- */
-export function nonFiniteNumberError(value: unknown): string | undefined {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (typeof node === 'number') {
-      if (!Number.isFinite(node)) return `json: cannot unmarshal number ${goNumberText(node)} into Go value of type float64`;
-    } else if (Array.isArray(node)) {
-      for (const item of node) stack.push(item);
-    } else if (isPlainObject(node)) {
-      for (const item of Object.values(node)) stack.push(item);
-    }
-  }
-  return undefined;
-}
-
-/** Go's strings.TrimSpace: Unicode White_Space at both ends. */
-function goTrimSpace(text: string): string {
-  return text.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g, '');
-}
-
-/**
- * What a well-known type's UnmarshalJSON says about `value`: nothing, a parse error (no
- * field context), or a type mismatch from its inner json.Unmarshal (which Go reports with
- * the field's context). Either stops decoding.
- */
-type WellKnownOutcome = undefined | { error: string } | { mismatch: string; goType: string };
-
-function decodeWellKnown(value: unknown, name: string): WellKnownOutcome {
-  switch (name) {
-    case WELL_KNOWN_TYPES.time:
-    case WELL_KNOWN_TYPES.microTime: {
-      if (typeof value !== 'string') return { mismatch: jsonKind(value), goType: 'string' };
-      const error = goTimeParseError(value, name === WELL_KNOWN_TYPES.time ? 'RFC3339' : 'RFC3339Micro');
-      return error === undefined ? undefined : { error };
-    }
-    case WELL_KNOWN_TYPES.quantity: {
-      // The raw JSON text (quotes stripped, spaces trimmed) is parsed: anything but a string or a number fails.
-      if (typeof value === 'number' && !Number.isFinite(value)) return { error: nonFiniteNumberError(value)! };
-      const text = typeof value === 'string' ? goTrimSpace(value) : typeof value === 'number' ? goNumberText(value) : '{';
-      const error = quantityParseError(text);
-      return error === undefined ? undefined : { error };
-    }
-    case WELL_KNOWN_TYPES.intOrString:
-      if (typeof value === 'string') return undefined;
-      if (typeof value !== 'number') return { mismatch: jsonKind(value), goType: 'int32' };
-      return numberFits(value, 'int32') ? undefined : { mismatch: `number ${goNumberText(value)}`, goType: 'int32' };
-    default: {
-      const error = nonFiniteNumberError(value);
-      return error === undefined ? undefined : { error };
+        if (typeof value !== 'number') return this.remember({ what: jsonKind(value), goType }, at);
+        if (!numberFits(value, type)) this.remember({ what: `number ${goNumberText(value)}`, goType }, at);
     }
   }
 }
@@ -372,8 +287,9 @@ function decodeWellKnown(value: unknown, name: string): WellKnownOutcome {
  * The error kube's typed decoder reports for `value` decoded into the struct `schema`
  * describes (see the module comment), or undefined when it decodes. Null and absent
  * values always decode; fields the schema does not know are skipped (unknown-field
- * handling is separate) except that a number beyond the double range fails anywhere.
+ * handling is separate).
  */
 export function typedDecodeError(value: unknown, schema: JSONSchemaProps, options: TypedDecodeOptions): string | undefined {
-  return new Decoder(options).run(value, schema);
+  const located = new Decoder(options).run(value, schema);
+  return located === undefined ? undefined : render(located);
 }

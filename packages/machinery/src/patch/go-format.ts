@@ -4,7 +4,7 @@
  */
 import { isPlainObject } from '../object.js';
 import { compareStrings } from '../managed-fields/json-value.js';
-import { isInt64 } from '../typed-decode.js';
+import { isInt64 } from '../go-json-values.js';
 
 export function goFormatValue(value: unknown): string {
   if (value === null || value === undefined) return '<nil>';

@@ -4,8 +4,8 @@
  * whole (it is itself a schema, validated by structural-schema.ts).
  */
 import type { JSONSchemaProps } from '@kapi/machinery';
-import { COMPONENTS } from '../schemas/schema-builders.js';
-import { META_V1 } from '../schemas/schema-builders.js';
+import { COMPONENTS, META_V1, goType, ref } from '../schemas/schema-builders.js';
+import { JSON_SCHEMA_PROPS, SUBRESOURCE_STATUS, WEBHOOK_CONVERSION } from './json-schema-props.js';
 
 const s = (description: string): JSONSchemaProps => ({ type: 'string', description });
 const b = (description: string): JSONSchemaProps => ({ type: 'boolean', description });
@@ -13,6 +13,7 @@ const strings = (description: string): JSONSchemaProps => ({ type: 'array', desc
 
 const names: JSONSchemaProps = {
   type: 'object',
+  'x-kapi-go-type': 'v1.CustomResourceDefinitionNames',
   description: 'The names a custom resource is served under.',
   required: ['plural', 'kind'],
   properties: {
@@ -27,6 +28,7 @@ const names: JSONSchemaProps = {
 
 const column: JSONSchemaProps = {
   type: 'object',
+  'x-kapi-go-type': 'v1.CustomResourceColumnDefinition',
   required: ['name', 'type', 'jsonPath'],
   properties: {
     name: s('A human readable column name.'),
@@ -40,6 +42,7 @@ const column: JSONSchemaProps = {
 
 const version: JSONSchemaProps = {
   type: 'object',
+  'x-kapi-go-type': 'v1.CustomResourceDefinitionVersion',
   required: ['name', 'served', 'storage'],
   properties: {
     name: s('The version name, e.g. v1, v2beta1; served at /apis/<group>/<version>/...'),
@@ -49,18 +52,31 @@ const version: JSONSchemaProps = {
     deprecationWarning: s('Overrides the default warning returned to API clients (only for deprecated versions).'),
     schema: {
       type: 'object',
+      'x-kapi-go-type': 'v1.CustomResourceValidation',
       description: 'The schema used for validation, pruning and defaulting of this version.',
       properties: {
-        openAPIV3Schema: { type: 'object', description: 'The OpenAPI v3 schema of the custom resource.', 'x-kubernetes-preserve-unknown-fields': true },
+        openAPIV3Schema: {
+          type: 'object',
+          description: 'The OpenAPI v3 schema of the custom resource.',
+          'x-kubernetes-preserve-unknown-fields': true,
+          'x-kapi-decode-as': JSON_SCHEMA_PROPS,
+        },
       },
     },
     subresources: {
       type: 'object',
+      'x-kapi-go-type': 'v1.CustomResourceSubresources',
       description: 'The subresources of this version: status and scale.',
       properties: {
-        status: { type: 'object', description: 'Enables the /status subresource.', 'x-kubernetes-preserve-unknown-fields': true },
+        status: {
+          type: 'object',
+          description: 'Enables the /status subresource.',
+          'x-kubernetes-preserve-unknown-fields': true,
+          'x-kapi-decode-as': SUBRESOURCE_STATUS,
+        },
         scale: {
           type: 'object',
+          'x-kapi-go-type': 'v1.CustomResourceSubresourceScale',
           description: 'Enables the /scale subresource.',
           required: ['specReplicasPath', 'statusReplicasPath'],
           properties: {
@@ -75,7 +91,12 @@ const version: JSONSchemaProps = {
     selectableFields: {
       type: 'array',
       description: 'Field paths usable as field selectors (at most 8).',
-      items: { type: 'object', required: ['jsonPath'], properties: { jsonPath: s('A simple JSON path to a string, integer or boolean field.') } },
+      items: {
+        type: 'object',
+        'x-kapi-go-type': 'v1.SelectableField',
+        required: ['jsonPath'],
+        properties: { jsonPath: s('A simple JSON path to a string, integer or boolean field.') },
+      },
       'x-kubernetes-list-type': 'atomic',
     },
   },
@@ -83,11 +104,12 @@ const version: JSONSchemaProps = {
 
 const condition: JSONSchemaProps = {
   type: 'object',
+  'x-kapi-go-type': 'v1.CustomResourceDefinitionCondition',
   required: ['type', 'status'],
   properties: {
-    type: s('The type of the condition: Established, NamesAccepted, Terminating.'),
-    status: s('True, False or Unknown.'),
-    lastTransitionTime: { type: 'string', format: 'date-time', description: 'When the condition last changed status.' },
+    type: goType('v1.CustomResourceDefinitionConditionType', s('The type of the condition: Established, NamesAccepted, Terminating.')),
+    status: goType('v1.ConditionStatus', s('True, False or Unknown.')),
+    lastTransitionTime: ref(`${META_V1}Time`, 'When the condition last changed status.'),
     reason: s('A machine-readable reason for the last transition.'),
     message: s('A human-readable message about the last transition.'),
   },
@@ -95,20 +117,27 @@ const condition: JSONSchemaProps = {
 
 export const crdSpecSchema: JSONSchemaProps = {
   type: 'object',
+  'x-kapi-go-type': 'v1.CustomResourceDefinitionSpec',
   description: 'How the custom resource is named, scoped, versioned and validated.',
   required: ['group', 'names', 'scope', 'versions'],
   properties: {
     group: s('The API group of the custom resources: /apis/<group>/<version>.'),
     names: names,
-    scope: s('Cluster or Namespaced.'),
+    scope: goType('v1.ResourceScope', s('Cluster or Namespaced.')),
     versions: { type: 'array', description: 'The served versions; exactly one is the storage version.', items: version, 'x-kubernetes-list-type': 'atomic' },
     conversion: {
       type: 'object',
+      'x-kapi-go-type': 'v1.CustomResourceConversion',
       description: 'How custom resources convert between versions; only None (apiVersion changes only).',
       required: ['strategy'],
       properties: {
-        strategy: s('None or Webhook.'),
-        webhook: { type: 'object', description: 'Webhook conversion (not supported).', 'x-kubernetes-preserve-unknown-fields': true },
+        strategy: goType('v1.ConversionStrategyType', s('None or Webhook.')),
+        webhook: {
+          type: 'object',
+          description: 'Webhook conversion (not supported).',
+          'x-kubernetes-preserve-unknown-fields': true,
+          'x-kapi-decode-as': WEBHOOK_CONVERSION,
+        },
       },
     },
     preserveUnknownFields: b('Deprecated: must be false (use x-kubernetes-preserve-unknown-fields in the schema).'),
@@ -117,6 +146,7 @@ export const crdSpecSchema: JSONSchemaProps = {
 
 export const crdStatusSchema: JSONSchemaProps = {
   type: 'object',
+  'x-kapi-go-type': 'v1.CustomResourceDefinitionStatus',
   description: 'The observed state of the definition.',
   properties: {
     conditions: { type: 'array', items: condition, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },

@@ -20,7 +20,8 @@ function key(path: string, name: string): string {
 function checkNode(s: Node, level: Level, path: string, errs: FieldError[]): void {
   if (s.$ref !== undefined) errs.push(fieldForbidden(`${path}.$ref`, '$ref is not supported'));
   if (s.type !== undefined && !TYPES.includes(s.type)) errs.push(fieldNotSupported(`${path}.type`, s.type, TYPES));
-  if (s.type === 'array' && s.items === undefined) errs.push(fieldRequired(`${path}.items`, 'must be specified'));
+  // kube's JSONSchemaPropsOrArray ignores anything but a schema or a list of them.
+  if (s.type === 'array' && !isPlainObject(s.items) && !Array.isArray(s.items)) errs.push(fieldRequired(`${path}.items`, 'must be specified'));
   if (s['x-kubernetes-preserve-unknown-fields'] === false) {
     errs.push(fieldInvalid(`${path}.x-kubernetes-preserve-unknown-fields`, false, 'must be true or undefined'));
   }

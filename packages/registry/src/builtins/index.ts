@@ -1,6 +1,7 @@
 /** The built-in resources and the named schemas they reference. */
 import type { JSONSchemaProps } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
+import { crdDecodingDefinitions } from '../apiextensions/json-schema-props.js';
 import { autoscalingDefinitions } from '../schemas/autoscaling.js';
 import { coreReferenceDefinitions } from '../schemas/core-references.js';
 import { metaDefinitions } from '../schemas/meta.js';
@@ -32,6 +33,8 @@ export const definitions: Readonly<Record<string, JSONSchemaProps>> = {
   ...leaseDefinitions,
   // The scale subresource's view of custom resources.
   ...autoscalingDefinitions,
+  // What CRDs decode as where their published schema stays open (never referenced by a published schema).
+  ...crdDecodingDefinitions,
 };
 
 export { namespaces, configMaps, secrets, serviceAccounts, events, leases, eventsApi };
