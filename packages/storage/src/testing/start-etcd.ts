@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshPort } from './free-port.js';
@@ -39,7 +39,7 @@ export interface TestEtcd {
    * and ports so that `restart()` brings the same cluster back. Used to inject faults.
    */
   kill(signal?: NodeJS.Signals): Promise<void>;
-  /** Freezes etcd (SIGSTOP): connections stay open but nothing answers — a hung server. */
+  /** Freezes etcd (SIGSTOP) and returns once every thread has stopped: connections stay open but nothing answers — a hung server. */
   pause(): void;
   /** Unfreezes etcd after `pause()` (SIGCONT). */
   resume(): void;
@@ -219,7 +219,9 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<TestEtc
       await terminate(signal);
     },
     pause() {
-      entry.child?.kill('SIGSTOP');
+      const child = entry.child;
+      if (child?.kill('SIGSTOP') !== true || child.pid === undefined) return;
+      waitUntilStopped(child.pid);
     },
     resume() {
       entry.child?.kill('SIGCONT');
@@ -230,4 +232,24 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<TestEtc
       await launch();
     },
   };
+}
+
+/**
+ * Returns once every thread of `pid` is stopped (state T in /proc), at most ~1 s: SIGSTOP is
+ * delivered to each thread as it next enters the kernel, so on a busy machine a thread can
+ * still answer a request sent right after kill() returned.
+ */
+function waitUntilStopped(pid: number): void {
+  const deadline = Date.now() + 1000;
+  const stopped = (): boolean => {
+    try {
+      return readdirSync(`/proc/${pid}/task`).every((task) => {
+        const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2).startsWith('T');
+      });
+    } catch {
+      return true; // gone, or no /proc: nothing to wait for
+    }
+  };
+  while (!stopped() && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
 }
