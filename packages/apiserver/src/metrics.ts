@@ -4,6 +4,7 @@
  * also carries prom-client's process metrics.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { monitorEventLoop } from './event-loop-delay.js';
 import { counterChild, histogramChild } from '@kapi/storage';
 
 /** kube's apiserver_request_duration_seconds buckets. */
@@ -76,6 +77,7 @@ const NO_DRY_RUN = ['verb', 'group', 'version', 'resource', 'subresource', 'scop
 export function createApiMetrics(): ApiMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const stopEventLoopMonitor = monitorEventLoop(registry);
   const registers = [registry];
   const requests = new Counter({
     name: 'apiserver_request_total',
@@ -256,6 +258,7 @@ export function createApiMetrics(): ApiMetrics {
     },
     close() {
       clearInterval(resetTimer);
+      stopEventLoopMonitor();
     },
   };
 }

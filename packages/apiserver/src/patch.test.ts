@@ -138,14 +138,14 @@ void describe('PATCH: strategic merge, json and merge patches over HTTP', () => 
     const body = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fv-post"},"data":{"a":"1","a":"2"},"spec":{}}';
     const strict = await t.request('POST', `${CM}?fieldValidation=Strict`, { raw: body, headers: { 'content-type': 'application/json' } });
     assert.equal(strict.status, 400);
-    assert.equal(strict.json['message'], 'strict decoding error: duplicate field "data.a", unknown field "spec"');
+    assert.equal(strict.json['message'], 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.a", unknown field "spec"');
     const warned = await t.request('POST', CM, { raw: body, headers: { 'content-type': 'application/json' } });
     assert.equal(warned.status, 201);
     assert.equal(warned.headers.get('warning'), '299 - "duplicate field \\"data.a\\"", 299 - "unknown field \\"spec\\""');
     assert.deepEqual(warned.json['data'], { a: '2' });
     const put = await t.request('PUT', `${CM}/fv-post?fieldValidation=Strict`, { raw: body, headers: { 'content-type': 'application/json' } });
     assert.equal(put.status, 400);
-    assert.equal(put.json['message'], 'strict decoding error: duplicate field "data.a", unknown field "spec"');
+    assert.equal(put.json['message'], 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.a", unknown field "spec"');
   });
 
   void it('hostile strategic merge and apply bodies never produce a 500', async () => {

@@ -179,7 +179,7 @@ void describe('resource verbs over HTTP', () => {
     assert.equal(bad.json['message'], 'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loose": supported values: "", "Ignore", "Strict", "Warn"');
     const strict = await t.request('POST', `${CM}?fieldValidation=Strict`, { body: { ...configMap('fv'), spec: { foo: 1 } } });
     assert.equal(strict.status, 400);
-    assert.equal(strict.json['message'], 'strict decoding error: unknown field "spec"');
+    assert.equal(strict.json['message'], 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "spec"');
     const warn = await t.request('POST', CM, { body: { ...configMap('fv'), spec: { foo: 1 } } });
     assert.equal(warn.status, 201);
     assert.equal(warn.headers.get('warning'), '299 - "unknown field \\"spec\\""');

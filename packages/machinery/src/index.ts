@@ -202,5 +202,4 @@ export {
   goFormatValue,
   goFormatNumber,
   goTypeName,
-  MAX_JSON_PATCH_OPERATIONS,
 } from './patch/index.js';

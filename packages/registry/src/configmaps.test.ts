@@ -178,7 +178,7 @@ void describe('generic store over configmaps', () => {
     await rejectsWithStatus(cms().creater.create(ns, { ...cm('strict'), spec: {}, metadata: { name: 'strict', bogus: 1 } }, { fieldValidation: 'Strict' }), {
       code: 400,
       reason: 'BadRequest',
-      message: 'strict decoding error: unknown field "metadata.bogus", unknown field "spec"',
+      message: 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.bogus", unknown field "spec"',
     });
   });
 

@@ -4,8 +4,8 @@
  * `fieldValidation=Strict`, unknown-fields.ts) and a value the kind's Go type cannot hold
  * (typed-body.ts). kube decodes the body of a POST or PUT, but the *result* of a patch:
  *
- * - POST, PUT: 400 `strict decoding error: unknown field "a"`; 400
- *   `<Kind> in version "<v>" cannot be handled as a <Kind>: <detail>`.
+ * - POST, PUT: 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: <detail>` (for
+ *   strict problems the detail is `strict decoding error: unknown field "a"`).
  * - JSON, merge and strategic merge patches: 422 against the patched object,
  *   ` "" is invalid: patch: Invalid value: "<patched object>": <detail>` (for a strategic
  *   merge patch the patch itself, printed as Go's %v of the decoded patch). kube converts a
@@ -19,7 +19,7 @@
  */
 import { StatusError, badRequest } from '@kapi/machinery';
 import { cannotBeHandled, type ExpectedKind } from './decode-body.js';
-import { strictBodyError, type StrictErrorFactory } from './unknown-fields.js';
+import type { StrictErrorFactory } from './unknown-fields.js';
 
 export interface DecodeFailures {
   /** The Strict field-validation failure for `strict decoding error: ...`. */
@@ -28,9 +28,10 @@ export interface DecodeFailures {
   readonly undecodable: (detail: string) => StatusError;
 }
 
-/** POST and PUT: both 400. */
+/** POST and PUT: both 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: <detail>`. */
 export function requestBodyFailures(expected: ExpectedKind): DecodeFailures {
-  return { strict: strictBodyError, undecodable: (detail) => cannotBeHandled(expected, detail) };
+  const failure = (detail: string) => cannotBeHandled(expected, detail);
+  return { strict: failure, undecodable: failure };
 }
 
 /** kube's 422 for a patch whose result does not decode; `rendered` is the patched object (or the patch) as kube prints it. */

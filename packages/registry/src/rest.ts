@@ -40,6 +40,13 @@ export interface WriteOptions {
    * e.g. `metadata.labels.a`: reported with unknown fields per fieldValidation.
    */
   duplicateFields?: readonly string[];
+  /**
+   * Duplicate keys of a YAML body as go-yaml's strict decoder lists them, e.g. `line 7: key
+   * "a" already set in map`. Create and update report them with unknown fields (Strict: one
+   * `yaml: unmarshal errors:` problem; Warn: a warning per line); apply reports them after a
+   * successful apply (Strict: 400 `error strict decoding YAML: ...`; Warn: a warning per line).
+   */
+  duplicateKeyLines?: readonly string[];
 }
 
 /** The patch media types (kube's types.PatchType). */
@@ -52,13 +59,6 @@ export type PatchType =
 export interface PatchOptions extends WriteOptions {
   /** Apply only: take ownership of conflicting fields. */
   force?: boolean;
-  /**
-   * Apply only: the strict YAML decoding problem of the body (duplicate keys), e.g.
-   * `error converting YAML to JSON: yaml: unmarshal errors:\n  line 3: key "a" already set
-   * in map`. After a successful apply, Strict answers 400 `error strict decoding YAML: <it>`
-   * and Warn sends it as a warning.
-   */
-  strictYamlError?: string;
 }
 
 export interface Patch {

@@ -34,7 +34,7 @@ import { decodeRequest, fieldManagerScope, present, updateManager, type StoreCon
 import { translatingStorageErrors } from './storage-errors.js';
 import { checkName, runUpdate, updateResult, updateStep, type UpdateOutcome, type UpdateScope } from './store-update.js';
 import { applyFailures, patchResultFailures, type DecodeFailures } from './decode-failures.js';
-import { duplicateFieldMessages, pruneUnknown } from './unknown-fields.js';
+import { duplicateFieldMessages, pruneUnknown, yamlUnmarshalErrors } from './unknown-fields.js';
 
 function goTypeOf(value: unknown): string {
   return Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'bool' : typeof value;
@@ -158,15 +158,17 @@ export async function patchObject(
       warned.add(message);
       options.warn?.(message);
     };
-    const stepOptions: PatchOptions = { ...options, warn: warnOnce };
+    // Duplicate keys of an apply body are reported after the apply, below, not as the patched object's.
+    const stepOptions: PatchOptions = { ...options, warn: warnOnce, duplicateKeyLines: [] };
     const object = await runUpdate(ctx, req, name, options.dryRun, async (existing) => {
       if (existing === undefined && (!isApply || subresource !== '')) throw notFound(ctx.resource, name);
       const patched = prepared(existing === undefined ? undefined : present(ctx, existing));
       const decoded = decodeRequest(ctx, patched, stepOptions, prepared.failures(patched), prepared.bodyProblems);
       checkName(decoded, name, req.namespace);
-      if (isApply && options.strictYamlError !== undefined) {
-        if (options.fieldValidation === 'Strict') throw badRequest(`error strict decoding YAML: ${options.strictYamlError}`);
-        if ((options.fieldValidation ?? 'Warn') === 'Warn') warnOnce(options.strictYamlError);
+      const duplicateKeys = options.duplicateKeyLines ?? [];
+      if (isApply && duplicateKeys.length > 0) {
+        if (options.fieldValidation === 'Strict') throw badRequest(`error strict decoding YAML: error converting YAML to JSON: ${yamlUnmarshalErrors(duplicateKeys)}`);
+        if ((options.fieldValidation ?? 'Warn') === 'Warn') duplicateKeys.forEach(warnOnce);
       }
       return updateStep(scope, decoded, existing, created, true);
     });

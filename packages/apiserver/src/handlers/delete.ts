@@ -1,9 +1,10 @@
 /** delete and deletecollection. */
 import { validateListOptions } from '@kapi/machinery';
+import { readOptionalBody } from '../body/object-body.js';
 import { writeObject } from '../http/respond.js';
 import { parseDeleteOptions, parseListOptions } from './options.js';
-import { readOptionalBody } from './request-body.js';
 import type { RequestScope } from './scope.js';
+import { bodyTarget } from './write.js';
 
 /**
  * DELETE on an item. Options come from a DeleteOptions body, or from the query when there is
@@ -11,7 +12,7 @@ import type { RequestScope } from './scope.js';
  * client asked for cascading deletion with `orphanDependents: false` (kube's rule).
  */
 export async function handleDelete(scope: RequestScope): Promise<void> {
-  const body = await readOptionalBody(scope);
+  const body = await readOptionalBody(scope.req, bodyTarget(scope, 'DeleteOptions', 'meta.k8s.io/v1'));
   const options = parseDeleteOptions(scope.query, body, (m) => scope.warnings.push(m));
   const result = await scope.resource.deleter!.delete(scope.context, scope.info.name, options);
   const code = !result.deletedImmediately && options.orphanDependents === false ? 202 : 200;
@@ -26,7 +27,7 @@ export async function handleDelete(scope: RequestScope): Promise<void> {
 export async function handleDeleteCollection(scope: RequestScope): Promise<void> {
   const { watch: _watch, timeoutSeconds: _timeout, allowWatchBookmarks: _bookmarks, sendInitialEvents, ...listOptions } = parseListOptions(scope.query);
   if (sendInitialEvents !== undefined) validateListOptions({ ...listOptions, sendInitialEvents });
-  const body = await readOptionalBody(scope);
+  const body = await readOptionalBody(scope.req, bodyTarget(scope, 'DeleteOptions', 'meta.k8s.io/v1'));
   const options = parseDeleteOptions(scope.query, body, (m) => scope.warnings.push(m));
   const list = await scope.resource.collectionDeleter!.deleteCollection(scope.context, options, listOptions);
   writeObject(scope.res, 200, list, scope.output, { warnings: scope.warnings });

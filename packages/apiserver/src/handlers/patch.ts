@@ -6,10 +6,9 @@
  * applies it. 200 with the result, 201 when an apply created the object.
  */
 import type { PatchType } from '@kapi/registry';
-import { readBody } from '../http/body.js';
+import { PATCH_TYPES, readPatchBody } from '../body/patch-body.js';
 import { baseMediaType, unsupportedBody } from '../http/negotiation.js';
 import { writeObject } from '../http/respond.js';
-import { decodePatchBody, PATCH_TYPES } from '../patch/patch-body.js';
 import { parseWriteOptions } from './options.js';
 import type { RequestScope } from './scope.js';
 
@@ -23,17 +22,7 @@ export async function handlePatch(scope: RequestScope): Promise<void> {
   const type = baseMediaType(scope.req.headers['content-type']) as PatchType;
   if (!accepted.includes(type)) throw unsupportedBody(accepted);
   const options = parseWriteOptions(scope.query, 'PatchOptions', (m) => scope.warnings.push(m), type);
-  const bytes = await readBody(scope.req);
-  const decoded = decodePatchBody(type, bytes, options.fieldValidation);
-  const result = await scope.resource.patcher!.patch(
-    scope.context,
-    scope.info.name,
-    { type, body: decoded.body },
-    {
-      ...options,
-      ...(decoded.duplicateFields !== undefined ? { duplicateFields: decoded.duplicateFields } : {}),
-      ...(decoded.strictYamlError !== undefined ? { strictYamlError: decoded.strictYamlError } : {}),
-    },
-  );
+  const { body, duplicateFields, duplicateKeyLines } = await readPatchBody(scope.req, type, options.fieldValidation);
+  const result = await scope.resource.patcher!.patch(scope.context, scope.info.name, { type, body }, { ...options, duplicateFields, duplicateKeyLines });
   writeObject(scope.res, result.created ? 201 : 200, result.object, scope.output, { warnings: scope.warnings });
 }

@@ -1,6 +1,6 @@
 // Patch engines: JSON patch (RFC 6902) with kube's limits, JSON merge patch (RFC 7386),
 // strategic merge patch driven by the schema, and duplicate-key detection for strict decoding.
-export { applyJsonPatch, decodeJsonPatch, patchNotApplicable, MAX_JSON_PATCH_OPERATIONS, MAX_JSON_PATCH_COPY_BYTES } from './json-patch.js';
+export { applyJsonPatch, decodeJsonPatch, patchNotApplicable, MAX_JSON_PATCH_COPY_BYTES } from './json-patch.js';
 export { applyMergePatch } from './merge-patch.js';
 export {
   strategicMergePatch,

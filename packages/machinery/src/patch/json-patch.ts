@@ -1,33 +1,30 @@
 /**
- * JSON patch (RFC 6902) with kube's limits: at most 10000 operations (413), and at most
- * 3 MiB of values copied by `copy` operations in one patch (kube's JSONPatchMaxCopyBytes),
- * so a patch cannot blow a small object up exponentially.
+ * JSON patch (RFC 6902) with kube's limit on applying it: at most 3 MiB of values copied by
+ * `copy` operations in one patch (kube's JSONPatchMaxCopyBytes), so a patch cannot blow a
+ * small object up exponentially. (The number of operations is bounded where the body is
+ * decoded, in the API server.)
  */
 import fastJsonPatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { isPlainObject } from '../object.js';
-import { StatusError, badRequest, requestEntityTooLarge } from '../status.js';
+import { StatusError, badRequest } from '../status.js';
 
 /** The 422 kube answers when a patch cannot be applied (NewGenericServerResponse drops the detail). */
 export function patchNotApplicable(): StatusError {
   return new StatusError({ code: 422, reason: 'Invalid', message: 'the server rejected our request due to an error in our request', details: {} });
 }
 
-export const MAX_JSON_PATCH_OPERATIONS = 10_000;
 export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
 
 const OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
 
 /**
  * Checks that `patch` is a list of well-formed operations. Throws 400 BadRequest for a body
- * that is not an operation list, 413 for more than 10000 operations.
+ * that is not an operation list.
  */
 export function decodeJsonPatch(patch: unknown): Operation[] {
   if (!Array.isArray(patch)) {
     throw badRequest(`json: cannot unmarshal ${patch === null ? 'null' : typeof patch} into Go value of type jsonpatch.Patch`);
-  }
-  if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
   }
   for (const op of patch) {
     if (!isPlainObject(op)) throw badRequest('json: cannot unmarshal into jsonpatch.Operation: operation is not an object');
