@@ -3,30 +3,46 @@
  * (perf_hooks.monitorEventLoopDelay), as a Prometheus histogram. Any request that holds the
  * loop shows here as one long sample; kube has no equivalent (Go has no single loop).
  *
- * The monitor keeps its own high-resolution histogram; at each scrape its samples since the
- * last one are moved into the Prometheus buckets (at the value of their percentile band), so
- * counts only grow.
+ * The monitor keeps its own high-resolution histogram of every tick since it started; at each
+ * scrape the samples it gained are moved into the Prometheus buckets (each at its bucket's
+ * upper bound, so the counts are exact to the monitor's percentiles and the sum is an upper
+ * estimate), and counts only grow.
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Histogram, type Registry } from 'prom-client';
 
-/** kapi's buckets, in seconds: the 10 ms sampling tick up to a 10 s stall. */
+/** kapi's buckets, in seconds: from 1 ms up to a 10 s stall. */
 export const EVENT_LOOP_DELAY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** How often the monitor samples, in ms. */
+/** How often the monitor samples, in ms; a tick's delay is what its interval exceeds this by. */
 const RESOLUTION_MS = 10;
 
-/** Moves the monitor's samples into `histogram` and resets the monitor. */
-function drain(monitor: IntervalHistogram, histogram: Histogram): void {
-  const total = monitor.count;
-  if (total === 0) return;
-  let observed = 0;
-  // percentiles: ascending percentile → the delay (ns) at or below which that share of samples lies.
-  for (const [percentile, delayNs] of monitor.percentiles) {
-    const upTo = Math.round((total * percentile) / 100);
-    for (; observed < upTo; observed++) histogram.observe(delayNs / 1e9);
-  }
-  monitor.reset();
+const delaySeconds = (intervalNs: number) => Math.max(0, intervalNs / 1e6 - RESOLUTION_MS) / 1000;
+
+/** Moves what the monitor gained since the last call into `histogram`. */
+function drainer(monitor: IntervalHistogram, histogram: Histogram): () => void {
+  // Samples already moved, at or below each bucket (cumulative), and in all.
+  const moved = EVENT_LOOP_DELAY_BUCKETS.map(() => 0);
+  let movedTotal = 0;
+  return () => {
+    const total = monitor.count;
+    if (total <= movedTotal) return;
+    const percentiles = [...monitor.percentiles];
+    let below = 0;
+    let newBelow = 0;
+    EVENT_LOOP_DELAY_BUCKETS.forEach((le, i) => {
+      let share = 0;
+      for (const [percentile, intervalNs] of percentiles) if (delaySeconds(intervalNs) <= le) share = percentile;
+      const now = Math.min(total, Math.max(moved[i]!, below, Math.round((total * share) / 100)));
+      const gained = now - moved[i]!;
+      for (let n = newBelow; n < gained; n++) histogram.observe(le);
+      newBelow = Math.max(newBelow, gained);
+      moved[i] = below = now;
+    });
+    const rest = total - movedTotal - newBelow;
+    for (let n = 0; n < rest; n++) histogram.observe(delaySeconds(monitor.max));
+    movedTotal = total;
+  };
 }
 
 /**
@@ -42,8 +58,9 @@ export function monitorEventLoop(registry: Registry): () => void {
     buckets: EVENT_LOOP_DELAY_BUCKETS,
     registers: [registry],
     collect() {
-      drain(monitor, histogram);
+      drain();
     },
   });
+  const drain = drainer(monitor, histogram);
   return () => monitor.disable();
 }
