@@ -5,7 +5,7 @@
  * decoded, in the API server.)
  */
 import fastJsonPatch from 'fast-json-patch';
-import type { Operation } from 'fast-json-patch';
+import type { Operation, Validator } from 'fast-json-patch';
 import { isPlainObject } from '../object.js';
 import { StatusError, badRequest } from '../status.js';
 
@@ -38,6 +38,41 @@ export function decodeJsonPatch(patch: unknown): Operation[] {
   return patch as Operation[];
 }
 
+/** Whether the JSON pointer `pointer` names a value in `document`. */
+function resolves(document: unknown, pointer: string): boolean {
+  if (pointer === '') return true;
+  if (!pointer.startsWith('/')) return false;
+  let node = document;
+  for (const token of pointer.slice(1).split('/')) {
+    const key = token.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (Array.isArray(node)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(key) || Number(key) >= node.length) return false;
+      node = node[Number(key)];
+    } else if (isPlainObject(node) && Object.hasOwn(node, key)) {
+      node = node[key];
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * fast-json-patch's validation, except that `move` and `copy` look their `from` up in place:
+ * the library checks it by applying a `_get` to a deep copy of the whole document, so 10000
+ * moves over a 1 MiB object copied 10 GB (minutes on the event loop).
+ */
+const validateOperation: Validator<unknown> = (operation, index, document, existingPath) => {
+  if (operation.op !== 'move' && operation.op !== 'copy') {
+    fastJsonPatch.validator(operation, index, document, existingPath);
+    return;
+  }
+  fastJsonPatch.validator(operation, index);
+  if (!resolves(document, operation.from)) {
+    throw new fastJsonPatch.JsonPatchError('Cannot perform the operation from a path that does not exist', 'OPERATION_FROM_UNRESOLVABLE', index, operation, document);
+  }
+};
+
 /**
  * Applies the operations to a private copy of `document` and returns it. Any operation
  * that cannot be applied (a failed `test`, a missing path, too many copied bytes) makes the
@@ -53,7 +88,7 @@ export function applyJsonPatch(document: unknown, operations: readonly Operation
         copied += Buffer.byteLength(JSON.stringify(value) ?? '');
         if (copied > MAX_JSON_PATCH_COPY_BYTES) throw patchNotApplicable();
       }
-      doc = fastJsonPatch.applyOperation(doc, operation, true, true, true).newDocument;
+      doc = fastJsonPatch.applyOperation(doc, operation, validateOperation, true, true).newDocument;
     }
   } catch (err) {
     if (err instanceof fastJsonPatch.JsonPatchError || err instanceof TypeError) throw patchNotApplicable();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { strategicMergePatch, StrategicMergeError } from './strategic-merge.js';
+import { deduplicateScalars, strategicMergePatch, StrategicMergeError } from './strategic-merge.js';
 import { testDefinitions, testSchema } from '../managed-fields/test-schema.js';
 
 type Obj = Record<string, unknown>;
@@ -98,4 +98,51 @@ void test('malformed merge lists fail with kube texts', () => {
   assert.equal(lists.kind, 'Invalid');
   assert.equal(lists.message, 'lists of lists are not supported');
   assert.equal(smpError(meta({}), { metadata: { '$deleteFromPrimitiveList': ['x'] } }).message, 'invalid patch format of primitive list');
+});
+
+/** kube's de-duplication as written in Go (O(n²)), the reference for the tracked version. */
+function kubeDeduplicate(s: unknown[]): unknown[] {
+  const out = [...s];
+  let length = out.length - 1;
+  for (let i = 0; i < length; i++) {
+    for (let j = i + 1; j <= length; j++) {
+      if (out[i] === out[j]) {
+        out[j] = out[length];
+        out.length = length;
+        length--;
+        j--;
+      }
+    }
+  }
+  return out;
+}
+
+void test('scalar de-duplication leaves what kube\'s in-place loop leaves, in its order', () => {
+  let seed = 7;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+  for (let round = 0; round < 2000; round++) {
+    const list = Array.from({ length: random(30) }, () => `v${random(1 + random(12))}`);
+    assert.deepEqual(deduplicateScalars(list), kubeDeduplicate(list), JSON.stringify(list));
+  }
+  const some = Array.from({ length: 20_000 }, (_, i) => `f${(i * 7919) % 100}`);
+  assert.deepEqual(deduplicateScalars(some), kubeDeduplicate(some));
+  // 200,000 finalizers with duplicates: kube's loop is 10^10 comparisons.
+  const many = Array.from({ length: 200_000 }, (_, i) => `f${i % 100_000}`);
+  const start = performance.now();
+  assert.equal(deduplicateScalars(many).length, 100_000);
+  assert.ok(performance.now() - start < 2000, `${performance.now() - start} ms`);
+});
+
+void test('merging keyed lists of thousands of items is not quadratic', () => {
+  const refs = (n: number, name: string) => Array.from({ length: n }, (_, i) => ({ uid: `u${i}`, name }));
+  const original = meta({ ownerReferences: refs(5000, 'old') });
+  const reversed = refs(5000, 'new').reverse();
+  const start = performance.now();
+  const out = (smp(original, { metadata: { ownerReferences: reversed } })['metadata'] as Obj)['ownerReferences'] as Obj[];
+  const elapsed = performance.now() - start;
+  // Items of the patch come in the patch's order.
+  assert.deepEqual(out.slice(0, 2), [{ uid: 'u4999', name: 'new' }, { uid: 'u4998', name: 'new' }]);
+  assert.equal(out.length, 5000);
+  // Was minutes (a linear scan inside an insertion sort); the bound leaves room for a loaded machine.
+  assert.ok(elapsed < 2000, `${elapsed} ms`);
 });

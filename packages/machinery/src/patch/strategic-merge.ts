@@ -12,6 +12,7 @@
  *
  * Errors are StrategicMergeError with kube's texts and the status class kube answers with.
  */
+import { goSliceStable } from './go-stable-sort.js';
 import type { JSONSchemaProps } from '../schema.js';
 import { resolveSchema, type SchemaDefinitions } from '../schema-resolve.js';
 import { isPlainObject } from '../object.js';
@@ -286,22 +287,50 @@ function partitionPrimitives(list: unknown[], by: unknown[]): [unknown[], unknow
 function partitionMaps(list: unknown[], by: unknown[], mergeKey: string): [unknown[], unknown[]] {
   const inPatch: unknown[] = [];
   const serverOnly: unknown[] = [];
+  const index = new MergeKeyIndex(by, mergeKey);
   for (const v of list) {
     if (!isPlainObject(v)) throw badArgType('map[string]interface {}', v);
     if (!(mergeKey in v)) throw noMergeKey(v, mergeKey);
-    if (findByKey(by, mergeKey, v[mergeKey]) >= 0) inPatch.push(v);
+    if (index.find(v[mergeKey]) >= 0) inPatch.push(v);
     else serverOnly.push(v);
   }
   return [inPatch, serverOnly];
 }
 
-function findByKey(list: unknown[], key: string, value: unknown): number {
-  for (let i = 0; i < list.length; i++) {
-    const item = list[i];
-    if (!isPlainObject(item)) throw failed(`value for key ${i} is not a map`);
-    if (key in item && item[key] === value) return i;
+/**
+ * kube's findMapInSliceBasedOnKeyValue over one list, answered from an index built once (a
+ * scan per lookup made merging two lists of n items O(n²)): the first item whose `key` is
+ * `value`; an item that is not a map fails every lookup that would have scanned past it.
+ */
+class MergeKeyIndex {
+  private readonly first = new Map<unknown, number>();
+  private notMap = -1;
+
+  constructor(
+    list: readonly unknown[],
+    private readonly key: string,
+  ) {
+    list.forEach((item, i) => {
+      if (this.notMap < 0) this.add(item, i);
+    });
   }
-  return -1;
+
+  /** Records `item` at `index` (items are added in list order). */
+  add(item: unknown, index: number): void {
+    if (this.notMap >= 0) return;
+    if (!isPlainObject(item)) {
+      this.notMap = index;
+      return;
+    }
+    if (this.key in item && !this.first.has(item[this.key])) this.first.set(item[this.key], index);
+  }
+
+  find(value: unknown): number {
+    const found = this.first.get(value);
+    if (found !== undefined) return found;
+    if (this.notMap >= 0) throw failed(`value for key ${this.notMap} is not a map`);
+    return -1;
+  }
 }
 
 /** The common Go kind of the elements (kube's sliceElementType); throws for mixed kinds and lists of lists. */
@@ -345,6 +374,7 @@ function mergeSlice(original: unknown[], patch: unknown[], lookup: PatchSchema, 
 /** `$patch: delete` items delete matching originals; `$patch: replace` makes the rest of the patch the list. */
 function applySpecialElements(original: unknown[], patch: unknown[], mergeKey: string): [unknown[], unknown[]] {
   const plain: unknown[] = [];
+  const deleted = new Set<unknown>();
   let replace = false;
   for (const v of patch) {
     const item = v as JsonMap;
@@ -355,7 +385,7 @@ function applySpecialElements(original: unknown[], patch: unknown[], mergeKey: s
     switch (item[DIRECTIVE]) {
       case DELETE:
         if (!(mergeKey in item)) throw noMergeKey(item, mergeKey);
-        original = original.filter((o) => !(isPlainObject(o) && mergeKey in o && o[mergeKey] === item[mergeKey]));
+        deleted.add(item[mergeKey]);
         break;
       case REPLACE:
         replace = true;
@@ -366,43 +396,78 @@ function applySpecialElements(original: unknown[], patch: unknown[], mergeKey: s
         throw badPatchType(item[DIRECTIVE], item);
     }
   }
+  if (deleted.size > 0) original = original.filter((o) => !(isPlainObject(o) && mergeKey in o && deleted.has(o[mergeKey])));
   return replace ? [plain, []] : [original, plain];
 }
 
 function mergeByKey(original: unknown[], patch: unknown[], mergeKey: string, lookup: PatchSchema): unknown[] {
   const out = [...original];
+  const index = new MergeKeyIndex(out, mergeKey);
   for (const v of patch) {
     const item = v as JsonMap;
     if (!(mergeKey in item)) throw noMergeKey(item, mergeKey);
-    const i = findByKey(out, mergeKey, item[mergeKey]);
+    const i = index.find(item[mergeKey]);
     if (i >= 0) out[i] = mergeMap(out[i] as JsonMap, item, lookup);
-    else out.push(v);
+    else index.add(v, out.push(v) - 1);
   }
   return out;
 }
 
-/** kube's in-place scalar de-duplication (it swaps the last element into a duplicate's slot). */
-function deduplicateScalars(s: unknown[]): unknown[] {
+/**
+ * kube's in-place scalar de-duplication: for each element in turn, every later duplicate is
+ * overwritten by the last element (the list shrinks by one each time). Same result, but each
+ * value's positions are tracked instead of rescanning the list (kube's loop is O(n²)).
+ */
+export function deduplicateScalars(s: unknown[]): unknown[] {
   const out = [...s];
-  let length = out.length - 1;
-  for (let i = 0; i < length; i++) {
-    for (let j = i + 1; j <= length; j++) {
-      if (out[i] === out[j]) {
-        out[j] = out[length];
-        out.length = length;
-        length--;
-        j--;
+  if (new Set(out).size === out.length) return out;
+  const positions = new Map<unknown, Set<number>>();
+  out.forEach((v, i) => {
+    const at = positions.get(v);
+    if (at === undefined) positions.set(v, new Set([i]));
+    else at.add(i);
+  });
+  let last = out.length - 1;
+  for (let i = 0; i < last; i++) {
+    const value = out[i];
+    const mine = positions.get(value)!;
+    const later = [...mine].filter((j) => j > i).sort((a, b) => a - b);
+    for (const j of later) {
+      if (j > last) break;
+      // out[j] is a duplicate: the last element moves in (and is looked at again if it is one too).
+      for (;;) {
+        if (j === last) {
+          mine.delete(j);
+          out.length = last--;
+          break;
+        }
+        const moved = out[last];
+        out[j] = moved;
+        out.length = last;
+        if (moved === value) {
+          mine.delete(last--);
+          continue;
+        }
+        const theirs = positions.get(moved)!;
+        theirs.delete(last--);
+        theirs.add(j);
+        mine.delete(j);
+        break;
       }
     }
   }
   return out;
 }
 
-function indexIn(list: unknown[], value: unknown, mergeKey: string, kind: string): number {
+/** index(list, item) of kube's strategic merge, answered from a map built once: the first position of each item's key. */
+function positionsIn(list: unknown[], mergeKey: string, kind: string): (value: unknown) => number {
   const key = (item: unknown) => (kind === 'map' ? (isPlainObject(item) ? item[mergeKey] : undefined) : item);
-  const wanted = key(value);
-  for (let i = 0; i < list.length; i++) if (key(list[i]) === wanted) return i;
-  return -1;
+  const first = new Map<unknown, number>();
+  list.forEach((item, i) => {
+    const k = key(item);
+    if (!first.has(k)) first.set(k, i);
+  });
+  return (value) => first.get(key(value)) ?? -1;
 }
 
 function normalizeElementOrder(patchItems: unknown[], serverOnly: unknown[], patchOrder: unknown[], serverOrder: unknown[], mergeKey: string, kind: string): unknown[] {
@@ -423,37 +488,30 @@ function normalizeSliceOrder(toSort: unknown[], order: unknown[], mergeKey: stri
     }
     [items, deletes] = splitDeleteItems(toSort);
   }
+  const indexOf = positionsIn(order, mergeKey, kind);
   const less = (a: unknown, b: unknown) => {
-    const ia = indexIn(order, a, mergeKey, kind);
+    const ia = indexOf(a);
     if (ia >= 0) {
-      const ib = indexIn(order, b, mergeKey, kind);
+      const ib = indexOf(b);
       if (ib >= 0) return ia < ib;
     }
     return true;
   };
-  return [...insertionSortStable(items, less), ...deletes];
-}
-
-/** Go's stable insertion sort (what sort.SliceStable does for short slices), honouring kube's lenient comparator. */
-function insertionSortStable(items: unknown[], less: (a: unknown, b: unknown) => boolean): unknown[] {
-  const out = [...items];
-  for (let i = 1; i < out.length; i++) {
-    for (let j = i; j > 0 && less(out[j], out[j - 1]); j--) [out[j], out[j - 1]] = [out[j - 1], out[j]];
-  }
-  return out;
+  return [...goSliceStable([...items], less), ...deletes];
 }
 
 /** Merges server-only items (`left`) and patch items (`right`) by their positions in the old list. */
 function mergeSorted(left: unknown[], right: unknown[], serverOrder: unknown[], mergeKey: string, kind: string): unknown[] {
   const out: unknown[] = [];
+  const indexOf = positionsIn(serverOrder, mergeKey, kind);
   let i = 0;
   let j = 0;
   while (i < left.length || j < right.length) {
     if (i >= left.length) out.push(right[j++]);
     else if (j >= right.length) out.push(left[i++]);
     else {
-      const li = indexIn(serverOrder, left[i], mergeKey, kind);
-      const ri = indexIn(serverOrder, right[j], mergeKey, kind);
+      const li = indexOf(left[i]);
+      const ri = indexOf(right[j]);
       if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]);
       else out.push(right[j++]);
     }
