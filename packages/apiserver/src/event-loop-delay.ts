@@ -30,10 +30,14 @@ function drainer(monitor: IntervalHistogram, histogram: Histogram): () => void {
     const percentiles = [...monitor.percentiles];
     let below = 0;
     let newBelow = 0;
+    const maxDelay = delaySeconds(monitor.max);
     EVENT_LOOP_DELAY_BUCKETS.forEach((le, i) => {
       let share = 0;
       for (const [percentile, intervalNs] of percentiles) if (delaySeconds(intervalNs) <= le) share = percentile;
-      const now = Math.min(total, Math.max(moved[i]!, below, Math.round((total * share) / 100)));
+      // Rounded down, and never all of them when the longest is above `le`: a single stall
+      // among thousands of ticks sits in the top fraction of a percent.
+      const estimate = Math.min(Math.floor((total * share) / 100), maxDelay > le ? total - 1 : total);
+      const now = Math.min(total, Math.max(moved[i]!, below, estimate));
       const gained = now - moved[i]!;
       for (let n = newBelow; n < gained; n++) histogram.observe(le);
       newBelow = Math.max(newBelow, gained);
