@@ -156,6 +156,17 @@ void describe('bounded decoding of request bodies', () => {
     );
     const truncated = encodeEnvelope('v1', 'ConfigMap', Buffer.from([0x0a, 0x7f, 0x0a]));
     assertStatus(await t.request('POST', CM, { raw: truncated, headers: PROTOBUF }), 400, /^ConfigMap in version "v1" cannot be handled as a ConfigMap: /);
+    // Well-formed protobuf with a known field of the wrong wire type: protobufjs read it as
+    // garbage (a bool from a length byte) and the object was stored or failed validation (422).
+    const immutableAsBytes = encodeEnvelope('v1', 'ConfigMap', Buffer.from([0x0a, 0x03, 0x0a, 0x01, 0x61, 0x22, 0x01, 0x01]));
+    assertStatus(
+      await t.request('POST', CM, { raw: immutableAsBytes, headers: PROTOBUF }),
+      400,
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: proto: wrong wireType = 2 for field Immutable',
+    );
+    const nameAsVarint = encodeEnvelope('v1', 'ConfigMap', Buffer.from([0x0a, 0x02, 0x08, 0x01]));
+    assertStatus(await t.request('POST', CM, { raw: nameAsVarint, headers: PROTOBUF }), 400, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: proto: wrong wireType = 0 for field Name');
+    assert.equal((await t.request('GET', `${CM}/a`)).status, 404);
   });
 
   // The issue's targets are a 4xx within 1 s and /readyz under 100 ms (met on a quiet machine);

@@ -10,6 +10,7 @@ import { fromProtoMessage, toProtoMessage } from './field-codec.js';
 import { metaMessages as meta } from './messages.js';
 import { listMetaCodec } from './meta-codecs.js';
 import { protobufKind, protobufKindOfList, type ProtobufKind } from './kind-codecs.js';
+import { checkWireTypes } from './wire-types.js';
 
 function kindOf(obj: { apiVersion?: unknown; kind?: unknown }): ProtobufKind {
   const found = protobufKind(String(obj.apiVersion ?? ''), String(obj.kind ?? ''));
@@ -84,6 +85,7 @@ export function decodeEnveloped(envelope: Envelope, decodeAs: { apiVersion: stri
   }
   const target = protobufKind(decodeAs.apiVersion, decodeAs.kind);
   if (target === undefined) throw new ProtobufDecodeError(`no kind "${decodeAs.kind}" is registered for version "${decodeAs.apiVersion}"`);
+  checkWireTypes(target.codec.type, envelope.raw);
   const message = decodeMessage(() => target.codec.type.decode(envelope.raw));
   const object = fromProtoMessage(target.codec, message);
   const typed: Record<string, unknown> = {};

@@ -1,0 +1,86 @@
+/**
+ * The wire-type check Go's generated Unmarshal makes and protobufjs' static decoders do not: a
+ * known field that arrives with another wire type fails as kube fails it
+ * (`proto: wrong wireType = 2 for field Immutable`), instead of being read as garbage (a
+ * string's length byte taken for a bool, and the string's bytes for more fields). Unknown
+ * fields are skipped, as both do. The field table comes from the generated descriptor.
+ */
+import { readFileSync } from 'node:fs';
+import protobuf from 'protobufjs';
+import { k8s } from '../../src/protobuf/generated/k8s.js';
+import { ProtobufDecodeError } from './envelope.js';
+import type { MessageType } from './messages.js';
+
+const DESCRIPTOR_URL = new URL('../../src/protobuf/generated/k8s-descriptor.json', import.meta.url);
+
+/** Wire types: 0 varint, 1 64-bit, 2 length-delimited, 5 32-bit. */
+const SCALAR_WIRE_TYPES: Readonly<Record<string, number>> = {
+  int32: 0, int64: 0, uint32: 0, uint64: 0, sint32: 0, sint64: 0, bool: 0,
+  fixed64: 1, sfixed64: 1, double: 1,
+  string: 2, bytes: 2,
+  fixed32: 5, sfixed32: 5, float: 5,
+};
+
+let tables: { root: protobuf.Root; names: Map<unknown, string> } | undefined;
+
+/** The descriptor's root and each generated class's full name, loaded on first use. */
+function load(): { root: protobuf.Root; names: Map<unknown, string> } {
+  if (tables !== undefined) return tables;
+  const root = protobuf.Root.fromJSON(JSON.parse(readFileSync(DESCRIPTOR_URL, 'utf8')) as protobuf.INamespace);
+  root.resolveAll();
+  const names = new Map<unknown, string>();
+  const walk = (node: object, path: string) => {
+    for (const [key, value] of Object.entries(node)) {
+      if (typeof value === 'function') names.set(value, `${path}.${key}`);
+      if ((typeof value === 'object' && value !== null) || typeof value === 'function') walk(value as object, `${path}.${key}`);
+    }
+  };
+  walk(k8s, 'k8s');
+  tables = { root, names };
+  return tables;
+}
+
+/** Go's field name for a proto field (`generateName` → `GenerateName`). */
+const goName = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+function expectedWireType(field: protobuf.Field): number {
+  if (field.map || field.resolvedType instanceof protobuf.Type) return 2;
+  if (field.resolvedType instanceof protobuf.Enum) return 0;
+  return SCALAR_WIRE_TYPES[field.type] ?? 2;
+}
+
+function check(type: protobuf.Type, bytes: Uint8Array): void {
+  const reader = protobuf.Reader.create(bytes);
+  while (reader.pos < reader.len) {
+    const tag = reader.uint32();
+    const wireType = tag & 7;
+    const field = type.fieldsById[tag >>> 3];
+    if (field === undefined) {
+      reader.skipType(wireType);
+      continue;
+    }
+    const expected = expectedWireType(field);
+    // Repeated scalars may come packed (one length-delimited run), as Go accepts.
+    const packed = field.repeated && !field.map && expected !== 2 && wireType === 2;
+    if (wireType !== expected && !packed) throw new ProtobufDecodeError(`proto: wrong wireType = ${wireType} for field ${goName(field.name)}`);
+    if (wireType === 2 && !field.map && field.resolvedType instanceof protobuf.Type) check(field.resolvedType, reader.bytes());
+    else reader.skipType(wireType);
+  }
+}
+
+/**
+ * Throws ProtobufDecodeError (`proto: wrong wireType = N for field F`) when a known field of
+ * `messageType` or of a message inside it has the wrong wire type. Malformed bytes (cut short,
+ * bad varints) are left to the decoder, which reports them.
+ */
+export function checkWireTypes(messageType: MessageType, bytes: Uint8Array): void {
+  const { root, names } = load();
+  const name = names.get(messageType);
+  if (name === undefined) return;
+  try {
+    check(root.lookupType(name), bytes);
+  } catch (err) {
+    if (err instanceof ProtobufDecodeError) throw err;
+    // Truncation and the like: the decoder reports them in its own words.
+  }
+}
