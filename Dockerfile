@@ -12,6 +12,7 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 # Manifests first: the dependency layer is reused while only sources change.
 COPY package.json package-lock.json ./
+COPY packages/catalog/package.json packages/catalog/
 COPY packages/machinery/package.json packages/machinery/
 COPY packages/storage/package.json packages/storage/
 COPY packages/watch-cache/package.json packages/watch-cache/
@@ -21,6 +22,7 @@ COPY packages/bench/package.json packages/bench/
 COPY e2e/package.json e2e/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.base.json ./
+COPY packages/catalog packages/catalog
 COPY packages/machinery packages/machinery
 COPY packages/storage packages/storage
 COPY packages/watch-cache packages/watch-cache
@@ -32,6 +34,7 @@ RUN npx tsc -b packages/apiserver \
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /opt/kapi
 COPY package.json package-lock.json ./
+COPY packages/catalog/package.json packages/catalog/
 COPY packages/machinery/package.json packages/machinery/
 COPY packages/storage/package.json packages/storage/
 COPY packages/watch-cache/package.json packages/watch-cache/
@@ -48,6 +51,10 @@ WORKDIR /opt/kapi
 COPY --from=deps /opt/kapi/package.json ./
 # Workspace packages are symlinks (node_modules/@kapi/* -> ../../packages/*), resolved below.
 COPY --from=deps /opt/kapi/node_modules node_modules
+# The catalogue's generated data is read at run time (JSON next to dist/).
+COPY --from=build /src/packages/catalog/package.json packages/catalog/
+COPY --from=build /src/packages/catalog/dist packages/catalog/dist
+COPY --from=build /src/packages/catalog/generated packages/catalog/generated
 COPY --from=build /src/packages/machinery/package.json packages/machinery/
 COPY --from=build /src/packages/machinery/dist packages/machinery/dist
 COPY --from=build /src/packages/storage/package.json packages/storage/

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build lint test test-only run bench bench-quick clean proto e2e e2e-faults
+.PHONY: setup build lint test test-only run bench bench-quick clean proto schemas discovery e2e e2e-faults
 
 # The Python the e2e suites run (Debian's, where python3-kubernetes installs; `KAPI_PYTHON` overrides).
 KAPI_PYTHON ?= /usr/bin/python3
@@ -83,9 +83,20 @@ bench: setup build
 bench-quick: setup build
 	node packages/bench/dist/bin.js suite --quick
 
-# Regenerates packages/machinery/src/protobuf/generated/ from proto/ (committed; never edited by hand).
+# The generated catalogue of kube 1.32's built-in API: packages/catalog/generated/ (committed,
+# never edited by hand). `make schemas` rewrites it from the Kubernetes 1.32 Go modules
+# (scripts/catalog-gen; needs Go, downloads the modules when the cache lacks them) and the
+# recorded discovery, then runs `make proto`; `make proto` compiles its .proto sources into the
+# protobufjs descriptor; `make discovery` records discovery.json from a real kube-apiserver
+# ($$KAPI_KUBE_APISERVER, default /root/.cache/kapi-ref/bin/kube-apiserver).
+schemas: setup
+	bash scripts/generate-catalog.sh
+
 proto: setup
 	bash scripts/generate-proto.sh
+
+discovery: setup build
+	node e2e/dist/reference/capture-discovery.js
 
 clean:
 	rm -rf packages/*/dist e2e/dist .data

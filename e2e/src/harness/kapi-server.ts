@@ -82,10 +82,10 @@ function waitForExit(child: ChildProcess): Promise<void> {
 }
 
 /** GET `url` ignoring TLS verification; resolves `{status, body}` or rejects on a socket error. */
-export function insecureGet(url: string, timeoutMs = 2000): Promise<{ status: number; body: string }> {
+export function insecureGet(url: string, timeoutMs = 2000, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   const send = url.startsWith('https:') ? request : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = send(url, { method: 'GET', rejectUnauthorized: false, timeout: timeoutMs }, (res) => {
+    const req = send(url, { method: 'GET', rejectUnauthorized: false, timeout: timeoutMs, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));

@@ -2,7 +2,7 @@
  * kube's protobuf envelope: the magic bytes `k8s\0` followed by a runtime.Unknown that holds
  * the type (apiVersion, kind) and the object's own message bytes.
  */
-import { runtimeMessages as runtime } from './messages.js';
+import { envelopeMessages } from './messages.js';
 import { assemble, type LengthDelimited } from './wire-writer.js';
 
 /** "k8s\0". */
@@ -32,7 +32,7 @@ export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array
  * metadata and its cached items) in the envelope, copying each part once.
  */
 export function encodeEnvelopeParts(apiVersion: string, kind: string, raw: readonly (Uint8Array | LengthDelimited)[]): Buffer {
-  const typeMeta = runtime.TypeMeta.encode({ apiVersion, kind }).finish();
+  const typeMeta = envelopeMessages.typeMeta().encode({ apiVersion, kind }).finish();
   return assemble(PROTOBUF_MAGIC, [{ field: 1, parts: [typeMeta] }, { field: 2, parts: raw }]);
 }
 
@@ -47,13 +47,20 @@ export function decodeEnvelope(data: Uint8Array): Envelope {
   const hasMagic = data.length >= PROTOBUF_MAGIC.length && PROTOBUF_MAGIC.every((b, i) => data[i] === b);
   if (!hasMagic) throw new ProtobufDecodeError(`provided data does not appear to be a protobuf message, expected prefix [${PROTOBUF_MAGIC.join(' ')}]`);
   if (data.length === PROTOBUF_MAGIC.length) throw new ProtobufDecodeError('empty body');
-  const unknown = decodeMessage(() => runtime.Unknown.decode(data.subarray(PROTOBUF_MAGIC.length)));
+  const unknown = decodeMessage(() => envelopeMessages.unknown().decode(data.subarray(PROTOBUF_MAGIC.length))) as UnknownMessage;
   return {
     apiVersion: unknown.typeMeta?.apiVersion ?? '',
     kind: unknown.typeMeta?.kind ?? '',
     raw: unknown.raw ?? new Uint8Array(0),
     contentType: unknown.contentType ?? '',
   };
+}
+
+/** runtime.Unknown as protobufjs decodes it. */
+interface UnknownMessage {
+  typeMeta?: { apiVersion?: string | null; kind?: string | null } | null;
+  raw?: Uint8Array | null;
+  contentType?: string | null;
 }
 
 /** Runs a protobufjs decode, turning its errors into Go-like ProtobufDecodeErrors. */

@@ -1,7 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { intOrString, quantity, time, microTime, bytesMap, fieldsV1 } from './field-codec.js';
-import { intstrMessages, resourceMessages } from './messages.js';
+import { messageType } from './messages.js';
+
+const intstrMessages = { IntOrString: messageType('k8s.io.apimachinery.pkg.util.intstr.IntOrString') };
+const resourceMessages = { Quantity: messageType('k8s.io.apimachinery.pkg.api.resource.Quantity') };
 
 /** The JSON value after a trip through the field's protobuf message. */
 function viaMessage(codec: typeof intOrString, type: { encode(m: object): { finish(): Uint8Array }; decode(b: Uint8Array): object }, value: unknown): unknown {

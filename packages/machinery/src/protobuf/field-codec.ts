@@ -1,11 +1,12 @@
 /**
- * The mapping between kube's JSON objects and protobuf messages, declared field by field.
+ * The mapping between kube's JSON objects and protobuf messages, field by field (the fields
+ * of each message come from the catalogue's wire facts, see wire-codecs.ts).
  *
  * JSON → protobuf writes every field the JSON carries (null counts as absent). Protobuf →
  * JSON follows kube's Go JSON rules, because Go clients marshal every non-pointer field
  * (empty strings, zeros, empty structs) and kube's JSON then drops the `omitempty` ones:
- *   - `string`, `int32`, `int64`, `bool`: omitempty scalars, dropped when zero;
- *   - `requiredString`: no omitempty, kept when present (even "");
+ *   - `string`, `int32`, `int64`, `bool`, `bytes`: omitempty scalars, dropped when zero;
+ *   - `required*`: no omitempty, kept when present (even "" or 0);
  *   - `optional*`: pointers, kept when present on the wire (even zero);
  *   - `time`/`microTime`: dropped when zero (an empty message), where kube writes `null`;
  *   - `message`: structs and pointers to structs, kept when present (even `{}`);
@@ -15,45 +16,74 @@
 import type { MessageType } from './messages.js';
 import { base64OfBytes, bytesOfBase64, formatMicroTime, formatTime, parseTimestamp, toNumber, type ProtoTimestamp } from './wire-values.js';
 
-/** How one JSON field maps to its protobuf field (same name: kapi generates with --keep-case). */
+/** How one JSON field maps to its protobuf field. */
 export interface FieldCodec {
   /** The protobuf value for a JSON value, or undefined to leave the field out. */
   toProto(value: unknown): unknown;
   /** The JSON value for a value present on the wire, or undefined to leave the field out. */
   fromProto(value: unknown): unknown;
-  /** The message of a struct or list-of-structs field (for coverage checks against schemas). */
+  /** The message of a struct, list-of-structs or map-of-structs field (for coverage checks against schemas). */
   readonly nested?: MessageCodec;
+}
+
+/** An embedded Go struct: its fields are the parent's in JSON, a nested message on the wire. */
+export interface InlineMember {
+  /** The protobuf field holding the member. */
+  readonly proto: string;
+  readonly codec: MessageCodec;
 }
 
 /** A message: its generated class and its fields by JSON name. */
 export interface MessageCodec {
   readonly type: MessageType;
   readonly fields: Readonly<Record<string, FieldCodec>>;
+  /** Protobuf field names where they differ from the JSON name, by JSON name. */
+  readonly protoNames?: Readonly<Record<string, string>>;
+  readonly inline?: readonly InlineMember[];
+  /**
+   * A named slice type wrapped as a message (Go's `ExtraValue []string`): the JSON value is
+   * the array this codec maps to the message's `items` field.
+   */
+  readonly listOf?: FieldCodec;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const hasOwn = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key);
 
-/** The plain protobufjs object for a JSON object (fields the codec does not know are dropped). */
+/** The plain protobufjs object for a JSON value of the message (fields the codec does not know are dropped). */
 export function toProtoMessage(codec: MessageCodec, json: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  if (codec.listOf !== undefined) {
+    const items = codec.listOf.toProto(json);
+    if (items !== undefined) out['items'] = items;
+    return out;
+  }
   if (!isRecord(json)) return out;
   for (const name in codec.fields) {
     const value = json[name];
     if (value === undefined || value === null) continue;
     const converted = codec.fields[name]!.toProto(value);
-    if (converted !== undefined) out[name] = converted;
+    if (converted !== undefined) out[codec.protoNames?.[name] ?? name] = converted;
   }
+  for (const member of codec.inline ?? []) out[member.proto] = toProtoMessage(member.codec, json);
   return out;
 }
 
-/** kube's JSON object for a decoded protobufjs message. */
-export function fromProtoMessage(codec: MessageCodec, message: unknown): Record<string, unknown> {
+/** kube's JSON value for a decoded protobufjs message. */
+export function fromProtoMessage(codec: MessageCodec, message: unknown): Record<string, unknown> | unknown[] {
+  if (codec.listOf !== undefined) {
+    const items = isRecord(message) && hasOwn(message, 'items') ? codec.listOf.fromProto(message['items']) : undefined;
+    return (items as unknown[] | undefined) ?? [];
+  }
   const out: Record<string, unknown> = {};
   if (!isRecord(message)) return out;
+  for (const member of codec.inline ?? []) {
+    if (hasOwn(message, member.proto)) Object.assign(out, fromProtoMessage(member.codec, message[member.proto]));
+  }
   for (const name in codec.fields) {
-    if (!hasOwn(message, name)) continue;
-    const value = message[name];
+    const wireName = codec.protoNames?.[name] ?? name;
+    if (!hasOwn(message, wireName)) continue;
+    const value = message[wireName];
     if (value === undefined || value === null) continue;
     const converted = codec.fields[name]!.fromProto(value);
     if (converted !== undefined) out[name] = converted;
@@ -61,6 +91,7 @@ export function fromProtoMessage(codec: MessageCodec, message: unknown): Record<
   return out;
 }
 
+/** A message codec declared by hand (tests). */
 export function messageCodec(type: MessageType, fields: Record<string, FieldCodec>): MessageCodec {
   return { type, fields };
 }
@@ -75,6 +106,7 @@ const scalar = (accept: (v: unknown) => boolean, keep: (v: unknown) => boolean, 
 
 const isString = (v: unknown) => typeof v === 'string';
 const isInteger = (v: unknown) => typeof v === 'number' && Number.isInteger(v);
+const isNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
 const isBoolean = (v: unknown) => typeof v === 'boolean';
 const always = () => true;
 
@@ -86,16 +118,35 @@ export const requiredString: FieldCodec = scalar(isString, always);
 export const optionalString: FieldCodec = requiredString;
 /** An omitempty int32. */
 export const int32: FieldCodec = scalar(isInteger, (v) => v !== 0);
+/** An int32 without omitempty. */
+export const requiredInt32: FieldCodec = scalar(isInteger, always);
 /** A *int32. */
-export const optionalInt32: FieldCodec = scalar(isInteger, always);
+export const optionalInt32: FieldCodec = requiredInt32;
 /** An omitempty int64. */
 export const int64: FieldCodec = scalar(isInteger, (v) => v !== 0, toNumber);
+/** An int64 without omitempty. */
+export const requiredInt64: FieldCodec = scalar(isInteger, always, toNumber);
 /** A *int64. */
-export const optionalInt64: FieldCodec = scalar(isInteger, always, toNumber);
+export const optionalInt64: FieldCodec = requiredInt64;
 /** An omitempty bool. */
 export const bool: FieldCodec = scalar(isBoolean, (v) => v === true);
+/** A bool without omitempty. */
+export const requiredBool: FieldCodec = scalar(isBoolean, always);
 /** A *bool. */
-export const optionalBool: FieldCodec = scalar(isBoolean, always);
+export const optionalBool: FieldCodec = requiredBool;
+/** A *float64 (apiextensions' schema bounds). */
+export const optionalDouble: FieldCodec = scalar(isNumber, always);
+
+/** []byte: a base64 string in JSON, raw bytes on the wire; omitempty drops empty values. */
+export function bytes(omitempty: boolean): FieldCodec {
+  return {
+    toProto: (v) => (typeof v === 'string' ? bytesOfBase64(v) : undefined),
+    fromProto: (v) => {
+      const raw = v as Uint8Array;
+      return omitempty && raw.length === 0 ? undefined : base64OfBytes(raw);
+    },
+  };
+}
 
 function timestampCodec(format: (seconds: number, nanos: number) => string): FieldCodec {
   return {
@@ -118,15 +169,24 @@ export const time: FieldCodec = timestampCodec((seconds) => formatTime(seconds))
 /** metav1.MicroTime (and *MicroTime): microsecond precision. */
 export const microTime: FieldCodec = timestampCodec(formatMicroTime);
 
+/** A JSON value carried as its JSON text in a bytes field `field` (FieldsV1's `Raw`, RawExtension's and JSON's `raw`). */
+function jsonText(field: string, accept: (v: unknown) => boolean): FieldCodec {
+  return {
+    toProto: (v) => (accept(v) ? { [field]: Buffer.from(JSON.stringify(v)) } : undefined),
+    fromProto: (v) => {
+      const raw = (v as Record<string, Uint8Array | undefined>)[field];
+      if (raw === undefined || raw === null || raw.length === 0) return undefined;
+      return JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8')) as unknown;
+    },
+  };
+}
+
 /** metav1.FieldsV1: the JSON object travels as its JSON text in `Raw`. */
-export const fieldsV1: FieldCodec = {
-  toProto: (v) => (isRecord(v) ? { Raw: Buffer.from(JSON.stringify(v)) } : undefined),
-  fromProto: (v) => {
-    const raw = (v as { Raw?: Uint8Array }).Raw;
-    if (raw === undefined || raw === null || raw.length === 0) return undefined;
-    return JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8')) as unknown;
-  },
-};
+export const fieldsV1: FieldCodec = jsonText('Raw', isRecord);
+/** runtime.RawExtension: any embedded JSON value, as its JSON text in `raw`. */
+export const rawExtension: FieldCodec = jsonText('raw', (v) => v !== undefined);
+/** apiextensions' JSON (defaults, enum values, examples): any JSON value, as its text in `raw`. */
+export const anyJson: FieldCodec = rawExtension;
 
 /**
  * intstr.IntOrString: a JSON number is {type: 0, intVal}, a JSON string {type: 1, strVal}.
@@ -146,45 +206,65 @@ export const quantity: FieldCodec = {
   fromProto: (v) => (v as { string?: string | null }).string ?? '',
 };
 
+/** A map with string keys whose values go through `value` (map<string,string>, map<string,bytes>, map<string,Message>...). */
+export function mapOf(value: FieldCodec): FieldCodec {
+  return {
+    toProto: (v) => {
+      if (!isRecord(v)) return undefined;
+      const out: Record<string, unknown> = {};
+      for (const [k, item] of Object.entries(v)) {
+        if (item === null || item === undefined) continue;
+        const converted = value.toProto(item);
+        if (converted !== undefined) out[k] = converted;
+      }
+      return out;
+    },
+    fromProto: (v) => {
+      if (!isRecord(v)) return undefined;
+      const entries = Object.entries(v);
+      if (entries.length === 0) return undefined;
+      const out: Record<string, unknown> = {};
+      for (const [k, item] of entries) out[k] = value.fromProto(item) ?? zeroOf(value);
+      return out;
+    },
+    ...(value.nested !== undefined ? { nested: value.nested } : {}),
+  };
+}
+
+/** What Go writes for a map value the codec leaves out (an empty string, a zero number). */
+function zeroOf(codec: FieldCodec): unknown {
+  return codec === requiredString || codec === string ? '' : codec === requiredInt32 || codec === requiredInt64 ? 0 : null;
+}
+
+/** A repeated field whose items go through `item`. */
+export function listOf(item: FieldCodec): FieldCodec {
+  return {
+    toProto: (v) => {
+      if (!Array.isArray(v)) return undefined;
+      const out: unknown[] = [];
+      for (const element of v) {
+        if (element === null || element === undefined) continue;
+        const converted = item.toProto(element);
+        if (converted !== undefined) out.push(converted);
+      }
+      return out;
+    },
+    fromProto: (v) => (Array.isArray(v) && v.length > 0 ? v.map((element) => item.fromProto(element) ?? zeroOf(item)) : undefined),
+    ...(item.nested !== undefined ? { nested: item.nested } : {}),
+  };
+}
+
 /** map<string,string>. */
-export const stringMap: FieldCodec = {
-  toProto: (v) => {
-    if (!isRecord(v)) return undefined;
-    const out: Record<string, string> = {};
-    for (const [k, value] of Object.entries(v)) if (typeof value === 'string') out[k] = value;
-    return out;
-  },
-  fromProto: (v) => (isRecord(v) && Object.keys(v).length > 0 ? { ...v } : undefined),
-};
-
+export const stringMap: FieldCodec = mapOf(requiredString);
 /** map<string,bytes>: base64 strings in JSON, raw bytes on the wire. */
-export const bytesMap: FieldCodec = {
-  toProto: (v) => {
-    if (!isRecord(v)) return undefined;
-    const out: Record<string, Uint8Array> = {};
-    for (const [k, value] of Object.entries(v)) if (typeof value === 'string') out[k] = bytesOfBase64(value);
-    return out;
-  },
-  fromProto: (v) => {
-    if (!isRecord(v)) return undefined;
-    const entries = Object.entries(v);
-    if (entries.length === 0) return undefined;
-    const out: Record<string, string> = {};
-    for (const [k, value] of entries) out[k] = base64OfBytes(value as Uint8Array);
-    return out;
-  },
-};
-
+export const bytesMap: FieldCodec = mapOf(bytes(false));
 /** repeated string. */
-export const stringList: FieldCodec = {
-  toProto: (v) => (Array.isArray(v) ? v.filter(isString) : undefined),
-  fromProto: (v) => (Array.isArray(v) && v.length > 0 ? [...(v as string[])] : undefined),
-};
+export const stringList: FieldCodec = listOf(requiredString);
 
 /** A struct or pointer to a struct: kept when present on the wire, even when empty. */
 export function message(codec: MessageCodec): FieldCodec {
   return {
-    toProto: (v) => (isRecord(v) ? toProtoMessage(codec, v) : undefined),
+    toProto: (v) => (isRecord(v) || (codec.listOf !== undefined && Array.isArray(v)) ? toProtoMessage(codec, v) : undefined),
     fromProto: (v) => fromProtoMessage(codec, v),
     nested: codec,
   };
@@ -192,9 +272,5 @@ export function message(codec: MessageCodec): FieldCodec {
 
 /** repeated message. */
 export function messageList(codec: MessageCodec): FieldCodec {
-  return {
-    toProto: (v) => (Array.isArray(v) ? v.filter(isRecord).map((item) => toProtoMessage(codec, item)) : undefined),
-    fromProto: (v) => (Array.isArray(v) && v.length > 0 ? v.map((item) => fromProtoMessage(codec, item)) : undefined),
-    nested: codec,
-  };
+  return listOf(message(codec));
 }

@@ -1,169 +1,95 @@
 /**
- * The kinds kapi serves as protobuf, keyed by apiVersion and kind: each object kind with
- * its message codec and its list message. Field rules (omitempty, pointers) follow the Go
- * types in k8s.io/api; see field-codec.ts.
+ * The kinds kapi serves as protobuf, keyed by apiVersion and kind: every catalogue kind
+ * (@kapi/catalog: the served kinds, their lists, subresource kinds) and the meta kinds every
+ * group version answers with, each with its message codec and its list message.
  */
-import * as f from './field-codec.js';
-import { messageCodec, type MessageCodec } from './field-codec.js';
-import {
-  coordinationMessages as coordination,
-  coordinationV1beta1Messages as coordinationV1beta1,
-  coreMessages as core,
-  eventsV1Messages as eventsV1,
-  eventsV1beta1Messages as eventsV1beta1,
-  type MessageType,
-} from './messages.js';
-import { deleteOptionsCodec, objectMetaCodec, partialObjectMetadataCodec, statusCodec } from './meta-codecs.js';
-import { metaMessages as meta } from './messages.js';
-
-const metadata = f.message(objectMetaCodec);
-
-const objectReferenceCodec = messageCodec(core.ObjectReference, {
-  kind: f.string,
-  namespace: f.string,
-  name: f.string,
-  uid: f.string,
-  apiVersion: f.string,
-  resourceVersion: f.string,
-  fieldPath: f.string,
-});
-
-const localObjectReferenceCodec = messageCodec(core.LocalObjectReference, { name: f.string });
-
-const namespaceConditionCodec = messageCodec(core.NamespaceCondition, {
-  type: f.requiredString,
-  status: f.requiredString,
-  lastTransitionTime: f.time,
-  reason: f.string,
-  message: f.string,
-});
-
-const namespaceCodec = messageCodec(core.Namespace, {
-  metadata,
-  spec: f.message(messageCodec(core.NamespaceSpec, { finalizers: f.stringList })),
-  status: f.message(messageCodec(core.NamespaceStatus, { phase: f.string, conditions: f.messageList(namespaceConditionCodec) })),
-});
-
-const configMapCodec = messageCodec(core.ConfigMap, {
-  metadata,
-  data: f.stringMap,
-  binaryData: f.bytesMap,
-  immutable: f.optionalBool,
-});
-
-const secretCodec = messageCodec(core.Secret, {
-  metadata,
-  data: f.bytesMap,
-  type: f.string,
-  stringData: f.stringMap,
-  immutable: f.optionalBool,
-});
-
-const serviceAccountCodec = messageCodec(core.ServiceAccount, {
-  metadata,
-  secrets: f.messageList(objectReferenceCodec),
-  imagePullSecrets: f.messageList(localObjectReferenceCodec),
-  automountServiceAccountToken: f.optionalBool,
-});
-
-const eventCodec = messageCodec(core.Event, {
-  metadata,
-  involvedObject: f.message(objectReferenceCodec),
-  reason: f.string,
-  message: f.string,
-  source: f.message(messageCodec(core.EventSource, { component: f.string, host: f.string })),
-  firstTimestamp: f.time,
-  lastTimestamp: f.time,
-  count: f.int32,
-  type: f.string,
-  eventTime: f.microTime,
-  series: f.message(messageCodec(core.EventSeries, { count: f.int32, lastObservedTime: f.microTime })),
-  action: f.string,
-  related: f.message(objectReferenceCodec),
-  reportingComponent: f.requiredString,
-  reportingInstance: f.requiredString,
-});
-
-function leaseCodecOf(messages: typeof coordination | typeof coordinationV1beta1): MessageCodec {
-  return messageCodec(messages.Lease, {
-    metadata,
-    spec: f.message(
-      messageCodec(messages.LeaseSpec, {
-        holderIdentity: f.optionalString,
-        leaseDurationSeconds: f.optionalInt32,
-        acquireTime: f.microTime,
-        renewTime: f.microTime,
-        leaseTransitions: f.optionalInt32,
-        strategy: f.optionalString,
-        preferredHolder: f.optionalString,
-      }),
-    ),
-  });
-}
-
-const leaseCodec = leaseCodecOf(coordination);
-
-/** events.k8s.io Events (k8s.io/api/events/v1 and v1beta1 have the same fields and numbers). */
-function eventsApiCodecOf(messages: typeof eventsV1 | typeof eventsV1beta1): MessageCodec {
-  return messageCodec(messages.Event, {
-    metadata,
-    eventTime: f.microTime,
-    series: f.message(messageCodec(messages.EventSeries, { count: f.int32, lastObservedTime: f.microTime })),
-    reportingController: f.string,
-    reportingInstance: f.string,
-    action: f.string,
-    reason: f.string,
-    regarding: f.message(objectReferenceCodec),
-    related: f.message(objectReferenceCodec),
-    note: f.string,
-    type: f.string,
-    deprecatedSource: f.message(messageCodec(core.EventSource, { component: f.string, host: f.string })),
-    deprecatedFirstTimestamp: f.time,
-    deprecatedLastTimestamp: f.time,
-    deprecatedCount: f.int32,
-  });
-}
+import { catalogKinds } from '@kapi/catalog';
+import type { MessageCodec } from './field-codec.js';
+import { messageType, type MessageType } from './messages.js';
+import { messageCodecOf } from './wire-codecs.js';
 
 /** A kind served as protobuf: its object codec and the message of its list. */
 export interface ProtobufKind {
   readonly apiVersion: string;
   readonly kind: string;
   readonly codec: MessageCodec;
-  /** The `<Kind>List` message (metadata=1 ListMeta, items=2); undefined for kinds without lists. */
+  /** The `<Kind>List` message; undefined for kinds without lists. */
   readonly listType: MessageType | undefined;
+  /** The list message's field numbers (meta.k8s.io/v1beta1 PartialObjectMetadataList has items first). */
+  readonly listFields: { readonly metadata: number; readonly items: number } | undefined;
 }
 
-const kinds: ProtobufKind[] = [
-  { apiVersion: 'v1', kind: 'Namespace', codec: namespaceCodec, listType: core.NamespaceList },
-  { apiVersion: 'v1', kind: 'ConfigMap', codec: configMapCodec, listType: core.ConfigMapList },
-  { apiVersion: 'v1', kind: 'Secret', codec: secretCodec, listType: core.SecretList },
-  { apiVersion: 'v1', kind: 'ServiceAccount', codec: serviceAccountCodec, listType: core.ServiceAccountList },
-  { apiVersion: 'v1', kind: 'Event', codec: eventCodec, listType: core.EventList },
-  { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', codec: leaseCodec, listType: coordination.LeaseList },
-  { apiVersion: 'coordination.k8s.io/v1beta1', kind: 'Lease', codec: leaseCodecOf(coordinationV1beta1), listType: coordinationV1beta1.LeaseList },
-  { apiVersion: 'events.k8s.io/v1', kind: 'Event', codec: eventsApiCodecOf(eventsV1), listType: eventsV1.EventList },
-  { apiVersion: 'events.k8s.io/v1beta1', kind: 'Event', codec: eventsApiCodecOf(eventsV1beta1), listType: eventsV1beta1.EventList },
-  // kube answers every group version's Status and DeleteOptions as meta/v1 messages.
-  { apiVersion: 'v1', kind: 'Status', codec: statusCodec, listType: undefined },
-  { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions', codec: deleteOptionsCodec, listType: undefined },
-  { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', codec: partialObjectMetadataCodec, listType: meta.PartialObjectMetadataList },
-  { apiVersion: 'meta.k8s.io/v1beta1', kind: 'PartialObjectMetadata', codec: partialObjectMetadataCodec, listType: meta.PartialObjectMetadataList },
+const META = 'k8s.io.apimachinery.pkg.apis.meta.';
+
+/** Kinds outside the catalogue's groups: [apiVersion, kind, message, list message]. */
+const META_KINDS: readonly (readonly [string, string, string, string | undefined])[] = [
+  // kube answers every group version's Status as meta/v1's, under apiVersion v1.
+  ['v1', 'Status', `${META}v1.Status`, undefined],
+  ['meta.k8s.io/v1', 'DeleteOptions', `${META}v1.DeleteOptions`, undefined],
+  ['meta.k8s.io/v1', 'PartialObjectMetadata', `${META}v1.PartialObjectMetadata`, `${META}v1.PartialObjectMetadataList`],
+  ['meta.k8s.io/v1beta1', 'PartialObjectMetadata', `${META}v1.PartialObjectMetadata`, `${META}v1beta1.PartialObjectMetadataList`],
 ];
 
-const byKey = new Map(kinds.map((k) => [`${k.apiVersion}/${k.kind}`, k]));
-const byListKind = new Map(kinds.filter((k) => k.listType !== undefined).map((k) => [`${k.apiVersion}/${k.kind}List`, k]));
+interface KindEntry {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly message: string;
+  readonly listMessage: string | undefined;
+}
+
+function entries(): Map<string, KindEntry> {
+  const byKey = new Map<string, KindEntry>();
+  const messages = new Map<string, string>();
+  for (const k of catalogKinds()) messages.set(`${k.group === '' ? k.version : `${k.group}/${k.version}`}/${k.kind}`, k.protobuf);
+  for (const [key, message] of messages) {
+    if (key.endsWith('List') && messages.has(key.slice(0, -'List'.length))) continue;
+    const slash = key.lastIndexOf('/');
+    byKey.set(key, { apiVersion: key.slice(0, slash), kind: key.slice(slash + 1), message, listMessage: messages.get(`${key}List`) });
+  }
+  for (const [apiVersion, kind, message, listMessage] of META_KINDS) byKey.set(`${apiVersion}/${kind}`, { apiVersion, kind, message, listMessage });
+  return byKey;
+}
+
+let byKey: Map<string, KindEntry> | undefined;
+const built = new Map<string, ProtobufKind>();
+
+function build(entry: KindEntry): ProtobufKind {
+  const key = `${entry.apiVersion}/${entry.kind}`;
+  let kind = built.get(key);
+  if (kind === undefined) {
+    const listType = entry.listMessage === undefined ? undefined : messageType(entry.listMessage);
+    kind = {
+      apiVersion: entry.apiVersion,
+      kind: entry.kind,
+      codec: messageCodecOf(entry.message),
+      listType,
+      listFields: listType === undefined ? undefined : { metadata: listType.fields['metadata']!.id, items: listType.fields['items']!.id },
+    };
+    built.set(key, kind);
+  }
+  return kind;
+}
+
+function entry(key: string): KindEntry | undefined {
+  byKey ??= entries();
+  return byKey.get(key);
+}
 
 /** The protobuf kind for an object's apiVersion and kind, if kapi has a message for it. */
 export function protobufKind(apiVersion: string, kind: string): ProtobufKind | undefined {
-  return byKey.get(`${apiVersion}/${kind}`);
+  const found = entry(`${apiVersion}/${kind}`);
+  return found === undefined ? undefined : build(found);
 }
 
 /** The protobuf kind whose list is `<apiVersion>/<listKind>`. */
 export function protobufKindOfList(apiVersion: string, listKind: string): ProtobufKind | undefined {
-  return byListKind.get(`${apiVersion}/${listKind}`);
+  if (!listKind.endsWith('List')) return undefined;
+  const found = entry(`${apiVersion}/${listKind.slice(0, -'List'.length)}`);
+  return found === undefined || found.listMessage === undefined ? undefined : build(found);
 }
 
-/** Every kind served as protobuf (for tests and discovery of coverage). */
+/** Every kind served as protobuf (builds every codec: for tests). */
 export function protobufKinds(): readonly ProtobufKind[] {
-  return kinds;
+  byKey ??= entries();
+  return [...byKey.values()].map(build);
 }

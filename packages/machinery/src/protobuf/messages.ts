@@ -1,24 +1,17 @@
 /**
- * The generated protobuf message classes (`make proto`), by Kubernetes package. The generated
- * module sits in src/protobuf/generated/ and is plain JavaScript with declarations beside it;
- * it is not compiled, so both src/ and dist/ reach it through the same relative path.
+ * The protobuf message classes of every catalogue message, from the committed protobufjs
+ * descriptor (@kapi/catalog, `make proto`). Each message's encoder and decoder are compiled
+ * by protobufjs on first use and then shared.
  */
-import { k8s } from '../../src/protobuf/generated/k8s.js';
+import protobuf from 'protobufjs/light.js';
+import { protobufDescriptor } from '@kapi/catalog';
 
-export const runtimeMessages = k8s.io.apimachinery.pkg.runtime;
-export const metaMessages = k8s.io.apimachinery.pkg.apis.meta.v1;
-export const coreMessages = k8s.io.api.core.v1;
-export const coordinationMessages = k8s.io.api.coordination.v1;
-export const coordinationV1beta1Messages = k8s.io.api.coordination.v1beta1;
-export const eventsV1Messages = k8s.io.api.events.v1;
-export const eventsV1beta1Messages = k8s.io.api.events.v1beta1;
-export const intstrMessages = k8s.io.apimachinery.pkg.util.intstr;
-export const resourceMessages = k8s.io.apimachinery.pkg.api.resource;
-
-/** What every generated message class offers (the static module has no other helpers). */
+/** What every message class offers. */
 export interface MessageType {
   encode(message: object, writer?: ProtobufWriter): ProtobufWriter;
   decode(reader: Uint8Array): object;
+  /** Field numbers by field name. */
+  readonly fields: Readonly<Record<string, { readonly id: number }>>;
 }
 
 /** The part of protobufjs' Writer the codecs use. */
@@ -27,3 +20,39 @@ export interface ProtobufWriter {
   bytes(value: Uint8Array): ProtobufWriter;
   finish(): Uint8Array;
 }
+
+let root: protobuf.Root | undefined;
+const types = new Map<string, MessageType>();
+
+/** The message class of a full protobuf name (`k8s.io.api.core.v1.Pod`). Throws for a name the catalogue lacks. */
+export function messageType(name: string): MessageType {
+  let type = types.get(name);
+  if (type === undefined) {
+    root ??= protobuf.Root.fromJSON(protobufDescriptor() as protobuf.INamespace);
+    type = root.lookupType(name) as unknown as MessageType;
+    types.set(name, type);
+  }
+  return type;
+}
+
+/** Whether the catalogue has a message of that name. */
+export function hasMessageType(name: string): boolean {
+  try {
+    messageType(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const RUNTIME = 'k8s.io.apimachinery.pkg.runtime.';
+const META = 'k8s.io.apimachinery.pkg.apis.meta.v1.';
+
+/** The envelope's messages: runtime.TypeMeta and runtime.Unknown. */
+export const envelopeMessages = {
+  typeMeta: (): MessageType => messageType(`${RUNTIME}TypeMeta`),
+  unknown: (): MessageType => messageType(`${RUNTIME}Unknown`),
+};
+
+/** meta/v1 WatchEvent (type + RawExtension holding the enveloped object). */
+export const watchEventMessage = (): MessageType => messageType(`${META}WatchEvent`);

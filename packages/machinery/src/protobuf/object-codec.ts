@@ -6,11 +6,13 @@
 import type { KubeList, ListMeta } from '../object.js';
 import { decodeEnvelope, decodeMessage, encodeEnvelope, encodeEnvelopeParts, ProtobufDecodeError, type Envelope } from './envelope.js';
 import type { LengthDelimited } from './wire-writer.js';
-import { fromProtoMessage, toProtoMessage } from './field-codec.js';
-import { metaMessages as meta } from './messages.js';
-import { listMetaCodec } from './meta-codecs.js';
+import { fromProtoMessage, toProtoMessage, type MessageCodec } from './field-codec.js';
+import { watchEventMessage } from './messages.js';
 import { protobufKind, protobufKindOfList, type ProtobufKind } from './kind-codecs.js';
 import { checkWireTypes } from './wire-types.js';
+import { messageCodecOf } from './wire-codecs.js';
+
+const listMetaCodec = (): MessageCodec => messageCodecOf('k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta');
 
 function kindOf(obj: { apiVersion?: unknown; kind?: unknown }): ProtobufKind {
   const found = protobufKind(String(obj.apiVersion ?? ''), String(obj.kind ?? ''));
@@ -39,9 +41,11 @@ export function envelopeObject(obj: { apiVersion?: unknown; kind?: unknown }, ra
  * (`itemRaw(i)`), so cached item bytes are copied, not re-encoded.
  */
 export function encodeList(list: Pick<KubeList, 'apiVersion' | 'kind' | 'metadata'> & { items: readonly unknown[] }, itemRaw: (index: number) => Uint8Array): Buffer {
+  const fields = protobufKindOfList(list.apiVersion, list.kind)?.listFields ?? { metadata: 1, items: 2 };
+  const codec = listMetaCodec();
   const parts: LengthDelimited[] = new Array<LengthDelimited>(list.items.length + 1);
-  parts[0] = { field: 1, parts: [listMetaCodec.type.encode(toProtoMessage(listMetaCodec, list.metadata)).finish()] };
-  for (let i = 0; i < list.items.length; i++) parts[i + 1] = { field: 2, parts: [itemRaw(i)] };
+  parts[0] = { field: fields.metadata, parts: [codec.type.encode(toProtoMessage(codec, list.metadata)).finish()] };
+  for (let i = 0; i < list.items.length; i++) parts[i + 1] = { field: fields.items, parts: [itemRaw(i)] };
   return encodeEnvelopeParts(list.apiVersion, list.kind, parts);
 }
 
@@ -55,7 +59,7 @@ export function hasProtobufList(apiVersion: string, listKind: string): boolean {
  * enveloped object}} (the event itself is not enveloped).
  */
 export function encodeWatchFrame(type: string, envelopedObject: Uint8Array): Buffer {
-  const event = meta.WatchEvent.encode({ type, object: { raw: envelopedObject } }).finish();
+  const event = watchEventMessage().encode({ type, object: { raw: envelopedObject } }).finish();
   const out = Buffer.allocUnsafe(4 + event.length);
   out.writeUInt32BE(event.length, 0);
   out.set(event, 4);
@@ -87,7 +91,7 @@ export function decodeEnveloped(envelope: Envelope, decodeAs: { apiVersion: stri
   if (target === undefined) throw new ProtobufDecodeError(`no kind "${decodeAs.kind}" is registered for version "${decodeAs.apiVersion}"`);
   checkWireTypes(target.codec.type, envelope.raw);
   const message = decodeMessage(() => target.codec.type.decode(envelope.raw));
-  const object = fromProtoMessage(target.codec, message);
+  const object = fromProtoMessage(target.codec, message) as Record<string, unknown>;
   const typed: Record<string, unknown> = {};
   if (envelope.apiVersion !== '') typed['apiVersion'] = envelope.apiVersion;
   if (envelope.kind !== '') typed['kind'] = envelope.kind;
@@ -101,11 +105,11 @@ export function decodeList(data: Uint8Array): KubeList {
   if (kind === undefined || kind.listType === undefined) throw new ProtobufDecodeError(`no list kind "${envelope.kind}" is registered for version "${envelope.apiVersion}"`);
   const listType = kind.listType;
   const message = decodeMessage(() => listType.decode(envelope.raw)) as { metadata?: unknown; items?: unknown[] };
-  const items = (message.items ?? []).map((item) => ({ apiVersion: kind.apiVersion, kind: kind.kind, ...fromProtoMessage(kind.codec, item) }));
+  const items = (message.items ?? []).map((item) => ({ apiVersion: kind.apiVersion, kind: kind.kind, ...(fromProtoMessage(kind.codec, item) as Record<string, unknown>) }));
   return {
     apiVersion: envelope.apiVersion,
     kind: envelope.kind,
-    metadata: (message.metadata !== undefined && message.metadata !== null ? fromProtoMessage(listMetaCodec, message.metadata) : {}) as ListMeta,
+    metadata: (message.metadata !== undefined && message.metadata !== null ? fromProtoMessage(listMetaCodec(), message.metadata) : {}) as ListMeta,
     items: items as KubeList['items'],
   };
 }
@@ -118,7 +122,7 @@ export function decodeWatchFrames(data: Uint8Array): { events: { type: string; o
     const length = Buffer.from(data.buffer, data.byteOffset + offset, 4).readUInt32BE(0);
     if (data.length - offset - 4 < length) break;
     const frame = data.subarray(offset + 4, offset + 4 + length);
-    const event = decodeMessage(() => meta.WatchEvent.decode(frame));
+    const event = decodeMessage(() => watchEventMessage().decode(frame)) as { type?: string | null; object?: { raw?: Uint8Array | null } | null };
     const raw = event.object?.raw ?? new Uint8Array(0);
     const envelope = decodeEnvelope(raw);
     events.push({ type: event.type ?? '', object: decodeObject(raw, { apiVersion: envelope.apiVersion, kind: envelope.kind }) });

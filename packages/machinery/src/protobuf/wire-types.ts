@@ -1,17 +1,14 @@
 /**
- * The wire-type check Go's generated Unmarshal makes and protobufjs' static decoders do not: a
- * known field that arrives with another wire type fails as kube fails it
+ * The wire-type check Go's generated Unmarshal makes and protobufjs' decoders do not: a known
+ * field that arrives with another wire type fails as kube fails it
  * (`proto: wrong wireType = 2 for field Immutable`), instead of being read as garbage (a
  * string's length byte taken for a bool, and the string's bytes for more fields). Unknown
- * fields are skipped, as both do. The field table comes from the generated descriptor.
+ * fields are skipped, as both do. The field table is the message type's own (the catalogue's
+ * descriptor).
  */
-import { readFileSync } from 'node:fs';
-import protobuf from 'protobufjs';
-import { k8s } from '../../src/protobuf/generated/k8s.js';
+import protobuf from 'protobufjs/light.js';
 import { ProtobufDecodeError } from './envelope.js';
 import type { MessageType } from './messages.js';
-
-const DESCRIPTOR_URL = new URL('../../src/protobuf/generated/k8s-descriptor.json', import.meta.url);
 
 /** Wire types: 0 varint, 1 64-bit, 2 length-delimited, 5 32-bit. */
 const SCALAR_WIRE_TYPES: Readonly<Record<string, number>> = {
@@ -20,25 +17,6 @@ const SCALAR_WIRE_TYPES: Readonly<Record<string, number>> = {
   string: 2, bytes: 2,
   fixed32: 5, sfixed32: 5, float: 5,
 };
-
-let tables: { root: protobuf.Root; names: Map<unknown, string> } | undefined;
-
-/** The descriptor's root and each generated class's full name, loaded on first use. */
-function load(): { root: protobuf.Root; names: Map<unknown, string> } {
-  if (tables !== undefined) return tables;
-  const root = protobuf.Root.fromJSON(JSON.parse(readFileSync(DESCRIPTOR_URL, 'utf8')) as protobuf.INamespace);
-  root.resolveAll();
-  const names = new Map<unknown, string>();
-  const walk = (node: object, path: string) => {
-    for (const [key, value] of Object.entries(node)) {
-      if (typeof value === 'function') names.set(value, `${path}.${key}`);
-      if ((typeof value === 'object' && value !== null) || typeof value === 'function') walk(value as object, `${path}.${key}`);
-    }
-  };
-  walk(k8s, 'k8s');
-  tables = { root, names };
-  return tables;
-}
 
 /** Go's field name for a proto field (`generateName` → `GenerateName`). */
 const goName = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
@@ -59,6 +37,7 @@ function check(type: protobuf.Type, bytes: Uint8Array): void {
       reader.skipType(wireType);
       continue;
     }
+    field.resolve();
     const expected = expectedWireType(field);
     // Repeated scalars may come packed (one length-delimited run), as Go accepts.
     const packed = field.repeated && !field.map && expected !== 2 && wireType === 2;
@@ -74,11 +53,9 @@ function check(type: protobuf.Type, bytes: Uint8Array): void {
  * bad varints) are left to the decoder, which reports them.
  */
 export function checkWireTypes(messageType: MessageType, bytes: Uint8Array): void {
-  const { root, names } = load();
-  const name = names.get(messageType);
-  if (name === undefined) return;
+  if (!(messageType instanceof protobuf.Type)) return;
   try {
-    check(root.lookupType(name), bytes);
+    check(messageType, bytes);
   } catch (err) {
     if (err instanceof ProtobufDecodeError) throw err;
     // Truncation and the like: the decoder reports them in its own words.
