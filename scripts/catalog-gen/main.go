@@ -206,6 +206,7 @@ func run(out, kubeDir string) error {
 			return err
 		}
 	}
+	markOpaque(defs)
 	if errs := annotateGoTypes(defs, walker.messages); len(errs) > 0 {
 		return fmt.Errorf("OpenAPI vs Go:\n  %s", strings.Join(errs, "\n  "))
 	}

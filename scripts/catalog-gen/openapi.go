@@ -158,6 +158,25 @@ func annotateGoTypes(defs map[string]jsonSchema, messages map[string]*Message) [
 	return errs
 }
 
+// opaqueKinds hold any JSON (kube's decoder keeps it as raw bytes): their definitions get
+// `x-kubernetes-preserve-unknown-fields`, so that generic pruning and server-side apply keep
+// what they hold, as kube does. (kube's published documents say only `type: object`.)
+var opaqueKinds = map[string]bool{"fieldsV1": true, "rawExtension": true, "json": true, "jsonSchemaPropsOrArray": true, "jsonSchemaPropsOrBool": true, "jsonSchemaPropsOrStringArray": true}
+
+// markOpaque sets x-kubernetes-preserve-unknown-fields on the definitions of opaque well-known types.
+func markOpaque(defs map[string]jsonSchema) {
+	for goType, kind := range wellKnown {
+		if !opaqueKinds[kind] {
+			continue
+		}
+		dot := strings.LastIndex(goType, ".")
+		name := openapiName(protoPackage(goType[:dot]) + goType[dot:])
+		if def, ok := defs[name]; ok {
+			def["x-kubernetes-preserve-unknown-fields"] = true
+		}
+	}
+}
+
 // deriveVersion builds the definitions of `pkg` (a kapi-only version such as
 // coordination/v1beta1) from those of `from` (its GA version, same fields): every
 // definition of `from` that `pkg` has a Go struct for is copied, its references to `from`

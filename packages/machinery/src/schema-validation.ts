@@ -16,6 +16,8 @@ import { resolveSchema, type SchemaDefinitions, type ValidatableSchema } from '.
 export interface SchemaValidationOptions {
   /** Targets of `$ref`, keyed by definition name. */
   definitions?: SchemaDefinitions;
+  /** Leave `required` lists unchecked (typed kinds, whose required fields are checked by code); default false. */
+  ignoreRequired?: boolean;
 }
 
 /** The path of a property below `path` (kube-openapi joins with `.`). */
@@ -99,7 +101,10 @@ function codePointLength(value: string): number {
 
 class Validator {
   readonly errors: FieldError[] = [];
-  constructor(private readonly definitions: SchemaDefinitions | undefined) {}
+  constructor(
+    private readonly definitions: SchemaDefinitions | undefined,
+    private readonly ignoreRequired: boolean,
+  ) {}
 
   validate(value: unknown, rawSchema: JSONSchemaProps, path: string): void {
     const schema = resolveSchema(rawSchema, this.definitions);
@@ -198,7 +203,7 @@ class Validator {
         this.validate(child, additional, childPath(path, key));
       }
     }
-    for (const key of schema.required ?? []) {
+    for (const key of this.ignoreRequired ? [] : (schema.required ?? [])) {
       if (!Object.prototype.hasOwnProperty.call(value, key)) this.errors.push(fieldRequired(childPath(path, key)));
     }
     if (schema['x-kubernetes-embedded-resource'] === true) this.validateEmbedded(value, path);
@@ -230,7 +235,7 @@ export function validateAgainstSchema(
   path = '',
   opts: SchemaValidationOptions = {},
 ): FieldError[] {
-  const validator = new Validator(opts.definitions);
+  const validator = new Validator(opts.definitions, opts.ignoreRequired === true);
   validator.validate(value, schema, path);
   return validator.errors;
 }

@@ -166,6 +166,13 @@ export interface ResourceDefinition {
    * schema validation).
    */
   bodyDecoding?: 'typed' | 'unstructured';
+  /**
+   * Whether the schema's `required` lists are enforced (default true). The built-in kinds set
+   * false: kube checks their required fields in typed Go code, with its own messages, and the
+   * `required` lists of its published OpenAPI are documentation (kube accepts an Event
+   * without `involvedObject`, which its OpenAPI lists as required).
+   */
+  enforceSchemaRequired?: boolean;
   /** PUT may create an object that does not exist. */
   allowCreateOnUpdate?: boolean;
   /** PUT without metadata.resourceVersion is allowed. */
@@ -179,11 +186,12 @@ export interface ResourceDefinition {
   returnDeletedObject?: boolean;
   /**
    * The strategy owns `metadata.generation` (kube: deployments, CRs, ...): 1 on create,
-   * + 1 on every update that changes anything but metadata and status. Otherwise (most core
-   * types: configmaps, secrets, namespaces, ...) a create keeps what the client sent and an
-   * update keeps the stored value.
+   * + 1 on every update that changes anything but metadata and status; `onCreate`: 1 on
+   * create, then kept (kube's priorityclasses). Otherwise (most core types: configmaps,
+   * secrets, namespaces, ...) a create keeps what the client sent and an update keeps the
+   * stored value.
    */
-  managesGeneration?: boolean;
+  managesGeneration?: boolean | 'onCreate';
   /**
    * The columns of server-side Tables (`kubectl get`), in order; priority > 0 only with
    * `-o wide`. Without them a Table has kube's default Name and Created At columns.

@@ -25,9 +25,22 @@ export type {
   PatchOptions,
 } from './rest.js';
 
-export { builtinDefinitions, definitions, namespaces, configMaps, secrets, serviceAccounts, events, leases, eventsApi } from './builtins/index.js';
+export {
+  builtinDefinitions,
+  builtinDefinition,
+  NOT_SERVED,
+  definitions,
+  namespaces,
+  configMaps,
+  secrets,
+  serviceAccounts,
+  events,
+  leases,
+  eventsApi,
+} from './builtin/index.js';
+export type { ResourceOverride, GroupOverrides } from './builtin/override.js';
 export { storageApiVersionOf, storageVersionOf, versionConversion, type VersionConversion } from './store-conversion.js';
-export { metaDefinitions, OBJECT_META } from './schemas/meta.js';
+export { OBJECT_META } from './builtin/schemas.js';
 export { COMPONENTS } from './schemas/schema-builders.js';
 
 export { createRegistry, SYSTEM_NAMESPACES, type Registry, type RegistryChange, type RegistryOptions } from './registry.js';

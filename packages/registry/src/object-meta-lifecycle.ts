@@ -27,7 +27,8 @@ export function reconcileNamespace(obj: KubeObject, definition: ResourceDefiniti
 /**
  * Before create: drops deletion fields, selfLink and (for resources with status) status;
  * runs `prepareForCreate`; assigns uid, creationTimestamp, generation 1 (only for resources
- * that manage generation; others keep what the client sent, as kube does) and, when `name`
+ * that manage generation, on create or always; others keep what the client sent, as kube
+ * does) and, when `name`
  * is empty and `generateName` set, a generated name. Throws 400 when the body carries a
  * resourceVersion (kube refuses to create such objects).
  */
@@ -88,7 +89,7 @@ function specOf(obj: KubeObject): Record<string, unknown> {
  * Before update: keeps generation, uid (when unset), creationTimestamp, deletionTimestamp
  * and deletionGracePeriodSeconds from `old`; for resources with status, the status of
  * `old`; drops selfLink; runs `prepareForUpdate`; then, for resources that manage
- * generation, bumps it when anything other than metadata and status changed.
+ * generation on every update, bumps it when anything other than metadata and status changed.
  */
 export function prepareObjectForUpdate(obj: KubeObject, old: KubeObject, definition: ResourceDefinition, subresource = ''): void {
   const meta = obj.metadata;
@@ -111,5 +112,5 @@ export function prepareObjectForUpdate(obj: KubeObject, old: KubeObject, definit
   if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
     meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
   }
-  if (definition.managesGeneration && !semanticEqual(specOf(obj), specOf(old))) meta.generation = (oldMeta.generation ?? 0) + 1;
+  if (definition.managesGeneration === true && !semanticEqual(specOf(obj), specOf(old))) meta.generation = (oldMeta.generation ?? 0) + 1;
 }

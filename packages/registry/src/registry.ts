@@ -6,7 +6,7 @@
 import { isAlreadyExists } from '@kapi/machinery';
 import type { Storage } from '@kapi/storage';
 import type { ResourceDefinition } from './definition.js';
-import { builtinDefinitions } from './builtins/index.js';
+import { builtinDefinitions } from './builtin/index.js';
 import { checkNamespaceDeletable } from './namespace-lifecycle.js';
 import type { RestResource } from './rest.js';
 import { createStore } from './store.js';

@@ -7,7 +7,7 @@ import { uniquePrefix } from '@kapi/storage/testing';
 import type { ResourceDefinition } from './definition.js';
 import { createRegistry, type Registry } from './registry.js';
 import { inNamespace, rejectsWithStatus, resource, startFixture, type Fixture } from './testing/registry-fixture.js';
-import { configMaps, namespaces } from './builtins/index.js';
+import { configMaps, namespaces } from './builtin/index.js';
 import { versionConversion } from './store-conversion.js';
 import { createStoreContext } from './store.js';
 import { present, presentShared } from './store-context.js';

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseFieldSelector } from '@kapi/machinery';
 import type { Storage, WatchEvent } from '@kapi/storage';
-import { configMaps } from './builtins/index.js';
+import { configMaps } from './builtin/index.js';
 import { createStore } from './store.js';
 import { withWatchListDefaults } from './store-watch.js';
 import { inNamespace, rejectsWithStatus, resource, startFixture, type Fixture } from './testing/registry-fixture.js';

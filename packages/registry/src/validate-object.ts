@@ -42,7 +42,10 @@ export interface ValidationContext {
 }
 
 function schemaErrors(ctx: ValidationContext, obj: KubeObject): FieldError[] {
-  return validateAgainstSchema(ctx.served !== undefined ? ctx.served(obj) : obj, ctx.schema, '', { definitions: ctx.definitions });
+  return validateAgainstSchema(ctx.served !== undefined ? ctx.served(obj) : obj, ctx.schema, '', {
+    definitions: ctx.definitions,
+    ignoreRequired: ctx.definition.enforceSchemaRequired === false,
+  });
 }
 
 function fail(ctx: ValidationContext, obj: KubeObject, errs: FieldError[]): void {

@@ -13,7 +13,7 @@ import type { KubeObject } from '@kapi/machinery';
 import { createEtcdStorage, type Watch, type WatchEvent } from '@kapi/storage';
 import { startEtcd, uniquePrefix, type TestEtcd } from '@kapi/storage/testing';
 import { createWatchCache, type WatchCache } from '@kapi/watch-cache';
-import { builtinDefinitions } from '../builtins/index.js';
+import { builtinDefinitions } from '../builtin/index.js';
 import { createRegistry, type Registry } from '../registry.js';
 import type { RestResource, Updater } from '../rest.js';
 import { resource } from '../testing/registry-fixture.js';

@@ -8,7 +8,7 @@ import type { KubeObject } from '@kapi/machinery';
 import { isPlainObject } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
 import { dropNulls } from '../drop-nulls.js';
-import { ALL_VERBS } from '../builtins/builtin-strategy.js';
+import { ALL_VERBS } from '../builtin/builtin-strategy.js';
 import { APIEXTENSIONS_GROUP, CLEANUP_FINALIZER, type CustomResourceDefinition } from './crd-types.js';
 import { crdSchema } from './crd-schema.js';
 import { validateApiApproval, validateCrd, validateCrdUpdate, validateNames, validateStoredVersions } from './crd-validation.js';

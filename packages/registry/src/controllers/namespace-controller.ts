@@ -14,7 +14,7 @@
 import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '@kapi/machinery';
 import { isConflict, isNotFound, nowRFC3339 } from '@kapi/machinery';
-import { FINALIZER_KUBERNETES } from '../builtins/namespaces.js';
+import { FINALIZER_KUBERNETES } from '../groups/core/namespaces.js';
 import type { Registry } from '../registry.js';
 import type { DeleteOptions, RestResource } from '../rest.js';
 import { FINALIZER_ORPHAN } from '../store-delete.js';

@@ -8,7 +8,7 @@ import { isStatusError } from '@kapi/machinery';
 import { createEtcdStorage, type EtcdStorage } from '@kapi/storage';
 import { startEtcd, uniquePrefix, type TestEtcd } from '@kapi/storage/testing';
 import { createWatchCache, type WatchCache } from '@kapi/watch-cache';
-import { builtinDefinitions } from '../builtins/index.js';
+import { builtinDefinitions } from '../builtin/index.js';
 import { createRegistry, type Registry } from '../registry.js';
 import type { RestResource } from '../rest.js';
 

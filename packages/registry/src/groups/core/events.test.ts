@@ -2,8 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@kapi/machinery';
 import { parseFieldSelector } from '@kapi/machinery';
-import type { Registry } from './registry.js';
-import { inNamespace, rejectsWithStatus, resource, startFixture, type Fixture } from './testing/registry-fixture.js';
+import type { Registry } from '../../registry.js';
+import { inNamespace, rejectsWithStatus, resource, startFixture, type Fixture } from '../../testing/registry-fixture.js';
 
 function event(name: string, fields: Partial<KubeObject>): KubeObject {
   return { apiVersion: 'v1', kind: 'Event', metadata: { name }, ...fields };

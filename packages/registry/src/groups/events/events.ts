@@ -17,15 +17,15 @@
  * reportingController, source, type), evaluated on the stored core form. Tables: kube's
  * event printer (the same storage answers both groups).
  */
-import type { FieldError, JSONSchemaProps, KubeObject, PrinterColumn } from '@kapi/machinery';
+import type { FieldError, KubeObject, PrinterColumn } from '@kapi/machinery';
 import { fieldInvalid, fieldRequired, goQuote } from '@kapi/machinery';
-import type { FieldGetter, ResourceDefinition, VersionDefinition } from '../definition.js';
-import { OBJECT_REFERENCE } from '../schemas/core-references.js';
-import { CORE_V1, EVENTS_V1, EVENTS_V1BETA1, META_V1, int32, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
-import { ALL_VERBS, builtinStrategy, recordAt, stringAt } from './builtin-strategy.js';
-import { eventColumns } from './event-columns.js';
-import { eventSelectableFields, legacyEventErrors } from './events.js';
-import { semanticEqual } from '../semantic-equal.js';
+import type { FieldGetter, VersionDefinition } from '../../definition.js';
+import type { ResourceOverride } from '../../builtin/override.js';
+import { builtinStrategy, recordAt, stringAt } from '../../builtin/builtin-strategy.js';
+import { schemaOf } from '../../builtin/schemas.js';
+import { eventColumns } from '../core/event-columns.js';
+import { eventSelectableFields, legacyEventErrors } from '../core/events.js';
+import { semanticEqual } from '../../semantic-equal.js';
 
 /** [events.k8s.io name, core v1 name], in the order of kube's events.k8s.io Event struct. */
 const EVENTS_FIELDS: readonly (readonly [string, string])[] = [
@@ -95,53 +95,6 @@ export function coreEventToEventsApi(obj: KubeObject): KubeObject {
 export function eventsApiToCoreEvent(obj: KubeObject): KubeObject {
   return renamed(obj, TO_CORE, CORE_ORDER);
 }
-
-function eventsEventSchema(group: string, version: string, series: string): JSONSchemaProps {
-  return kindSchema(
-    { group, version, kind: 'Event' },
-    'A report of an event somewhere in the cluster (events.k8s.io), for observability rather than state.',
-    {
-      action: string('What action was taken or failed regarding the regarding object, machine-readable; at most 128 characters.'),
-      deprecatedCount: int32('The deprecated field assuring backward compatibility with core.v1 Event type.'),
-      deprecatedFirstTimestamp: ref(`${META_V1}Time`, 'The deprecated field assuring backward compatibility with core.v1 Event type.'),
-      deprecatedLastTimestamp: ref(`${META_V1}Time`, 'The deprecated field assuring backward compatibility with core.v1 Event type.'),
-      deprecatedSource: ref(`${CORE_V1}EventSource`, 'The deprecated field assuring backward compatibility with core.v1 Event type.'),
-      eventTime: ref(`${META_V1}MicroTime`, 'When the event was first observed. Required.'),
-      note: string('A human-readable description of the status of this operation; at most 1kB.'),
-      reason: string('Why the action was taken, in UpperCamelCase; at most 128 characters.'),
-      regarding: ref(OBJECT_REFERENCE, 'The object this event is about (for a kubelet event, usually the pod).'),
-      related: ref(OBJECT_REFERENCE, 'A secondary object for more complex actions, if any.'),
-      reportingController: string('The controller that emitted the event, e.g. kubernetes.io/kubelet. Required for new events.'),
-      reportingInstance: string('The ID of the controller instance, e.g. kubelet-xyzf; at most 128 characters. Required for new events.'),
-      series: ref(series, 'Data about the event series this event represents, or nil for a singleton event.'),
-      type: string('The type of this event: Normal or Warning (new types may come). Required for new events.'),
-    },
-  );
-}
-
-function eventSeriesSchema(): JSONSchemaProps {
-  return {
-    description: 'Data about a series of events: an event that happened many times, with the count and time of the last occurrence.',
-    type: 'object',
-    // kube's OpenAPI marks count and lastObservedTime required; only the v1 validation checks them (validateV1EventSeries).
-    properties: {
-      count: int32('How many occurrences of the event the series has seen since the last heartbeat.'),
-      lastObservedTime: ref(`${META_V1}MicroTime`, 'When the last event of the series was seen.'),
-    },
-  };
-}
-
-export const eventsV1Schema = eventsEventSchema('events.k8s.io', 'v1', `${EVENTS_V1}EventSeries`);
-export const eventsV1beta1Schema = eventsEventSchema('events.k8s.io', 'v1beta1', `${EVENTS_V1BETA1}EventSeries`);
-
-export const eventsApiDefinitions: Record<string, JSONSchemaProps> = {
-  [`${EVENTS_V1}Event`]: eventsV1Schema,
-  [`${EVENTS_V1}EventSeries`]: eventSeriesSchema(),
-  [`${EVENTS_V1}EventList`]: listSchema({ group: 'events.k8s.io', version: 'v1', kind: 'Event' }, `${EVENTS_V1}Event`, 'A list of events.', 'The events.'),
-  [`${EVENTS_V1BETA1}Event`]: eventsV1beta1Schema,
-  [`${EVENTS_V1BETA1}EventSeries`]: eventSeriesSchema(),
-  [`${EVENTS_V1BETA1}EventList`]: listSchema({ group: 'events.k8s.io', version: 'v1beta1', kind: 'Event' }, `${EVENTS_V1BETA1}Event`, 'A list of events.', 'The events.'),
-};
 
 const coreGetter = (field: string): FieldGetter => eventSelectableFields[field]!;
 
@@ -259,8 +212,6 @@ const strategy = builtinStrategy({
 const toCore = (obj: KubeObject) => eventsApiToCoreEvent(obj);
 const fromCore = (obj: KubeObject) => coreEventToEventsApi(obj);
 
-const v1: VersionDefinition = { name: 'v1', served: true, storage: true, schema: eventsV1Schema, fromStorage: fromCore, toStorage: toCore };
-
 /**
  * Deprecated in 1.22, removed from kube's serving in 1.25; kapi (emulating 1.32) still serves
  * it, with kube's deprecation warning, until disabled by --runtime-config.
@@ -269,28 +220,21 @@ const v1beta1: VersionDefinition = {
   name: 'v1beta1',
   served: true,
   storage: false,
-  schema: eventsV1beta1Schema,
+  schema: schemaOf('io.k8s.api.events.v1beta1.Event'),
   deprecated: { deprecatedRelease: '1.22', removedRelease: '1.25', replacement: { group: 'events.k8s.io', version: 'v1', kind: 'Event' } },
   fromStorage: fromCore,
   toStorage: toCore,
 };
 
-export const eventsApi: ResourceDefinition = {
-  group: 'events.k8s.io',
-  kind: 'Event',
-  listKind: 'EventList',
-  plural: 'events',
-  singular: 'event',
-  shortNames: ['ev'],
-  namespaced: true,
-  versions: [v1, v1beta1],
-  verbs: [...ALL_VERBS],
-  storagePrefix: 'events',
-  storageApiVersion: 'v1',
-  omitEmptyCollections: true,
+/**
+ * events.k8s.io Events: every version converts to and from the core v1 storage form; v1 is
+ * the version whose form the storage form answers to (`storage: true`), v1beta1 is kapi's
+ * deprecated extra.
+ */
+export const eventsApiOverride: ResourceOverride = (generated) => ({
+  ...generated,
+  versions: [...generated.versions.map((v) => ({ ...v, storage: v.name === 'v1', fromStorage: fromCore, toStorage: toCore })), v1beta1],
   selectableFields: eventsApiSelectableFields,
-  allowCreateOnUpdate: true,
-  allowUnconditionalUpdate: true,
   printerColumns: eventsApiColumns,
   strategy,
-};
+});

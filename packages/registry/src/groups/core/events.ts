@@ -8,61 +8,15 @@
  * fieldPath}, reason, reportingComponent, source (source.component, else
  * reportingComponent) and type.
  */
-import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
+import type { FieldError, KubeObject } from '@kapi/machinery';
 import { fieldInvalid, fieldRequired, isDNS1123Subdomain, isQualifiedName } from '@kapi/machinery';
-import type { FieldGetter, ResourceDefinition } from '../definition.js';
-import { OBJECT_REFERENCE } from '../schemas/core-references.js';
-import { CORE_V1, META_V1, int32, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
-import { ALL_VERBS, builtinStrategy, stringAt } from './builtin-strategy.js';
+import type { FieldGetter, ResourceDefinition } from '../../definition.js';
+import { builtinStrategy, stringAt } from '../../builtin/builtin-strategy.js';
 import { eventColumns } from './event-columns.js';
-
-const gvk = { group: '', version: 'v1', kind: 'Event' };
 const REPORTING_INSTANCE_LENGTH_LIMIT = 128;
 const ACTION_LENGTH_LIMIT = 128;
 const REASON_LENGTH_LIMIT = 128;
 const NOTE_LENGTH_LIMIT = 1024;
-
-const eventSource: JSONSchemaProps = {
-  description: 'The component that reported an event.',
-  type: 'object',
-  properties: {
-    component: string('The component that generated the event.'),
-    host: string('The node the event was generated on.'),
-  },
-};
-
-const eventSeries: JSONSchemaProps = {
-  description: 'Data about a series of repeated events.',
-  type: 'object',
-  properties: {
-    count: int32('How many times the event has occurred since the series started.'),
-    lastObservedTime: ref(`${META_V1}MicroTime`, 'When the last event of the series was seen.'),
-  },
-};
-
-export const eventSchema: JSONSchemaProps = kindSchema(gvk, 'A report of an event somewhere in the cluster.', {
-  action: string('What action was taken or failed regarding the involved object.'),
-  count: int32('How many times this event has occurred.'),
-  eventTime: ref(`${META_V1}MicroTime`, 'When the event was first observed (new-style events).'),
-  firstTimestamp: ref(`${META_V1}Time`, 'When the event was first recorded.'),
-  involvedObject: ref(OBJECT_REFERENCE, 'The object this event is about.'),
-  lastTimestamp: ref(`${META_V1}Time`, 'When the most recent occurrence of the event was recorded.'),
-  message: string('A human-readable description of the event.'),
-  reason: string('A short, machine-understandable reason for the event, in UpperCamelCase.'),
-  related: ref(OBJECT_REFERENCE, 'A secondary object involved in the event, if any.'),
-  reportingComponent: string('The controller that emitted the event, e.g. kubernetes.io/kubelet.'),
-  reportingInstance: string('The instance of the controller that emitted the event, e.g. kubelet-node-1.'),
-  series: ref(`${CORE_V1}EventSeries`, 'Data about the series this event belongs to, if it is repeated.'),
-  source: ref(`${CORE_V1}EventSource`, 'The component reporting the event.'),
-  type: string('The type of the event: "Normal" or "Warning" (more may come).'),
-});
-
-export const eventDefinitions: Record<string, JSONSchemaProps> = {
-  [`${CORE_V1}Event`]: eventSchema,
-  [`${CORE_V1}EventSource`]: eventSource,
-  [`${CORE_V1}EventSeries`]: eventSeries,
-  [`${CORE_V1}EventList`]: listSchema(gvk, `${CORE_V1}Event`, 'A list of events.', 'The events.'),
-};
 
 const involved = (field: string): FieldGetter => (obj) => stringAt(obj, ['involvedObject', field]);
 
@@ -118,20 +72,9 @@ export function legacyEventErrors(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-export const events: ResourceDefinition = {
-  group: '',
-  kind: 'Event',
-  listKind: 'EventList',
-  plural: 'events',
-  singular: 'event',
-  shortNames: ['ev'],
-  namespaced: true,
-  versions: [{ name: 'v1', served: true, storage: true, schema: eventSchema }],
-  verbs: [...ALL_VERBS],
-  omitEmptyCollections: true,
+/** What core v1 events do beyond the generic built-in store. */
+export const eventBehaviour: Partial<ResourceDefinition> = {
   selectableFields: eventSelectableFields,
-  allowCreateOnUpdate: true,
-  allowUnconditionalUpdate: true,
   printerColumns: eventColumns,
   strategy: builtinStrategy({ validate: legacyEventErrors }),
 };

@@ -10,65 +10,13 @@
  * finalizer through /finalize, which removes the namespace in the same write. The immortal
  * namespaces cannot be deleted (see namespace-lifecycle.ts).
  */
-import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
+import type { FieldError, KubeObject } from '@kapi/machinery';
 import { ageColumn, column, fieldInvalid, isQualifiedName, nameColumn } from '@kapi/machinery';
-import type { ResourceDefinition } from '../definition.js';
-import { CORE_V1, META_V1, array, goType, kindSchema, listSchema, ref, string } from '../schemas/schema-builders.js';
-import { ALL_VERBS, builtinStrategy, recordAt, stringAt } from './builtin-strategy.js';
+import type { ResourceDefinition } from '../../definition.js';
+import { builtinStrategy, recordAt, stringAt } from '../../builtin/builtin-strategy.js';
 
 export const FINALIZER_KUBERNETES = 'kubernetes';
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
-
-const gvk = { group: '', version: 'v1', kind: 'Namespace' };
-
-const namespaceCondition: JSONSchemaProps = {
-  description: 'One observed condition of a namespace.',
-  type: 'object',
-  properties: {
-    lastTransitionTime: ref(`${META_V1}Time`, 'When the condition last changed status.'),
-    message: string('Human-readable details.'),
-    reason: string('A machine-readable reason for the last transition.'),
-    status: goType('v1.ConditionStatus', string('"True", "False" or "Unknown".')),
-    type: goType('v1.NamespaceConditionType', string('The condition type, e.g. NamespaceDeletionDiscoveryFailure.')),
-  },
-};
-
-const namespaceSpec: JSONSchemaProps = {
-  description: 'The desired state of a namespace.',
-  type: 'object',
-  properties: {
-    finalizers: array(goType('v1.FinalizerName', string('')), 'Values that must be cleared before the namespace is removed from storage.', {
-      'x-kubernetes-list-type': 'atomic',
-    }),
-  },
-};
-
-const namespaceStatus: JSONSchemaProps = {
-  description: 'The observed state of a namespace.',
-  type: 'object',
-  properties: {
-    conditions: array(ref(`${CORE_V1}NamespaceCondition`), 'The latest observations of the namespace state.', {
-      'x-kubernetes-list-type': 'map',
-      'x-kubernetes-list-map-keys': ['type'],
-      'x-kubernetes-patch-merge-key': 'type',
-      'x-kubernetes-patch-strategy': 'merge',
-    }),
-    phase: goType('v1.NamespacePhase', string('The lifecycle phase: "Active" or "Terminating".', { enum: ['Active', 'Terminating'] })),
-  },
-};
-
-export const namespaceSchema = kindSchema(gvk, 'A scope for names; most objects live in exactly one namespace.', {
-  spec: ref(`${CORE_V1}NamespaceSpec`, 'The desired state of the namespace.'),
-  status: ref(`${CORE_V1}NamespaceStatus`, 'The observed state of the namespace.'),
-});
-
-export const namespaceDefinitions: Record<string, JSONSchemaProps> = {
-  [`${CORE_V1}Namespace`]: namespaceSchema,
-  [`${CORE_V1}NamespaceSpec`]: namespaceSpec,
-  [`${CORE_V1}NamespaceStatus`]: namespaceStatus,
-  [`${CORE_V1}NamespaceCondition`]: namespaceCondition,
-  [`${CORE_V1}NamespaceList`]: listSchema(gvk, `${CORE_V1}Namespace`, 'A list of namespaces.', 'The namespaces.'),
-};
 
 function ensureSpec(obj: KubeObject): Record<string, unknown> {
   const spec = recordAt(obj, 'spec') ?? {};
@@ -118,22 +66,10 @@ export const namespaceColumns = [
   ageColumn,
 ];
 
-export const namespaces: ResourceDefinition = {
-  group: '',
-  kind: 'Namespace',
-  listKind: 'NamespaceList',
-  plural: 'namespaces',
-  singular: 'namespace',
-  shortNames: ['ns'],
-  namespaced: false,
-  versions: [{ name: 'v1', served: true, storage: true, schema: namespaceSchema }],
-  verbs: [...ALL_VERBS],
-  omitEmptyCollections: true,
-  returnDeletedObject: true,
-  hasStatus: true,
+/** What namespaces do beyond the generic built-in store. */
+export const namespaceBehaviour: Partial<ResourceDefinition> = {
   nameValidation: 'DNS1123Label',
   selectableFields: { 'status.phase': (obj) => stringAt(obj, ['status', 'phase']) },
-  allowUnconditionalUpdate: true,
   printerColumns: namespaceColumns,
   subresources: [
     { name: 'status', verbs: ['get', 'patch', 'update'] },

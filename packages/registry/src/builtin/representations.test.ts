@@ -18,11 +18,18 @@ function resolve(schema: JSONSchemaProps): JSONSchemaProps {
 /** selfLink (deprecated, never set by kapi) is only on the protobuf side. */
 const PROTOBUF_ONLY = new Set(['selfLink']);
 
+/** The JSON fields of a message, inline members' included (their fields are the parent's in JSON). */
+function jsonFields(codec: MessageCodec): Record<string, MessageCodec['fields'][string]> {
+  return Object.assign({}, ...(codec.inline ?? []).map((member) => jsonFields(member.codec)), codec.fields) as Record<string, MessageCodec['fields'][string]>;
+}
+
 function compare(schema: JSONSchemaProps, codec: MessageCodec, path: string, problems: string[]): void {
   const properties = resolve(schema).properties ?? {};
+  const fields = jsonFields(codec);
   for (const [name, property] of Object.entries(properties)) {
-    if (path.split('.').length === 1 && (name === 'apiVersion' || name === 'kind')) continue;
-    const field = codec.fields[name];
+    // TypeMeta (top level and embedded objects such as volumeClaimTemplates) is never on the wire.
+    if ((name === 'apiVersion' || name === 'kind') && properties['apiVersion'] !== undefined && properties['kind'] !== undefined) continue;
+    const field = fields[name];
     if (field === undefined) {
       problems.push(`${path}.${name}: in the schema, not in the protobuf message`);
       continue;
@@ -34,7 +41,7 @@ function compare(schema: JSONSchemaProps, codec: MessageCodec, path: string, pro
       else compare(element, field.nested, `${path}.${name}`, problems);
     }
   }
-  for (const name of Object.keys(codec.fields)) {
+  for (const name of Object.keys(fields)) {
     if (properties[name] === undefined && !PROTOBUF_ONLY.has(name)) problems.push(`${path}.${name}: in the protobuf message, not in the schema`);
   }
 }

@@ -2,8 +2,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject, Status } from '@kapi/machinery';
 import { isStatusError } from '@kapi/machinery';
-import type { Registry } from './registry.js';
-import { inNamespace, rejectsWithStatus, resource, startFixture, type Fixture } from './testing/registry-fixture.js';
+import type { Registry } from '../../registry.js';
+import { builtinDefinitions } from '../../builtin/index.js';
+import { inNamespace, rejectsWithStatus, resource, startFixture, type Fixture } from '../../testing/registry-fixture.js';
 
 const SUBDOMAIN_MSG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
@@ -321,10 +322,10 @@ void describe('generic store over configmaps', () => {
   void it('lookup finds served resources only', () => {
     assert.equal(registry.lookup('', 'v1', 'configmaps')?.definition.kind, 'ConfigMap');
     assert.equal(registry.lookup('coordination.k8s.io', 'v1', 'leases')?.version, 'v1');
-    assert.equal(registry.lookup('', 'v1', 'pods'), undefined);
+    assert.equal(registry.lookup('', 'v1', 'widgets'), undefined);
     assert.equal(registry.lookup('', 'v2', 'configmaps'), undefined);
-    // One per served version: 5 core, leases v1 and v1beta1, events.k8s.io v1 and v1beta1.
-    assert.equal(registry.resources.length, 9);
+    // One per served version of every built-in (leases and events.k8s.io also serve v1beta1).
+    assert.equal(registry.resources.length, builtinDefinitions.reduce((n, d) => n + d.versions.filter((v) => v.served).length, 0));
   });
 
   void it('400 for names that cannot be a path segment', async () => {

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Registry } from './registry.js';
-import { inNamespace, rejectsWithStatus, resource, startFixture, type Fixture } from './testing/registry-fixture.js';
+import type { Registry } from '../../registry.js';
+import { inNamespace, rejectsWithStatus, resource, startFixture, type Fixture } from '../../testing/registry-fixture.js';
 
 void describe('leases and service accounts', () => {
   let fx: Fixture;

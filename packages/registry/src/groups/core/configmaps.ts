@@ -3,28 +3,14 @@
  * config-key rule and may not repeat across the two maps; the whole payload is at most
  * 1 MiB; once `immutable` is true, data, binaryData and immutable itself cannot change.
  */
-import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
+import type { FieldError, KubeObject } from '@kapi/machinery';
 import { ageColumn, base64DecodedLength, column, countOf, fieldForbidden, fieldInvalid, fieldTooLong, nameColumn } from '@kapi/machinery';
-import type { ResourceDefinition } from '../definition.js';
-import { CORE_V1, boolean, byteMap, kindSchema, listSchema, stringMap } from '../schemas/schema-builders.js';
-import { ALL_VERBS, builtinStrategy, recordAt } from './builtin-strategy.js';
+import type { ResourceDefinition } from '../../definition.js';
+import { builtinStrategy, recordAt } from '../../builtin/builtin-strategy.js';
 import { MAX_SECRET_SIZE, isConfigMapKey } from './config-key.js';
-import { semanticEqual } from '../semantic-equal.js';
-
-const gvk = { group: '', version: 'v1', kind: 'ConfigMap' };
+import { semanticEqual } from '../../semantic-equal.js';
 
 export const IMMUTABLE_WHEN_SET = 'field is immutable when `immutable` is set';
-
-export const configMapSchema: JSONSchemaProps = kindSchema(gvk, 'Non-confidential configuration data for pods and other consumers.', {
-  binaryData: byteMap('Binary values by key, base64-encoded in JSON; keys may not also appear in data.'),
-  data: stringMap('UTF-8 values by key; keys may not also appear in binaryData.'),
-  immutable: boolean('If true, data and binaryData can no longer be changed (only metadata can).'),
-});
-
-export const configMapDefinitions: Record<string, JSONSchemaProps> = {
-  [`${CORE_V1}ConfigMap`]: configMapSchema,
-  [`${CORE_V1}ConfigMapList`]: listSchema(gvk, `${CORE_V1}ConfigMap`, 'A list of config maps.', 'The config maps.'),
-};
 
 function entries(obj: KubeObject, field: string): [string, unknown][] {
   return Object.entries(recordAt(obj, field) ?? {});
@@ -73,18 +59,8 @@ export const configMapColumns = [
   ageColumn,
 ];
 
-export const configMaps: ResourceDefinition = {
-  group: '',
-  kind: 'ConfigMap',
-  listKind: 'ConfigMapList',
-  plural: 'configmaps',
-  singular: 'configmap',
-  shortNames: ['cm'],
-  namespaced: true,
-  versions: [{ name: 'v1', served: true, storage: true, schema: configMapSchema }],
-  verbs: [...ALL_VERBS],
-  omitEmptyCollections: true,
-  allowUnconditionalUpdate: true,
+/** What configmaps do beyond the generic built-in store. */
+export const configMapBehaviour: Partial<ResourceDefinition> = {
   printerColumns: configMapColumns,
   strategy: builtinStrategy({
     validate: validateConfigMap,

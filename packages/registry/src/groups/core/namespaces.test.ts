@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '@kapi/machinery';
 import { parseFieldSelector } from '@kapi/machinery';
 import { uniquePrefix } from '@kapi/storage/testing';
-import { createRegistry, SYSTEM_NAMESPACES, type Registry } from './registry.js';
-import { clusterScope, rejectsWithStatus, resource, startFixture, type Fixture } from './testing/registry-fixture.js';
+import { createRegistry, SYSTEM_NAMESPACES, type Registry } from '../../registry.js';
+import { clusterScope, rejectsWithStatus, resource, startFixture, type Fixture } from '../../testing/registry-fixture.js';
 
 void describe('namespaces', () => {
   let fx: Fixture;

@@ -6,7 +6,7 @@
  * `type` is immutable; `immutable: true` freezes data. Well-known types require their keys.
  * Field selector: `type`.
  */
-import type { FieldError, JSONSchemaProps, KubeObject } from '@kapi/machinery';
+import type { FieldError, KubeObject } from '@kapi/machinery';
 import {
   FIELD_IMMUTABLE_ERROR_MSG,
   ageColumn,
@@ -17,27 +17,12 @@ import {
   fieldTooLong,
   nameColumn,
 } from '@kapi/machinery';
-import type { ResourceDefinition } from '../definition.js';
-import { CORE_V1, boolean, byteMap, goType, kindSchema, listSchema, string, stringMap } from '../schemas/schema-builders.js';
-import { ALL_VERBS, builtinStrategy, recordAt, stringAt } from './builtin-strategy.js';
+import type { ResourceDefinition } from '../../definition.js';
+import { builtinStrategy, recordAt, stringAt } from '../../builtin/builtin-strategy.js';
 import { MAX_SECRET_SIZE, isConfigMapKey } from './config-key.js';
 import { validateImmutableData } from './configmaps.js';
 
-const gvk = { group: '', version: 'v1', kind: 'Secret' };
-
 export const SECRET_TYPE_OPAQUE = 'Opaque';
-
-export const secretSchema: JSONSchemaProps = kindSchema(gvk, 'Confidential data (passwords, tokens, keys) of a limited size.', {
-  data: byteMap('Secret values by key, base64-encoded in JSON.'),
-  immutable: boolean('If true, data can no longer be changed (only metadata can).'),
-  stringData: stringMap('Write-only convenience: plain-text values merged into data on write (overriding it); never returned.'),
-  type: goType('v1.SecretType', string('Used to check and process the secret data programmatically, e.g. "Opaque" (default), "kubernetes.io/tls".')),
-});
-
-export const secretDefinitions: Record<string, JSONSchemaProps> = {
-  [`${CORE_V1}Secret`]: secretSchema,
-  [`${CORE_V1}SecretList`]: listSchema(gvk, `${CORE_V1}Secret`, 'A list of secrets.', 'The secrets.'),
-};
 
 /** stringData (already checked by typed decoding: a map of strings, or null) merged into data, base64-encoded. */
 function mergeStringData(obj: KubeObject): void {
@@ -124,18 +109,9 @@ export const secretColumns = [
   ageColumn,
 ];
 
-export const secrets: ResourceDefinition = {
-  group: '',
-  kind: 'Secret',
-  listKind: 'SecretList',
-  plural: 'secrets',
-  singular: 'secret',
-  namespaced: true,
-  versions: [{ name: 'v1', served: true, storage: true, schema: secretSchema }],
-  verbs: [...ALL_VERBS],
-  omitEmptyCollections: true,
+/** What secrets do beyond the generic built-in store. */
+export const secretBehaviour: Partial<ResourceDefinition> = {
   selectableFields: { type: (obj) => stringAt(obj, ['type']) },
-  allowUnconditionalUpdate: true,
   printerColumns: secretColumns,
   strategy: builtinStrategy({
     decode(obj) {

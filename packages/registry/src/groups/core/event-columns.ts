@@ -5,7 +5,7 @@
  */
 import type { KubeObject, PrinterColumn } from '@kapi/machinery';
 import { column, timestampSince } from '@kapi/machinery';
-import { recordAt, stringAt } from './builtin-strategy.js';
+import { recordAt, stringAt } from '../../builtin/builtin-strategy.js';
 
 const text = (obj: KubeObject, path: string[]) => stringAt(obj, path) ?? '';
 const present = (value: unknown) => typeof value === 'string' && value !== '';

@@ -1,0 +1,110 @@
+/**
+ * kapi's own descriptions of the meta/v1 and runtime schemas (kube's are prose and not copied).
+ */
+import type { Descriptions } from './descriptions.js';
+
+export const metaDescriptions: Descriptions = {
+  'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions': {
+    '': 'Options for a delete request.',
+    apiVersion: 'API version of this representation.',
+    dryRun: 'If "All", run every stage of the request without persisting anything.',
+    gracePeriodSeconds: 'Seconds before the object is deleted; zero means immediately.',
+    ignoreStoreReadErrorWithClusterBreakingPotential: 'Delete an object that cannot be read from storage; dangerous.',
+    kind: 'Kind of this representation.',
+    orphanDependents: 'Deprecated: use propagationPolicy.',
+    preconditions: 'Must hold before the deletion happens.',
+    propagationPolicy: 'How dependents are garbage collected: "Orphan", "Background" or "Foreground".',
+  },
+  'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1': {
+    '': 'A set of field paths in the FieldsV1 encoding: a nested object whose keys name fields (f:), map-list items (k:), set items (v:) or list positions (i:).',
+  },
+  'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta': {
+    '': 'Metadata of list responses.',
+    continue: 'Set when more items are available; pass it back to read the next page.',
+    remainingItemCount: 'How many items follow this page, when the server knows.',
+    resourceVersion: 'The revision the list was read at.',
+    selfLink: 'Deprecated and not set by the server.',
+  },
+  'io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry': {
+    '': 'Which fields one manager owns, as recorded by server-side apply and update tracking.',
+    apiVersion: 'The version of the object the field set is expressed in.',
+    fieldsType: 'The encoding of the field set; only "FieldsV1" exists.',
+    fieldsV1: 'The field set, in the FieldsV1 encoding.',
+    manager: 'The name of the workflow that manages these fields.',
+    operation: 'The kind of request that produced this entry: "Apply" or "Update".',
+    subresource: 'The subresource the fields were written through ("" for the main resource).',
+    time: 'When the fields were last changed by this manager.',
+  },
+  'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime': {
+    '': 'A timestamp in RFC 3339 form with microsecond precision (e.g. 2024-01-02T03:04:05.000006Z).',
+  },
+  'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta': {
+    '': 'Metadata every persisted object carries.',
+    annotations: 'Unstructured key/value data stored with the object for tools and libraries; not queryable.',
+    creationTimestamp: 'When the server created the object. Set by the system; read-only.',
+    deletionGracePeriodSeconds: 'Seconds the object is allowed to terminate gracefully before removal. Set by the system.',
+    deletionTimestamp: 'When deletion was requested; set by the server, the object is removed once its finalizers are gone.',
+    finalizers: 'Entries that must be removed before the object is deleted from storage.',
+    generateName: 'A prefix the server uses to generate a unique name when `name` is empty.',
+    generation: 'A sequence number for a specific generation of the desired state. Set by the system; read-only.',
+    labels: 'Key/value pairs used to organize and select objects.',
+    managedFields: 'The field sets owned by each manager, maintained by the server.',
+    name: 'Unique name within a namespace; required when creating unless generateName is used; cannot be updated.',
+    namespace: 'The namespace the name is unique in; empty for cluster-scoped objects.',
+    ownerReferences: 'Objects this object depends on.',
+    resourceVersion: 'An opaque value that changes whenever the object changes; used for optimistic concurrency, watches and reads.',
+    selfLink: 'Deprecated and not set by the server.',
+    uid: 'Unique in time and space; set by the server on create; read-only.',
+  },
+  'io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference': {
+    '': 'Points at an object that owns this one; the garbage collector removes dependents of deleted owners. All four identifying fields are required (checked by metadata validation).',
+    apiVersion: 'API version of the owner.',
+    blockOwnerDeletion: 'If true, the owner cannot be deleted in the foreground until this reference is removed.',
+    controller: 'If true, this owner is the managing controller; at most one reference may say so.',
+    kind: 'Kind of the owner.',
+    name: 'Name of the owner.',
+    uid: 'UID of the owner.',
+  },
+  'io.k8s.apimachinery.pkg.apis.meta.v1.Preconditions': {
+    '': 'Conditions that must hold before a delete is carried out.',
+    resourceVersion: 'The object must have this resourceVersion.',
+    uid: 'The object must have this UID.',
+  },
+  'io.k8s.apimachinery.pkg.apis.meta.v1.Status': {
+    '': 'The result of a call that does not return an object, and every error.',
+    apiVersion: 'API version of this representation.',
+    code: 'The HTTP status code.',
+    details: 'Extended data associated with the reason.',
+    kind: 'Kind of this representation.',
+    message: 'A human-readable description of the result.',
+    metadata: 'Standard list metadata.',
+    reason: 'A machine-readable description of why the call failed.',
+    status: '"Success" or "Failure".',
+  },
+  'io.k8s.apimachinery.pkg.apis.meta.v1.StatusCause': {
+    '': 'One reason behind a failed request.',
+    field: 'The field the cause refers to, in JSON path form (e.g. spec.containers[0].name).',
+    message: 'A human-readable description of the cause.',
+    reason: 'A machine-readable description of the cause.',
+  },
+  'io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails': {
+    '': 'Extra data about a failure that clients may act on.',
+    causes: 'The individual causes of the failure.',
+    group: 'The group of the resource involved.',
+    kind: 'The kind (or, for many errors, the resource) involved.',
+    name: 'The name of the object involved.',
+    retryAfterSeconds: 'Seconds to wait before retrying, when a retry may succeed.',
+    uid: 'The UID of the object involved.',
+  },
+  'io.k8s.apimachinery.pkg.apis.meta.v1.Time': {
+    '': 'A timestamp in RFC 3339 form with second precision, in UTC (e.g. 2024-01-02T03:04:05Z).',
+  },
+  'io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent': {
+    '': 'One event of a watch stream.',
+    object: 'The object the event is about (or a Status for ERROR events).',
+    type: 'ADDED, MODIFIED, DELETED, BOOKMARK or ERROR.',
+  },
+  'io.k8s.apimachinery.pkg.runtime.RawExtension': {
+    '': 'An embedded object of any kind.',
+  },
+};
