@@ -75,7 +75,7 @@ void describe('discovery, OpenAPI and /version', () => {
       assert.equal(versions[0]!['freshness'], 'Current');
       const cm = (versions[0]!['resources'] as Record<string, unknown>[]).find((r) => r['resource'] === 'configmaps');
       assert.deepEqual(cm, {
-        resource: 'configmaps', responseKind: { group: '', version: 'v1', kind: 'ConfigMap' }, scope: 'Namespaced', singularResource: 'configmap',
+        resource: 'configmaps', responseKind: { group: '', version: '', kind: 'ConfigMap' }, scope: 'Namespaced', singularResource: 'configmap',
         verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['cm'],
       });
 

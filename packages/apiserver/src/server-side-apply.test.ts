@@ -216,8 +216,8 @@ void describe('subresources: namespaces/status and namespaces/finalize', () => {
     const items = aggregated.json['items'] as { versions: { resources: { resource: string; subresources?: unknown[] }[] }[] }[];
     const ns = items[0]!.versions[0]!.resources.find((r) => r.resource === 'namespaces')!;
     assert.deepEqual(ns.subresources, [
-      { subresource: 'finalize', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, verbs: ['update'] },
-      { subresource: 'status', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, verbs: ['get', 'patch', 'update'] },
+      { subresource: 'finalize', responseKind: { group: '', version: '', kind: 'Namespace' }, verbs: ['update'] },
+      { subresource: 'status', responseKind: { group: '', version: '', kind: 'Namespace' }, verbs: ['get', 'patch', 'update'] },
     ]);
   });
 

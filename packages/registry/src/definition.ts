@@ -173,6 +173,12 @@ export interface ResourceDefinition {
    * without `involvedObject`, which its OpenAPI lists as required).
    */
   enforceSchemaRequired?: boolean;
+  /**
+   * How aggregated discovery writes `responseKind`: `omitOwn` leaves group and version empty
+   * when they are the resource's own (kube's built-in resources), `always` writes them
+   * (custom resources: kube's apiextensions discovery does). Default `always`.
+   */
+  responseKindGroupVersion?: 'omitOwn' | 'always';
   /** PUT may create an object that does not exist. */
   allowCreateOnUpdate?: boolean;
   /** PUT without metadata.resourceVersion is allowed. */

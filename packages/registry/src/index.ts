@@ -28,7 +28,9 @@ export type {
 export {
   builtinDefinitions,
   builtinDefinition,
+  builtinGroupOrder,
   NOT_SERVED,
+  SUBRESOURCES_NOT_SERVED,
   definitions,
   namespaces,
   configMaps,

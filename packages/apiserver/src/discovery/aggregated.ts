@@ -4,7 +4,7 @@
  * header, with an ETag.
  */
 import type { ApiGroup } from './api-groups.js';
-import { resourceVerbs, subresourceVerbs } from './api-groups.js';
+import { resourceVerbs, subresourceKind, subresourceVerbs } from './api-groups.js';
 import type { MediaRange } from '../http/negotiation.js';
 
 export type AggregatedVersion = 'v2' | 'v2beta1';
@@ -40,9 +40,10 @@ function groupItem(group: ApiGroup): Record<string, unknown> {
       resources: gv.resources
         .map((r) => {
           const d = r.definition;
+          const own = d.responseKindGroupVersion === 'omitOwn' ? { group: '', version: '' } : { group: d.group, version: r.version };
           return {
             resource: d.plural,
-            responseKind: { group: d.group, version: r.version, kind: d.kind },
+            responseKind: { ...own, kind: d.kind },
             scope: d.namespaced ? 'Namespaced' : 'Cluster',
             singularResource: d.singular,
             verbs: resourceVerbs(r),
@@ -52,7 +53,7 @@ function groupItem(group: ApiGroup): Record<string, unknown> {
               ? {
                   subresources: subresourceVerbs(r).map((sub) => ({
                     subresource: sub.name,
-                    responseKind: { group: d.group, version: r.version, kind: d.kind },
+                    responseKind: subresourceKind(sub.name) ?? { ...own, kind: d.kind },
                     verbs: sub.verbs,
                   })),
                 }

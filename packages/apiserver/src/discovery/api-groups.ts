@@ -4,6 +4,7 @@
  * support. Derived from the registry's resources; recomputed when they change.
  */
 import type { RestResource } from '@kapi/registry';
+import { builtinGroupOrder } from '@kapi/registry';
 import { createHash } from 'node:crypto';
 
 export interface GroupVersionResources {
@@ -37,6 +38,11 @@ export function resourceVerbs(resource: RestResource): string[] {
   if (resource.updater) verbs.push('update');
   if ((resource as MaybeWatchable).watcher !== undefined) verbs.push('watch');
   return verbs;
+}
+
+/** The kind of a subresource that is not its resource's: `scale` speaks autoscaling/v1 Scale (built-ins and custom resources alike). */
+export function subresourceKind(name: string): { group: string; version: string; kind: string } | undefined {
+  return name === 'scale' ? { group: 'autoscaling', version: 'v1', kind: 'Scale' } : undefined;
 }
 
 /** Each subresource with the verbs its roles serve (get, patch, update), by name. */
@@ -78,7 +84,21 @@ export function compareKubeVersions(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Groups the resources: the core group ("") first, then named groups by name. */
+const BUILTIN_ORDER = new Map(builtinGroupOrder.map((group, i) => [group, i]));
+
+/**
+ * kube's group order: the built-in groups by their priority (the order kube-apiserver 1.32
+ * lists them in), then other groups (custom resources, whose APIServices all get the same
+ * lower priority) by name.
+ */
+function compareGroups(a: string, b: string): number {
+  const ia = BUILTIN_ORDER.get(a) ?? Number.MAX_SAFE_INTEGER;
+  const ib = BUILTIN_ORDER.get(b) ?? Number.MAX_SAFE_INTEGER;
+  if (ia !== ib) return ia - ib;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Groups the resources: the core group ("") first, then named groups in kube's order. */
 export function groupResources(resources: readonly RestResource[]): ApiGroup[] {
   const byGroup = new Map<string, Map<string, RestResource[]>>();
   for (const resource of resources) {
@@ -90,7 +110,7 @@ export function groupResources(resources: readonly RestResource[]): ApiGroup[] {
     list.push(resource);
   }
   const groups: ApiGroup[] = [];
-  for (const name of [...byGroup.keys()].sort()) {
+  for (const name of [...byGroup.keys()].sort(compareGroups)) {
     const versions = byGroup.get(name)!;
     groups.push({
       name,

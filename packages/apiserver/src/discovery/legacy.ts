@@ -5,7 +5,7 @@
 import type { ApiGroup, GroupVersionResources } from './api-groups.js';
 import type { ResourceDefinition } from '@kapi/registry';
 import { storageApiVersionOf } from '@kapi/registry';
-import { resourceVerbs, storageVersionHash, subresourceVerbs } from './api-groups.js';
+import { resourceVerbs, storageVersionHash, subresourceKind, subresourceVerbs } from './api-groups.js';
 
 /** kube's storageVersionHash is the storage version's (the same in every served version; core v1 for events.k8s.io). */
 function storageHash(d: ResourceDefinition): string {
@@ -55,7 +55,12 @@ export function apiResourceList(gv: GroupVersionResources): Record<string, unkno
         storageVersionHash: storageHash(d),
       };
       // Subresources follow their resource as `<plural>/<sub>`, with no singular name.
-      const subs = subresourceVerbs(r).map((sub) => ({ name: `${d.plural}/${sub.name}`, singularName: '', namespaced: d.namespaced, kind: d.kind, verbs: sub.verbs }));
+      // A subresource of another kind names its group and version (kube's APIResource.group/version).
+      const subs = subresourceVerbs(r).map((sub) => {
+        const other = subresourceKind(sub.name);
+        const kind = other === undefined ? { kind: d.kind } : { group: other.group, version: other.version, kind: other.kind };
+        return { name: `${d.plural}/${sub.name}`, singularName: '', namespaced: d.namespaced, ...kind, verbs: sub.verbs };
+      });
       return [main, ...subs];
     })
     .filter((r) => r.verbs.length > 0);

@@ -52,6 +52,8 @@ export const customResourceDefinitions: ResourceDefinition = {
   subresources: [{ name: 'status', verbs: ['get', 'update', 'patch'] }],
   managesGeneration: true,
   allowUnconditionalUpdate: true,
+  // A built-in of kube-apiserver: discovery leaves its own group and version out of responseKind.
+  responseKindGroupVersion: 'omitOwn',
   strategy: {
     decode(obj) {
       dropNulls(obj);

@@ -61,6 +61,7 @@ export function catalogDefinition(group: CatalogGroup, plural: string): Resource
     ...(subresources.length > 0 ? { subresources } : {}),
     omitEmptyCollections: true,
     enforceSchemaRequired: false,
+    responseKindGroupVersion: 'omitOwn',
     allowCreateOnUpdate: r.strategy.allowCreateOnUpdate,
     allowUnconditionalUpdate: r.strategy.allowUnconditionalUpdate,
     returnDeletedObject: r.strategy.returnDeletedObject,

@@ -1,7 +1,7 @@
 /** The built-in resources kapi serves and the named schemas they reference. */
 import { builtinDefinition } from './served.js';
 
-export { builtinDefinitions, builtinDefinition, NOT_SERVED } from './served.js';
+export { builtinDefinitions, builtinDefinition, builtinGroupOrder, NOT_SERVED, SUBRESOURCES_NOT_SERVED } from './served.js';
 export { definitions, OBJECT_META, META_V1 } from './schemas.js';
 
 export const namespaces = builtinDefinition('', 'namespaces');

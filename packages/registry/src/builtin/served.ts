@@ -36,7 +36,33 @@ export const NOT_SERVED: Readonly<Record<string, string>> = {
   'authorization.k8s.io/selfsubjectaccessreviews': 'the review APIs belong to authentication and authorization (issue 18)',
   'authorization.k8s.io/selfsubjectrulesreviews': 'the review APIs belong to authentication and authorization (issue 18)',
   'authorization.k8s.io/subjectaccessreviews': 'the review APIs belong to authentication and authorization (issue 18)',
-  'apiextensions.k8s.io/customresourcedefinitions': 'served by apiextensions/ (kapi\'s CRD definition, strategy and controller)',
+};
+
+/** Catalogue resources served, but not from this table: apiextensions/ has kapi's CRD definition, strategy and controller. */
+export const SERVED_ELSEWHERE: ReadonlySet<string> = new Set(['apiextensions.k8s.io/customresourcedefinitions']);
+
+/**
+ * Catalogue subresources (`<group>/<plural>/<subresource>`) kapi does not serve yet: each
+ * needs a component of its own (the generic store serves `status`; groups add others, such
+ * as namespaces' `finalize`). Requests for them answer 404 until a later slice adds them.
+ */
+export const SUBRESOURCES_NOT_SERVED: Readonly<Record<string, string>> = {
+  '/pods/binding': 'assigns the pod to a node (the scheduler\'s write)',
+  '/pods/eviction': 'a disruption-budget-checked delete',
+  '/pods/log': 'streams a container\'s log from its kubelet',
+  '/pods/exec': 'a stream to the kubelet',
+  '/pods/attach': 'a stream to the kubelet',
+  '/pods/portforward': 'a stream to the kubelet',
+  '/pods/proxy': 'proxies to the pod',
+  '/pods/ephemeralcontainers': 'writes spec.ephemeralContainers with its own validation',
+  '/nodes/proxy': 'proxies to the kubelet',
+  '/services/proxy': 'proxies to the service\'s endpoints',
+  '/serviceaccounts/token': 'issues a signed token (TokenRequest)',
+  '/replicationcontrollers/scale': 'the autoscaling/v1 Scale view of spec.replicas',
+  'apps/deployments/scale': 'the autoscaling/v1 Scale view of spec.replicas',
+  'apps/replicasets/scale': 'the autoscaling/v1 Scale view of spec.replicas',
+  'apps/statefulsets/scale': 'the autoscaling/v1 Scale view of spec.replicas',
+  'certificates.k8s.io/certificatesigningrequests/approval': 'approves or denies a request (conditions only)',
 };
 
 function build(): ResourceDefinition[] {
@@ -44,7 +70,7 @@ function build(): ResourceDefinition[] {
   for (const group of servedGroups()) {
     const plurals = [...new Set(group.versions.flatMap((v) => v.resources.map((r) => r.resource)))];
     for (const plural of plurals) {
-      if (NOT_SERVED[`${group.group}/${plural}`] !== undefined) continue;
+      if (NOT_SERVED[`${group.group}/${plural}`] !== undefined || SERVED_ELSEWHERE.has(`${group.group}/${plural}`)) continue;
       const full = catalogDefinition(group, plural);
       const versions = full.versions.filter((v) => NOT_SERVED[`${group.group}/${v.name}/${plural}`] === undefined);
       const generated = versions.length === full.versions.length ? full : { ...full, versions };
@@ -57,6 +83,9 @@ function build(): ResourceDefinition[] {
 
 /** Every built-in resource kapi serves, in kube's discovery order. */
 export const builtinDefinitions: readonly ResourceDefinition[] = build();
+
+/** The built-in groups in kube's discovery order (the core group first); other groups (custom resources) follow them. */
+export const builtinGroupOrder: readonly string[] = servedGroups().map((g) => g.group);
 
 /** The built-in definition of group/plural. Throws when kapi does not serve it (a programming error). */
 export function builtinDefinition(group: string, plural: string): ResourceDefinition {
