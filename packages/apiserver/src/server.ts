@@ -315,7 +315,13 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       if (status.code >= 500 && status.reason === 'InternalError') logger.error(`${method} ${req.url}: unexpected error`, err);
       // The rest of an oversized body is not read: close the connection instead.
       if (status.code === 413 && !res.headersSent) res.setHeader('Connection', 'close');
-      writeError(res, status, outputForErrors(req.headers.accept, info?.isResourceRequest === true), state.warnings);
+      try {
+        writeError(res, status, outputForErrors(req.headers.accept, info?.isResourceRequest === true), state.warnings);
+      } catch (writeErr) {
+        // A response that cannot be written (Node refused a header) must not end the process.
+        logger.error(`${method} ${req.url}: could not write the error response`, writeErr);
+        res.destroy();
+      }
     };
     const finish = () => {
       if (finished) return;
