@@ -17,8 +17,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// typedResource lists and gets one resource of kapi with a typed client. list returns the
-// page's item count and continue token; get decodes one object.
+// typedResource lists one resource of kapi a page at a time and gets one object of it, both
+// with a typed client (for a custom resource, the dynamic client).
 type typedResource struct {
 	gvr schema.GroupVersionResource
 	// custom: a CRD's version, which may not be served (yet, or any more) when listed.
