@@ -4,6 +4,7 @@
  * silently (the report prints every class with its count). When a fix merges, delete its row:
  * the suite then fails if the bug is still there.
  */
+import { METHODS } from 'node:http';
 import type { Finding, InvariantId } from './invariants.js';
 import { statusOf } from './invariants.js';
 import type { FuzzRequest } from './requests.js';
@@ -78,6 +79,12 @@ export const KNOWN_OPEN: readonly KnownOpenClass[] = [
     description: 'a continue token with an absurd resourceVersion waits and answers 504 instead of 400/410',
     invariants: ['server-error'],
     matches: (f) => f.request !== undefined && queryValue(f.request.path, 'continue') !== undefined && f.response?.status === 504,
+  },
+  {
+    id: 'node-unknown-method-reused-connection',
+    description: 'a method Node\'s parser does not know (FUZZ, PROPFIND is known) on a reused keep-alive connection, sent just after the previous response, is dropped without an answer (Node writes its 400 only when no response is still finishing on the socket; kube answers 404/405)',
+    invariants: ['no-response'],
+    matches: (f) => f.request !== undefined && !METHODS.includes(f.request.method) && f.response?.previousOnConnection !== undefined,
   },
   {
     id: 'metric-label-cardinality',

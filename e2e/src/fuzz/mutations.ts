@@ -11,20 +11,57 @@ import { oddValue } from './values.js';
 export interface Mutation {
   /** Child indexes of the walk (taken modulo the number of children at each level). */
   readonly walk: readonly number[];
-  readonly op: 'replace' | 'remove' | 'add-unknown' | 'rename-case' | 'duplicate-key';
+  readonly op: 'replace' | 'remove' | 'add-unknown' | 'rename-case' | 'duplicate-key' | 'set-field';
   readonly value: { label: string; value: unknown };
+  /** For set-field: a typed field of some kind (numbers, timestamps, booleans), created if missing. */
+  readonly field: readonly string[];
 }
+
+/** Typed fields of the kinds served (int32, int64, timestamps, micro timestamps, booleans, byte data), where a wrong value must be refused. */
+const TYPED_FIELDS: readonly (readonly string[])[] = [
+  ['metadata', 'generation'],
+  ['metadata', 'creationTimestamp'],
+  ['metadata', 'deletionTimestamp'],
+  ['metadata', 'deletionGracePeriodSeconds'],
+  ['metadata', 'resourceVersion'],
+  ['metadata', 'uid'],
+  ['metadata', 'ownerReferences'],
+  ['spec', 'leaseDurationSeconds'],
+  ['spec', 'leaseTransitions'],
+  ['spec', 'acquireTime'],
+  ['spec', 'renewTime'],
+  ['spec', 'size'],
+  ['spec', 'replicas'],
+  ['spec', 'at'],
+  ['spec', 'ratio'],
+  ['spec', 'quantity'],
+  ['status', 'replicas'],
+  ['count'],
+  ['firstTimestamp'],
+  ['lastTimestamp'],
+  ['eventTime'],
+  ['deprecatedCount'],
+  ['deprecatedFirstTimestamp'],
+  ['series', 'count'],
+  ['series', 'lastObservedTime'],
+  ['immutable'],
+  ['automountServiceAccountToken'],
+  ['binaryData', 'b'],
+  ['data', 'k'],
+];
 
 export const mutation: fc.Arbitrary<Mutation> = fc.record({
   walk: fc.array(fc.nat(50), { minLength: 0, maxLength: 5 }),
-  op: fc.constantFrom('replace', 'replace', 'replace', 'remove', 'add-unknown', 'rename-case', 'duplicate-key'),
+  op: fc.constantFrom('replace', 'replace', 'replace', 'remove', 'add-unknown', 'rename-case', 'duplicate-key', 'set-field', 'set-field', 'set-field'),
   value: oddValue,
+  field: fc.constantFrom(...TYPED_FIELDS),
 });
 
 export const mutations = fc.array(mutation, { minLength: 1, maxLength: 3 });
 
 /** A label for the shape report, e.g. `replace:odd-number`. */
 export function mutationLabel(m: Mutation): string {
+  if (m.op === 'set-field') return `set-field:${m.value.label}`;
   return m.op === 'remove' || m.op === 'rename-case' ? m.op : `${m.op}:${m.value.label}`;
 }
 
@@ -41,6 +78,15 @@ function keysOf(c: Container): (string | number)[] {
 /** Applies `m` to `root` in place (root must be a fresh copy); returns the root (replaced when the walk is empty). */
 export function applyMutation(root: unknown, m: Mutation): unknown {
   if (!isContainer(root)) return m.op === 'replace' ? m.value.value : root;
+  if (m.op === 'set-field') {
+    let node = root as Record<string, unknown>;
+    for (const key of m.field.slice(0, -1)) {
+      if (!isContainer(node[key]) || Array.isArray(node[key])) node[key] = {};
+      node = node[key] as Record<string, unknown>;
+    }
+    node[m.field.at(-1)!] = m.value.value;
+    return root;
+  }
   let parent: Container = root;
   let key: string | number | undefined;
   for (const step of m.walk) {
