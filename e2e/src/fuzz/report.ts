@@ -37,6 +37,14 @@ export function formatSummary(s: FuzzSummary, seed: number, streams: number): st
     'shapes seen:',
     ...s.shapes.lines().map((l) => `  ${l}`),
   ];
+  if (s.knownExamples.size > 0) {
+    lines.push('known open classes seen (the first finding of each):');
+    let n = 0;
+    for (const [id, example] of s.knownExamples) {
+      lines.push(`- ${id}`);
+      lines.push(describeViolation(example, ++n));
+    }
+  }
   if (bySignature.size > 0) {
     lines.push('violations by class (count, then the first of each):');
     let n = 0;

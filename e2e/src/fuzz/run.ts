@@ -47,6 +47,8 @@ export interface FuzzSummary {
   readonly seconds: number;
   readonly violations: readonly Recorded[];
   readonly known: ReadonlyMap<string, number>;
+  /** The first finding each known-open class absorbed (for the report). */
+  readonly knownExamples: ReadonlyMap<string, Recorded>;
   readonly probe: ProbeReport;
   readonly typedChecks: number;
   readonly storedObjects: number;
@@ -113,6 +115,7 @@ async function fuzzAgainst(cluster: TestCluster, typedBinary: string, options: F
 
   const violations: Recorded[] = [];
   const known = new Map<string, number>(KNOWN_OPEN.map((k) => [k.id, 0]));
+  const knownExamples = new Map<string, Recorded>();
   const shapes = new ShapeCounts();
   const lastWriter = new Map<string, { request: FuzzRequest; replay: Replay }>();
   const recent: InFlight[] = [];
@@ -128,6 +131,7 @@ async function fuzzAgainst(cluster: TestCluster, typedBinary: string, options: F
     const cls = knownOpenClass(finding);
     if (cls) {
       known.set(cls.id, (known.get(cls.id) ?? 0) + 1);
+      if (!knownExamples.has(cls.id)) knownExamples.set(cls.id, { finding, ...(replay ? { replay } : {}) });
       return;
     }
     violations.push({ finding, ...(replay ? { replay } : {}) });
@@ -261,5 +265,5 @@ async function fuzzAgainst(cluster: TestCluster, typedBinary: string, options: F
   judgeProbes(probeReport);
   sender.close();
   trusted.close();
-  return { requests, seconds, violations, known, probe: probeReport, typedChecks, storedObjects, shapes, restarts };
+  return { requests, seconds, violations, known, knownExamples, probe: probeReport, typedChecks, storedObjects, shapes, restarts };
 }
