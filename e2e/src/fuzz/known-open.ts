@@ -87,6 +87,12 @@ export const KNOWN_OPEN: readonly KnownOpenClass[] = [
     matches: (f) => f.request !== undefined && !METHODS.includes(f.request.method) && f.response?.previousOnConnection !== undefined,
   },
   {
+    id: 'hang-up-while-waiting-for-resource-version',
+    description: 'found by this suite, not explained yet: a GET waiting for a resourceVersion ahead of the store (kube waits 3 s, then 504) on a reused keep-alive connection sometimes ends in "socket hang up" — the server closes the connection without an answer (4 times in ~150,000 requests, not reproduced alone)',
+    invariants: ['no-response'],
+    matches: (f) => f.response?.error === 'socket hang up' && f.request?.method === 'GET' && /^\d{11,}$/.test(queryValue(f.request.path, 'resourceVersion') ?? ''),
+  },
+  {
     id: 'metric-label-cardinality',
     description: 'bogus paths each add series to the request metrics',
     invariants: ['metrics-cardinality'],
