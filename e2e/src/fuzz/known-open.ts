@@ -20,8 +20,6 @@ export interface KnownOpenClass {
   matches(finding: Finding): boolean;
 }
 
-const MiB = 1024 * 1024;
-
 const contentType = (req: FuzzRequest) => (req.headers['content-type'] ?? '').toLowerCase();
 const isYaml = (req: FuzzRequest) => contentType(req).includes('yaml');
 
@@ -69,18 +67,6 @@ export const KNOWN_OPEN: readonly KnownOpenClass[] = [
     matches: (f) => /cannot unmarshal number|of type u?int(32|64)|parsing time|cannot parse|into Go (struct field|value) .* of type (int|metav1\.Time|v1\.Time|v1\.MicroTime)/.test(f.detail),
   },
   {
-    id: 'oversize-object',
-    description: 'objects over 1 MiB of data or over etcd\'s request size answer 500 and drop the etcd client',
-    invariants: ['server-error', 'no-response'],
-    matches: (f) => blamed(f).some((r) => (r.body?.length ?? 0) > MiB),
-  },
-  {
-    id: 'continue-absurd-resource-version',
-    description: 'a continue token with an absurd resourceVersion waits and answers 504 instead of 400/410',
-    invariants: ['server-error'],
-    matches: (f) => f.request !== undefined && queryValue(f.request.path, 'continue') !== undefined && f.response?.status === 504,
-  },
-  {
     id: 'node-unknown-method-reused-connection',
     description: 'a method Node\'s parser does not know (FUZZ, PROPFIND is known) on a reused keep-alive connection, sent just after the previous response, is dropped without an answer (Node writes its 400 only when no response is still finishing on the socket; kube answers 404/405)',
     invariants: ['no-response'],
@@ -93,26 +79,8 @@ export const KNOWN_OPEN: readonly KnownOpenClass[] = [
     matches: (f) => f.response?.error === 'socket hang up' && f.request?.method === 'GET' && /^\d{11,}$/.test(queryValue(f.request.path, 'resourceVersion') ?? ''),
   },
   {
-    id: 'metric-label-cardinality',
-    description: 'bogus paths each add series to the request metrics',
-    invariants: ['metrics-cardinality'],
-    matches: () => true,
-  },
-  {
     id: 'yaml-strict-duplicate-keys',
     description: 'YAML duplicate keys on create/update are not rejected under fieldValidation=Strict (no invariant here observes it: an accepted body is not a failure of the invariants above)',
-    invariants: [],
-    matches: () => false,
-  },
-  {
-    id: 'idle-sockets',
-    description: 'idle or half-sent connections are held open (not exercised: the fuzzer always sends whole requests)',
-    invariants: [],
-    matches: () => false,
-  },
-  {
-    id: 'watch-garbage-value',
-    description: '`watch=abc` is accepted (no invariant here observes it: the answer is a watch or a list, neither breaks an invariant)',
     invariants: [],
     matches: () => false,
   },
