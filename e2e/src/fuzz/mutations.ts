@@ -77,14 +77,17 @@ function keysOf(c: Container): (string | number)[] {
 
 /** Applies `m` to `root` in place (root must be a fresh copy); returns the root (replaced when the walk is empty). */
 export function applyMutation(root: unknown, m: Mutation): unknown {
-  if (!isContainer(root)) return m.op === 'replace' ? m.value.value : root;
+  // A fresh copy: generated values may be shared between runs (constantFrom), and a later
+  // mutation may change what this one inserts (it must not change the arbitrary's constant).
+  const value = copy(m.value.value);
+  if (!isContainer(root)) return m.op === 'replace' ? value : root;
   if (m.op === 'set-field') {
     let node = root as Record<string, unknown>;
     for (const key of m.field.slice(0, -1)) {
       if (!isContainer(node[key]) || Array.isArray(node[key])) node[key] = {};
       node = node[key] as Record<string, unknown>;
     }
-    node[m.field.at(-1)!] = m.value.value;
+    node[m.field.at(-1)!] = value;
     return root;
   }
   let parent: Container = root;
@@ -104,15 +107,15 @@ export function applyMutation(root: unknown, m: Mutation): unknown {
   const record = parent as Record<string | number, unknown>;
   switch (m.op) {
     case 'replace':
-      record[key] = m.value.value;
+      record[key] = value;
       break;
     case 'remove':
       if (Array.isArray(parent) && typeof key === 'number') parent.splice(key, 1);
       else delete record[key];
       break;
     case 'add-unknown':
-      if (!Array.isArray(parent)) record[`fuzzUnknown${String(key)}`] = m.value.value;
-      else parent.push(m.value.value);
+      if (!Array.isArray(parent)) record[`fuzzUnknown${String(key)}`] = value;
+      else parent.push(value);
       break;
     case 'rename-case':
       if (!Array.isArray(parent) && typeof key === 'string') {
@@ -125,7 +128,7 @@ export function applyMutation(root: unknown, m: Mutation): unknown {
       if (Array.isArray(parent) || typeof key !== 'string') break;
       const entries: [string, unknown][] = Object.entries(record);
       const at = entries.findIndex(([k]) => k === key);
-      entries.splice(at + 1, 0, [key, m.value.value]);
+      entries.splice(at + 1, 0, [key, value]);
       return replaceContainer(root, parent, new DuplicateKeys(entries));
     }
   }

@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { oddValue, text } from './values.js';
+import { copy } from './mutations.js';
 import { RawLiteral, toJsonText, toYamlText } from './wire-text.js';
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
@@ -90,7 +91,7 @@ export function patchBody(object: Record<string, unknown>, plan: PatchPlan): str
     for (const { where, directive: [key, value] } of plan.directives) {
       const containers = Object.values(partial).filter((v): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof RawLiteral));
       const target = containers.length > 0 && where % 2 === 1 ? containers[where % containers.length]! : partial;
-      target[key] = value;
+      target[key] = copy(value);
     }
   }
   return toJsonText(partial);
