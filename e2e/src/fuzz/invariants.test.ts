@@ -16,11 +16,14 @@ void describe('fuzz invariants', () => {
     assert.equal(judge(get(''), res(500, status(500, 'InternalError', 'boom')))?.invariant, 'server-error');
     assert.equal(judge(get('?resourceVersion=99999'), res(504, status(504, 'Timeout', 'Timeout: Too large resource version: 99999, current: 5'))), undefined);
     assert.equal(judge(get(''), res(504, status(504, 'Timeout', 'Timeout: Too large resource version: 99999, current: 5')))?.invariant, 'server-error');
+    assert.equal(judge(get('?limit=1&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6OTk5OTksInN0YXJ0IjoidDEifQ'), res(504, status(504, 'Timeout', 'Timeout: Too large resource version: 99999, current: 5'))), undefined);
   });
 
   void it('no response is a violation; a request Node refused to send is not', () => {
     assert.equal(judge(get(''), { ...res(0), error: 'socket hang up' })?.invariant, 'no-response');
     assert.equal(judge(get(''), res(-1)), undefined);
+    assert.equal(judge(post('application/json', 'x'.repeat(4 * 1024 * 1024)), { ...res(0), error: 'write EPIPE' }), undefined);
+    assert.equal(judge(post('application/json', 'x'.repeat(1024)), { ...res(0), error: 'write EPIPE' })?.invariant, 'no-response');
   });
 
   void it('a body that does not decode must get 400 (or a status decided before decoding), unless the options were refused first', () => {
