@@ -36,13 +36,14 @@ void describe('fuzz invariants', () => {
   });
 
   void it('known-open classes absorb only their own pattern, and the signature groups by message shape', () => {
-    const protobuf422 = judge(post('application/vnd.kubernetes.protobuf', 'garbage'), res(422, status(422, 'Invalid', 'x')))!;
-    assert.equal(knownOpenClass(protobuf422)?.id, 'protobuf-garbage-422');
-    const yamlStall: Finding = { invariant: 'readyz-slow', detail: 'slow', suspects: [post('application/yaml', 'a: &x [1]\nb: *x\n')] };
-    assert.equal(knownOpenClass(yamlStall)?.id, 'yaml-decoder-stall');
-    assert.equal(knownOpenClass({ invariant: 'readyz-slow', detail: 'slow', suspects: [post('application/json', '{}')] }), undefined);
+    const methodDrop: Finding = { invariant: 'no-response', detail: 'socket hang up', request: { method: 'FUZZ', path: '/api', headers: {} }, response: { ...res(0), error: 'socket hang up', previousOnConnection: get('') } };
+    assert.equal(knownOpenClass(methodDrop)?.id, 'node-unknown-method-reused-connection');
+    assert.equal(knownOpenClass({ ...methodDrop, request: get('') }), undefined);
+    const hangUp: Finding = { invariant: 'no-response', detail: 'socket hang up', request: get('?resourceVersion=99999999999'), response: { ...res(0), error: 'socket hang up' } };
+    assert.equal(knownOpenClass(hangUp)?.id, 'hang-up-while-waiting-for-resource-version');
+    assert.equal(knownOpenClass({ ...hangUp, request: get('?resourceVersion=5') }), undefined);
     const stored: Finding = { invariant: 'stored-undecodable', detail: 'json: cannot unmarshal number 1e+29 into Go struct field ObjectMeta.metadata.generation of type int64' };
-    assert.equal(knownOpenClass(stored)?.id, 'out-of-range-values-stored');
+    assert.equal(knownOpenClass(stored), undefined);
     const a = judge(get(''), res(500, status(500, 'InternalError', 'configmaps "t1" failed at 12')))!;
     const b = judge(get(''), res(500, status(500, 'InternalError', 'configmaps "t2" failed at 345')))!;
     assert.equal(signature(a), signature(b));
