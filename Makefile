@@ -4,7 +4,7 @@ SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build lint test test-only run bench bench-quick clean proto schemas discovery e2e e2e-faults
+.PHONY: setup build lint test test-only run bench bench-quick clean proto schemas discovery e2e e2e-faults fuzz
 
 # The Python the e2e suites run (Debian's, where python3-kubernetes installs; `KAPI_PYTHON` overrides).
 KAPI_PYTHON ?= /usr/bin/python3
@@ -57,6 +57,15 @@ e2e: setup build
 SEEDS ?= 1
 e2e-faults: setup build
 	KAPI_FAULTS=full KAPI_FAULTS_RUNS=$(SEEDS) KAPI_FAULTS_SEED=$(SEED) node scripts/run-tests.mjs e2e/dist/faults
+
+# The fuzz suite's long form: FUZZ_SECONDS of requests (default 600) against one server on a
+# real etcd, then the requests sent, the shapes seen and any violation with its replay.
+# `make fuzz FUZZ_SEED=<seed>` repeats a run; `make fuzz FUZZ_SEED=<seed> FUZZ_PATH=<path>`
+# sends the one case a violation names. `make test` runs the short form (45 s).
+FUZZ_SECONDS ?= 600
+fuzz: setup build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_SEED=$(FUZZ_SEED) FUZZ_PATH=$(FUZZ_PATH) FUZZ_STREAMS=$(FUZZ_STREAMS) \
+		node --test --test-reporter=spec e2e/dist/fuzz/fuzz.test.js
 
 # Tests only, on whatever is built (e.g. `make test-only FILTER=e2e`).
 test-only:

@@ -4,6 +4,7 @@ go 1.23.0
 
 require (
 	k8s.io/api v0.32.13
+	k8s.io/apiextensions-apiserver v0.32.13
 	k8s.io/apimachinery v0.32.13
 	k8s.io/client-go v0.32.13
 )

@@ -29,6 +29,12 @@ void describe('CustomResourceDefinition validation', () => {
       return crd;
     };
 
+    void it('finalizers that are not a list are refused, not a 500 (the cleanup finalizer is added only to a list)', async () => {
+      const crd = widgetCrd({ metadata: { name: 'widgets.example.com', finalizers: { a: 1 } } });
+      const res = await t.request('POST', CRD_PATH, { body: crd });
+      assert.ok(res.status >= 400 && res.status < 500, `${res.status} ${res.text}`);
+      assert.match(String(res.json['message']), /metadata\.finalizers/);
+    });
     void it('metadata.name must be <plural>.<group>', async () => {
       const message = await invalidWith(widgetCrd({ metadata: { name: 'widget.example.com' } }));
       assert.match(message, /metadata\.name: Invalid value: "widget\.example\.com": must be spec\.names\.plural\+"\."\+spec\.group/);

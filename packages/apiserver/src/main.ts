@@ -218,11 +218,23 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const storage = watchCache ?? etcd;
   const garbageCollection = options.enableGarbageCollector ?? true;
   const registry = createRegistry({ storage, prefix: options.etcdPrefix ?? '/registry', definitions: servedDefinitions, garbageCollection });
-  // One readiness check per watch cache (a cache that is (re-)listing cannot serve).
-  const cacheCheck = (r: { prefix: string; group: string; resource: string }): HealthCheck => ({
-    name: `watch-cache/${r.group === '' ? r.resource : `${r.resource}.${r.group}`}`,
-    check: () => (watchCache?.isReady(r.prefix) === false ? Promise.reject(new Error('not initialized')) : Promise.resolve()),
-  });
+  // Set once the server has started: resources served after that are new CRDs.
+  let started = false;
+  // One readiness check per watch cache (a cache that is (re-)listing cannot serve). The cache
+  // of a CRD created while the server runs does not fail readyz during its first list: kube's
+  // readiness does not depend on a new resource (a replica would leave its load balancer's
+  // rotation whenever a CRD is created); once listed, a re-list fails it like any other.
+  const cacheCheck = (r: { prefix: string; group: string; resource: string }, addedWhileServing = false): HealthCheck => {
+    let listed = !addedWhileServing;
+    return {
+      name: `watch-cache/${r.group === '' ? r.resource : `${r.resource}.${r.group}`}`,
+      check: () => {
+        const ready = watchCache?.isReady(r.prefix);
+        if (ready === true) listed = true;
+        return ready === false && listed ? Promise.reject(new Error('not initialized')) : Promise.resolve();
+      },
+    };
+  };
   // Filled below; custom resources add their cache's check when they are first served.
   const readyzChecks: HealthCheck[] = [];
   // Every replica serves every established CRD (not leader-elected); each custom resource gets its own cacher.
@@ -233,7 +245,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       resources.push(resource);
       if (watchCache === undefined) return;
       watchCache.addResource(resource);
-      readyzChecks.splice(Math.max(readyzChecks.length - 1, 0), 0, cacheCheck(resource));
+      readyzChecks.splice(Math.max(readyzChecks.length - 1, 0), 0, cacheCheck(resource, started));
     },
     onError: (err) => logger.warn(`crd controller: ${err instanceof Error ? err.message : String(err)}`),
   });
@@ -253,16 +265,22 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     name: 'poststarthook/start-system-namespaces-controller',
     check: () => (namespacesReady ? Promise.resolve() : Promise.reject(new Error('not finished'))),
   };
-  // kube-apiserver's `informer-sync`: ready once the controllers' informers have made their first lists.
+  // kube-apiserver's `informer-sync`: ready once the controllers' informers have made their first
+  // lists. Latched, as an informer's HasSynced is: the monitor the garbage collector adds for a
+  // CRD created later does not unready the server.
+  let informersSynced = false;
   const informerSync: HealthCheck = {
     name: 'informer-sync',
-    check: () => (options.controllers === false || controllers?.synced() === true ? Promise.resolve() : Promise.reject(new Error('informers not started or not synced'))),
+    check: () => {
+      if (options.controllers === false || informersSynced || (informersSynced = controllers?.synced() === true)) return Promise.resolve();
+      return Promise.reject(new Error('informers not started or not synced'));
+    },
   };
   const shutdownCheck: HealthCheck = {
     name: 'shutdown',
     check: () => (lifecycle.shutdownInitiated ? Promise.reject(new Error('process is shutting down')) : Promise.resolve()),
   };
-  const cacheChecks: HealthCheck[] = watchCache === undefined ? [] : resources.map(cacheCheck);
+  const cacheChecks: HealthCheck[] = watchCache === undefined ? [] : resources.map((r) => cacheCheck(r));
   const logHealth = logCheck(() => logger.healthy?.() ?? true);
   readyzChecks.unshift(pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, crdSynced, informerSync, ...cacheChecks, shutdownCheck);
   const livezGraceMs = options.livezGracePeriodMs ?? 0;
@@ -387,6 +405,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     // Their first lists come from the watch caches: wait briefly so that readyz (informer-sync) passes on return.
     for (const deadline = Date.now() + 5000; !controllers.synced() && !closing && Date.now() < deadline; ) await sleep(10);
   }
+  started = true;
   return {
     ...result,
     close,

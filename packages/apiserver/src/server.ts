@@ -151,8 +151,10 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     healthz: health('healthz'),
     livez: health('livez'),
     readyz: health('readyz'),
-    version: (_req, res, url) => {
+    version: (req, res, url) => {
       if (url.segments.length !== 1) throw pathNotFound();
+      // A go-restful route in kube: GET only.
+      if (req.method === 'HEAD') throw methodNotRegistered();
       writeObject(res, 200, versionInfo(), 'json');
     },
     metrics: async (_req, res, url) => {
@@ -196,6 +198,8 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     if (resource === undefined) throw pathNotFound();
     // An unknown subresource or path shape is 404 (405 for a method) from no route: not counted, no warning.
     const route = resolveResourceRoute(info, resource);
+    // kube's resource routes register GET, not HEAD (a HEAD watch would hold the connection): 405 from no route.
+    if (req.method === 'HEAD') throw methodNotRegistered();
     state.matched = true;
     const servedVersion = resource.definition.versions.find((v) => v.name === resource.version);
     const deprecation = servedVersion === undefined ? undefined : deprecationOf(resource.definition, servedVersion);
@@ -315,7 +319,13 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       if (status.code >= 500 && status.reason === 'InternalError') logger.error(`${method} ${req.url}: unexpected error`, err);
       // The rest of an oversized body is not read: close the connection instead.
       if (status.code === 413 && !res.headersSent) res.setHeader('Connection', 'close');
-      writeError(res, status, outputForErrors(req.headers.accept, info?.isResourceRequest === true), state.warnings);
+      try {
+        writeError(res, status, outputForErrors(req.headers.accept, info?.isResourceRequest === true), state.warnings);
+      } catch (writeErr) {
+        // A response that cannot be written (Node refused a header) must not end the process.
+        logger.error(`${method} ${req.url}: could not write the error response`, writeErr);
+        res.destroy();
+      }
     };
     const finish = () => {
       if (finished) return;

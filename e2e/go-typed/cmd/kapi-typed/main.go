@@ -19,6 +19,12 @@
 //	    error), in request order. {"id","op":"parse","type":"time"|"microtime"|"quantity","value":"…"}
 //	    answers {"event":"parsed","id","error"?:"…"}: metav1.Time/MicroTime's and
 //	    resource.ParseQuantity's verdict on the string.
+//	kapi-typed decode-check --kubeconfig K
+//	    lists every built-in resource and version kapi serves with the typed clientsets
+//	    (client-go's and apiextensions') over protobuf and over JSON, and every served version
+//	    of every CRD with the dynamic client; one {"event":"undecodable",…,"error"} line per
+//	    object that does not decode, one {"event":"resource",…} line per resource and wire,
+//	    then {"event":"done","objects","undecodable"}.
 //
 // Every HTTP exchange's Content-Types are recorded and reported, so the driver can check
 // that protobuf really went over the wire.
@@ -31,7 +37,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: kapi-typed crud|informer|typed-list|golden [flags]")
+		fmt.Fprintln(os.Stderr, "usage: kapi-typed crud|informer|typed-list|golden|decode-check [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -44,6 +50,8 @@ func main() {
 		err = runTypedList(os.Args[2:])
 	case "golden":
 		err = runGolden()
+	case "decode-check":
+		err = runDecodeCheck(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

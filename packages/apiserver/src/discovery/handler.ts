@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { notAcceptable } from '@kapi/machinery';
 import type { ApiSurface } from '../api-surface.js';
-import { pathNotFound } from '../http/generic-errors.js';
+import { methodNotRegistered, pathNotFound } from '../http/generic-errors.js';
 import { negotiateOutput, parseAccept } from '../http/negotiation.js';
 import { writeObject } from '../http/respond.js';
 import { aggregatedContentType, discoveryFormat } from './aggregated.js';
@@ -23,8 +23,17 @@ function etagMatches(req: IncomingMessage, etag: string): boolean {
   return header.split(',').some((t) => t.trim() === etag || t.trim() === '*');
 }
 
-/** `/api` (core) or `/apis`. Throws 406 when the Accept header lists nothing servable. */
+/**
+ * kube serves `/api` and `/api|apis/<group version>` from go-restful routes that register GET
+ * only, so HEAD there is 405; `/apis` and `/apis/<group>` are plain handlers that answer HEAD.
+ */
+function refuseHead(req: IncomingMessage): void {
+  if (req.method === 'HEAD') throw methodNotRegistered();
+}
+
+/** `/api` (core) or `/apis`. Throws 406 when the Accept header lists nothing servable, 405 for HEAD on `/api`. */
 export function serveDiscoveryRoot(req: IncomingMessage, res: ServerResponse, surface: ApiSurface, core: boolean): void {
+  if (core) refuseHead(req);
   const format = discoveryFormat(parseAccept(req.headers.accept ?? ''));
   if (format === undefined) throw notAcceptable('only the following media types are accepted: application/json, application/yaml, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList');
   if (format === 'v2' || format === 'v2beta1') {
@@ -45,12 +54,13 @@ export function serveDiscoveryRoot(req: IncomingMessage, res: ServerResponse, su
   writeObject(res, 200, body, format === 'legacy-yaml' ? 'yaml' : 'json', { headers: { Vary: 'Accept' } });
 }
 
-/** `/api/<v>`, `/apis/<g>`, `/apis/<g>/<v>`. `segments` is the path after `api`/`apis`. Throws 404 for unknown groups/versions. */
+/** `/api/<v>`, `/apis/<g>`, `/apis/<g>/<v>`. `segments` is the path after `api`/`apis`. Throws 404 for unknown groups/versions, 405 for HEAD on a group version. */
 export function serveDiscoveryDocument(req: IncomingMessage, res: ServerResponse, surface: ApiSurface, core: boolean, segments: readonly string[]): void {
   const output = negotiateOutput(req.headers.accept);
   if (core) {
     const gv = segments.length === 1 ? surface.groupVersion('', segments[0]!) : undefined;
     if (gv === undefined) throw pathNotFound();
+    refuseHead(req);
     return writeObject(res, 200, apiResourceList(gv), output);
   }
   if (segments.length === 1) {
@@ -60,5 +70,6 @@ export function serveDiscoveryDocument(req: IncomingMessage, res: ServerResponse
   }
   const gv = segments.length === 2 && segments[0] !== '' ? surface.groupVersion(segments[0]!, segments[1]!) : undefined;
   if (gv === undefined) throw pathNotFound();
+  refuseHead(req);
   writeObject(res, 200, apiResourceList(gv), output);
 }

@@ -22,9 +22,17 @@ export function encode(value: unknown, format: OutputFormat): string {
   return format === 'json' ? JSON.stringify(value) : stringifyYaml(value, { aliasDuplicateObjects: false, sortMapEntries: true });
 }
 
-/** Formats a warning as an HTTP Warning header value: `299 - "<text>"` with quotes and backslashes escaped. */
+/**
+ * Formats a warning as an HTTP Warning header value: `299 - "<text>"` with quotes and
+ * backslashes escaped. The text goes out as UTF-8 bytes, as Go writes it (Node writes a header
+ * string as latin1 and throws on characters past U+00FF, which a warning that quotes a field
+ * name from the request may hold); control characters, which Node refuses too, become spaces
+ * (Go turns CR and LF into spaces as well).
+ */
 export function warningHeader(text: string): string {
-  return `299 - "${text.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\r\n]/g, ' ')}"`;
+  // eslint-disable-next-line no-control-regex -- the control characters are what is replaced
+  const value = `299 - "${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`.replace(/[\x00-\x08\x0a-\x1f\x7f]/g, ' ');
+  return Buffer.from(value, 'utf8').toString('latin1');
 }
 
 export interface WriteOptions {
@@ -96,7 +104,10 @@ export function writeEncoded(res: ServerResponse, code: number, body: string | B
     headers['Content-Length'] = String(length);
     res.writeHead(code, headers);
     if (parts === undefined) {
-      res.end(body);
+      // Bytes, not a string: Node sends the header block together with a string body in the
+      // body's encoding (UTF-8), but alone as latin1 otherwise; header values (warningHeader)
+      // are written for latin1.
+      res.end(typeof body === 'string' ? Buffer.from(body) : body);
       return;
     }
     writeParts(res, parts);

@@ -33,8 +33,10 @@ export function defaultCrd(obj: KubeObject): void {
 }
 
 function addCleanupFinalizer(obj: KubeObject): void {
-  const finalizers = obj.metadata.finalizers ?? [];
-  if (!finalizers.includes(CLEANUP_FINALIZER)) obj.metadata.finalizers = [...finalizers, CLEANUP_FINALIZER];
+  const finalizers: unknown = obj.metadata.finalizers ?? [];
+  // Finalizers that are not a list are the body's error, for validation to report (not a 500 here).
+  if (!Array.isArray(finalizers)) return;
+  if (!finalizers.includes(CLEANUP_FINALIZER)) obj.metadata.finalizers = [...(finalizers as string[]), CLEANUP_FINALIZER];
 }
 
 export const customResourceDefinitions: ResourceDefinition = {
