@@ -65,10 +65,11 @@ COPY --from=build /src/packages/registry/package.json packages/registry/
 COPY --from=build /src/packages/registry/dist packages/registry/dist
 COPY --from=build /src/packages/apiserver/package.json packages/apiserver/
 COPY --from=build /src/packages/apiserver/dist packages/apiserver/dist
+COPY --from=build /src/packages/apiserver/bin packages/apiserver/bin
 # The balancer and the health check script of deploy/docker-compose.yml.
 COPY deploy/lb.mjs deploy/healthcheck.mjs deploy/
-RUN chmod 0755 packages/apiserver/dist/bin.js \
- && ln -s /opt/kapi/packages/apiserver/dist/bin.js /usr/local/bin/kapi-apiserver \
+RUN chmod 0755 packages/apiserver/bin/kapi-apiserver.js \
+ && ln -s /opt/kapi/packages/apiserver/bin/kapi-apiserver.js /usr/local/bin/kapi-apiserver \
  && mkdir -p /var/lib/kapi/certs /var/run/kubernetes \
  && chown -R node:node /var/lib/kapi /var/run/kubernetes
 # The pair generated on first start lands in a volume mounted at /var/lib/kapi/certs (--cert-dir).
