@@ -9,7 +9,8 @@ import { WatchQueue } from '../watch-queue.js';
 import { revisionOf, type EtcdKV } from './kv.js';
 import { listPrefix, prefixEnd } from './keys.js';
 import { list } from './list.js';
-import { openWatchStream, type WatchStream } from './watch-stream.js';
+import { openResumingWatch } from './resuming-watch.js';
+import type { WatchStream } from './watch-stream.js';
 import { toWatchEvent } from './watch-events.js';
 
 export interface EtcdWatchSettings {
@@ -70,11 +71,7 @@ export async function startEtcdWatch(settings: EtcdWatchSettings, key: string, o
 
   let stream: WatchStream | undefined;
   let paused = false;
-  let nextRevision = 0;
   let lastBookmark = 0;
-  let failingSince = 0;
-  let retryDelayMs = 100;
-  let retryTimer: NodeJS.Timeout | undefined;
 
   const queue = new WatchQueue({
     capacity: settings.queueCapacity,
@@ -89,9 +86,7 @@ export async function startEtcdWatch(settings: EtcdWatchSettings, key: string, o
     },
     onClose: () => {
       settings.open?.delete(queue);
-      if (retryTimer) clearTimeout(retryTimer);
       stream?.close();
-      stream = undefined;
     },
   });
 
@@ -109,7 +104,7 @@ export async function startEtcdWatch(settings: EtcdWatchSettings, key: string, o
 
   const openFrom = (startRevision: number) => {
     if (queue.isClosed) return;
-    stream = openWatchStream(
+    stream = openResumingWatch(
       settings.client,
       {
         key: Buffer.from(rangeKey),
@@ -118,50 +113,32 @@ export async function startEtcdWatch(settings: EtcdWatchSettings, key: string, o
         prevKv: true,
         progressNotify: allowBookmarks,
         ...(settings.leaderCheckIntervalMs ? { leaderCheckIntervalMs: settings.leaderCheckIntervalMs } : {}),
+        resumes: true,
+        resumeTimeoutMs: settings.resumeTimeoutMs,
       },
       {
-        onCreated: () => {
-          failingSince = 0;
-          retryDelayMs = 100;
-        },
         onEvents: (events) => {
           for (const event of events) {
             const out = toWatchEvent(settings.kv.codec, event, predicate);
-            nextRevision = revisionOf(event.kv.mod_revision) + 1;
             if (out) queue.push(out);
           }
         },
-        onProgress: (revision, onDemand) => {
-          if (onDemand) return;
-          nextRevision = Math.max(nextRevision, revision + 1);
+        onProgress: (revision) => {
           if (allowBookmarks && revision > lastBookmark) {
             lastBookmark = revision;
             queue.push(bookmark(revision));
           }
         },
         onCompacted: (compactRevision) => {
-          stream = undefined;
           settings.observeCompacted(compactRevision);
           endWithError(expired(watchTooOldMessage).status);
         },
         onError: (err) => {
-          stream = undefined;
-          if (queue.isClosed) return;
-          if (!isStorageError(err, 'Unreachable')) {
-            endWithStorageError(err);
-            return;
-          }
-          const now = Date.now();
-          if (failingSince === 0) failingSince = now;
-          if (now - failingSince >= settings.resumeTimeoutMs) {
-            endWithStorageError(err);
-            return;
-          }
-          retryTimer = setTimeout(() => openFrom(nextRevision), retryDelayMs);
-          retryDelayMs = Math.min(retryDelayMs * 2, 500);
+          if (!queue.isClosed) endWithStorageError(err);
         },
       },
     );
+    // The queue may have filled (initial events) before the stream existed.
     if (paused) stream.pause();
   };
 
@@ -192,7 +169,6 @@ export async function startEtcdWatch(settings: EtcdWatchSettings, key: string, o
     } else {
       startRevision = requested + 1;
     }
-    nextRevision = startRevision;
     openFrom(startRevision);
   };
 
