@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshPort } from './free-port.js';
+import { openPeerGates, type PeerGates } from './peer-gate.js';
 
 export interface StartEtcdClusterOptions {
   /** The etcd binary; default `$KAPI_ETCD_BIN` or `etcd` from PATH. */
@@ -70,21 +70,6 @@ export interface TestEtcdCluster {
   stop(): Promise<void>;
 }
 
-interface Gate {
-  member: string;
-  port: number;
-  server: Server;
-}
-
-interface PeerConnection {
-  /** The sending member, when the request head named it. */
-  from: string | undefined;
-  to: string;
-  client: Socket;
-  upstream: Socket | undefined;
-  blackholed: boolean;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const live = new Set<{ children: ChildProcess[]; dir: string }>();
@@ -119,10 +104,9 @@ async function healthy(endpoint: string): Promise<boolean> {
 /**
  * Starts an etcd cluster of real `etcd` processes on free loopback ports, with short raft
  * timeouts so that a partitioned member notices within a second or so. Every member's peer
- * URL is advertised through a TCP gate in this process (as deploy/peer-gate.mjs does for the
- * local cluster): a connection is attributed to its sender by the `X-PeerURLs` header etcd's
- * rafthttp sends with every stream and pipeline request, so `partition` can drop exactly the
- * raft traffic to and from one member while clients still reach it.
+ * URL is advertised through a gate in this process (`openPeerGates`, which the local
+ * cluster's deploy/peer-gate.mjs runs too), so `partition` can drop exactly the raft traffic
+ * to and from one member while clients still reach it.
  */
 export async function startEtcdCluster(options: StartEtcdClusterOptions = {}): Promise<TestEtcdCluster> {
   installExitHandler();
@@ -146,67 +130,6 @@ export async function startEtcdCluster(options: StartEtcdClusterOptions = {}): P
     gatePorts.push(await freshPort());
   }
   const members: EtcdClusterMember[] = names.map((name, i) => ({ name, endpoint: `http://127.0.0.1:${clientPorts[i]}` }));
-
-  const partitioned = new Set<string>();
-  const connections = new Set<PeerConnection>();
-  const dropped = (c: PeerConnection) => partitioned.has(c.to) || (c.from !== undefined && partitioned.has(c.from));
-  const senderOf = (head: string): string | undefined => {
-    const header = /^x-peerurls:\s*(.*)$/im.exec(head)?.[1] ?? '';
-    for (const url of header.split(',')) {
-      const port = Number(/:(\d+)\/?\s*$/.exec(url.trim())?.[1]);
-      const i = gatePorts.indexOf(port);
-      if (i >= 0) return names[i];
-    }
-    return undefined;
-  };
-  const blackhole = (c: PeerConnection) => {
-    c.blackholed = true;
-    c.upstream?.destroy();
-    c.client.on('data', () => {});
-    c.client.resume();
-  };
-
-  const gates: Gate[] = [];
-  const openGate = (i: number) =>
-    new Promise<Gate>((resolve, reject) => {
-      const member = names[i]!;
-      const server = createServer((client) => {
-        const conn: PeerConnection = { from: undefined, to: member, client, upstream: undefined, blackholed: false };
-        connections.add(conn);
-        client.on('error', () => {});
-        client.on('close', () => {
-          conn.upstream?.destroy();
-          connections.delete(conn);
-        });
-        let head = Buffer.alloc(0);
-        const decide = () => {
-          client.removeListener('data', onData);
-          clearTimeout(timer);
-          client.pause();
-          conn.from = senderOf(head.toString('latin1'));
-          if (dropped(conn)) {
-            blackhole(conn);
-            return;
-          }
-          const upstream = connect(peerPorts[i]!, '127.0.0.1');
-          conn.upstream = upstream;
-          upstream.on('error', () => client.destroy());
-          upstream.on('close', () => client.destroy());
-          upstream.write(head);
-          client.pipe(upstream).pipe(client);
-          client.resume();
-        };
-        const onData = (chunk: Buffer) => {
-          head = Buffer.concat([head, chunk]);
-          if (head.includes('\r\n\r\n') || head.length > 16384) decide();
-        };
-        // A connection that sends nothing for a second is not a member's request: let it through.
-        const timer = setTimeout(decide, 1000);
-        client.on('data', onData);
-      });
-      server.once('error', reject);
-      server.listen(gatePorts[i], '127.0.0.1', () => resolve({ member, port: gatePorts[i]!, server }));
-    });
 
   const gateURL = (i: number) => `http://127.0.0.1:${gatePorts[i]}`;
   const initialCluster = names.map((name, i) => `${name}=${gateURL(i)}`).join(',');
@@ -250,6 +173,7 @@ export async function startEtcdCluster(options: StartEtcdClusterOptions = {}): P
     return child;
   };
 
+  let gates: PeerGates | undefined;
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -265,17 +189,15 @@ export async function startEtcdCluster(options: StartEtcdClusterOptions = {}): P
           }),
       ),
     );
-    for (const c of connections) {
-      c.client.destroy();
-      c.upstream?.destroy();
-    }
-    await Promise.all(gates.map((g) => new Promise<void>((resolve) => g.server.close(() => resolve()))));
+    await gates?.close();
     rmSync(dir, { recursive: true, force: true });
     live.delete(entry);
   };
 
   try {
-    for (let i = 0; i < count; i++) gates.push(await openGate(i));
+    gates = await openPeerGates(
+      names.map((member, i) => ({ member, listen: { host: '127.0.0.1', port: gatePorts[i]! }, target: { host: '127.0.0.1', port: peerPorts[i]! } })),
+    );
     const children = names.map((_, i) => launch(i));
     const deadline = Date.now() + startTimeoutMs;
     for (;;) {
@@ -290,6 +212,7 @@ export async function startEtcdCluster(options: StartEtcdClusterOptions = {}): P
     await stop();
     throw err;
   }
+  const peerGates: PeerGates = gates;
 
   const status = async (member: EtcdClusterMember): Promise<EtcdMemberStatus> => {
     const res = await fetch(`${member.endpoint}/v3/maintenance/status`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(2000) });
@@ -305,12 +228,10 @@ export async function startEtcdCluster(options: StartEtcdClusterOptions = {}): P
       return members.find((m) => m.endpoint.replace(/^https?:\/\//, '') === hostPort);
     },
     partition(member) {
-      partitioned.add(member.name);
-      for (const c of connections) if (!c.blackholed && dropped(c)) c.client.destroy();
+      peerGates.partition(member.name);
     },
     heal() {
-      partitioned.clear();
-      for (const c of connections) if (c.blackholed) c.client.destroy();
+      peerGates.heal();
     },
     pause(member) {
       entry.children[members.indexOf(member)]?.kill('SIGSTOP');
@@ -331,7 +252,8 @@ export async function startEtcdCluster(options: StartEtcdClusterOptions = {}): P
     async waitLeader(timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const reachable = members.filter((m) => !partitioned.has(m.name));
+        const cut = peerGates.partitioned();
+        const reachable = members.filter((m) => !cut.includes(m.name));
         const views = await Promise.all(reachable.map((m) => status(m).catch(() => undefined)));
         const leader = views[0]?.leader;
         if (leader && leader !== '0' && views.every((v) => v?.leader === leader)) {

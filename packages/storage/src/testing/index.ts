@@ -18,3 +18,4 @@ export {
   type EtcdClusterMember,
   type EtcdMemberStatus,
 } from './etcd-cluster.js';
+export { openPeerGates, type PeerGates, type PeerGateSpec } from './peer-gate.js';
