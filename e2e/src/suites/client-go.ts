@@ -10,7 +10,7 @@ import { churnConfigMaps, seedConfigMaps } from '../harness/churn.js';
 import { buildGoCommand, LineProcess } from '../harness/go-program.js';
 import { ensureNamespace, type RestClient } from '../harness/rest.js';
 import { buildKapiTyped } from '../representations/go-typed.js';
-import type { TargetRef } from './define.js';
+import type { TargetRef } from './targets.js';
 
 export function clientGoSuite(target: TargetRef): void {
   void describe('client-go', () => {

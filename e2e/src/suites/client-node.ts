@@ -9,7 +9,7 @@ import {
   ApiException, CoreV1Api, KubeConfig, KubernetesObjectApi, makeInformer, PatchStrategy, setHeaderOptions,
   type Informer, type KubernetesObject, type ObjectCache, type V1ConfigMap,
 } from '@kubernetes/client-node';
-import type { TargetRef } from './define.js';
+import type { TargetRef } from './targets.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

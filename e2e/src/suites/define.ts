@@ -9,10 +9,7 @@ import { clientGoSuite } from './client-go.js';
 import { clientNodeSuite } from './client-node.js';
 import { kubectlSuite } from './kubectl.js';
 import { pythonSuite } from './python.js';
-import { startTarget, type Target, type TargetKind } from './targets.js';
-
-/** A getter for the started target (suites register tests before it exists). */
-export type TargetRef = () => Target;
+import { startTarget, type Target, type TargetKind, type TargetRef } from './targets.js';
 
 export function defineClientSuites(kind: TargetKind): void {
   void describe(`e2e suites against ${kind === 'single' ? 'a single kapi-apiserver' : 'the local HA cluster through kapi-lb'}`, () => {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { configMap, writeJsonFile } from '../harness/fixtures.js';
 import { startKubectl } from '../harness/kubectl.js';
-import type { TargetRef } from './define.js';
+import type { TargetRef } from './targets.js';
 
 interface Obj {
   apiVersion: string;

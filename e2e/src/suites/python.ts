@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compactEtcd } from '../harness/etcd-history.js';
-import type { TargetRef } from './define.js';
+import type { TargetRef } from './targets.js';
 
 export const pythonScript = fileURLToPath(new URL('../../python/kapi_e2e.py', import.meta.url));
 /** Debian's python3 (where python3-kubernetes lives), unless `$KAPI_PYTHON` says otherwise. */

@@ -34,6 +34,9 @@ export interface Target {
   stop(): Promise<void>;
 }
 
+/** A getter for the started target (suites register their tests before it exists). */
+export type TargetRef = () => Target;
+
 /** One kapi-apiserver on a private etcd, on free ports. */
 export async function startSingleTarget(): Promise<Target> {
   const cluster = await startCluster();
