@@ -36,8 +36,6 @@ export interface NamespaceController {
   synced(): boolean;
   /** Processes terminating namespaces until `term` aborts; resolves when the worker stopped. */
   run(term: AbortSignal): Promise<void>;
-  /** One pass over every terminating namespace (what the queue does over time). */
-  syncAll(signal?: AbortSignal): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -92,7 +90,7 @@ export function namespaceController(registry: Registry, options: NamespaceContro
   if (namespaces?.lister === undefined || namespaces.getter === undefined || namespaces.deleter === undefined || finalize === undefined || status === undefined) {
     throw new Error('the registry does not serve namespaces with /finalize and /status');
   }
-  const { lister, getter, deleter } = namespaces;
+  const { getter, deleter } = namespaces;
   const resyncMs = options.resyncMs ?? 1000;
   const workers = options.workers ?? 10;
   const queue = createWorkQueue<string>();
@@ -232,18 +230,6 @@ export function namespaceController(registry: Registry, options: NamespaceContro
       unsubscribe();
       queue.shutDown();
       await informer.stop();
-    },
-    async syncAll(signal?: AbortSignal): Promise<void> {
-      const list = await lister.list(CLUSTER, {});
-      for (const ns of list.items) {
-        if (signal?.aborted === true) return;
-        if (ns.metadata.deletionTimestamp === undefined) continue;
-        try {
-          await sync(ns.metadata.name ?? '', signal);
-        } catch {
-          // retried on the next resync
-        }
-      }
     },
   };
 }
