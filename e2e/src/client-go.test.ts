@@ -12,8 +12,7 @@ import { startCluster, type TestCluster } from './harness/cluster.js';
 import { churnConfigMaps, seedConfigMaps } from './harness/churn.js';
 import { compactEtcd } from './harness/etcd-history.js';
 import { buildGoCommand, LineProcess } from './harness/go-program.js';
-import { startKapiServer } from './harness/kapi-server.js';
-import { writeKubeconfig } from './harness/kubeconfig.js';
+import { startKapiServer, writeKubeconfig } from '@kapi/apiserver/testing';
 import { ensureNamespace, RestClient } from './harness/rest.js';
 import { backendOf, cutsAndReplicaRestart, startTcpProxy, type TcpProxy } from './harness/tcp-proxy.js';
 

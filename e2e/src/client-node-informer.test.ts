@@ -15,7 +15,7 @@ import { CoreV1Api, KubeConfig, ListWatch, makeInformer, Watch, type Informer, t
 import { startCluster, type TestCluster } from './harness/cluster.js';
 import { churnConfigMaps, seedConfigMaps } from './harness/churn.js';
 import { compactEtcd } from './harness/etcd-history.js';
-import { startKapiServer } from './harness/kapi-server.js';
+import { startKapiServer } from '@kapi/apiserver/testing';
 import { ensureNamespace, RestClient } from './harness/rest.js';
 import { backendOf, cutsAndReplicaRestart, startTcpProxy, type TcpProxy } from './harness/tcp-proxy.js';
 

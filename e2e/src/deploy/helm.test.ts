@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { startEtcd, type TestEtcd } from '@kapi/storage/testing';
-import { startKapiServer, type KapiServer } from '../harness/kapi-server.js';
+import { startKapiServer, type KapiServer } from '@kapi/apiserver/testing';
 import { ensureRenderer, goBinary, renderChart, type Manifest, type RenderOptions } from './helm-render.js';
 import { httpRequestJson } from './http.js';
 import { flagNames, loadTopology, type Topology } from './repo.js';

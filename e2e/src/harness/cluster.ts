@@ -2,8 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEtcd, type TestEtcd } from '@kapi/storage/testing';
-import { startKapiServer, type KapiServer, type StartKapiServerOptions } from './kapi-server.js';
-import { writeKubeconfig } from './kubeconfig.js';
+import { startKapiServer, type KapiServer, type StartKapiServerOptions, writeKubeconfig } from '@kapi/apiserver/testing';
 import { Kubectl } from './kubectl.js';
 
 export interface StartClusterOptions {

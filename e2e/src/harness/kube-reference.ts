@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startEtcd, type TestEtcd } from '@kapi/storage/testing';
-import { insecureGet } from './kapi-server.js';
+import { insecureGet } from '@kapi/apiserver/testing';
 
 /** Where the reference build leaves its binary (see /work/shared/tools/reference/build.sh). */
 export const DEFAULT_KUBE_APISERVER = '/root/.cache/kapi-ref/bin/kube-apiserver';

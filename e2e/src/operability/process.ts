@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@kapi/storage/testing';
 import { WebSocket } from 'undici';
-import { defaultApiserverBinary } from '../harness/kapi-server.js';
+import { defaultApiserverBinary } from '@kapi/apiserver/testing';
 
 export interface HttpResult {
   readonly status: number;

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startEtcd, type TestEtcd } from '@kapi/storage/testing';
-import { defaultApiserverBinary } from '../harness/kapi-server.js';
+import { defaultApiserverBinary } from '@kapi/apiserver/testing';
 import { http, isResult, spawnServer } from './process.js';
 
 void describe('--tracing-config-file', () => {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { startKapiServer, type KapiServer } from '@kapi/e2e';
+import { startKapiServer, type KapiServer } from '@kapi/apiserver/testing';
 import { runClosedLoop, type LoadResult, type Operation } from './load.js';
 import { pin } from './pinning.js';
 import { monitorProcess, readProcess, type ProcessUsage } from './process-stats.js';

@@ -5,7 +5,7 @@
  * from the cache (which may keep per-object encoded bytes). The difference per ConfigMap is set
  * against the mean JSON size of one ConfigMap.
  */
-import type { KapiServer } from '@kapi/e2e';
+import type { KapiServer } from '@kapi/apiserver/testing';
 import type { BenchContext } from './context.js';
 import { connectInspector, inspectorUrl, type InspectorSession } from './inspector.js';
 import { KapiClient } from './kapi-client.js';

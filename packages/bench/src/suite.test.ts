@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCluster } from '@kapi/e2e';
+import { startKapiServer, writeKubeconfig } from '@kapi/apiserver/testing';
+import { startEtcd } from '@kapi/storage/testing';
 import { parseSuiteOptions } from './options.js';
 import { writeReports } from './report.js';
 import { runSuite, type SuiteResult } from './suite.js';
@@ -56,13 +57,19 @@ void test('kapi-bench suite runs every default scenario (S1–S9) against a serv
 });
 
 void test('kapi-bench suite targets any server through a kubeconfig (TLS) and skips what needs control of the server', { timeout: 120_000 }, async () => {
-  const cluster = await startCluster();
+  const etcd = await startEtcd();
+  const server = await startKapiServer({ etcdServers: etcd.endpoints }).catch(async (err: unknown) => {
+    await etcd.stop();
+    throw err;
+  });
   const out = mkdtempSync(join(tmpdir(), 'kapi-bench-kubeconfig-'));
   try {
-    const options = parseSuiteOptions([...tiny, '--scenarios', 'crud,list,restart', '--kubeconfig', cluster.kubeconfig(), '--out', out], out);
+    const kubeconfig = join(out, 'kubeconfig');
+    writeKubeconfig(kubeconfig, { server: server.url, certificateAuthority: server.caFile });
+    const options = parseSuiteOptions([...tiny, '--scenarios', 'crud,list,restart', '--kubeconfig', kubeconfig, '--out', out], out);
     const result = await runSuite(options);
     assert.equal(result.totalErrors, 0, describeErrors(result));
-    assert.equal(result.target.url.replace(/\/$/, ''), cluster.servers[0]!.url);
+    assert.equal(result.target.url.replace(/\/$/, ''), server.url);
     assert.equal(result.target.startedBySuite, false);
     assert.ok(result.steps.some((s) => s.target === 'kapi' && s.operation === 'create' && s.ops > 0));
     assert.ok((result.lists?.steps ?? []).some((s) => s.source === 'kapi-cache' && s.ops > 0));
@@ -70,6 +77,7 @@ void test('kapi-bench suite targets any server through a kubeconfig (TLS) and sk
     assert.ok(result.skipped?.some((s) => s.startsWith('restart: need control of the server')), JSON.stringify(result.skipped));
   } finally {
     rmSync(out, { recursive: true, force: true });
-    await cluster.stop();
+    await server.stop();
+    await etcd.stop();
   }
 });

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { startEtcd, type TestEtcd } from '@kapi/storage/testing';
-import { startKapiServer, type KapiServer } from '@kapi/e2e';
+import { startKapiServer, type KapiServer } from '@kapi/apiserver/testing';
 import { startBareServer, startExtraServer, type BenchContext } from './context.js';
 import { runCrudScenario, type StepResult } from './crud-scenario.js';
 import { runFanoutScenario, type FanoutScenarioResult } from './fanout-scenario.js';

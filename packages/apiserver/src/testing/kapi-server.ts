@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@kapi/storage/testing';
 
-/** The built server binary in this repository (packages/apiserver/dist/bin.js). */
-export const defaultApiserverBinary = fileURLToPath(new URL('../../../packages/apiserver/dist/bin.js', import.meta.url));
+/** This package's built server program (dist/bin.js). */
+export const defaultApiserverBinary = fileURLToPath(new URL('../bin.js', import.meta.url));
 
 /** File names the server writes into `--cert-dir` when it generates its self-signed pair. */
 export const generatedCertFileName = 'apiserver.crt';
