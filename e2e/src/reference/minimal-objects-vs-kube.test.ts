@@ -1,6 +1,6 @@
 /**
- * The minimal objects kapi's catalogue round trips use (packages/apiserver/src/testing/
- * minimal-objects.ts) are valid for a real kube-apiserver v1.32.13: each is created there,
+ * The minimal objects kapi's catalogue round trips use (MINIMAL_OBJECTS of
+ * @kapi/apiserver/testing) are valid for a real kube-apiserver v1.32.13: each is created there,
  * and each sample status is accepted by its /status subresource, so the round trips keep
  * passing as per-kind validation lands in kapi. Skipped, with the reason, when the
  * kube-apiserver binary is missing.
@@ -8,15 +8,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
+import { MINIMAL_OBJECTS } from '@kapi/apiserver/testing';
 import { kubeReferenceBinary, REFERENCE_TOKEN, startKubeReference, type KubeReference } from '../harness/kube-reference.js';
-
-interface MinimalObject {
-  object: Record<string, unknown>;
-  status?: Record<string, unknown>;
-}
-
-// The samples are apiserver test data; e2e reaches them through the built file.
-const samplesModule = new URL('../../../packages/apiserver/dist/testing/minimal-objects.js', import.meta.url).href;
 
 function send(kube: KubeReference, method: string, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   const data = body === undefined ? '' : JSON.stringify(body);
@@ -48,7 +41,6 @@ void describe('the minimal objects of the catalogue round trips', { skip: binary
   });
 
   void it('are created by kube-apiserver 1.32, and their statuses accepted', async () => {
-    const { MINIMAL_OBJECTS } = (await import(samplesModule)) as { MINIMAL_OBJECTS: Record<string, MinimalObject> };
     const discovery = JSON.parse((await kube.get('/apis', 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList')).body) as {
       items: { metadata: { name: string }; versions: { version: string; resources: { resource: string; scope: string }[] }[] }[];
     };

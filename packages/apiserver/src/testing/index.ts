@@ -1,7 +1,9 @@
 /**
  * @kapi/apiserver/testing: start the built `kapi-apiserver` as a child process on free ports
  * and write kubeconfigs for it — for the e2e suites and kapi-bench, which talk to the server
- * only over HTTP. Nothing here loads the server's own modules.
+ * only over HTTP — and the minimal object of every served resource. Nothing exported here
+ * loads the server's own modules (the in-process fixture, `fixture.ts`, is for this package's
+ * own tests).
  */
 export {
   startKapiServer,
@@ -12,3 +14,4 @@ export {
   type StartKapiServerOptions,
 } from './kapi-server.js';
 export { kubeconfigYaml, writeKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
+export { MINIMAL_OBJECTS, type MinimalObject } from './minimal-objects.js';
