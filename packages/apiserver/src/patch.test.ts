@@ -111,6 +111,28 @@ void describe('PATCH: strategic merge, json and merge patches over HTTP', () => 
     }
   });
 
+  void it('json patch on the root (""): move/copy/add/remove are kube\'s 422, never a 500, and the object is unchanged', async () => {
+    const before = await create(CM, { metadata: { name: 'root' }, data: { a: '1' } });
+    const rootOps = [
+      [{ op: 'move', from: '', path: '/x' }],
+      [{ op: 'add', path: '/data/b', value: '2' }, { op: 'move', from: '', path: '/data/self' }],
+      [{ op: 'copy', from: '', path: '/x' }],
+      [{ op: 'move', from: '/data', path: '' }],
+      [{ op: 'add', path: '', value: { kind: 'ConfigMap' } }],
+      [{ op: 'remove', path: '' }],
+      [{ op: 'replace', path: '', value: 'text' }],
+      [{ op: 'test', path: '', value: { kind: 'Secret' } }],
+    ];
+    for (const ops of rootOps) {
+      const res = await patch(`${CM}/root`, JSON_PATCH, ops);
+      assert.equal(res.status, 422, `${JSON.stringify(ops)}: ${res.status} ${res.text.slice(0, 300)}`);
+      assert.equal(res.json['reason'], 'Invalid');
+      assert.equal(res.json['message'], 'the server rejected our request due to an error in our request');
+    }
+    const after = await t.request('GET', `${CM}/root`);
+    assert.equal((after.json as Obj).metadata['resourceVersion'], before.metadata['resourceVersion']);
+  });
+
   void it('fieldValidation on patches: Warn sends warnings, Strict answers kube 422, Ignore says nothing', async () => {
     await create(CM, { metadata: { name: 'fv' }, data: { a: '1' } });
     const body = '{"data":{"b":"1","b":"2"},"bogus":true}';

@@ -46,3 +46,25 @@ void test('a move or copy from a missing path is kube\'s 422, as before', () => 
   assert.deepEqual(applyJsonPatch(doc, decodeJsonPatch([{ op: 'move', from: '/c~1d', path: '/z' }])), { a: { b: [1, 2] }, 'e~f': 2, z: 1 });
   assert.deepEqual(applyJsonPatch(doc, decodeJsonPatch([{ op: 'copy', from: '/e~0f', path: '/a/b/0' }])), { ...doc, a: { b: [2, 1, 2] } });
 });
+
+void test('the root ("") as kube\'s library takes it: test and an object or array replace apply; add, remove, move and copy are 422', () => {
+  const doc = { metadata: { name: 'x' }, data: { a: '1' } };
+  for (const ops of [
+    [{ op: 'move', from: '', path: '/x' }],
+    [{ op: 'add', path: '/data/b', value: '2' }, { op: 'move', from: '', path: '/data/self' }],
+    [{ op: 'move', from: '/data', path: '' }],
+    [{ op: 'copy', from: '', path: '/x' }],
+    [{ op: 'copy', from: '/data', path: '' }],
+    [{ op: 'add', path: '', value: {} }],
+    [{ op: 'remove', path: '' }],
+    [{ op: 'replace', path: '', value: 'text' }],
+    [{ op: 'replace', path: '', value: null }],
+    [{ op: 'test', path: '', value: { other: 1 } }],
+  ]) {
+    assert.equal(status(() => applyJsonPatch(doc, decodeJsonPatch(ops))).code, 422, JSON.stringify(ops));
+  }
+  assert.deepEqual(applyJsonPatch(doc, decodeJsonPatch([{ op: 'test', path: '', value: doc }, { op: 'replace', path: '', value: { a: 1 } }])), { a: 1 });
+  // Moving a value below itself finds no destination once it is removed (kube's order), a copy takes a copy.
+  assert.equal(status(() => applyJsonPatch(doc, decodeJsonPatch([{ op: 'move', from: '/data', path: '/data/x' }]))).code, 422);
+  assert.deepEqual(applyJsonPatch(doc, decodeJsonPatch([{ op: 'copy', from: '/data', path: '/data/x' }])), { ...doc, data: { a: '1', x: { a: '1' } } });
+});

@@ -74,15 +74,37 @@ const validateOperation: Validator<unknown> = (operation, index, document, exist
 };
 
 /**
+ * Whether kube's JSON patch library (evanphx/json-patch v4) can apply `operation` at all as
+ * far as the root is concerned: it names the whole document ("") only in `test` and in a
+ * `replace` whose value is an object or array; an `add`, `remove`, `move` or `copy` with ""
+ * as its path or from finds no parent and fails. (Moving "" below itself would otherwise
+ * make the document contain itself.)
+ */
+function rootUseAllowed(operation: Operation): boolean {
+  switch (operation.op) {
+    case 'test':
+      return true;
+    case 'replace':
+      return operation.path !== '' || isPlainObject(operation.value) || Array.isArray(operation.value);
+    case 'move':
+    case 'copy':
+      return operation.path !== '' && operation.from !== '';
+    default:
+      return operation.path !== '';
+  }
+}
+
+/**
  * Applies the operations to a private copy of `document` and returns it. Any operation
- * that cannot be applied (a failed `test`, a missing path, too many copied bytes) makes the
- * whole patch fail with kube's generic 422.
+ * that cannot be applied (a failed `test`, a missing path, too many copied bytes, a root
+ * operation kube's library refuses) makes the whole patch fail with kube's generic 422.
  */
 export function applyJsonPatch(document: unknown, operations: readonly Operation[]): unknown {
   let doc: unknown = structuredClone(document);
   let copied = 0;
   try {
     for (const operation of operations) {
+      if (!rootUseAllowed(operation)) throw patchNotApplicable();
       if (operation.op === 'copy') {
         const value = fastJsonPatch.getValueByPointer(doc, operation.from);
         copied += Buffer.byteLength(JSON.stringify(value) ?? '');
