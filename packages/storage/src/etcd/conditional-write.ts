@@ -1,6 +1,6 @@
 import type { IKeyValue } from 'etcd3';
 import { revisionOf, type EtcdKV } from './kv.js';
-import { checkRequestSize, conditionalPutSize } from './request-size.js';
+import { checkRequestSize, conditionalPutEntrySize, conditionalPutSize } from './request-size.js';
 
 export interface ConditionalWriteResult {
   succeeded: boolean;
@@ -12,8 +12,9 @@ export interface ConditionalWriteResult {
 
 /**
  * One txn: "if mod_revision(key) == expectedRevision then (put data | delete) else get key".
- * `expectedRevision` 0 means "the key must not exist". Never retries. A put larger than
- * `kv.maxRequestBytes` is not sent: it throws `RequestTooLarge` (see request-size.ts).
+ * `expectedRevision` 0 means "the key must not exist". Never retries. A put whose raft entry
+ * would be larger than `kv.maxRequestBytes` is not sent: it throws `RequestTooLarge` (see
+ * request-size.ts).
  */
 export async function conditionalWrite(
   kv: EtcdKV,
@@ -22,7 +23,13 @@ export async function conditionalWrite(
   op: { put: Buffer } | { delete: true },
 ): Promise<ConditionalWriteResult> {
   const keyBytes = Buffer.from(key);
-  if ('put' in op) checkRequestSize(key, conditionalPutSize(keyBytes.length, expectedRevision, op.put.length), kv.maxRequestBytes);
+  if ('put' in op) {
+    const size = {
+      messageBytes: conditionalPutSize(keyBytes.length, expectedRevision, op.put.length),
+      entryBytes: conditionalPutEntrySize(keyBytes.length, expectedRevision, op.put.length, kv.requestIdBytes()),
+    };
+    checkRequestSize(key, size, kv.maxRequestBytes);
+  }
   const res = await kv.txn(key, {
     compare: [{ key: keyBytes, target: 'Mod', result: 'Equal', mod_revision: expectedRevision }],
     success: [

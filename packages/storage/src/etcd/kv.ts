@@ -3,6 +3,7 @@ import type { KubeObject } from '@kapi/machinery';
 import type { Codec } from './codec.js';
 import { toStorageError } from './errors.js';
 import { rangeOperation, txnOperation, type EtcdInstrumentation } from './instrumentation.js';
+import { MAX_REQUEST_ID_BYTES, requestIdBytes as memberRequestIdBytes } from './request-size.js';
 
 /**
  * The raw KV calls the etcd backend makes, each with a deadline and with every error cast to
@@ -14,6 +15,12 @@ export interface EtcdKV {
   readonly codec: Codec;
   /** The largest write request etcd takes (its `--max-request-bytes`); writers check it before sending. */
   readonly maxRequestBytes: number;
+  /**
+   * The encoded size of the request ID etcd puts in a write's raft entry: the largest among the
+   * members that have answered so far (see request-size.ts `requestIdBytes`), the most an ID
+   * can take before any has.
+   */
+  requestIdBytes(): number;
 }
 
 export interface EtcdKVOptions {
@@ -32,24 +39,36 @@ export interface EtcdKVOptions {
 export function createEtcdKV(client: Etcd3, kvOptions: EtcdKVOptions): EtcdKV {
   const { codec, requestTimeoutMs, maxRequestBytes, instrumentation } = kvOptions;
   const options = () => ({ deadline: Date.now() + requestTimeoutMs });
+  // Request ID sizes by member ID, learnt from response headers.
+  const idBytesByMember = new Map<string, number>();
+  const learn = (header: { member_id?: string } | undefined): void => {
+    const member = header?.member_id;
+    if (member !== undefined && !idBytesByMember.has(member)) idBytesByMember.set(member, memberRequestIdBytes(member));
+  };
+  const requestIdBytes = (): number => (idBytesByMember.size === 0 ? MAX_REQUEST_ID_BYTES : Math.max(...idBytesByMember.values()));
   const range = async (key: string, req: IRangeRequest): Promise<IRangeResponse> => {
     try {
-      return await client.kv.range(req, options());
+      const res = await client.kv.range(req, options());
+      learn(res.header);
+      return res;
     } catch (err) {
       throw toStorageError(err, key);
     }
   };
   const txn = async (key: string, req: ITxnRequest): Promise<ITxnResponse> => {
     try {
-      return await client.kv.txn(req, options());
+      const res = await client.kv.txn(req, options());
+      learn(res.header);
+      return res;
     } catch (err) {
       throw toStorageError(err, key);
     }
   };
-  if (instrumentation === undefined) return { codec, maxRequestBytes, range, txn };
+  if (instrumentation === undefined) return { codec, maxRequestBytes, requestIdBytes, range, txn };
   return {
     codec,
     maxRequestBytes,
+    requestIdBytes,
     range: (key, req) => instrumentation.call('Range', rangeOperation(req), key, () => range(key, req)),
     txn: (key, req) => instrumentation.call('Txn', txnOperation(req), key, () => txn(key, req)),
   };

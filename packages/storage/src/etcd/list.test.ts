@@ -37,6 +37,7 @@ function recording(inner: EtcdKV, log: string[]): EtcdKV {
   return {
     codec,
     maxRequestBytes: inner.maxRequestBytes,
+    requestIdBytes: () => inner.requestIdBytes(),
     txn: (key, req) => inner.txn(key, req),
     range: (key, req) => {
       log.push(`range limit=${req.limit ?? 0}`);

@@ -11,7 +11,7 @@ import { isStorageError, type StorageError } from '../errors.js';
 import { startEtcd, startEtcdCluster, uniquePrefix, type TestEtcd, type TestEtcdCluster } from '../testing/index.js';
 import { createEtcdStorage, type EtcdStorage } from './etcd-storage.js';
 import { jsonCodec } from './codec.js';
-import { conditionalPutSize, DEFAULT_MAX_REQUEST_BYTES } from './request-size.js';
+import { conditionalPutEntrySize, conditionalPutSize, DEFAULT_MAX_REQUEST_BYTES, requestIdBytes } from './request-size.js';
 
 const MiB = 1024 * 1024;
 const cm = (name: string, bytes = 0): KubeObject => ({
@@ -84,27 +84,77 @@ void describe('writes over --etcd-max-request-bytes are refused before they are 
     for (const name of ['a', 'b']) assert.equal(await storage.get(`${prefix}/${name}`, { ignoreNotFound: true }), undefined);
   });
 
-  void test('the limit is on the request: exactly 1.5 MiB is sent, one byte more is not', async () => {
-    const prefix = `${uniquePrefix()}/configmaps/default`;
-    const sized = (name: string, requestBytes: number): KubeObject => {
-      const obj = cm(name);
-      const pad = requestBytes - createSize(`${prefix}/${name}`, obj);
-      // Grow the value until the request has the size asked for (the length prefixes grow with it).
-      let bytes = pad;
-      while (createSize(`${prefix}/${name}`, cm(name, bytes)) > requestBytes) bytes--;
-      assert.equal(createSize(`${prefix}/${name}`, cm(name, bytes)), requestBytes);
-      return cm(name, bytes);
-    };
-    await storage.create(`${prefix}/exact`, sized('exact', DEFAULT_MAX_REQUEST_BYTES));
-    await refusal(storage.create(`${prefix}/over`, sized('over', DEFAULT_MAX_REQUEST_BYTES + 1)));
-  });
-
   void test('an update that grows an object past the limit is refused and leaves it as it was', async () => {
     const key = `${uniquePrefix()}/configmaps/default/grows`;
     const created = await storage.create(key, cm('grows', MiB));
     const err = await refusal(storage.guaranteedUpdate(key, (current) => ({ ...current!, data: { a: 'y'.repeat(1.6 * MiB) } })));
     assert.equal(err.message, 'etcdserver: request is too large');
     assert.deepEqual(await storage.get(key), created);
+  });
+});
+
+/** etcd's count of Txn calls its gRPC server has started (from its /metrics). */
+async function txnCallsStarted(etcd: TestEtcd): Promise<number> {
+  const text = await (await fetch(`${etcd.endpoints[0]}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('grpc_server_started_total{') && l.includes('grpc_method="Txn"'));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+void describe('the limit is etcd\'s raft entry, to the byte, against an etcd at its default limit', () => {
+  let etcd: TestEtcd;
+  // Checks before sending, as kapi does by default; and one told etcd takes 8 MiB, so that etcd decides.
+  let checked: EtcdStorage;
+  let unchecked: EtcdStorage;
+  let idBytes: number;
+  before(async () => {
+    etcd = await startEtcd();
+    checked = createEtcdStorage({ endpoints: etcd.endpoints });
+    unchecked = createEtcdStorage({ endpoints: etcd.endpoints, maxRequestBytes: 8 * MiB });
+    idBytes = requestIdBytes((await checked.client.maintenance.status()).header.member_id);
+  });
+  after(async () => {
+    await checked.close();
+    await unchecked.close();
+    await etcd.stop();
+  });
+
+  /** A ConfigMap whose create at `key` makes a raft entry of exactly `entryBytes`. */
+  const sized = (key: string, entryBytes: number): KubeObject => {
+    const name = key.slice(key.lastIndexOf('/') + 1);
+    const entry = (bytes: number) => conditionalPutEntrySize(Buffer.byteLength(key), 0, jsonCodec.encode(cm(name, bytes)).length, idBytes);
+    let bytes = entryBytes - entry(0);
+    while (entry(bytes) > entryBytes) bytes--;
+    assert.equal(entry(bytes), entryBytes);
+    return cm(name, bytes);
+  };
+
+  void test('one byte under and exactly at the limit are sent and stored; one byte over is refused by kapi without a call, as etcd would refuse it', async () => {
+    const prefix = `${uniquePrefix()}/configmaps/default`;
+    // Any answer teaches the storage the member's request ID size.
+    await checked.create(`${prefix}/warm`, cm('warm'));
+    for (const [name, bytes] of [['under', DEFAULT_MAX_REQUEST_BYTES - 1], ['exact', DEFAULT_MAX_REQUEST_BYTES]] as const) {
+      const created = await checked.create(`${prefix}/${name}`, sized(`${prefix}/${name}`, bytes));
+      assert.deepEqual(await checked.get(`${prefix}/${name}`), created);
+    }
+    const over = sized(`${prefix}/over`, DEFAULT_MAX_REQUEST_BYTES + 1);
+    // The computed entry is etcd's: this one is too large for etcd itself...
+    assert.equal((await refusal(unchecked.create(`${prefix}/over`, over))).message, 'etcdserver: request is too large');
+    // ...and kapi refuses it with the same text, never calling etcd.
+    const calls = await txnCallsStarted(etcd);
+    assert.ok(calls > 0, 'etcd counts Txn calls');
+    assert.equal((await refusal(checked.create(`${prefix}/over`, over))).message, 'etcdserver: request is too large');
+    assert.equal(await txnCallsStarted(etcd), calls, 'the refused write reached etcd');
+    assert.equal(await checked.get(`${prefix}/over`, { ignoreNotFound: true }), undefined);
+  });
+
+  void test('a request ID takes the bytes its member ID\'s low 16 bits put above 48 bits of time and counter', () => {
+    assert.ok(idBytes <= 10);
+    assert.equal(requestIdBytes('0'), 7);
+    assert.equal(requestIdBytes(String(0xffffn)), 10);
+    assert.equal(requestIdBytes(String((1n << 62n) | 0x00ffn)), 8);
+    assert.equal(requestIdBytes(String(0x0100n)), 9);
+    assert.equal(requestIdBytes(String(0x7fffn)), 9);
+    assert.equal(requestIdBytes(String(0x8000n)), 10);
   });
 });
 

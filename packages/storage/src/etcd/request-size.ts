@@ -15,6 +15,12 @@
  * `maxRequestBytes`, the kapi flag `--etcd-max-request-bytes`), so that an oversize object is
  * refused with these texts without a round trip, and classifies the same refusals from etcd
  * (an etcd configured with a lower limit) the same way (`isRequestTooLarge`).
+ *
+ * What etcd measures against `--max-request-bytes` is not the gRPC message but the raft entry
+ * it proposes: an InternalRaftRequest holding the txn (as etcd re-encodes it, zero fields
+ * dropped) and a RequestHeader with a request ID the receiving member generates (its member
+ * ID's low 16 bits over 48 bits of time and counter). `conditionalPutEntrySize` computes that
+ * entry; `requestIdBytes` the ID's encoded size from the member ID every response names.
  */
 import { StorageError } from '../errors.js';
 
@@ -34,15 +40,24 @@ export function maxSendMessageBytes(maxRequestBytes: number): number {
 
 const ETCD_REQUEST_TOO_LARGE = 'etcdserver: request is too large';
 
+/** The two sizes of one write: the gRPC message the client sends, the raft entry etcd makes of it. */
+export interface RequestSize {
+  readonly messageBytes: number;
+  readonly entryBytes: number;
+}
+
 /**
- * Throws `RequestTooLarge` (with kube-apiserver's answer as the message) when a request of
- * `size` bytes is over `maxRequestBytes`; returns otherwise.
+ * Throws `RequestTooLarge` (with kube-apiserver's answer as the message) when etcd would refuse
+ * the request: its raft entry is over `maxRequestBytes` (etcd's text), or its message over the
+ * client's send limit (the gRPC text, with the message size); returns otherwise.
  */
-export function checkRequestSize(key: string, size: number, maxRequestBytes: number): void {
-  if (size <= maxRequestBytes) return;
+export function checkRequestSize(key: string, size: RequestSize, maxRequestBytes: number): void {
+  if (size.entryBytes <= maxRequestBytes) return;
   const sendLimit = maxSendMessageBytes(maxRequestBytes);
   const message =
-    size > sendLimit ? goStatusText('ResourceExhausted', `trying to send message larger than max (${size} vs. ${sendLimit})`) : ETCD_REQUEST_TOO_LARGE;
+    size.messageBytes > sendLimit
+      ? goStatusText('ResourceExhausted', `trying to send message larger than max (${size.messageBytes} vs. ${sendLimit})`)
+      : ETCD_REQUEST_TOO_LARGE;
   throw new StorageError('RequestTooLarge', key, message);
 }
 
@@ -90,12 +105,47 @@ function goStatusText(code: string, description: string): string {
  * EQUAL (0) included. It is the size etcd's gRPC server and the client's send limit measure.
  */
 export function conditionalPutSize(keyBytes: number, expectedRevision: number, valueBytes: number): number {
-  // result EQUAL, target MOD, key, mod_revision
-  const compare = scalarField(0) + scalarField(2) + bytesField(keyBytes) + scalarField(expectedRevision);
+  return conditionalPutTxnSize(keyBytes, expectedRevision, valueBytes, true);
+}
+
+/**
+ * The size of the raft entry etcd makes of `conditionalWrite`'s put (what it compares with its
+ * `--max-request-bytes`): InternalRaftRequest{header: RequestHeader{ID}, txn}, the txn
+ * re-encoded by etcd (gogo-protobuf drops the compare's EQUAL, 0; a oneof's 0 stays), the ID
+ * taking `idBytes` (see `requestIdBytes`). The entry's own ID field is 0, so absent.
+ */
+export function conditionalPutEntrySize(keyBytes: number, expectedRevision: number, valueBytes: number, idBytes: number): number {
+  const header = 1 + idBytes;
+  // header is field 100: a two-byte tag; txn is field 6.
+  return 2 + varintSize(header) + header + bytesField(conditionalPutTxnSize(keyBytes, expectedRevision, valueBytes, false));
+}
+
+function conditionalPutTxnSize(keyBytes: number, expectedRevision: number, valueBytes: number, withZeroResult: boolean): number {
+  // result EQUAL (when written), target MOD, key, mod_revision (a oneof: written even when 0)
+  const compare = (withZeroResult ? scalarField(0) : 0) + scalarField(2) + bytesField(keyBytes) + scalarField(expectedRevision);
   const put = bytesField(keyBytes) + bytesField(valueBytes);
   const range = bytesField(keyBytes);
   // TxnRequest{compare, success: [RequestOp{request_put}], failure: [RequestOp{request_range}]}
   return bytesField(compare) + bytesField(bytesField(put)) + bytesField(bytesField(range));
+}
+
+/** The most a request ID can take encoded (a 64-bit varint); assumed until a member has answered. */
+export const MAX_REQUEST_ID_BYTES = 10;
+
+/**
+ * The encoded size of the request IDs the member `memberId` (a decimal uint64, as response
+ * headers carry it) generates: its low 16 bits sit above 48 bits of time and counter, so they
+ * fix the length; with them all 0, up to 48 bits (7 bytes) are counted.
+ */
+export function requestIdBytes(memberId: string): number {
+  let prefix: number;
+  try {
+    prefix = Number(BigInt(memberId) & 0xffffn);
+  } catch {
+    return MAX_REQUEST_ID_BYTES;
+  }
+  const bits = 48 + (prefix === 0 ? 0 : Math.floor(Math.log2(prefix)) + 1);
+  return Math.ceil(bits / 7);
 }
 
 /** A varint field (an enum or an integer) with a one-byte tag (field numbers below 16). */
