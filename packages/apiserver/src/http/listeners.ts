@@ -1,11 +1,15 @@
 /**
  * The HTTP(S) listeners: created with kube's per-connection limits (Go http.Server settings
- * from secure_serving.go, mapped onto Node's), bound, and stopped for the shutdown.
+ * from secure_serving.go, mapped onto Node's), `Expect: 100-continue` and requests Node's
+ * parser refuses answered in order (expect-continue.ts, client-errors.ts), bound, and
+ * stopped for the shutdown.
  */
 import { createServer as createHttpServer, type RequestListener, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { answerClientErrors } from './client-errors.js';
 import type { ConnectionGuard } from './connection-guard.js';
+import { answerExpectContinue } from './expect-continue.js';
 
 /** Node's per-connection limits; kube's values by default. */
 export interface ConnectionTimeouts {
@@ -42,6 +46,8 @@ export function createListener(handler: RequestListener, options: ListenerOption
     ? createHttpsServer({ ...common, cert: options.tls.cert, key: options.tls.key, handshakeTimeout: timeouts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS }, handler)
     : createHttpServer(common, handler);
   tune(server, options.requestTimeoutMs, timeouts);
+  answerExpectContinue(server);
+  answerClientErrors(server);
   options.guard.attach(server);
   return server;
 }

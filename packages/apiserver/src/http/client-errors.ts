@@ -1,0 +1,68 @@
+/**
+ * Requests Node's HTTP parser refuses (a method it does not know, a malformed request line
+ * or header, headers past the size limit, a request not received in time) are answered on
+ * the socket, as Go's net/http answers a malformed request: `400 Bad Request` (431, 413, 408
+ * for the limits, Node's texts) with `Connection: close`, then the connection closes.
+ *
+ * Node's own handler writes that answer only when no response is in progress on the
+ * connection; when the previous response on a keep-alive connection has not finished (its
+ * last bytes handed to the socket but not yet flushed, or a slow one still being written), it
+ * closes the connection without a word, cutting that response short. Here the answer waits
+ * for the responses in progress to finish, in order, and follows them. (A method Node's
+ * parser does not know never reaches a handler, so it cannot get kube's answer to an unknown
+ * verb, 405 or 404 with a Status; the 400 is Go's answer to a request it cannot parse.)
+ */
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** How long the answer may take to flush before the socket is cut. */
+const CLOSE_GRACE_MS = 5_000;
+
+function answerFor(err: NodeJS.ErrnoException): Buffer {
+  const code =
+    err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? 413 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  return Buffer.from(`HTTP/1.1 ${code} ${STATUS_CODES[code]}\r\nConnection: close\r\n\r\n`, 'latin1');
+}
+
+/** The response that owns `socket` now (Node's own field; null or absent when none). */
+function responseInProgress(socket: Socket): ServerResponse | null | undefined {
+  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+}
+
+/** Answers the client errors of `server`'s connections (see the file comment). */
+export function answerClientErrors(server: Server): void {
+  const answered = new WeakSet<Socket>();
+  const lastRequest = new WeakMap<Socket, IncomingMessage>();
+  server.on('request', (req: IncomingMessage) => lastRequest.set(req.socket, req));
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    // A reset or broken connection has no one to answer.
+    if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const answer = answerFor(err);
+    if (lastRequest.get(socket)?.complete === false) {
+      // The error is in the body of a request being served: that request fails with the
+      // connection (its handler sees it aborted), answered as Node does.
+      if (responseInProgress(socket)?.headersSent !== true) socket.write(answer);
+      socket.destroy();
+      return;
+    }
+    const send = (): void => {
+      if (socket.destroyed || !socket.writable) return;
+      const current = responseInProgress(socket);
+      if (current) {
+        // Responses finish in order; each hands the socket to the next (or to none).
+        current.once('close', () => setImmediate(send));
+        return;
+      }
+      socket.end(answer);
+      const cut = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS);
+      cut.unref();
+      socket.once('close', () => clearTimeout(cut));
+    };
+    send();
+  });
+}
