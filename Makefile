@@ -4,7 +4,7 @@ SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build lint test test-only run bench bench-quick clean proto schemas discovery e2e e2e-faults fuzz
+.PHONY: setup build lint test test-only run bench bench-quick clean proto schemas discovery bootstrap-policy e2e e2e-faults fuzz
 
 # The Python the e2e suites run (Debian's, where python3-kubernetes installs; `KAPI_PYTHON` overrides).
 KAPI_PYTHON ?= /usr/bin/python3
@@ -100,6 +100,10 @@ bench-quick: setup build
 # ($$KAPI_KUBE_APISERVER, default /root/.cache/kapi-ref/bin/kube-apiserver).
 schemas: setup
 	bash scripts/generate-catalog.sh
+
+# kube's bootstrap RBAC roles and bindings (needs the k8s.io/kubernetes v1.32.13 module; reuses its go.sum).
+bootstrap-policy:
+	cd scripts/bootstrap-policy-gen && GOFLAGS=-mod=mod go run . > ../../packages/catalog/generated/bootstrap-policy.json
 
 proto: setup
 	bash scripts/generate-proto.sh

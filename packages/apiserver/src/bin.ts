@@ -5,7 +5,7 @@
  * shut down gracefully on SIGTERM/SIGINT (a second signal exits at once, as kube does).
  */
 import { randomUUID } from 'node:crypto';
-import { FlagError, parseFlags, usage } from './flags.js';
+import { FlagError, anonymousAllowed, parseFlags, usage } from './flags.js';
 import { createLogger } from './logger.js';
 import { startApiServer } from './main.js';
 // The tracing SDK (OpenTelemetry's exporter over gRPC: ~0.5 s of CPU to load) is imported only
@@ -59,6 +59,9 @@ async function main(): Promise<void> {
       throw err;
     }
   }
+  if (flags.anonymousAuth && !anonymousAllowed(flags)) {
+    logger.warn('AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer');
+  }
   if (flags.watchCacheSizes.length > 0) {
     logger.info(`--watch-cache-sizes=${flags.watchCacheSizes.join(',')} is ignored: kapi sizes each watch cache by a time window`);
   }
@@ -91,6 +94,10 @@ async function main(): Promise<void> {
     etcdReadycheckTimeoutMs: flags.etcdReadycheckTimeoutMs,
     etcdMaxRequestBytes: flags.etcdMaxRequestBytes,
     enableGarbageCollector: flags.enableGarbageCollector,
+    ...(flags.clientCaFile !== '' ? { clientCaFile: flags.clientCaFile } : {}),
+    ...(flags.tokenAuthFile !== '' ? { tokenAuthFile: flags.tokenAuthFile } : {}),
+    authorizationModes: flags.authorizationModes,
+    anonymousAuth: anonymousAllowed(flags),
     controllers: {
       leaderElection: flags.leaderElect
         ? {

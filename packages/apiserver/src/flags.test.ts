@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { FlagError, parseFlags, usage, type ServerFlags } from './flags.js';
+import { FlagError, anonymousAllowed, parseFlags, usage, type ServerFlags } from './flags.js';
 import { formatGoDuration, parseGoDuration } from './duration.js';
 import { watchTimeoutMs } from './handlers/watch.js';
 
@@ -64,7 +64,7 @@ void describe('parseFlags', () => {
     const f = parsed([
       '--etcd-servers=http://127.0.0.1:2379', '--allow-privileged=true', '--endpoint-reconciler-type=none', '--admission-control=',
       '--max-requests-inflight=0', '--max-mutating-requests-inflight=0', '--enable-priority-and-fairness=false',
-      '--authorization-mode=Node,RBAC', '--default-watch-cache-size=100', '--feature-gates=A=true', '--allow-privileged',
+      '--authorization-mode=RBAC', '--default-watch-cache-size=100', '--feature-gates=A=true', '--allow-privileged',
       '--etcd-healthcheck-timeout=2s', '--goaway-chance=.001',
     ]);
     assert.equal(f.maxRequestsInflight, 0);
@@ -234,5 +234,35 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
     assert.equal(parsed(['--etcd-servers=http://127.0.0.1:2379', '--etcd-max-request-bytes=10485760']).etcdMaxRequestBytes, 10485760);
     assert.equal(flagError(['--etcd-servers=x', '--etcd-max-request-bytes=0']), '--etcd-max-request-bytes must be greater than 0');
     assert.match(usage(), /--etcd-max-request-bytes int +The etcd cluster's --max-request-bytes \(kapi extension/);
+  });
+
+  void it('parses the authentication and authorization flags with kube\'s defaults', () => {
+    const defaults = parsed(['--etcd-servers=x']);
+    assert.deepEqual(defaults.authorizationModes, ['AlwaysAllow']);
+    assert.equal(defaults.anonymousAuth, true);
+    // kube resets --anonymous-auth to false whenever AlwaysAllow is a mode.
+    assert.equal(anonymousAllowed(defaults), false);
+    const rbac = parsed(['--etcd-servers=x', '--authorization-mode=RBAC', '--client-ca-file=/ca.crt', '--token-auth-file=/t.csv']);
+    assert.deepEqual(rbac.authorizationModes, ['RBAC']);
+    assert.equal(anonymousAllowed(rbac), true);
+    assert.equal(rbac.clientCaFile, '/ca.crt');
+    assert.equal(rbac.tokenAuthFile, '/t.csv');
+    assert.equal(anonymousAllowed(parsed(['--etcd-servers=x', '--authorization-mode=RBAC', '--anonymous-auth=false'])), false);
+    assert.equal(flagError(['--etcd-servers=x', '--authorization-mode=Foo']), 'authorization-mode "Foo" is not a valid mode');
+    assert.equal(flagError(['--etcd-servers=x', '--authorization-mode=RBAC,RBAC']), 'authorization-mode "RBAC" has mode specified more than once');
+    assert.equal(flagError(['--etcd-servers=x', '--authorization-mode=']), 'at least one authorization-mode must be passed');
+    for (const mode of ['Node', 'Webhook', 'ABAC']) {
+      assert.equal(flagError(['--etcd-servers=x', `--authorization-mode=${mode},RBAC`]), `authorization-mode ${mode} is not implemented by kapi (built: AlwaysAllow, AlwaysDeny, RBAC)`);
+    }
+  });
+
+  void it('refuses security flags kapi does not implement instead of ignoring them', () => {
+    for (const flag of ['encryption-provider-config', 'audit-log-path', 'audit-policy-file', 'service-account-key-file', 'service-account-signing-key-file',
+      'requestheader-client-ca-file', 'requestheader-username-headers', 'enable-admission-plugins', 'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'tls-min-version']) {
+      assert.equal(flagError(['--etcd-servers=x', `--${flag}=/some/value`]), `--${flag} is not implemented by kapi`);
+    }
+    assert.equal(flagError(['--etcd-servers=x', '--enable-bootstrap-token-auth']), '--enable-bootstrap-token-auth is not implemented by kapi');
+    // An empty value (kwokctl's --admission-control=) asks for nothing and is accepted.
+    assert.equal(parsed(['--etcd-servers=x', '--admission-control=', '--enable-bootstrap-token-auth=false']).etcdServers.length, 1);
   });
 });

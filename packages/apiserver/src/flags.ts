@@ -54,6 +54,23 @@ export interface ServerFlags {
   leaderElectRetryPeriodMs: number;
   leaderElectResourceNamespace: string;
   leaderElectResourceName: string;
+  /** --client-ca-file ("" = no client certificates requested). */
+  clientCaFile: string;
+  /** --token-auth-file ("" = no static tokens). */
+  tokenAuthFile: string;
+  /** --authorization-mode, in order. */
+  authorizationModes: string[];
+  /** --anonymous-auth as given; kube turns it off when AlwaysAllow is among the modes (see `anonymousAllowed`). */
+  anonymousAuth: boolean;
+}
+
+/**
+ * Whether requests without credentials run as system:anonymous: `--anonymous-auth`, except
+ * that kube resets it to false when AlwaysAllow is one of the authorization modes (logging
+ * "AnonymousAuth is not allowed with the AlwaysAllow authorizer").
+ */
+export function anonymousAllowed(flags: Pick<ServerFlags, 'anonymousAuth' | 'authorizationModes'>): boolean {
+  return flags.anonymousAuth && !flags.authorizationModes.includes('AlwaysAllow');
 }
 
 /** Thrown for a bad command line; `bin.ts` prints `Error: <message>` and exits 1. */
@@ -69,6 +86,8 @@ interface FlagSpec {
   readonly help: string;
   /** Accepted for compatibility; the value is parsed and then ignored. */
   readonly ignored?: boolean;
+  /** A kube flag kapi does not implement: a value other than the default is a startup error. */
+  readonly unimplemented?: boolean;
 }
 
 const FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -115,24 +134,35 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'leader-elect-retry-period': { type: 'duration', defaultText: '2s', help: 'The duration the clients should wait between attempting acquisition and renewal of a leadership. This is only applicable if leader election is enabled.' },
   'leader-elect-resource-namespace': { type: 'string', defaultText: 'kube-system', help: 'The namespace of resource object that is used for locking during leader election.' },
   'leader-elect-resource-name': { type: 'string', defaultText: 'kapi-controller-manager', help: 'The name of resource object that is used for locking during leader election.' },
-  // Accepted and ignored: common kube-apiserver flags (kubeadm, charts, kwokctl).
+  'client-ca-file': { type: 'string', defaultText: '', help: 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.' },
+  'token-auth-file': { type: 'string', defaultText: '', help: 'If set, the file that will be used to secure the secure port of the API server via token authentication.' },
+  'authorization-mode': { type: 'stringList', defaultText: 'AlwaysAllow', help: 'Ordered list of plug-ins to do authorization on secure port. kapi builds AlwaysAllow,AlwaysDeny,RBAC (kube also has ABAC,Webhook,Node: a startup error here).' },
+  'anonymous-auth': { type: 'bool', defaultText: 'true', help: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.' },
+  // kube security flags kapi does not implement yet: setting one is a startup error, never silently ignored.
+  ...unimplementedFlags([
+    'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'encryption-provider-config', 'admission-control',
+    'enable-admission-plugins', 'disable-admission-plugins',
+    'service-account-issuer', 'service-account-key-file', 'service-account-signing-key-file', 'api-audiences',
+    'requestheader-client-ca-file', 'requestheader-allowed-names',
+    'requestheader-username-headers', 'requestheader-group-headers', 'requestheader-extra-headers-prefix',
+    'audit-log-path', 'audit-policy-file', 'audit-webhook-config-file', 'tls-cipher-suites', 'tls-min-version',
+    'authorization-config', 'authentication-config', 'oidc-issuer-url', 'authorization-webhook-config-file',
+    'authentication-token-webhook-config-file', 'authorization-policy-file',
+  ], ['enable-bootstrap-token-auth']),
+  // Accepted and ignored: common kube-apiserver flags (kubeadm, charts, kwokctl) with no security effect here.
   ...ignoredFlags({
     string: [
-      'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'etcd-servers-overrides', 'storage-backend', 'storage-media-type',
-      'encryption-provider-config', 'client-ca-file', 'token-auth-file', 'authorization-mode', 'admission-control',
-      'enable-admission-plugins', 'disable-admission-plugins', 'endpoint-reconciler-type',
-      'service-account-issuer', 'service-account-key-file', 'service-account-signing-key-file', 'api-audiences',
-      'proxy-client-cert-file', 'proxy-client-key-file', 'requestheader-client-ca-file', 'requestheader-allowed-names',
-      'requestheader-username-headers', 'requestheader-group-headers', 'requestheader-extra-headers-prefix',
-      'audit-log-path', 'audit-log-format', 'audit-log-mode', 'audit-log-version', 'audit-policy-file',
+      'etcd-servers-overrides', 'storage-backend', 'storage-media-type', 'endpoint-reconciler-type',
+      'proxy-client-cert-file', 'proxy-client-key-file',
+      'audit-log-format', 'audit-log-mode', 'audit-log-version',
       'service-cluster-ip-range', 'advertise-address', 'kubelet-client-certificate', 'kubelet-client-key',
-      'kubelet-preferred-address-types', 'tls-cipher-suites', 'tls-min-version', 'external-hostname', 'cors-allowed-origins',
+      'kubelet-preferred-address-types', 'external-hostname', 'cors-allowed-origins',
       'profiling-mode', 'service-node-port-range',
     ],
     bool: [
-      'allow-privileged', 'enable-priority-and-fairness', 'anonymous-auth', 'profiling', 'service-account-lookup',
+      'allow-privileged', 'enable-priority-and-fairness', 'profiling', 'service-account-lookup',
       'encryption-provider-config-automatic-reload', 'enable-aggregator-routing',
-      'enable-bootstrap-token-auth', 'logtostderr', 'alsologtostderr',
+      'logtostderr', 'alsologtostderr',
     ],
     int: [
       'default-watch-cache-size', 'lease-reuse-duration-seconds', 'audit-log-maxsize', 'audit-log-maxage',
@@ -154,6 +184,14 @@ function ignoredFlags(groups: { string: string[]; bool: string[]; int: string[];
   for (const name of groups.duration) out[name] = { type: 'duration', defaultText: '0s', help, ignored: true };
   // goaway-chance is a float; parse it as a string (ignored anyway).
   for (const name of groups.float) out[name] = { type: 'string', defaultText: '0', help, ignored: true };
+  return out;
+}
+
+function unimplementedFlags(strings: string[], bools: string[]): Record<string, FlagSpec> {
+  const out: Record<string, FlagSpec> = {};
+  const help = 'A kube-apiserver flag kapi does not implement: setting it is a startup error.';
+  for (const name of strings) out[name] = { type: 'string', defaultText: '', help, unimplemented: true };
+  for (const name of bools) out[name] = { type: 'bool', defaultText: 'false', help, unimplemented: true };
   return out;
 }
 
@@ -300,6 +338,20 @@ function validateLeaderElection(flags: ServerFlags): void {
   if (flags.leaderElectResourceName === '') throw new FlagError('leaderElection.resourceName: Required value: resourceName is required');
 }
 
+/** kube's authorization-mode checks, then kapi's: a kube mode kapi does not build is an error. */
+function validateAuthorizationModes(modes: readonly string[]): void {
+  if (modes.length === 0) throw new FlagError('at least one authorization-mode must be passed');
+  const kube = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
+  const built = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'];
+  const seen = new Set<string>();
+  for (const mode of modes) {
+    if (!kube.includes(mode)) throw new FlagError(`authorization-mode ${JSON.stringify(mode)} is not a valid mode`);
+    if (seen.has(mode)) throw new FlagError(`authorization-mode ${JSON.stringify(mode)} has mode specified more than once`);
+    seen.add(mode);
+    if (!built.includes(mode)) throw new FlagError(`authorization-mode ${mode} is not implemented by kapi (built: ${built.join(', ')})`);
+  }
+}
+
 /**
  * Parses kube-apiserver style arguments (without the program name). Returns `'help'` for
  * -h/--help. Throws FlagError with pflag/kube texts: `unknown flag: --x`, `invalid argument
@@ -353,7 +405,15 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     leaderElectRetryPeriodMs: get<number>('leader-elect-retry-period'),
     leaderElectResourceNamespace: get<string>('leader-elect-resource-namespace'),
     leaderElectResourceName: get<string>('leader-elect-resource-name'),
+    clientCaFile: get<string>('client-ca-file'),
+    tokenAuthFile: get<string>('token-auth-file'),
+    authorizationModes: get<string[]>('authorization-mode'),
+    anonymousAuth: get<boolean>('anonymous-auth'),
   };
+  for (const [name, value] of values) {
+    if (FLAGS[name]?.unimplemented === true && value !== '' && value !== false) throw new FlagError(`--${name} is not implemented by kapi`);
+  }
+  validateAuthorizationModes(flags.authorizationModes);
   if (flags.etcdServers.length === 0) throw new FlagError('--etcd-servers must be specified');
   validatePort('secure-port', flags.securePort, false);
   validatePort('insecure-port', flags.insecurePort, true);

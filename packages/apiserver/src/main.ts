@@ -28,6 +28,15 @@ import { ConnectionGuard, effectiveConnectionCap, readOpenFilesLimit } from './h
 import { createListener, HEADERS_TIMEOUT_MS, listen, stopListening, urlHost, type ConnectionTimeouts } from './http/listeners.js';
 import { createApiMetrics } from './metrics.js';
 import { createRequestHandler } from './server.js';
+import { readFileSync } from 'node:fs';
+import { createAuthenticator } from './auth/authenticator.js';
+import { alwaysAllow, alwaysDeny, unionAuthorizer, type Authorizer } from './auth/authorizer.js';
+import { reconcileBootstrapPolicy } from './auth/bootstrap-policy.js';
+import { rbacAuthorizer } from './auth/rbac-authorizer.js';
+import { startRbacPolicyStore, type RbacPolicyStore } from './auth/rbac-policy.js';
+import { reviewResources } from './auth/reviews.js';
+import { readTokenFile } from './auth/token-file.js';
+import { withExtraResources } from './auth/extra-resources.js';
 
 export interface ApiServerOptions {
   /** etcd client URLs (--etcd-servers). Required. */
@@ -107,6 +116,18 @@ export interface ApiServerOptions {
    * finalizers and no garbage collector runs (ownerReferences are left to an outside collector).
    */
   readonly enableGarbageCollector?: boolean;
+  /** --client-ca-file: HTTPS requests client certificates and authenticates those these authorities signed (CN = user, O = groups). */
+  readonly clientCaFile?: string;
+  /** --token-auth-file: static bearer tokens (kube's CSV). */
+  readonly tokenAuthFile?: string;
+  /** --authorization-mode, in order; default ['AlwaysAllow']. Only AlwaysAllow, AlwaysDeny and RBAC are built. */
+  readonly authorizationModes?: readonly string[];
+  /**
+   * Requests without credentials run as system:anonymous (--anonymous-auth after kube's
+   * reset: false whenever AlwaysAllow is a mode). Default false. With no authenticator at all
+   * (no CA, no tokens, no anonymous) authentication is off, as in kube.
+   */
+  readonly anonymousAuth?: boolean;
 }
 
 export interface RunningServer {
@@ -132,6 +153,14 @@ export interface RunningServer {
 
 /** --max-connections' default: far above what clients open (kubectl 1, an informer-based controller one per watch). */
 export const DEFAULT_MAX_CONNECTIONS = 20_000;
+
+function readFileWithContext(path: string, flag: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`--${flag}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
 
 /** The process-wide connection limits; hitting the cap is logged at most every 10 s. */
 function connectionGuard(options: ApiServerOptions, logger: Logger): ConnectionGuard {
@@ -167,6 +196,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   if (options.etcdServers.length === 0) throw new Error('--etcd-servers must be specified');
   const logger = options.logger ?? createLogger();
   const securePort = options.securePort === undefined ? 6443 : options.securePort;
+  const clientCa = options.clientCaFile ? readFileWithContext(options.clientCaFile, 'client-ca-file') : undefined;
+  const tokens = options.tokenAuthFile ? readTokenFile(options.tokenAuthFile) : undefined;
+  const modes = options.authorizationModes ?? ['AlwaysAllow'];
   const certificate = securePort !== null ? await loadServingCertificate({
     ...(options.tlsCertFile ? { certFile: options.tlsCertFile } : {}),
     ...(options.tlsPrivateKeyFile ? { keyFile: options.tlsPrivateKeyFile } : {}),
@@ -217,7 +249,26 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   const storage = watchCache ?? etcd;
   const garbageCollection = options.enableGarbageCollector ?? true;
-  const registry = createRegistry({ storage, prefix: options.etcdPrefix ?? '/registry', definitions: servedDefinitions, garbageCollection });
+  const storedRegistry = createRegistry({ storage, prefix: options.etcdPrefix ?? '/registry', definitions: servedDefinitions, garbageCollection });
+  let rbacPolicy: RbacPolicyStore | undefined;
+  const authorizer: Authorizer = unionAuthorizer(modes.map((mode) => {
+    switch (mode) {
+      case 'AlwaysAllow':
+        return alwaysAllow;
+      case 'AlwaysDeny':
+        return alwaysDeny;
+      case 'RBAC':
+        rbacPolicy ??= startRbacPolicyStore(storedRegistry, (err) => logger.warn(`rbac informer: ${err instanceof Error ? err.message : String(err)}`));
+        return rbacAuthorizer(rbacPolicy);
+      default:
+        throw new Error(`authorization-mode ${mode} is not implemented by kapi`);
+    }
+  }));
+  const anonymous = options.anonymousAuth === true;
+  const authenticator = clientCa !== undefined || tokens !== undefined || anonymous
+    ? createAuthenticator({ ...(tokens !== undefined ? { tokens } : {}), clientCertificates: clientCa !== undefined, anonymous })
+    : undefined;
+  const registry = withExtraResources(storedRegistry, reviewResources({ authorizer, ...(tokens !== undefined ? { tokens } : {}) }));
   // Set once the server has started: resources served after that are new CRDs.
   let started = false;
   // One readiness check per watch cache (a cache that is (re-)listing cannot serve). The cache
@@ -258,6 +309,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   const lifecycle = new ServerLifecycle();
   let namespacesReady = false;
+  let rbacBootstrapped = false;
   let closing = false;
   const etcdCheck = boundedCheck('etcd', () => etcd.currentRevision(), options.etcdHealthcheckTimeoutMs ?? 2000);
   const etcdReadiness = boundedCheck('etcd-readiness', () => etcd.currentRevision(), options.etcdReadycheckTimeoutMs ?? 2000);
@@ -282,7 +334,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
   const cacheChecks: HealthCheck[] = watchCache === undefined ? [] : resources.map((r) => cacheCheck(r));
   const logHealth = logCheck(() => logger.healthy?.() ?? true);
-  readyzChecks.unshift(pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, crdSynced, informerSync, ...cacheChecks, shutdownCheck);
+  // kube's rbac/bootstrap-roles post-start hook: the bootstrap policy reconciled and the RBAC informers listed.
+  const rbacCheck: HealthCheck[] = rbacPolicy === undefined ? [] : [{
+    name: 'poststarthook/rbac/bootstrap-roles',
+    check: () => (rbacBootstrapped && rbacPolicy?.synced() === true ? Promise.resolve() : Promise.reject(new Error('not finished'))),
+  }];
+  readyzChecks.unshift(pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, ...rbacCheck, crdSynced, informerSync, ...cacheChecks, shutdownCheck);
   const livezGraceMs = options.livezGracePeriodMs ?? 0;
   const hooksForLivez = [delayedCheck(bootstrapCheck, startedAt, livezGraceMs)];
   const shutdown = new AbortController();
@@ -306,6 +363,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     }),
     ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
     ...(options.requestLogVerbosity !== undefined ? { requestLogVerbosity: options.requestLogVerbosity } : {}),
+    auth: {
+      ...(authenticator !== undefined ? { authenticator } : {}),
+      authorizer,
+      onAuthenticationFailure: (req, reason) => logger.debug(4, 'Unable to authenticate the request', { URI: req.url ?? '/', err: reason }),
+    },
   });
 
   const guard = connectionGuard(options, logger);
@@ -314,7 +376,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const result: { securePort?: number; insecurePort?: number; url?: string; insecureUrl?: string; certificate?: string } = {};
   try {
     if (securePort !== null && certificate !== undefined) {
-      const server = createListener(handler, { ...listenerOptions, tls: { cert: certificate.cert, key: certificate.key } });
+      const server = createListener(handler, { ...listenerOptions, tls: { cert: certificate.cert, key: certificate.key, ...(clientCa !== undefined ? { clientCa } : {}) } });
       servers.push(server);
       const bind = options.bindAddress ?? '0.0.0.0';
       result.securePort = await listen(server, securePort, bind);
@@ -330,6 +392,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     }
   } catch (err) {
     await Promise.all(servers.map((server) => stopListening(server, 0).closed));
+    await rbacPolicy?.stop();
     await crdController.stop();
     storageMetrics.stop();
     metrics.close();
@@ -345,6 +408,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       try {
         await registry.ensureSystemNamespaces();
         namespacesReady = true;
+        if (rbacPolicy !== undefined) await reconcileBootstrapPolicy(storedRegistry);
+        rbacBootstrapped = true;
         return;
       } catch (err) {
         logger.warn(`creating system namespaces failed, retrying in ${delay}ms: ${err instanceof Error ? err.message : String(err)}`);
@@ -386,6 +451,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await Promise.all(listeners.map((l) => l.closed));
       await bootstrap;
       await controllers?.stop();
+      await rbacPolicy?.stop();
       await crdController.stop();
       storageMetrics.stop();
       metrics.close();
@@ -405,6 +471,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     // Their first lists come from the watch caches: wait briefly so that readyz (informer-sync) passes on return.
     for (const deadline = Date.now() + 5000; !controllers.synced() && !closing && Date.now() < deadline; ) await sleep(10);
   }
+  // Requests are authorized from the RBAC informers: wait (bounded) for their first lists.
+  for (const deadline = Date.now() + 10_000; rbacPolicy !== undefined && !rbacPolicy.synced() && !closing && Date.now() < deadline; ) await sleep(10);
   started = true;
   return {
     ...result,

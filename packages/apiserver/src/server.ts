@@ -29,6 +29,9 @@ import { routeLabels, unroutedLabels, type LabelSource } from './http/request-la
 import { serveOpenApiV3 } from './openapi/handler.js';
 import { deprecationOf } from './deprecation.js';
 import { versionInfo } from './version.js';
+import { ImpersonationError } from './auth/impersonation.js';
+import { authorizeRequest, type RequestAuthorization } from './auth/request-auth.js';
+import type { UserInfo } from './auth/user.js';
 
 export interface RequestHandlerOptions {
   readonly registry: Pick<Registry, 'resources' | 'lookup' | 'subscribe'>;
@@ -51,6 +54,12 @@ export interface RequestHandlerOptions {
   readonly tracer?: Tracer;
   /** Verbosity from which one line per request is logged (kube's httplog logs at 3). */
   readonly requestLogVerbosity?: number;
+  /**
+   * Authentication, impersonation and authorization of HTTPS requests (kube's filters). Plain
+   * HTTP (--insecure-port, loopback by default) is not authenticated, as kube's old insecure
+   * port. None: every request is allowed.
+   */
+  readonly auth?: RequestAuthorization;
 }
 
 /** Health endpoints: never limited, never refused while shutting down (probes must see the truth). */
@@ -125,6 +134,8 @@ interface RequestState {
   deprecated?: { removedRelease: string };
   /** For a watch: aborted when the shutdown ends it. */
   watchSignal?: AbortSignal;
+  /** Who the request acts as (authenticated and impersonated), when authentication runs. */
+  user?: UserInfo;
 }
 
 type NonResourceRoute = (req: IncomingMessage, res: ServerResponse, url: ParsedUrl) => Promise<void> | void;
@@ -217,7 +228,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       query: url.query,
       output,
       resource,
-      context: { namespace: route.namespace, ...(userAgent !== undefined ? { userAgent } : {}) },
+      context: { namespace: route.namespace, ...(userAgent !== undefined ? { userAgent } : {}), ...(state.user !== undefined ? { user: state.user } : {}) },
       warnings: state.warnings,
       groupResource: { group: resource.definition.group, resource: resource.definition.plural },
       settings: state.watchSignal !== undefined ? { ...settings, shutdown: AbortSignal.any([settings.shutdown, state.watchSignal]) } : settings,
@@ -273,6 +284,23 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       res.setHeader('Connection', 'close');
       if (lifecycle.rejectWithRetryAfter && !probe) {
         writePlainError(res, 429, SHUTTING_DOWN_MESSAGE, { 'Retry-After': '5' });
+        if (!req.complete) req.resume();
+        return;
+      }
+    }
+
+    // kube's authentication, impersonation and authorization filters: a refused request takes no seat.
+    if (options.auth !== undefined && parseError === undefined && info !== undefined && url !== undefined && (req.socket as { encrypted?: boolean }).encrypted === true) {
+      try {
+        state.user = authorizeRequest(options.auth, req, info, url.query);
+      } catch (err) {
+        if (err instanceof ImpersonationError) {
+          // kube's responsewriters.InternalError: plain text, the URI quoted.
+          writePlainError(res, 500, `Internal Server Error: ${JSON.stringify(req.url ?? '/')}: ${err.message}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+        } else {
+          writeError(res, toStatusError(err), outputForErrors(req.headers.accept, info.isResourceRequest), state.warnings);
+        }
+        logRequest(req, method, res.statusCode, start);
         if (!req.complete) req.resume();
         return;
       }

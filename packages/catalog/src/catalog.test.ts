@@ -95,6 +95,8 @@ void describe('the generated catalogue', () => {
     const out = mkdtempSync(join(tmpdir(), 'kapi-catalog-'));
     try {
       copyFileSync(join(generated, 'discovery.json'), join(out, 'discovery.json'));
+      // Written by `make bootstrap-policy`, not `make schemas`.
+      copyFileSync(join(generated, 'bootstrap-policy.json'), join(out, 'bootstrap-policy.json'));
       const kubeDir = (JSON.parse(kube.stdout) as { Dir: string }).Dir;
       const run = spawnSync('go', ['run', '.', '-out', out, '-kube', kubeDir], { cwd: genDir, env, encoding: 'utf8' });
       if (run.status !== 0 && /cannot find module|module lookup disabled/.test(run.stderr)) return t.skip(`the generator's modules are not cached: ${run.stderr}`);

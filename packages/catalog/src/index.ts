@@ -7,3 +7,5 @@ export { schemaDefinitions } from './schemas.js';
 export type { WireKind, WireField, WireMessage } from './wire.js';
 export { wireMessage } from './wire.js';
 export { protobufDescriptor } from './protobuf-descriptor.js';
+export type { BootstrapPolicy } from './bootstrap-policy.js';
+export { bootstrapPolicy } from './bootstrap-policy.js';

@@ -49,6 +49,8 @@ export interface RequestContext {
   namespace: string;
   /** The User-Agent, used for default field managers. */
   userAgent?: string;
+  /** Who the request acts as, once authenticated (the review APIs read it). */
+  user?: { readonly name: string; readonly uid: string; readonly groups: readonly string[]; readonly extra: Readonly<Record<string, readonly string[]>> };
 }
 
 /**

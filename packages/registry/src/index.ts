@@ -75,3 +75,5 @@ export {
   type CrdControllerOptions,
   type CustomResourceDefinition,
 } from './apiextensions/index.js';
+export { startInformer, type Informer, type InformerHandlers, type InformerOptions } from './controllers/informer.js';
+export { catalogDefinition } from './builtin/catalog-definition.js';

@@ -29,8 +29,12 @@ export const HEADERS_TIMEOUT_MS = 32_000;
 export const KEEP_ALIVE_TIMEOUT_MS = 90_000;
 
 export interface ListenerOptions {
-  /** PEM certificate and key: HTTPS; none: plain HTTP. */
-  readonly tls?: { readonly cert: string; readonly key: string };
+  /**
+   * PEM certificate and key: HTTPS; none: plain HTTP. With `clientCa` (--client-ca-file) the
+   * handshake requests, but does not require, a client certificate and checks it against
+   * those authorities; the authenticator reads the outcome.
+   */
+  readonly tls?: { readonly cert: string; readonly key: string; readonly clientCa?: string };
   /** --request-timeout in ms (bounds receiving a request, see `tune`). */
   readonly requestTimeoutMs: number;
   readonly timeouts?: ConnectionTimeouts;
@@ -43,7 +47,13 @@ export function createListener(handler: RequestListener, options: ListenerOption
   const timeouts = options.timeouts ?? {};
   const common = { maxHeaderSize: 1 << 20, ...(timeouts.checkIntervalMs !== undefined ? { connectionsCheckingInterval: timeouts.checkIntervalMs } : {}) };
   const server = options.tls !== undefined
-    ? createHttpsServer({ ...common, cert: options.tls.cert, key: options.tls.key, handshakeTimeout: timeouts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS }, handler)
+    ? createHttpsServer({
+        ...common,
+        cert: options.tls.cert,
+        key: options.tls.key,
+        handshakeTimeout: timeouts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
+        ...(options.tls.clientCa !== undefined ? { ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}),
+      }, handler)
     : createHttpServer(common, handler);
   tune(server, options.requestTimeoutMs, timeouts);
   answerExpectContinue(server);

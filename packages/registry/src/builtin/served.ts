@@ -10,6 +10,7 @@ import type { ResourceDefinition } from '../definition.js';
 import { coordinationOverrides } from '../groups/coordination/index.js';
 import { coreOverrides } from '../groups/core/index.js';
 import { eventsOverrides } from '../groups/events/index.js';
+import { rbacOverrides } from '../groups/rbac/index.js';
 import { catalogDefinition } from './catalog-definition.js';
 import type { GroupOverrides } from './override.js';
 
@@ -18,6 +19,7 @@ const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
   '': coreOverrides,
   'coordination.k8s.io': coordinationOverrides,
   'events.k8s.io': eventsOverrides,
+  'rbac.authorization.k8s.io': rbacOverrides,
 };
 
 /**
@@ -30,16 +32,22 @@ export const NOT_SERVED: Readonly<Record<string, string>> = {
     'v1 objects convert to and from the stored v2 form with kube\'s annotation round trip (targetCPUUtilizationPercentage, metrics, conditions, behavior): not written yet',
   '/bindings': 'binds a pod to a node (the scheduler\'s write, pods/binding): needs the pods registry',
   '/componentstatuses': 'reports the health of etcd, the scheduler and the controller manager, probed on each read: nothing is stored',
-  'authentication.k8s.io/tokenreviews': 'the review APIs belong to authentication and authorization (issue 18)',
-  'authentication.k8s.io/selfsubjectreviews': 'the review APIs belong to authentication and authorization (issue 18)',
-  'authorization.k8s.io/localsubjectaccessreviews': 'the review APIs belong to authentication and authorization (issue 18)',
-  'authorization.k8s.io/selfsubjectaccessreviews': 'the review APIs belong to authentication and authorization (issue 18)',
-  'authorization.k8s.io/selfsubjectrulesreviews': 'the review APIs belong to authentication and authorization (issue 18)',
-  'authorization.k8s.io/subjectaccessreviews': 'the review APIs belong to authentication and authorization (issue 18)',
 };
 
-/** Catalogue resources served, but not from this table: apiextensions/ has kapi's CRD definition, strategy and controller. */
-export const SERVED_ELSEWHERE: ReadonlySet<string> = new Set(['apiextensions.k8s.io/customresourcedefinitions']);
+/**
+ * Catalogue resources served, but not from this table: apiextensions/ has kapi's CRD
+ * definition, strategy and controller; the review APIs (create only, nothing stored) are the
+ * apiserver's (packages/apiserver/src/auth/reviews.ts), since they ask its authenticator and authorizer.
+ */
+export const SERVED_ELSEWHERE: ReadonlySet<string> = new Set([
+  'apiextensions.k8s.io/customresourcedefinitions',
+  'authentication.k8s.io/tokenreviews',
+  'authentication.k8s.io/selfsubjectreviews',
+  'authorization.k8s.io/localsubjectaccessreviews',
+  'authorization.k8s.io/selfsubjectaccessreviews',
+  'authorization.k8s.io/selfsubjectrulesreviews',
+  'authorization.k8s.io/subjectaccessreviews',
+]);
 
 /**
  * Catalogue subresources (`<group>/<plural>/<subresource>`) kapi does not serve yet: each
