@@ -105,6 +105,10 @@ void describe('RBAC with anonymous requests allowed (kube\'s defaults for --auth
     assert.equal((await s.kubectl(alice, ['auth', 'can-i', 'create', 'configmaps', '-n', 'default'])).stdout.trim(), 'no');
     assert.equal((await s.kubectl(alice, ['auth', 'can-i', 'list', 'configmaps', '-n', 'kube-system'])).stdout.trim(), 'no');
 
+    // kube's bootstrap view role is aggregated: its stored rules are filled in from system:aggregate-to-view.
+    const view = await s.kubectl({ cert: s.admin }, ['get', 'clusterrole', 'view', '-o', 'json']);
+    const viewRules = (JSON.parse(view.stdout) as { rules?: { resources?: string[] }[] }).rules ?? [];
+    assert.ok(viewRules.some((r) => r.resources?.includes('configmaps') === true), view.stdout);
     const list = await s.kubectl(alice, ['auth', 'can-i', '--list', '-n', 'default']);
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, /^configmaps +\[\] +\[\] +\[get list watch\]$/m);

@@ -32,6 +32,7 @@ import { readFileSync } from 'node:fs';
 import { createAuthenticator } from './auth/authenticator.js';
 import { alwaysAllow, alwaysDeny, unionAuthorizer, type Authorizer } from './auth/authorizer.js';
 import { reconcileBootstrapPolicy } from './auth/bootstrap-policy.js';
+import { startAggregationController, type AggregationController } from './auth/aggregation-controller.js';
 import { rbacAuthorizer } from './auth/rbac-authorizer.js';
 import { startRbacPolicyStore, type RbacPolicyStore } from './auth/rbac-policy.js';
 import { reviewResources } from './auth/reviews.js';
@@ -310,6 +311,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const lifecycle = new ServerLifecycle();
   let namespacesReady = false;
   let rbacBootstrapped = false;
+  let aggregation: AggregationController | undefined;
   let closing = false;
   const etcdCheck = boundedCheck('etcd', () => etcd.currentRevision(), options.etcdHealthcheckTimeoutMs ?? 2000);
   const etcdReadiness = boundedCheck('etcd-readiness', () => etcd.currentRevision(), options.etcdReadycheckTimeoutMs ?? 2000);
@@ -408,7 +410,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       try {
         await registry.ensureSystemNamespaces();
         namespacesReady = true;
-        if (rbacPolicy !== undefined) await reconcileBootstrapPolicy(storedRegistry);
+        if (rbacPolicy !== undefined) {
+          await reconcileBootstrapPolicy(storedRegistry);
+          aggregation ??= startAggregationController(storedRegistry, rbacPolicy, (err) => logger.warn(`clusterrole aggregation: ${err instanceof Error ? err.message : String(err)}`));
+        }
         rbacBootstrapped = true;
         return;
       } catch (err) {
@@ -451,6 +456,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await Promise.all(listeners.map((l) => l.closed));
       await bootstrap;
       await controllers?.stop();
+      await aggregation?.stop();
       await rbacPolicy?.stop();
       await crdController.stop();
       storageMetrics.stop();

@@ -175,6 +175,18 @@ void describe('the RBAC matrix (SubjectAccessReview and real requests)', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await runMatrix(true);
+    // The aggregation controller writes the union into the stored role, in name order (as kube-controller-manager's does).
+    const want = [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['list'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create', 'delete'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+    ];
+    for (const deadline = Date.now() + 20_000; ; ) {
+      const stored = await post(`${RBAC}/clusterroles/agg-parent?list`, undefined);
+      if (JSON.stringify(stored.json['rules']) === JSON.stringify(want)) break;
+      if (Date.now() > deadline) assert.deepEqual(stored.json['rules'], want);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   });
 
   void it('answers real requests as the matrix says (under impersonation)', async () => {

@@ -12,8 +12,10 @@ import type { Binding, PolicyRule } from './rbac-rules.js';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
+export type ClusterRoleObject = RoleObject;
+
 interface RoleObject {
-  readonly metadata: { readonly name: string; readonly namespace?: string; readonly labels?: Readonly<Record<string, string>> };
+  readonly metadata: { readonly name: string; readonly namespace?: string; readonly labels?: Readonly<Record<string, string>>; readonly resourceVersion?: string };
   readonly rules?: readonly PolicyRule[] | null;
   readonly aggregationRule?: { readonly clusterRoleSelectors?: readonly LabelSelectorObject[] | null } | null;
 }
@@ -30,6 +32,10 @@ export interface RbacPolicy {
 }
 
 export interface RbacPolicyStore extends RbacPolicy {
+  /** The ClusterRoles as stored (read-only, shared). */
+  clusterRoles(): Iterable<ClusterRoleObject>;
+  /** Calls `listener` after every change; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void;
   synced(): boolean;
   stop(): Promise<void>;
 }
@@ -48,9 +54,11 @@ export function startRbacPolicyStore(registry: Pick<Registry, 'lookup'>, onError
   const roleBindings = new Map<string, Keyed<Binding>>();
   let generation = 0;
   let resolved = new Map<string, readonly PolicyRule[]>();
+  const listeners = new Set<() => void>();
   const changed = () => {
     generation++;
     resolved = new Map();
+    for (const listener of [...listeners]) listener();
   };
 
   const feed = <T>(plural: string, put: (obj: T) => void, remove: (obj: KubeObject) => void, clear: () => void): Informer => {
@@ -126,6 +134,11 @@ export function startRbacPolicyStore(registry: Pick<Registry, 'lookup'>, onError
   return {
     get generation() {
       return generation;
+    },
+    clusterRoles: () => clusterRoles.values(),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     clusterRoleBindings: () => clusterRoleBindings.values(),
     roleBindings: (namespace) => roleBindings.get(namespace)?.values() ?? [],
