@@ -135,6 +135,17 @@ void describe('RBAC with anonymous requests allowed (kube\'s defaults for --auth
     assert.equal(groupOnly.text, 'Internal Server Error: "/api/v1/namespaces": requested [{Group  x    }] without impersonating a user\n');
   });
 
+  void it('answers TokenReview for the static tokens', async () => {
+    const review = (token: string) => s.request({ cert: s.admin }, 'POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } } });
+    const known = await review('alice-token');
+    assert.equal(known.status, 201);
+    assert.deepEqual(known.json['status'], { authenticated: true, user: { username: 'alice', uid: 'alice-uid', groups: ['dev', 'qa', 'system:authenticated'] } });
+    assert.deepEqual((await review('nope')).json['status'], { user: {}, error: 'invalid bearer token' });
+    const empty = await review('');
+    assert.equal(empty.status, 400);
+    assert.equal(empty.json['message'], 'token is required for TokenReview in authentication');
+  });
+
   void it('answers SubjectAccessReview, LocalSubjectAccessReview and SelfSubjectAccessReview as kube does', async () => {
     const sar = await s.request({ cert: s.admin }, 'POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
       body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'carol', groups: ['system:masters'], resourceAttributes: { verb: 'delete', resource: 'nodes' } } },

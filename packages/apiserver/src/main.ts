@@ -269,7 +269,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const authenticator = clientCa !== undefined || tokens !== undefined || anonymous
     ? createAuthenticator({ ...(tokens !== undefined ? { tokens } : {}), clientCertificates: clientCa !== undefined, anonymous })
     : undefined;
-  const registry = withExtraResources(storedRegistry, reviewResources({ authorizer, ...(tokens !== undefined ? { tokens } : {}) }));
+  const registry = withExtraResources(storedRegistry, reviewResources({ authorizer, ...(authenticator !== undefined ? { authenticateToken: (token: string) => authenticator.authenticateToken(token) } : {}) }));
   // Set once the server has started: resources served after that are new CRDs.
   let started = false;
   // One readiness check per watch cache (a cache that is (re-)listing cannot serve). The cache

@@ -15,6 +15,8 @@ export type Authentication = { readonly user: UserInfo } | { readonly failure: s
 export interface Authenticator {
   /** Never throws. */
   authenticate(req: IncomingMessage): Authentication;
+  /** The user of a bearer token (TokenReview), system:authenticated included; undefined when unknown. */
+  authenticateToken(token: string): UserInfo | undefined;
 }
 
 export interface AuthenticatorOptions {
@@ -71,6 +73,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   const tokens = new Map<string, UserInfo>();
   for (const [token, user] of options.tokens ?? []) tokens.set(token, withAuthenticatedGroup(user));
   return {
+    authenticateToken: (token) => tokens.get(token),
     authenticate(req) {
       const failures: string[] = [];
       const socket = req.socket as TLSSocket;

@@ -14,9 +14,19 @@ const AUTOUPDATE = 'rbac.authorization.kubernetes.io/autoupdate';
 
 type Obj = Record<string, unknown> & { metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> } };
 
+/** JSON with object keys sorted and empty lists dropped: equal for equal rules or subjects however they were stored. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0) && v !== '')
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+}
+
 function missingFrom<T>(existing: readonly T[] | undefined, wanted: readonly T[] | undefined): T[] {
-  const have = new Set((existing ?? []).map((x) => JSON.stringify(x)));
-  return (wanted ?? []).filter((x) => !have.has(JSON.stringify(x)));
+  const have = new Set((existing ?? []).map(canonical));
+  return (wanted ?? []).filter((x) => !have.has(canonical(x)));
 }
 
 /** The existing object with what it lacks of `expected`, or undefined when nothing is missing. */
@@ -25,7 +35,8 @@ function reconciled(existing: Obj, expected: Obj, listField: 'rules' | 'subjects
   const annotations = { ...(expected.metadata.annotations ?? {}), ...(existing.metadata.annotations ?? {}) };
   const aggregated = existing['aggregationRule'] !== undefined && existing['aggregationRule'] !== null;
   const missing = listField === 'rules' && aggregated ? [] : missingFrom(existing[listField] as unknown[] | undefined, expected[listField] as unknown[] | undefined);
-  const metadataSame = JSON.stringify(labels) === JSON.stringify({ ...(existing.metadata.labels ?? {}) }) && JSON.stringify(annotations) === JSON.stringify({ ...(existing.metadata.annotations ?? {}) });
+  const lacks = (have: Record<string, string> | undefined, want: Record<string, string> | undefined) => Object.keys(want ?? {}).some((key) => !Object.hasOwn(have ?? {}, key));
+  const metadataSame = !lacks(existing.metadata.labels, expected.metadata.labels) && !lacks(existing.metadata.annotations, expected.metadata.annotations);
   if (missing.length === 0 && metadataSame) return undefined;
   return {
     ...existing,

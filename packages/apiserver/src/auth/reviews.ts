@@ -14,8 +14,8 @@ import { ANONYMOUS, type UserInfo } from './user.js';
 
 export interface ReviewDependencies {
   readonly authorizer: Authorizer;
-  /** Users by static token, for TokenReview. */
-  readonly tokens?: ReadonlyMap<string, UserInfo>;
+  /** The bearer-token authenticator, for TokenReview (none: every token is unknown). */
+  readonly authenticateToken?: (token: string) => UserInfo | undefined;
 }
 
 type Body = Record<string, unknown>;
@@ -140,8 +140,8 @@ function creaters(deps: ReviewDependencies): Record<string, Creater> {
         const body = objectBody(raw, 'TokenReview');
         const spec = record(body['spec']) ?? {};
         const token = str(spec['token']);
-        if (token === '') return Promise.reject(badRequest('token is required for TokenReview in '));
-        const user = deps.tokens?.get(token);
+        if (token === '') return Promise.reject(badRequest('token is required for TokenReview in authentication'));
+        const user = deps.authenticateToken?.(token);
         const status = user !== undefined ? { authenticated: true, user: userInfoJson(user) } : { user: {}, error: 'invalid bearer token' };
         return Promise.resolve({ ...body, apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: record(body['metadata']) ?? {}, spec, status } as unknown as KubeObject);
       },
