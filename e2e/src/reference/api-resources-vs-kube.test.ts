@@ -17,15 +17,9 @@ import { kubeReferenceBinary, startKubeReference, type KubeReference } from '../
 const NOT_SERVED_ROWS = [
   'bindings v1',
   'componentstatuses v1',
-  'selfsubjectreviews authentication.k8s.io/v1',
-  'tokenreviews authentication.k8s.io/v1',
-  'localsubjectaccessreviews authorization.k8s.io/v1',
-  'selfsubjectaccessreviews authorization.k8s.io/v1',
-  'selfsubjectrulesreviews authorization.k8s.io/v1',
-  'subjectaccessreviews authorization.k8s.io/v1',
 ];
 /** Group versions kube serves and kapi not (nothing left in them), and kapi's deprecated extras. */
-const KUBE_ONLY_VERSIONS = ['authentication.k8s.io/v1', 'authorization.k8s.io/v1', 'autoscaling/v1'];
+const KUBE_ONLY_VERSIONS = ['autoscaling/v1'];
 const KAPI_ONLY_VERSIONS = ['coordination.k8s.io/v1beta1', 'events.k8s.io/v1beta1'];
 
 /** kubectl's column output as rows of cells, split at the header's column starts. */
