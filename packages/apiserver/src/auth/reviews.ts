@@ -29,6 +29,11 @@ function record(value: unknown): Body | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : undefined;
 }
 
+/** The posted metadata as kube's typed round trip returns it (a zero creationTimestamp is written as null). */
+function metadataOf(body: Body): Body {
+  return { creationTimestamp: null, ...(record(body['metadata']) ?? {}) };
+}
+
 function str(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
@@ -121,7 +126,7 @@ function subjectAccessReview(deps: ReviewDependencies, local: boolean): Creater 
       for (const [key, values] of Object.entries(record(spec['extra']) ?? {})) extra[key] = strings(values);
       const subject: UserInfo = { name: user, uid: str(spec['uid']), groups, extra };
       const status = decide(deps.authorizer, attributesOf(subject, spec));
-      return Promise.resolve({ ...body, apiVersion: 'authorization.k8s.io/v1', kind, metadata: record(body['metadata']) ?? {}, spec, status } as unknown as KubeObject);
+      return Promise.resolve({ ...body, apiVersion: 'authorization.k8s.io/v1', kind, metadata: metadataOf(body), spec, status } as unknown as KubeObject);
     },
   };
 }
@@ -143,7 +148,7 @@ function creaters(deps: ReviewDependencies): Record<string, Creater> {
         if (token === '') return Promise.reject(badRequest('token is required for TokenReview in authentication'));
         const user = deps.authenticateToken?.(token);
         const status = user !== undefined ? { authenticated: true, user: userInfoJson(user) } : { user: {}, error: 'invalid bearer token' };
-        return Promise.resolve({ ...body, apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: record(body['metadata']) ?? {}, spec, status } as unknown as KubeObject);
+        return Promise.resolve({ ...body, apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: metadataOf(body), spec, status } as unknown as KubeObject);
       },
     },
     'authorization.k8s.io/subjectaccessreviews': subjectAccessReview(deps, false),
@@ -155,7 +160,7 @@ function creaters(deps: ReviewDependencies): Record<string, Creater> {
         const errors = attributeErrors(spec);
         if (errors.length > 0) return Promise.reject(invalid({ group: 'authorization.k8s.io', kind: 'SelfSubjectAccessReview' }, '', errors));
         const status = decide(deps.authorizer, attributesOf(userOf(ctx), spec));
-        return Promise.resolve({ ...body, apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: record(body['metadata']) ?? {}, spec, status } as unknown as KubeObject);
+        return Promise.resolve({ ...body, apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: metadataOf(body), spec, status } as unknown as KubeObject);
       },
     },
     'authorization.k8s.io/selfsubjectrulesreviews': {
