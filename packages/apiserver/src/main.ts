@@ -13,6 +13,7 @@ import {
   startCrdController,
   type ControllerOptions,
   type CrdController,
+  type ResourceDefinition,
   type RunningControllers,
 } from '@kapi/registry';
 import type { Tracer } from '@opentelemetry/api';
@@ -34,6 +35,7 @@ import { alwaysAllow, alwaysDeny, unionAuthorizer, type Authorizer } from './aut
 import { reconcileBootstrapPolicy } from './auth/bootstrap-policy.js';
 import { startAggregationController, type AggregationController } from './auth/aggregation-controller.js';
 import { rbacAuthorizer } from './auth/rbac-authorizer.js';
+import { escalationGuard, type EscalationDependencies } from './auth/escalation.js';
 import { startRbacPolicyStore, type RbacPolicyStore } from './auth/rbac-policy.js';
 import { reviewResources } from './auth/reviews.js';
 import { readTokenFile } from './auth/token-file.js';
@@ -250,7 +252,20 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   const storage = watchCache ?? etcd;
   const garbageCollection = options.enableGarbageCollector ?? true;
-  const storedRegistry = createRegistry({ storage, prefix: options.etcdPrefix ?? '/registry', definitions: servedDefinitions, garbageCollection });
+  // kube's policy-based RBAC storages: writes of roles and bindings may not grant more than
+  // the writer holds. Without authentication (no user on a request) nothing is checked.
+  const authenticating = clientCa !== undefined || tokens !== undefined || options.anonymousAuth === true;
+  const escalation: EscalationDependencies = {
+    authorizer: { authorize: (attributes) => authorizer.authorize(attributes), rulesFor: (user, namespace) => authorizer.rulesFor(user, namespace) },
+    policy: () => rbacPolicy,
+  };
+  const storedRegistry = createRegistry({
+    storage,
+    prefix: options.etcdPrefix ?? '/registry',
+    definitions: servedDefinitions,
+    garbageCollection,
+    ...(authenticating ? { writeGuard: (definition: ResourceDefinition) => escalationGuard(escalation, definition) } : {}),
+  });
   let rbacPolicy: RbacPolicyStore | undefined;
   const authorizer: Authorizer = unionAuthorizer(modes.map((mode) => {
     switch (mode) {

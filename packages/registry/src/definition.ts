@@ -54,6 +54,15 @@ export interface RequestContext {
 }
 
 /**
+ * A check of who may write what, run on every create and update of the main resource with
+ * the object as decoded (after a patch is applied) and before preparation and validation:
+ * `old` is the current object, undefined when the write creates; `name` is the name in the
+ * URL ("" for a POST). Throws a StatusError to refuse (kube's RBAC escalation prevention
+ * wraps its storages this way).
+ */
+export type WriteGuard = (req: RequestContext, name: string, obj: KubeObject, old: KubeObject | undefined) => void;
+
+/**
  * Per-resource behaviour that data cannot express. The generic store calls the hooks in a
  * fixed order: prepareFor* → validate* → canonicalize. Hooks mutate the object they are given
  * (a private copy) and return field errors instead of throwing.

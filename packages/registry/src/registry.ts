@@ -5,7 +5,7 @@
  */
 import { isAlreadyExists } from '@kapi/machinery';
 import type { Storage } from '@kapi/storage';
-import type { ResourceDefinition } from './definition.js';
+import type { ResourceDefinition, WriteGuard } from './definition.js';
 import { builtinDefinitions } from './builtin/index.js';
 import { checkNamespaceDeletable } from './namespace-lifecycle.js';
 import type { RestResource } from './rest.js';
@@ -19,6 +19,8 @@ export interface RegistryOptions {
   readonly definitions?: readonly ResourceDefinition[];
   /** kube's `--enable-garbage-collector` (default true): deletes manage the `orphan`/`foregroundDeletion` finalizers. */
   readonly garbageCollection?: boolean;
+  /** The write guard of a resource's stores, if any (asked once per definition served). */
+  readonly writeGuard?: (definition: ResourceDefinition) => WriteGuard | undefined;
 }
 
 /** A change to the set of served resources (CRDs come and go at runtime). */
@@ -60,6 +62,10 @@ function isNamespaces(definition: ResourceDefinition): boolean {
 export function createRegistry(options: RegistryOptions): Registry {
   const initial = options.definitions ?? builtinDefinitions;
   const storageKey = (d: ResourceDefinition) => d.storagePrefix ?? d.plural;
+  const guardOf = (definition: ResourceDefinition): { writeGuard?: WriteGuard } => {
+    const guard = options.writeGuard?.(definition);
+    return guard === undefined ? {} : { writeGuard: guard };
+  };
   const storesFor = (definition: ResourceDefinition): RestResource[] =>
     definition.versions
       .filter((v) => v.served)
@@ -72,6 +78,7 @@ export function createRegistry(options: RegistryOptions): Registry {
           ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
           ...(isNamespaces(definition) ? { deletionGuard: checkNamespaceDeletable } : {}),
           ...(options.garbageCollection === false ? { garbageCollection: false } : {}),
+          ...guardOf(definition),
         }),
       );
   const keyOf = (group: string, version: string, plural: string): string => `${group}/${version}/${plural}`;

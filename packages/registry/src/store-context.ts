@@ -5,7 +5,7 @@
 import type { Atom, FieldManagerScope, GroupResource, JSONSchemaProps, KubeObject, SchemaDefinitions } from '@kapi/machinery';
 import { FieldSet, applyDefaults, managedFields, managerFromUserAgent } from '@kapi/machinery';
 import type { Storage } from '@kapi/storage';
-import type { RequestContext, ResourceDefinition, VersionDefinition } from './definition.js';
+import type { RequestContext, ResourceDefinition, VersionDefinition, WriteGuard } from './definition.js';
 import { decodeBody, type ExpectedKind } from './decode-body.js';
 import type { KeySpace } from './keys.js';
 import type { NamespaceLifecycle } from './namespace-lifecycle.js';
@@ -46,6 +46,8 @@ export interface StoreContext {
   readonly namespaces: NamespaceLifecycle | undefined;
   /** Throws to refuse deleting `name` (immortal namespaces). */
   readonly deletionGuard: ((name: string) => void) | undefined;
+  /** Refuses creates and updates of the main resource (see WriteGuard). */
+  readonly writeGuard: WriteGuard | undefined;
   /** Deletes manage the garbage collector's finalizers (`--enable-garbage-collector`). */
   readonly garbageCollection: boolean;
   /** The merge semantics of the version's schema (server-side apply, managedFields). */

@@ -15,13 +15,14 @@ const GENERATE_NAME_ATTEMPTS = 8;
 
 /**
  * The steps between decoding and storage on create, in kube's order: admission (the
- * request's namespace must exist: 404 otherwise), namespace reconciliation (400 on
+ * request's namespace must exist: 404 otherwise), the write guard (403), namespace reconciliation (400 on
  * mismatch), server-set metadata and `prepareForCreate`, validation (422). Mutates `obj`.
  */
-export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestContext, obj: KubeObject): Promise<void> {
+export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestContext, obj: KubeObject, urlName = ''): Promise<void> {
   if (ctx.definition.namespaced && ctx.namespaces !== undefined && req.namespace !== '') {
     await ctx.namespaces.ensureNamespaceExists(req.namespace, { resource: ctx.resource, name: nameOf(obj) });
   }
+  ctx.writeGuard?.(req, urlName, obj, undefined);
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForCreate(obj, ctx.definition);
   validateForCreate(ctx.validation, obj);

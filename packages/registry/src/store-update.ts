@@ -47,8 +47,8 @@ export interface UpdateScope {
 
 /**
  * The update step run against the current object (possibly several times, once per
- * storage conflict), in kube's order: create when absent (if allowed), else the
- * optimistic-concurrency check (409 on a stale resourceVersion; 422 when none is given and
+ * storage conflict), in kube's order: create when absent (if allowed), else the write
+ * guard (403), the optimistic-concurrency check (409 on a stale resourceVersion; 422 when none is given and
  * unconditional updates are not allowed), managedFields, update preparation (through a
  * subresource: only what it may change) and validation. Returns the object to write,
  * `existing` for a no-op (nothing is written, the resourceVersion stays), or null to delete
@@ -73,9 +73,10 @@ export async function updateStep(
     delete served.metadata.resourceVersion;
     if (scope.manager !== undefined) trackUpdate(fieldManagerScope(ctx, subresource), undefined, served, scope.manager);
     const obj = toStorage(ctx, served);
-    await admitAndPrepareCreate(ctx, req, obj);
+    await admitAndPrepareCreate(ctx, req, obj, subresource === '' ? name : '');
     return obj;
   }
+  if (subresource === '') ctx.writeGuard?.(req, name, served, existing);
   const current = existing.metadata.resourceVersion ?? '';
   const sent = typeof served.metadata.resourceVersion === 'string' ? served.metadata.resourceVersion : '';
   if (sent === '') {

@@ -7,7 +7,7 @@
 import type { JSONSchemaProps, SchemaDefinitions } from '@kapi/machinery';
 import { schemaAtom } from '@kapi/machinery';
 import type { Storage, Watcher as StorageWatcher } from '@kapi/storage';
-import type { ResourceDefinition } from './definition.js';
+import type { ResourceDefinition, WriteGuard } from './definition.js';
 import { definitions as builtinSchemas } from './builtin/index.js';
 import { formatApiVersion } from './decode-body.js';
 import { DEFAULT_PREFIX, keySpace } from './keys.js';
@@ -42,6 +42,8 @@ export interface StoreOptions {
   readonly namespaceLifecycle?: NamespaceLifecycle | false;
   /** Called before each delete with the object's name; throw a StatusError to refuse. */
   readonly deletionGuard?: (name: string) => void;
+  /** Called on each create and update of the main resource; throw a StatusError to refuse. */
+  readonly writeGuard?: WriteGuard;
   /** Deletes manage the `orphan`/`foregroundDeletion` finalizers (kube's EnableGarbageCollection); default true. */
   readonly garbageCollection?: boolean;
   /** Other groups' definitions of the same stored objects (events.k8s.io for core events): their managed field sets are converted too. */
@@ -91,6 +93,7 @@ export function createStoreContext(options: StoreOptions): StoreContext {
     },
     namespaces: definition.namespaced ? lifecycle : undefined,
     deletionGuard: options.deletionGuard,
+    writeGuard: options.writeGuard,
     garbageCollection: options.garbageCollection ?? true,
     atom: schemaAtom(version.schema, schemas),
   };

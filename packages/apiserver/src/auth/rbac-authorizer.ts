@@ -19,17 +19,24 @@ function roleNotFound(kind: string, name: string): string {
  * Visits the rules bound to `user` (cluster-wide, then in `namespace`) until `visit` returns
  * false. Missing roles are reported through `missing` (kube's resolver errors).
  */
-export function visitRules(policy: RbacPolicy, user: UserInfo, namespace: string, visit: (rule: PolicyRule) => boolean, missing: (message: string) => void): void {
+export function visitRules(
+  policy: RbacPolicy,
+  user: UserInfo,
+  namespace: string,
+  visit: (rule: PolicyRule) => boolean,
+  missing: (message: string) => void,
+  notFound: (kind: 'clusterrole' | 'role', name: string) => string = roleNotFound,
+): void {
   const rulesOf = (binding: Binding, bindingNamespace: string): readonly PolicyRule[] | undefined => {
     const ref = binding.roleRef;
     if (ref.kind === 'ClusterRole') {
       const rules = policy.clusterRoleRules(ref.name);
-      if (rules === undefined) missing(roleNotFound('clusterrole', ref.name));
+      if (rules === undefined) missing(notFound('clusterrole', ref.name));
       return rules;
     }
     if (ref.kind === 'Role') {
       const rules = policy.roleRules(bindingNamespace, ref.name);
-      if (rules === undefined) missing(roleNotFound('role', ref.name));
+      if (rules === undefined) missing(notFound('role', ref.name));
       return rules;
     }
     missing(`unsupported role reference kind: ${JSON.stringify(ref.kind)}`);
@@ -47,7 +54,7 @@ export function visitRules(policy: RbacPolicy, user: UserInfo, namespace: string
 }
 
 /** utilerrors.NewAggregate's text: one message as is, several (deduplicated) in brackets. */
-function aggregate(messages: readonly string[]): string {
+export function aggregate(messages: readonly string[]): string {
   const unique = [...new Set(messages)];
   return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
 }
