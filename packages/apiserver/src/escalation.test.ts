@@ -97,6 +97,16 @@ void describe('RBAC escalation prevention (kube\'s policy-based RBAC storages)',
     const named = await s.request(alice, 'POST', `${RBAC}/clusterroles`, { body: clusterRole('named', [{ apiGroups: [''], resources: ['secrets'], resourceNames: ['a', 'b'], verbs: ['get'] }, { nonResourceURLs: ['/foo', '/bar'], verbs: ['get'] }]) });
     assert.equal(JSON.parse(named.text).message, `clusterroles.rbac.authorization.k8s.io "named" is forbidden: ${NOT_HELD}\n{APIGroups:[""], Resources:["secrets"], ResourceNames:["a"], Verbs:["get"]}\n{APIGroups:[""], Resources:["secrets"], ResourceNames:["b"], Verbs:["get"]}\n{NonResourceURLs:["/bar"], Verbs:["get"]}\n{NonResourceURLs:["/foo"], Verbs:["get"]}`);
 
+    // A PUT that creates is checked as a create; an update of the garbage collector's fields only is not checked.
+    const putCreate = await s.request(alice, 'PUT', `${RBAC}/namespaces/other/roles/newone`, { body: role('newone', [SECRETS_GET]) });
+    assert.equal(putCreate.text, forbiddenBody('roles', 'newone', `${NOT_HELD}\n{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}`));
+    await asAdmin(`${RBAC}/namespaces/other/roles`, role('big', [{ apiGroups: [''], resources: ['pods'], verbs: ['delete'] }]));
+    const merge = { 'content-type': 'application/merge-patch+json' };
+    const finalizers = await s.request(alice, 'PATCH', `${RBAC}/namespaces/other/roles/big`, { body: { metadata: { finalizers: ['example.com/keep'] } }, headers: merge });
+    assert.equal(finalizers.status, 200, finalizers.text);
+    const labels = await s.request(alice, 'PATCH', `${RBAC}/namespaces/other/roles/big`, { body: { metadata: { labels: { a: 'b' } } }, headers: merge });
+    assert.equal(labels.text, forbiddenBody('roles', 'big', `${NOT_HELD}\n{APIGroups:[""], Resources:["pods"], Verbs:["delete"]}`));
+
     // alice reads secrets in third: she may grant that there, not in other, nor cluster-wide.
     await asAdmin(`${RBAC}/namespaces/third/roles`, role('secrets', [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] }]));
     await asAdmin(`${RBAC}/namespaces/third/rolebindings`, binding('RoleBinding', 'alice-secrets', 'Role', 'secrets', 'alice'));
