@@ -2,6 +2,7 @@
 
 export type { OwnerReference, ObjectMeta, KubeObject, ListMeta, KubeList } from './object.js';
 export { isPlainObject, deepCopy } from './object.js';
+export { SLICE_MS, yieldIfBusy } from './time-slice.js';
 
 export type {
   StatusReason,

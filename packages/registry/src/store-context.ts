@@ -3,7 +3,7 @@
  * per store. Read-only after construction.
  */
 import type { Atom, FieldManagerScope, GroupResource, JSONSchemaProps, KubeObject, SchemaDefinitions } from '@kapi/machinery';
-import { FieldSet, applyDefaults, managedFields, managerFromUserAgent } from '@kapi/machinery';
+import { FieldSet, applyDefaults, managedFields, managerFromUserAgent, yieldIfBusy } from '@kapi/machinery';
 import type { Storage } from '@kapi/storage';
 import type { RequestContext, ResourceDefinition, VersionDefinition, WriteGuard } from './definition.js';
 import { decodeBody, type ExpectedKind } from './decode-body.js';
@@ -113,23 +113,27 @@ export function toStorage(ctx: StoreContext, obj: KubeObject): KubeObject {
  * Decode steps shared by create, update and patch: body checks (400), values the kind's Go
  * type cannot hold (`failures.undecodable`; by default 400), the strategy's decode hook,
  * unknown and duplicate fields per fieldValidation (Strict: `failures.strict`, by default
- * 400; Warn: warnings), then schema defaults. Returns a private object.
+ * 400; Warn: warnings), then schema defaults. Returns a private object. Between steps it
+ * lets other work have the event loop once the turn has run long (a body of many keys).
  */
-export function decodeRequest(
+export async function decodeRequest(
   ctx: StoreContext,
   body: unknown,
   options: WriteOptions,
   failures: DecodeFailures = requestBodyFailures(ctx.expected),
   bodyProblems?: readonly string[],
-): KubeObject {
+): Promise<KubeObject> {
   const obj = decodeBody(body, ctx.expected);
+  await yieldIfBusy();
   const undecodable = typedBodyError(
     { bodyDecoding: ctx.definition.bodyDecoding, kind: ctx.expected.kind, schema: ctx.schema, metadataSchema: ctx.metadataSchema, definitions: ctx.schemas },
     obj,
   );
   if (undecodable !== undefined) throw failures.undecodable(undecodable);
+  await yieldIfBusy();
   ctx.definition.strategy?.decode?.(obj);
   handleUnknownFields(obj, { object: ctx.schema, metadata: ctx.metadataSchema, definitions: ctx.schemas }, options, failures.strict, bodyProblems);
+  await yieldIfBusy();
   if (ctx.definition.omitEmptyCollections === true) omitEmptyCollections(obj, ctx.schema, ctx.schemas);
   applyDefaults(obj, ctx.schema, { definitions: ctx.schemas });
   return obj;

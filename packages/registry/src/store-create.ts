@@ -1,6 +1,6 @@
 /** create (POST) of the generic store, and the create half shared with PUT. */
 import type { KubeObject } from '@kapi/machinery';
-import { alreadyExists, generateNameConflict, trackUpdate } from '@kapi/machinery';
+import { alreadyExists, generateNameConflict, trackUpdate, yieldIfBusy } from '@kapi/machinery';
 import { isKeyExists } from '@kapi/storage';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
@@ -25,7 +25,9 @@ export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestConte
   ctx.writeGuard?.(req, urlName, obj, undefined);
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForCreate(obj, ctx.definition);
+  await yieldIfBusy();
   validateForCreate(ctx.validation, obj);
+  await yieldIfBusy();
 }
 
 function nameOf(obj: KubeObject): string {
@@ -44,8 +46,10 @@ function nameOf(obj: KubeObject): string {
 export async function createObject(ctx: StoreContext, req: RequestContext, body: unknown, options: WriteOptions): Promise<KubeObject> {
   let name = '';
   return translatingStorageErrors(ctx.resource, () => name, async () => {
-    const decoded = decodeRequest(ctx, body, options);
+    const decoded = await decodeRequest(ctx, body, options);
+    await yieldIfBusy();
     trackUpdate(fieldManagerScope(ctx, ''), undefined, decoded, updateManager(req, options));
+    await yieldIfBusy();
     const obj = toStorage(ctx, decoded);
     const generated = nameOf(obj) === '' && typeof obj.metadata.generateName === 'string' && obj.metadata.generateName !== '';
     await admitAndPrepareCreate(ctx, req, obj);

@@ -27,6 +27,7 @@ import {
   notFound,
   patchNotApplicable,
   strategicMergePatch,
+  yieldIfBusy,
 } from '@kapi/machinery';
 import type { RequestContext } from './definition.js';
 import type { Patch, PatchOptions } from './rest.js';
@@ -163,7 +164,8 @@ export async function patchObject(
     const object = await runUpdate(ctx, req, name, options.dryRun, async (existing) => {
       if (existing === undefined && (!isApply || subresource !== '')) throw notFound(ctx.resource, name);
       const patched = prepared(existing === undefined ? undefined : present(ctx, existing));
-      const decoded = decodeRequest(ctx, patched, stepOptions, prepared.failures(patched), prepared.bodyProblems);
+      await yieldIfBusy();
+      const decoded = await decodeRequest(ctx, patched, stepOptions, prepared.failures(patched), prepared.bodyProblems);
       checkName(decoded, name, req.namespace);
       const duplicateKeys = options.duplicateKeyLines ?? [];
       if (isApply && duplicateKeys.length > 0) {

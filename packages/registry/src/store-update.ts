@@ -1,6 +1,6 @@
 /** update (PUT) of the generic store, and the update step PATCH shares. */
 import type { FieldError, KubeObject } from '@kapi/machinery';
-import { badRequest, deepCopy, invalid, notFound, optimisticLockConflict, parseResourceVersion, trackUpdate } from '@kapi/machinery';
+import { badRequest, deepCopy, invalid, notFound, optimisticLockConflict, parseResourceVersion, trackUpdate, yieldIfBusy } from '@kapi/machinery';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
 import { prepareObjectForUpdate, reconcileNamespace } from './object-meta-lifecycle.js';
@@ -66,12 +66,14 @@ export async function updateStep(
 ): Promise<KubeObject | null> {
   const { ctx, req, name, subresource } = scope;
   const served = ownsDecoded ? decoded : deepCopy(decoded);
+  await yieldIfBusy();
   created.value = existing === undefined;
   delete created.deletedAs;
   if (existing === undefined) {
     if (subresource !== '' || !(ctx.definition.allowCreateOnUpdate || scope.forceAllowCreate === true)) throw notFound(ctx.resource, name);
     delete served.metadata.resourceVersion;
     if (scope.manager !== undefined) trackUpdate(fieldManagerScope(ctx, subresource), undefined, served, scope.manager);
+    await yieldIfBusy();
     const obj = toStorage(ctx, served);
     await admitAndPrepareCreate(ctx, req, obj, subresource === '' ? name : '');
     return obj;
@@ -90,13 +92,17 @@ export async function updateStep(
     const before = { ...present(ctx, existing) }; // `present` may return the (shared) stored object itself
     ctx.managedFieldsConversion?.toServed(before);
     ctx.managedFieldsConversion?.toServed(served);
+    await yieldIfBusy();
     trackUpdate(fieldManagerScope(ctx, subresource), before, served, scope.manager);
     ctx.managedFieldsConversion?.fromServed(served);
+    await yieldIfBusy();
   }
   const obj = toStorage(ctx, served);
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForUpdate(obj, existing, ctx.definition, subresource);
+  await yieldIfBusy();
   validateForUpdate(ctx.validation, obj, existing, subresource);
+  await yieldIfBusy();
   if (shouldDeleteDuringUpdate(ctx, obj, existing)) {
     created.deletedAs = obj;
     return null;
@@ -156,7 +162,7 @@ export async function updateObject(
   subresource = '',
 ): Promise<{ object: KubeObject; created: boolean }> {
   return translatingStorageErrors(ctx.resource, name, async () => {
-    const decoded = decodeRequest(ctx, body, options);
+    const decoded = await decodeRequest(ctx, body, options);
     checkName(decoded, name, req.namespace);
     const created: UpdateOutcome = { value: false };
     const scope: UpdateScope = { ctx, req, name, subresource, manager: updateManager(req, options) };

@@ -1,0 +1,47 @@
+/**
+ * Cooperative time slices for work that grows with a request's size. Code on the request
+ * path calls `yieldIfBusy()` between steps (`await yieldIfBusy()`): while the current turn of
+ * the event loop has run for less than SLICE_MS since its first checkpoint, that returns
+ * undefined (awaiting it costs one microtask, so small requests keep their synchronous fast
+ * path); past it, a promise that resolves on a later turn (setImmediate), after timers, I/O
+ * and other requests have run. The clock is shared by every request of the turn, because
+ * what matters is how long the loop as a whole goes without serving anyone else.
+ *
+ * A step is never cut: one step (a JSON.parse, one walk over the object) still runs whole, so
+ * a request holds the loop for at most its longest step plus what was left of the slice.
+ */
+
+/** How long the loop may run request work between two chances for others to run, in ms. */
+export const SLICE_MS = 10;
+
+/** When the current turn's first checkpoint ran (performance.now()), or -1 outside one. */
+let sliceStart = -1;
+
+function endSlice(): void {
+  sliceStart = -1;
+}
+
+const nextTurn = () =>
+  new Promise<void>((resolve) => {
+    setImmediate(() => {
+      // The resumed work gets a fresh slice of its own.
+      sliceStart = performance.now();
+      setImmediate(endSlice);
+      resolve();
+    });
+  });
+
+/**
+ * undefined while the current slice lasts; otherwise a promise resolved on a later turn of
+ * the event loop. Never rejects.
+ */
+export function yieldIfBusy(): Promise<void> | undefined {
+  const now = performance.now();
+  if (sliceStart < 0) {
+    sliceStart = now;
+    setImmediate(endSlice);
+    return undefined;
+  }
+  if (now - sliceStart < SLICE_MS) return undefined;
+  return nextTurn();
+}
