@@ -2,7 +2,8 @@
 
 export type { OwnerReference, ObjectMeta, KubeObject, ListMeta, KubeList } from './object.js';
 export { isPlainObject, deepCopy } from './object.js';
-export { SLICE_MS, yieldIfBusy } from './time-slice.js';
+export { SLICE_MS, yieldIfBusy, runSteps, runStepsSliced } from './time-slice.js';
+export type { Steps } from './time-slice.js';
 
 export type {
   StatusReason,
@@ -190,7 +191,7 @@ export {
 
 export * as managedFields from './managed-fields/index.js';
 export type { FieldManagerScope, ApplyOutcome, Atom } from './managed-fields/index.js';
-export { FieldSet, schemaAtom, trackUpdate, applyConfiguration, managerFromUserAgent, LAST_APPLIED_ANNOTATION } from './managed-fields/index.js';
+export { FieldSet, schemaAtom, trackUpdate, trackUpdateSliced, applyConfiguration, applyConfigurationSliced, managerFromUserAgent, LAST_APPLIED_ANNOTATION } from './managed-fields/index.js';
 
 export {
   applyJsonPatch,

@@ -45,3 +45,27 @@ export function yieldIfBusy(): Promise<void> | undefined {
   if (now - sliceStart < SLICE_MS) return undefined;
   return nextTurn();
 }
+
+/**
+ * A computation in steps: a generator that yields (no value) wherever it may pause, and
+ * returns its result. `runSteps` runs it to the end at once; `runStepsSliced` pauses at each
+ * yield for as long as `yieldIfBusy` says. One implementation serves both callers.
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Runs `steps` to completion synchronously. */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/** Runs `steps`, letting other work have the event loop at its yields once the turn has run long. */
+export async function runStepsSliced<T>(steps: Steps<T>): Promise<T> {
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+    await yieldIfBusy();
+  }
+}

@@ -1,6 +1,6 @@
 /** create (POST) of the generic store, and the create half shared with PUT. */
 import type { KubeObject } from '@kapi/machinery';
-import { alreadyExists, generateNameConflict, trackUpdate, yieldIfBusy } from '@kapi/machinery';
+import { alreadyExists, generateNameConflict, trackUpdateSliced, yieldIfBusy } from '@kapi/machinery';
 import { isKeyExists } from '@kapi/storage';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
@@ -48,7 +48,7 @@ export async function createObject(ctx: StoreContext, req: RequestContext, body:
   return translatingStorageErrors(ctx.resource, () => name, async () => {
     const decoded = await decodeRequest(ctx, body, options);
     await yieldIfBusy();
-    trackUpdate(fieldManagerScope(ctx, ''), undefined, decoded, updateManager(req, options));
+    await trackUpdateSliced(fieldManagerScope(ctx, ''), undefined, decoded, updateManager(req, options));
     await yieldIfBusy();
     const obj = toStorage(ctx, decoded);
     const generated = nameOf(obj) === '' && typeof obj.metadata.generateName === 'string' && obj.metadata.generateName !== '';

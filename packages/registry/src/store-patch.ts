@@ -15,7 +15,7 @@ import type { KubeObject } from '@kapi/machinery';
 import {
   StatusError,
   StrategicMergeError,
-  applyConfiguration,
+  applyConfigurationSliced,
   applyJsonPatch,
   applyMergePatch,
   badRequest,
@@ -71,7 +71,7 @@ function checkApplyConfiguration(ctx: StoreContext, config: unknown): Record<str
 
 interface PreparedPatch {
   /** The patched object (apply: with its managedFields), before decoding. */
-  (current: KubeObject | undefined): Record<string, unknown>;
+  (current: KubeObject | undefined): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** How unknown fields (Strict) and undecodable values of the result are reported. */
   readonly failures: (patched: Record<string, unknown>) => DecodeFailures;
   /** Problems found in the patch body itself (duplicates). */
@@ -112,11 +112,11 @@ function preparePatch(ctx: StoreContext, patch: Patch, options: PatchOptions, su
       const config = checkApplyConfiguration(ctx, patch.body);
       const scope = fieldManagerScope(ctx, subresource);
       const manager = options.fieldManager ?? '';
-      const apply = (current: KubeObject | undefined) => {
+      const apply = async (current: KubeObject | undefined) => {
         // Ownership and conflicts in this version's field names (entries of other versions converted and back).
         const live = current === undefined ? undefined : { ...current };
         if (live !== undefined) ctx.managedFieldsConversion?.toServed(live);
-        const applied = applyConfiguration(scope, live, config, manager, options.force === true).object;
+        const applied = (await applyConfigurationSliced(scope, live, config, manager, options.force === true)).object;
         ctx.managedFieldsConversion?.fromServed(applied);
         return applied;
       };
@@ -163,7 +163,7 @@ export async function patchObject(
     const stepOptions: PatchOptions = { ...options, warn: warnOnce, duplicateKeyLines: [] };
     const object = await runUpdate(ctx, req, name, options.dryRun, async (existing) => {
       if (existing === undefined && (!isApply || subresource !== '')) throw notFound(ctx.resource, name);
-      const patched = prepared(existing === undefined ? undefined : present(ctx, existing));
+      const patched = await prepared(existing === undefined ? undefined : present(ctx, existing));
       await yieldIfBusy();
       const decoded = await decodeRequest(ctx, patched, stepOptions, prepared.failures(patched), prepared.bodyProblems);
       checkName(decoded, name, req.namespace);

@@ -1,6 +1,6 @@
 /** update (PUT) of the generic store, and the update step PATCH shares. */
 import type { FieldError, KubeObject } from '@kapi/machinery';
-import { badRequest, deepCopy, invalid, notFound, optimisticLockConflict, parseResourceVersion, trackUpdate, yieldIfBusy } from '@kapi/machinery';
+import { badRequest, deepCopy, invalid, notFound, optimisticLockConflict, parseResourceVersion, trackUpdateSliced, yieldIfBusy } from '@kapi/machinery';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
 import { prepareObjectForUpdate, reconcileNamespace } from './object-meta-lifecycle.js';
@@ -72,7 +72,7 @@ export async function updateStep(
   if (existing === undefined) {
     if (subresource !== '' || !(ctx.definition.allowCreateOnUpdate || scope.forceAllowCreate === true)) throw notFound(ctx.resource, name);
     delete served.metadata.resourceVersion;
-    if (scope.manager !== undefined) trackUpdate(fieldManagerScope(ctx, subresource), undefined, served, scope.manager);
+    if (scope.manager !== undefined) await trackUpdateSliced(fieldManagerScope(ctx, subresource), undefined, served, scope.manager);
     await yieldIfBusy();
     const obj = toStorage(ctx, served);
     await admitAndPrepareCreate(ctx, req, obj, subresource === '' ? name : '');
@@ -93,7 +93,7 @@ export async function updateStep(
     ctx.managedFieldsConversion?.toServed(before);
     ctx.managedFieldsConversion?.toServed(served);
     await yieldIfBusy();
-    trackUpdate(fieldManagerScope(ctx, subresource), before, served, scope.manager);
+    await trackUpdateSliced(fieldManagerScope(ctx, subresource), before, served, scope.manager);
     ctx.managedFieldsConversion?.fromServed(served);
     await yieldIfBusy();
   }

@@ -26,8 +26,9 @@ import {
 } from './managed-fields.js';
 import { fieldElement, pathString, type Path } from './path-element.js';
 import type { Atom } from './schema-type.js';
+import { runSteps, runStepsSliced, type Steps } from '../time-slice.js';
 import { compareValues, toFieldSet, validateForApply } from './typed.js';
-import { ApplyConflictError, applyConfig, updateManagers, type Conflict, type UpdaterOptions } from './updater.js';
+import { ApplyConflictError, applyConfigSteps, updateManagerSteps, type Conflict, type UpdaterOptions } from './updater.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 const BEFORE_FIRST_APPLY = 'before-first-apply';
@@ -116,9 +117,15 @@ function stripped(managed: Managed, id: string): void {
  * into `manager`'s entry (whose time changes only when the write changed its fields), then
  * the cap on Update managers. Mutates `managed`.
  */
-function recordUpdate(scope: FieldManagerScope, managed: Managed, live: Record<string, unknown>, next: Record<string, unknown>, manager: string): void {
+function* recordUpdate(
+  scope: FieldManagerScope,
+  managed: Managed,
+  live: Record<string, unknown>,
+  next: Record<string, unknown>,
+  manager: string,
+): Steps<void> {
   const id = managerIdentifier({ manager: manager === '' ? 'unknown' : manager, operation: 'Update', apiVersion: groupVersion(scope), subresource: scope.subresource ?? '' });
-  const sets = updateManagers(options(scope), live, next, groupVersion(scope), managed.sets, CURRENT_OPERATION);
+  const sets = yield* updateManagerSteps(options(scope), live, next, groupVersion(scope), managed.sets, CURRENT_OPERATION);
   managed.sets.clear();
   for (const [k, v] of sets) managed.sets.set(k, v);
   stripped(managed, CURRENT_OPERATION);
@@ -140,6 +147,15 @@ function recordUpdate(scope: FieldManagerScope, managed: Managed, live: Record<s
  * existing object without managedFields stays untracked. Never throws.
  */
 export function trackUpdate(scope: FieldManagerScope, live: KubeObject | undefined, next: KubeObject, manager: string): void {
+  runSteps(trackUpdateSteps(scope, live, next, manager));
+}
+
+/** `trackUpdate` that lets other work have the event loop between its steps once the turn has run long. */
+export function trackUpdateSliced(scope: FieldManagerScope, live: KubeObject | undefined, next: KubeObject, manager: string): Promise<void> {
+  return runStepsSliced(trackUpdateSteps(scope, live, next, manager));
+}
+
+function* trackUpdateSteps(scope: FieldManagerScope, live: KubeObject | undefined, next: KubeObject, manager: string): Steps<void> {
   const liveEntries = live?.metadata.managedFields;
   let managed: Managed;
   const requested = next.metadata.managedFields;
@@ -156,7 +172,9 @@ export function trackUpdate(scope: FieldManagerScope, live: KubeObject | undefin
   delete next.metadata.managedFields;
   const liveUid = live?.metadata.uid;
   if (managed.sets.size === 0 && typeof liveUid === 'string' && liveUid !== '') return;
-  recordUpdate(scope, managed, live === undefined ? {} : withoutManagedFields(live), next, manager);
+  yield;
+  yield* recordUpdate(scope, managed, live === undefined ? {} : withoutManagedFields(live), next, manager);
+  yield;
   setManagedFields(next, managed);
 }
 
@@ -209,6 +227,27 @@ export function applyConfiguration(
   manager: string,
   force: boolean,
 ): ApplyOutcome {
+  return runSteps(applyConfigurationSteps(scope, live, config, manager, force));
+}
+
+/** `applyConfiguration` that lets other work have the event loop between its steps once the turn has run long. */
+export function applyConfigurationSliced(
+  scope: FieldManagerScope,
+  live: KubeObject | undefined,
+  config: Record<string, unknown>,
+  manager: string,
+  force: boolean,
+): Promise<ApplyOutcome> {
+  return runStepsSliced(applyConfigurationSteps(scope, live, config, manager, force));
+}
+
+function* applyConfigurationSteps(
+  scope: FieldManagerScope,
+  live: KubeObject | undefined,
+  config: Record<string, unknown>,
+  manager: string,
+  force: boolean,
+): Steps<ApplyOutcome> {
   const gv = groupVersion(scope);
   if (config['apiVersion'] !== gv || config['kind'] !== scope.kind) {
     throw badRequest(`invalid object type: ${gvkString(config['apiVersion'], config['kind'])}`);
@@ -218,6 +257,7 @@ export function applyConfiguration(
     throw badRequest('metadata.managedFields must be nil');
   }
   const problems = validateForApply(config, scope.atom);
+  yield;
   if (problems.length > 0) {
     const name = isPlainObject(meta) && typeof meta['name'] === 'string' ? meta['name'] : '';
     const namespace = isPlainObject(meta) && typeof meta['namespace'] === 'string' ? meta['namespace'] : '';
@@ -225,13 +265,13 @@ export function applyConfiguration(
   }
   let outcome: ApplyOutcome;
   try {
-    outcome = applyOnce(scope, live, config, manager, force);
+    outcome = yield* applyOnce(scope, live, config, manager, force);
   } catch (err) {
     if (!(err instanceof ApplyConflictError)) throw err;
     if (manager !== 'kubectl' || live === undefined || !conflictsAllowedByLastApplied(scope, live, err.conflicts)) {
       throw applyConflictError(err.conflicts);
     }
-    outcome = applyOnce(scope, live, config, manager, true);
+    outcome = yield* applyOnce(scope, live, config, manager, true);
   }
   const annotations = outcome.object.metadata.annotations;
   if (manager === 'kubectl' && isPlainObject(annotations) && typeof annotations[LAST_APPLIED_ANNOTATION] === 'string' && annotations[LAST_APPLIED_ANNOTATION] !== '') {
@@ -249,22 +289,30 @@ export function applyConfiguration(
   return outcome;
 }
 
-function applyOnce(scope: FieldManagerScope, live: KubeObject | undefined, config: Record<string, unknown>, manager: string, force: boolean): ApplyOutcome {
+function* applyOnce(
+  scope: FieldManagerScope,
+  live: KubeObject | undefined,
+  config: Record<string, unknown>,
+  manager: string,
+  force: boolean,
+): Steps<ApplyOutcome> {
   const liveValue: Record<string, unknown> = live === undefined ? {} : withoutManagedFields(live);
   let managed = decodeOrEmpty(live?.metadata.managedFields);
+  yield;
   if (managed.sets.size === 0) {
     // Whatever exists before the first apply belongs to "before-first-apply".
     managed = emptyManaged();
-    recordUpdate(scope, managed, {}, liveValue, BEFORE_FIRST_APPLY);
+    yield* recordUpdate(scope, managed, {}, liveValue, BEFORE_FIRST_APPLY);
   }
   const id = managerIdentifier({ manager, operation: 'Apply', subresource: scope.subresource ?? '' });
-  const result = applyConfig(options(scope), liveValue, config, groupVersion(scope), managed.sets, id, force);
+  const result = yield* applyConfigSteps(options(scope), liveValue, config, groupVersion(scope), managed.sets, id, force);
   const sets = result.managers;
   managed.sets.clear();
   for (const [k, v] of sets) managed.sets.set(k, v);
   stripped(managed, id);
   const changed = result.object !== undefined;
   const object = (changed ? deepCopy(result.object) : deepCopy(liveValue)) as KubeObject;
+  yield;
   if (!isPlainObject(object.metadata)) object.metadata = {};
   if (changed) managed.times.set(id, (scope.now ?? nowRFC3339)());
   setManagedFields(object, managed);

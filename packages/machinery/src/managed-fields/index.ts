@@ -10,7 +10,7 @@ export { schemaAtom, UNTYPED, DEDUCED } from './schema-type.js';
 export type { Comparison } from './typed.js';
 export { toFieldSet, compareValues, mergeValues, removeItems, validateForApply } from './typed.js';
 export type { VersionedSet, ManagerSets, Conflict, UpdaterOptions, ApplyResult } from './updater.js';
-export { ApplyConflictError, updateManagers, applyConfig } from './updater.js';
+export { ApplyConflictError, updateManagerSteps, applyConfigSteps } from './updater.js';
 export type { ManagedFieldsEntry, Managed, ManagerInfo } from './managed-fields.js';
 export {
   managerIdentifier,
@@ -23,4 +23,4 @@ export {
   ANCIENT_CHANGES_MANAGER,
 } from './managed-fields.js';
 export type { FieldManagerScope, ApplyOutcome } from './field-manager.js';
-export { trackUpdate, applyConfiguration, applyConflictError, managerFromUserAgent, LAST_APPLIED_ANNOTATION } from './field-manager.js';
+export { trackUpdate, trackUpdateSliced, applyConfiguration, applyConfigurationSliced, applyConflictError, managerFromUserAgent, LAST_APPLIED_ANNOTATION } from './field-manager.js';

@@ -15,6 +15,7 @@ import type { FieldSet } from './field-set.js';
 import { equalJson } from './json-value.js';
 import type { Path } from './path-element.js';
 import type { Atom } from './schema-type.js';
+import type { Steps } from '../time-slice.js';
 import { compareValues, ensureNamedFieldsAreMembers, mergeValues, removeItems, toFieldSet, type Comparison } from './typed.js';
 
 export interface VersionedSet {
@@ -65,15 +66,16 @@ function conflictsFrom(sets: Map<string, FieldSet>): Conflict[] {
 }
 
 /** Ownership changes of a write from `oldObject` to `newObject` for everyone but `workflow`. */
-function reconcile(
+function* reconcile(
   options: UpdaterOptions,
   oldObject: unknown,
   newObject: unknown,
   managers: ManagerSets,
   workflow: string,
   force: boolean,
-): { managers: ManagerSets; compare: Comparison } {
+): Steps<{ managers: ManagerSets; compare: Comparison }> {
   const compare = filterComparison(compareValues(oldObject, newObject, options.atom), options.resetFields);
+  yield;
   const changed = compare.modified.union(compare.added);
   const conflicts = new Map<string, FieldSet>();
   const out: ManagerSets = new Map(managers);
@@ -81,6 +83,7 @@ function reconcile(
     if (manager === workflow) continue;
     const conflict = versioned.set.intersection(changed);
     if (!conflict.isEmpty()) conflicts.set(manager, conflict);
+    yield;
   }
   if (!force && conflicts.size > 0) throw new ApplyConflictError(conflictsFrom(conflicts));
   for (const [manager, versioned] of managers) {
@@ -90,17 +93,25 @@ function reconcile(
     if (conflict !== undefined) set = set.difference(conflict);
     if (!compare.removed.isEmpty()) set = set.difference(compare.removed);
     if (set !== versioned.set) out.set(manager, { ...versioned, set });
+    yield;
   }
   for (const [manager, versioned] of out) if (versioned.set.isEmpty()) out.delete(manager);
   return { managers: out, compare };
 }
 
 /**
- * A non-apply write by `manager` from `liveObject` to `newObject` (both whole objects;
+ * In steps (see time-slice.ts): a non-apply write by `manager` from `liveObject` to `newObject` (both whole objects;
  * `liveObject` is `{}`-like for a create). Returns the new manager sets.
  */
-export function updateManagers(options: UpdaterOptions, liveObject: unknown, newObject: unknown, version: string, managers: ManagerSets, manager: string): ManagerSets {
-  const { managers: out, compare } = reconcile(options, liveObject, newObject, managers, manager, true);
+export function* updateManagerSteps(
+  options: UpdaterOptions,
+  liveObject: unknown,
+  newObject: unknown,
+  version: string,
+  managers: ManagerSets,
+  manager: string,
+): Steps<ManagerSets> {
+  const { managers: out, compare } = yield* reconcile(options, liveObject, newObject, managers, manager, true);
   const previous = out.get(manager)?.set;
   let set = (previous === undefined ? compare.modified : previous.difference(compare.removed).union(compare.modified)).union(compare.added);
   set = filtered(set, options.resetFields);
@@ -116,10 +127,10 @@ export interface ApplyResult {
 }
 
 /**
- * `config` applied by `manager` to `liveObject`. Throws ApplyConflictError when it changes
+ * In steps (see time-slice.ts): `config` applied by `manager` to `liveObject`. Throws ApplyConflictError when it changes
  * fields other managers own and `force` is false.
  */
-export function applyConfig(
+export function* applyConfigSteps(
   options: UpdaterOptions,
   liveObject: unknown,
   config: unknown,
@@ -127,13 +138,16 @@ export function applyConfig(
   managers: ManagerSets,
   manager: string,
   force: boolean,
-): ApplyResult {
+): Steps<ApplyResult> {
   let merged = mergeValues(liveObject, config, options.atom);
+  yield;
   const lastSet = managers.get(manager);
   const withApplier: ManagerSets = new Map(managers);
   withApplier.set(manager, { set: filtered(toFieldSet(config, options.atom), options.resetFields), apiVersion: version, applied: true });
-  merged = prune(options, merged, withApplier, lastSet);
-  const { managers: out } = reconcile(options, liveObject, merged, withApplier, manager, force);
+  yield;
+  merged = yield* prune(options, merged, withApplier, lastSet);
+  const { managers: out } = yield* reconcile(options, liveObject, merged, withApplier, manager, force);
+  yield;
   return { object: equalJson(liveObject, merged) ? undefined : merged, managers: out };
 }
 
@@ -141,19 +155,26 @@ export function applyConfig(
  * Removes what the applier applied last time and not now, unless another manager (or the
  * new configuration) still owns it; items the applier never owned stay.
  */
-function prune(options: UpdaterOptions, merged: unknown, managers: ManagerSets, lastSet: VersionedSet | undefined): unknown {
+function* prune(options: UpdaterOptions, merged: unknown, managers: ManagerSets, lastSet: VersionedSet | undefined): Steps<unknown> {
   if (lastSet === undefined || lastSet.set.isEmpty()) return merged;
   const { atom } = options;
   const ensure = (s: FieldSet) => ensureNamedFieldsAreMembers(s, atom);
   let pruned = removeItems(merged, ensure(lastSet.set), atom);
+  yield;
   // Add back what anyone owns.
   let owned: FieldSet | undefined;
   for (const v of managers.values()) owned = owned === undefined ? v.set : owned.union(v.set);
+  yield;
   const mergedSet = ensure(toFieldSet(merged, atom));
+  yield;
   const prunedSet = ensure(toFieldSet(pruned, atom));
+  yield;
   const keep = owned === undefined ? prunedSet : prunedSet.union(ensure(owned));
   pruned = removeItems(merged, mergedSet.difference(keep), atom);
+  yield;
   // Add back what the applier never owned (dangling items).
   const prunedSet2 = ensure(toFieldSet(pruned, atom));
+  yield;
   return removeItems(merged, mergedSet.difference(prunedSet2).intersection(ensure(lastSet.set)), atom);
 }
+
