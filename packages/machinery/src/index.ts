@@ -199,6 +199,7 @@ export {
   patchNotApplicable,
   applyMergePatch,
   strategicMergePatch,
+  strategicMergePatchSliced,
   StrategicMergeError,
   findDuplicateFields,
   goFormatValue,

@@ -26,7 +26,7 @@ import {
   managedFields,
   notFound,
   patchNotApplicable,
-  strategicMergePatch,
+  strategicMergePatchSliced,
   yieldIfBusy,
 } from '@kapi/machinery';
 import type { RequestContext } from './definition.js';
@@ -98,9 +98,9 @@ function preparePatch(ctx: StoreContext, patch: Patch, options: PatchOptions, su
     case 'application/strategic-merge-patch+json': {
       if (!isPlainObject(patch.body)) throw badRequest(`json: cannot unmarshal ${goTypeOf(patch.body)} into Go value of type map[string]interface {}`);
       const body = patch.body;
-      const smp = (current: KubeObject | undefined) => {
+      const smp = async (current: KubeObject | undefined) => {
         try {
-          return strategicMergePatch(current as Record<string, unknown>, body, ctx.schema, ctx.schemas);
+          return await strategicMergePatchSliced(current as Record<string, unknown>, body, ctx.schema, ctx.schemas);
         } catch (err) {
           if (err instanceof StrategicMergeError) throw strategicMergeFailure(err);
           throw err;

@@ -4,6 +4,7 @@ export { applyJsonPatch, decodeJsonPatch, patchNotApplicable, MAX_JSON_PATCH_COP
 export { applyMergePatch } from './merge-patch.js';
 export {
   strategicMergePatch,
+  strategicMergePatchSliced,
   StrategicMergeError,
   ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST,
   ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS,

@@ -15,7 +15,8 @@
 import { goSliceStable } from './go-stable-sort.js';
 import type { JSONSchemaProps } from '../schema.js';
 import { resolveSchema, type SchemaDefinitions } from '../schema-resolve.js';
-import { isPlainObject } from '../object.js';
+import { deepCopy, isPlainObject } from '../object.js';
+import { runSteps, runStepsSliced, type Steps } from '../time-slice.js';
 import { goFormatValue, goTypeName } from './go-format.js';
 
 const DIRECTIVE = '$patch';
@@ -114,8 +115,21 @@ function fieldStrategy(strategies: readonly string[]): string {
  * Throws StrategicMergeError.
  */
 export function strategicMergePatch(original: JsonMap, patch: JsonMap, schema: JSONSchemaProps, definitions?: SchemaDefinitions): JsonMap {
+  return runSteps(strategicMergeSteps(original, patch, schema, definitions));
+}
+
+/** `strategicMergePatch` that lets other work have the event loop between copying and merging once the turn has run long. */
+export function strategicMergePatchSliced(original: JsonMap, patch: JsonMap, schema: JSONSchemaProps, definitions?: SchemaDefinitions): Promise<JsonMap> {
+  return runStepsSliced(strategicMergeSteps(original, patch, schema, definitions));
+}
+
+function* strategicMergeSteps(original: JsonMap, patch: JsonMap, schema: JSONSchemaProps, definitions?: SchemaDefinitions): Steps<JsonMap> {
   const lookup = new PatchSchema(schema, definitions, '');
-  return mergeMap(structuredClone(original), structuredClone(patch), lookup);
+  const target = deepCopy(original);
+  yield;
+  const changes = deepCopy(patch);
+  yield;
+  return mergeMap(target, changes, lookup);
 }
 
 /** Go's reflect kind of a decoded JSON value, for "same type" checks. */

@@ -16,7 +16,8 @@ function decodeAt(codec: Codec, kv: IKeyValue, revision: number): KubeObject {
  * (resourceVersion = mod_revision) and the previous state when etcd still had it; a delete
  * carries the last state with resourceVersion = the deleting revision. A delete without its
  * previous state (etcd compacted it) cannot be described and throws Internal, so the feed
- * ends and its consumer re-lists. Decode failures throw Internal too.
+ * ends and its consumer re-lists. Decode failures of the object throw Internal too (of the
+ * previous state: when `prevObject` is read).
  */
 export function toChange(codec: Codec, event: IEvent): Change {
   const key = event.kv.key.toString();
@@ -24,11 +25,22 @@ export function toChange(codec: Codec, event: IEvent): Change {
   const prev = event.prev_kv;
   if (event.type === 'Delete') {
     if (!prev) throw new StorageError('Internal', key, `etcd sent a delete of ${key} at revision ${revision} without its previous state`);
-    return { type: 'delete', key, object: decodeAt(codec, prev, revision), prevObject: decodeKV(codec, prev, key), revision };
+    return withPreviousState({ type: 'delete', key, object: decodeAt(codec, prev, revision), revision }, codec, prev);
   }
-  const change: { -readonly [K in keyof Change]: Change[K] } = { type: 'put', key, object: decodeKV(codec, event.kv, key), revision };
-  if (prev) change.prevObject = decodeKV(codec, prev, key);
-  return change;
+  const change: Change = { type: 'put', key, object: decodeKV(codec, event.kv, key), revision };
+  return prev ? withPreviousState(change, codec, prev) : change;
+}
+
+/**
+ * `change` with `prevObject` decoded from `prev` when first read: the watch cache mostly has
+ * the previous state already, and decoding a large object twice per event held the loop.
+ */
+function withPreviousState(change: Change, codec: Codec, prev: IKeyValue): Change {
+  let decoded: KubeObject | undefined;
+  return Object.defineProperty(change, 'prevObject', {
+    enumerable: true,
+    get: () => (decoded ??= decodeKV(codec, prev, change.key)),
+  });
 }
 
 /**
