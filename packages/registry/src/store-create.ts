@@ -26,7 +26,7 @@ export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestConte
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForCreate(obj, ctx.definition);
   await yieldIfBusy();
-  validateForCreate(ctx.validation, obj);
+  await validateForCreate(ctx.validation, obj);
   await yieldIfBusy();
 }
 

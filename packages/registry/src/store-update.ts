@@ -101,7 +101,7 @@ export async function updateStep(
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForUpdate(obj, existing, ctx.definition, subresource);
   await yieldIfBusy();
-  validateForUpdate(ctx.validation, obj, existing, subresource);
+  await validateForUpdate(ctx.validation, obj, existing, subresource);
   await yieldIfBusy();
   if (shouldDeleteDuringUpdate(ctx, obj, existing)) {
     created.deletedAs = obj;
@@ -166,7 +166,15 @@ export async function updateObject(
     checkName(decoded, name, req.namespace);
     const created: UpdateOutcome = { value: false };
     const scope: UpdateScope = { ctx, req, name, subresource, manager: updateManager(req, options) };
-    const object = await runUpdate(ctx, req, name, options.dryRun, (existing) => updateStep(scope, decoded, existing, created));
+    // The first attempt takes the decoded object; a retry after a write conflict decodes the
+    // body again (its warnings were given the first time), so no copy of a large body is made up front.
+    let first: KubeObject | undefined = decoded;
+    const { warn: _warned, ...quiet } = options;
+    const object = await runUpdate(ctx, req, name, options.dryRun, async (existing) => {
+      const own = first ?? (await decodeRequest(ctx, body, quiet));
+      first = undefined;
+      return updateStep(scope, own, existing, created, true);
+    });
     return updateResult(ctx, object, created);
   });
 }

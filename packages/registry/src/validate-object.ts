@@ -11,6 +11,7 @@ import {
   validateAgainstSchema,
   validateObjectMeta,
   validateObjectMetaUpdate,
+  yieldIfBusy,
 } from '@kapi/machinery';
 import type { ResourceDefinition } from './definition.js';
 
@@ -54,35 +55,46 @@ function fail(ctx: ValidationContext, obj: KubeObject, errs: FieldError[]): void
   throw invalid({ group: ctx.definition.group, kind: ctx.definition.kind }, name, errs);
 }
 
-/** Create: ObjectMeta rules, schema, then `strategy.validate` and `strategy.validateCreate`. Throws 422 Invalid. */
-export function validateForCreate(ctx: ValidationContext, obj: KubeObject): void {
-  const errs = [
-    ...validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) }),
-    ...schemaErrors(ctx, obj),
-  ];
-  errs.push(...(ctx.definition.strategy?.validate?.(obj, ctx.version) ?? []));
-  errs.push(...(ctx.definition.strategy?.validateCreate?.(obj, ctx.version) ?? []));
+/** Appends `more` to `errs` (a loop: spreading a list of many thousand errors overflows the stack). */
+function append(errs: FieldError[], more: readonly FieldError[] | undefined): void {
+  if (more !== undefined) for (const e of more) errs.push(e);
+}
+
+/**
+ * Create: ObjectMeta rules, schema, then `strategy.validate` and `strategy.validateCreate`.
+ * Rejects with 422 Invalid. Lets other work have the event loop between the validators once
+ * the turn has run long.
+ */
+export async function validateForCreate(ctx: ValidationContext, obj: KubeObject): Promise<void> {
+  const errs = validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) });
+  await yieldIfBusy();
+  append(errs, schemaErrors(ctx, obj));
+  await yieldIfBusy();
+  append(errs, ctx.definition.strategy?.validate?.(obj, ctx.version));
+  append(errs, ctx.definition.strategy?.validateCreate?.(obj, ctx.version));
   fail(ctx, obj, errs);
 }
 
 /**
  * Update: ObjectMeta update rules against `old` (immutable fields, resourceVersion set) plus
  * the ObjectMeta rules again, schema, `strategy.validateUpdate`, then `strategy.validate`
- * (through a subresource: `strategy.validateSubresourceUpdate` instead). Throws 422 Invalid.
+ * (through a subresource: `strategy.validateSubresourceUpdate` instead). Rejects with 422
+ * Invalid. Pauses between validators as `validateForCreate` does.
  */
-export function validateForUpdate(ctx: ValidationContext, obj: KubeObject, old: KubeObject, subresource = ''): void {
-  const errs = [
-    ...validateObjectMetaUpdate(obj.metadata, old.metadata),
-    ...validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) }),
-    ...schemaErrors(ctx, obj),
-  ];
+export async function validateForUpdate(ctx: ValidationContext, obj: KubeObject, old: KubeObject, subresource = ''): Promise<void> {
+  const errs = validateObjectMetaUpdate(obj.metadata, old.metadata);
+  append(errs, validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) }));
+  await yieldIfBusy();
+  append(errs, schemaErrors(ctx, obj));
+  await yieldIfBusy();
   const strategy = ctx.definition.strategy;
   if (subresource !== '') {
     // A subresource has its own strategy (kube: e.g. namespaceStatusStrategy.ValidateUpdate).
-    errs.push(...(strategy?.validateSubresourceUpdate?.(subresource, obj, old, ctx.version) ?? []));
+    append(errs, strategy?.validateSubresourceUpdate?.(subresource, obj, old, ctx.version));
   } else {
-    errs.push(...(strategy?.validateUpdate?.(obj, old, ctx.version) ?? []));
-    errs.push(...(strategy?.validate?.(obj, ctx.version) ?? []));
+    append(errs, strategy?.validateUpdate?.(obj, old, ctx.version));
+    await yieldIfBusy();
+    append(errs, strategy?.validate?.(obj, ctx.version));
   }
   fail(ctx, obj, errs);
 }
