@@ -55,9 +55,10 @@ function strategicMergeFailure(err: StrategicMergeError): StatusError {
  * The configuration of an apply: an object whose fields the schema knows (kube fails to type
  * it otherwise: `.spec.foo: field not declared in schema`).
  */
-function checkApplyConfiguration(ctx: StoreContext, config: unknown): Record<string, unknown> {
+async function checkApplyConfiguration(ctx: StoreContext, config: unknown): Promise<Record<string, unknown>> {
   if (!isPlainObject(config)) throw badRequest(`error decoding patch: json: cannot unmarshal ${goTypeOf(config)} into Go value of type map[string]interface {}`);
   const copy = deepCopy(config) as KubeObject;
+  await yieldIfBusy();
   const meta = isPlainObject(copy.metadata) ? copy.metadata : (copy.metadata = {});
   const unknown = pruneUnknown(copy, { object: ctx.schema, metadata: ctx.metadataSchema, definitions: ctx.schemas });
   if (unknown.length > 0) {
@@ -78,7 +79,7 @@ interface PreparedPatch {
   readonly bodyProblems: readonly string[];
 }
 
-function preparePatch(ctx: StoreContext, patch: Patch, options: PatchOptions, subresource: string): PreparedPatch {
+async function preparePatch(ctx: StoreContext, patch: Patch, options: PatchOptions, subresource: string): Promise<PreparedPatch> {
   const duplicates = duplicateFieldMessages(options.duplicateFields);
   // Rendered only when a failure is actually reported (Go JSON of the whole object is costly).
   const rendered = (patched: Record<string, unknown>): DecodeFailures => ({
@@ -109,7 +110,7 @@ function preparePatch(ctx: StoreContext, patch: Patch, options: PatchOptions, su
       return Object.assign(smp, { failures: () => patchResultFailures(goFormatValue(body)), bodyProblems: duplicates });
     }
     case 'application/apply-patch+yaml': {
-      const config = checkApplyConfiguration(ctx, patch.body);
+      const config = await checkApplyConfiguration(ctx, patch.body);
       const scope = fieldManagerScope(ctx, subresource);
       const manager = options.fieldManager ?? '';
       const apply = async (current: KubeObject | undefined) => {
@@ -148,7 +149,9 @@ export async function patchObject(
   subresource = '',
 ): Promise<{ object: KubeObject; created: boolean }> {
   return translatingStorageErrors(ctx.resource, name, async () => {
-    const prepared = preparePatch(ctx, patch, options, subresource);
+    await yieldIfBusy();
+    const prepared = await preparePatch(ctx, patch, options, subresource);
+    await yieldIfBusy();
     const isApply = patch.type === 'application/apply-patch+yaml';
     const created: UpdateOutcome = { value: false };
     const scope: UpdateScope = { ctx, req, name, subresource, manager: isApply ? undefined : updateManager(req, options), forceAllowCreate: isApply };

@@ -5,7 +5,7 @@
  * 400 texts for a body that does not decode.
  */
 import type { IncomingMessage } from 'node:http';
-import { badRequest } from '@kapi/machinery';
+import { badRequest, yieldIfBusy } from '@kapi/machinery';
 import { negotiateInput, type ResourceCapabilities } from '../http/negotiation.js';
 import { BodyDecodeError } from './decode-error.js';
 import { decodeJson, jsonDuplicateFields } from './json-body.js';
@@ -60,7 +60,9 @@ export async function decodeObjectBody(bytes: Buffer, contentType: string | unde
         if (err instanceof BodyDecodeError) throw new BodyDecodeError(`couldn't get version/kind; json parse error: ${err.detail}`);
         throw err;
       }
-      return { body, duplicateFields: strict ? jsonDuplicateFields(text) : [], duplicateKeyLines: [] };
+      if (!strict) return { body, duplicateFields: [], duplicateKeyLines: [] };
+      await yieldIfBusy();
+      return { body, duplicateFields: jsonDuplicateFields(text), duplicateKeyLines: [] };
     }
     const decoded = await yamlDecoder().decode(text, { duplicates: strict });
     const body = JSON.parse(decoded.json) as unknown;

@@ -4,7 +4,7 @@
  * says. A JSON patch may hold at most MAX_JSON_PATCH_OPERATIONS operations (413).
  */
 import type { IncomingMessage } from 'node:http';
-import { badRequest, requestEntityTooLarge } from '@kapi/machinery';
+import { badRequest, requestEntityTooLarge, yieldIfBusy } from '@kapi/machinery';
 import type { FieldValidation, PatchType } from '@kapi/registry';
 import { decodeApplyBody } from './apply-body.js';
 import { BodyDecodeError } from './decode-error.js';
@@ -60,7 +60,9 @@ export async function decodePatchBody(type: PatchType, bytes: Buffer, fieldValid
   if (type === 'application/json-patch+json' && Array.isArray(body) && body.length > MAX_JSON_PATCH_OPERATIONS) {
     throw requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${body.length}`);
   }
-  return { body, duplicateFields: strict ? jsonDuplicateFields(text) : [], duplicateKeyLines: [] };
+  if (!strict) return { body, duplicateFields: [], duplicateKeyLines: [] };
+  await yieldIfBusy();
+  return { body, duplicateFields: jsonDuplicateFields(text), duplicateKeyLines: [] };
 }
 
 /** Reads and decodes the body of a `type` patch; see decodePatchBody. */

@@ -1,6 +1,7 @@
 import type { Etcd3 } from 'etcd3';
 import { createEtcdClient } from './client.js';
 import type { KubeObject } from '@kapi/machinery';
+import { yieldIfBusy } from '@kapi/machinery';
 import type { ChangeFeed, Counter, FeedHandle, Storage, Watcher } from '../interface.js';
 import { StorageError, keyExists, keyNotFound, parseResourceVersion, tooLargeResourceVersion } from '../errors.js';
 import { jsonCodec, type Codec } from './codec.js';
@@ -163,8 +164,10 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
         throw new StorageError('Internal', key, 'resourceVersion should not be set on objects to be created');
       }
       const data = kv.codec.encode(obj);
+      await yieldIfBusy();
       const result = await conditionalWrite(kv, key, 0, { put: data });
       if (!result.succeeded) throw keyExists(key);
+      await yieldIfBusy();
       return withResourceVersion(kv.codec.decode(data, key), result.revision);
     },
 

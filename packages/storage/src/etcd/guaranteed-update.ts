@@ -1,5 +1,5 @@
 import type { KubeObject } from '@kapi/machinery';
-import { deepCopy } from '@kapi/machinery';
+import { deepCopy, yieldIfBusy } from '@kapi/machinery';
 import type { GuaranteedUpdateOptions, UpdateFunction } from '../interface.js';
 import { keyNotFound } from '../errors.js';
 import { readKey, withResourceVersion, type EtcdKV } from './kv.js';
@@ -36,6 +36,8 @@ export async function guaranteedUpdate(
   const codec = kv.codec;
   const fetch = async (): Promise<ObjectState> => stateFromKV(codec, (await readKey(kv, key)).kv, key);
   let state = options.cachedExisting ? stateFromSharedCache(codec, options.cachedExisting) : await fetch();
+  // Encoding, copying and decoding a large object are each one pass: others may run in between.
+  await yieldIfBusy();
 
   for (;;) {
     if (state.obj === undefined && !options.ignoreNotFound) throw keyNotFound(key);
@@ -43,7 +45,9 @@ export async function guaranteedUpdate(
     let updated: KubeObject | null;
     try {
       checkPreconditions(key, options.preconditions, state.obj);
-      updated = await tryUpdate(state.obj === undefined ? undefined : deepCopy(state.obj));
+      const copy = state.obj === undefined ? undefined : deepCopy(state.obj);
+      await yieldIfBusy();
+      updated = await tryUpdate(copy);
     } catch (err) {
       if (state.current) throw err;
       const cachedRevision = state.revision;
@@ -62,6 +66,7 @@ export async function guaranteedUpdate(
       return withResourceVersion(deepCopy(state.obj), result.revision);
     }
 
+    await yieldIfBusy();
     const data = codec.encode(updated);
     if (state.data !== undefined && data.equals(state.data)) {
       if (!state.current) {
@@ -71,11 +76,13 @@ export async function guaranteedUpdate(
       return deepCopy(state.obj!);
     }
 
+    await yieldIfBusy();
     const result = await conditionalWrite(kv, key, state.revision, { put: data });
     if (!result.succeeded) {
       state = stateFromKV(codec, result.current, key);
       continue;
     }
+    await yieldIfBusy();
     return withResourceVersion(codec.decode(data, key), result.revision);
   }
 }
