@@ -15,7 +15,10 @@ import { startTestServer, type TestServer } from './testing/fixture.js';
 const BOUND_MS = 250;
 /** Keys of the large ConfigMap and labels of the labelled object (stored objects stay under etcd's 1.5 MiB). */
 const KEYS = 30_000;
-/** A body within the 3 MiB body limit but past kube's 1 MiB of ConfigMap data, refused with 422. */
+/**
+ * A body within the 3 MiB body limit whose object is too large for etcd (kube counts only
+ * the values against its 1 MiB of ConfigMap data): refused with kube's 500 before it is sent.
+ */
 const TOO_MANY_KEYS = 250_000;
 
 const configMaps = '/api/v1/namespaces/default/configmaps';
@@ -75,7 +78,7 @@ void describe(`the loop is never held long by one large request (bound ${BOUND_M
     strategicMerge: JSON.stringify({ data: manyKeys(KEYS, 'y') }),
     apply: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: manyKeys(KEYS, 'z') }),
     labels: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'labelled', labels: manyKeys(KEYS, 'v', 'l') } }),
-    tooLarge: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'too-large' }, data: manyKeys(TOO_MANY_KEYS, 'xx') }),
+    tooLarge: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'too-large' }, data: manyKeys(TOO_MANY_KEYS, '') }),
   };
   before(async () => {
     t = await startTestServer();
@@ -145,7 +148,7 @@ void describe(`the loop is never held long by one large request (bound ${BOUND_M
     await expectBounded(tc, 'labels', 201, () => send('POST', configMaps, bodies.labels));
   });
 
-  void it(`create of a ConfigMap with ${TOO_MANY_KEYS} keys (over 1 MiB of data: 422)`, { todo: 'one JSON.parse or one pass over 250,000 keys alone can take longer than the bound on a loaded 2-core machine' }, async (tc) => {
-    await expectBounded(tc, 'too large', 422, () => send('POST', configMaps, bodies.tooLarge));
+  void it(`create of a ConfigMap with ${TOO_MANY_KEYS} keys (too large for etcd: 500)`, { todo: 'one JSON.parse or one pass over 250,000 keys alone can take longer than the bound on a loaded 2-core machine' }, async (tc) => {
+    await expectBounded(tc, 'too large', 500, () => send('POST', configMaps, bodies.tooLarge));
   });
 });

@@ -5,6 +5,7 @@
  * bad dryRun/fieldValidation), the body is decoded for its type (400), and the registry
  * applies it. 200 with the result, 201 when an apply created the object.
  */
+import { yieldIfBusy } from '@kapi/machinery';
 import type { PatchType } from '@kapi/registry';
 import { PATCH_TYPES, readPatchBody } from '../body/patch-body.js';
 import { baseMediaType, unsupportedBody } from '../http/negotiation.js';
@@ -24,5 +25,7 @@ export async function handlePatch(scope: RequestScope): Promise<void> {
   const options = parseWriteOptions(scope.query, 'PatchOptions', (m) => scope.warnings.push(m), type);
   const { body, duplicateFields, duplicateKeyLines } = await readPatchBody(scope.req, type, options.fieldValidation);
   const result = await scope.resource.patcher!.patch(scope.context, scope.info.name, { type, body }, { ...options, duplicateFields, duplicateKeyLines });
+  await yieldIfBusy();
+
   writeObject(scope.res, result.created ? 201 : 200, result.object, scope.output, { warnings: scope.warnings });
 }

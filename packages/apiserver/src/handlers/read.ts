@@ -1,5 +1,5 @@
 /** get and list. */
-import { validateListOptions } from '@kapi/machinery';
+import { validateListOptions, yieldIfBusy } from '@kapi/machinery';
 import { listJsonParts, listProtobuf } from '../http/encode-once.js';
 import { MEDIA_TYPES } from '../http/negotiation.js';
 import { writeEncoded, writeObject } from '../http/respond.js';
@@ -10,6 +10,8 @@ import type { RequestScope } from './scope.js';
 export async function handleGet(scope: RequestScope): Promise<void> {
   const rv = scope.query.get('resourceVersion');
   const object = await scope.resource.getter!.get(scope.context, scope.info.name, rv !== null ? { resourceVersion: rv } : {});
+  await yieldIfBusy();
+
   writeObject(scope.res, 200, object, scope.output, { warnings: scope.warnings });
 }
 

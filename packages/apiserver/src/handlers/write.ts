@@ -1,5 +1,5 @@
 /** create (POST) and update (PUT). */
-import { formatApiVersion } from '@kapi/machinery';
+import { formatApiVersion, yieldIfBusy } from '@kapi/machinery';
 import { readObjectBody, type ObjectBodyTarget } from '../body/object-body.js';
 import { writeObject } from '../http/respond.js';
 import { resourceCapabilities } from '../http/resource-output.js';
@@ -25,6 +25,8 @@ export async function handleCreate(scope: RequestScope): Promise<void> {
   const options = parseWriteOptions(scope.query, 'CreateOptions', warner(scope));
   const { body, duplicateFields, duplicateKeyLines } = await readObjectBody(scope.req, bodyTarget(scope), options.fieldValidation !== 'Ignore');
   const object = await scope.resource.creater!.create(scope.context, body, { ...options, duplicateFields, duplicateKeyLines });
+  await yieldIfBusy();
+
   writeObject(scope.res, 201, object, scope.output, { warnings: scope.warnings });
 }
 
@@ -33,5 +35,7 @@ export async function handleUpdate(scope: RequestScope): Promise<void> {
   const options = parseWriteOptions(scope.query, 'UpdateOptions', warner(scope));
   const { body, duplicateFields, duplicateKeyLines } = await readObjectBody(scope.req, bodyTarget(scope), options.fieldValidation !== 'Ignore');
   const result = await scope.resource.updater!.update(scope.context, scope.info.name, body, { ...options, duplicateFields, duplicateKeyLines });
+  await yieldIfBusy();
+
   writeObject(scope.res, result.created ? 201 : 200, result.object, scope.output, { warnings: scope.warnings });
 }
