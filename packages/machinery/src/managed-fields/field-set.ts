@@ -166,13 +166,11 @@ export class FieldSet {
   private emit(includeSelf: boolean): Record<string, JsonValue> {
     const out: Record<string, JsonValue> = {};
     if (includeSelf && (this.members.size > 0 || this.children.size > 0)) out['.'] = {};
+    // An element that is both a member and a child (a list item with fields) is one entry:
+    // looked up by key, not searched for (that was quadratic in the number of items).
     const entries: { pe: PathElement; member: boolean; child?: FieldSet }[] = [];
-    for (const pe of this.members.values()) entries.push({ pe, member: true });
-    for (const c of this.children.values()) {
-      const existing = this.members.has(c.pe.key) ? entries.find((e) => e.pe.key === c.pe.key) : undefined;
-      if (existing !== undefined) existing.child = c.set;
-      else entries.push({ pe: c.pe, member: false, child: c.set });
-    }
+    for (const pe of this.members.values()) entries.push({ pe, member: true, child: this.children.get(pe.key)?.set });
+    for (const c of this.children.values()) if (!this.members.has(c.pe.key)) entries.push({ pe: c.pe, member: false, child: c.set });
     entries.sort((a, b) => comparePathElements(a.pe, b.pe));
     for (const e of entries) out[e.pe.key] = e.child === undefined ? {} : e.child.emit(e.member);
     return out;
