@@ -117,3 +117,12 @@ export function formatFieldErrors(errors: readonly FieldError[]): string {
   const parts = [...new Set(errors.map(formatFieldError))];
   return parts.length === 1 ? parts[0]! : `[${parts.join(', ')}]`;
 }
+
+/**
+ * Appends `more` to `errs` in a loop. Error lists grow with the body (one per bad label or
+ * key), and `errs.push(...more)` passes each as an argument: past ~100,000 of them the call
+ * overflows the stack.
+ */
+export function appendErrors<T>(errs: T[], more: readonly T[] | undefined): void {
+  if (more !== undefined) for (const e of more) errs.push(e);
+}

@@ -65,6 +65,7 @@ export {
   fieldInternalError,
   formatFieldError,
   formatFieldErrors,
+  appendErrors,
 } from './field-error.js';
 
 export type { NameValidator } from './validation.js';

@@ -127,3 +127,11 @@ void test('update: no new finalizers while deleting', () => {
     ['metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"b", "c"}'],
   );
 });
+
+void test('200,000 invalid labels are 200,000 errors, not a stack overflow (the list was spread into push)', () => {
+  const labels: Record<string, string> = {};
+  for (let i = 0; i < 200_000; i++) labels[`-${i}`] = '';
+  const errs = validateObjectMeta({ name: 'x', namespace: 'ns', labels }, { namespaced: true, nameValidator: nameIsDNSLabel });
+  assert.equal(errs.length, 200_000);
+  assert.equal(errs[0]!.field, 'metadata.labels');
+});

@@ -5,7 +5,7 @@
  */
 import { isPlainObject } from './object.js';
 import type { FieldError } from './status.js';
-import { fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong } from './field-error.js';
+import { fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong, appendErrors } from './field-error.js';
 import { parseApiVersion } from './gvk.js';
 import {
   byteLength,
@@ -67,10 +67,10 @@ export function validateObjectMeta(meta: unknown, opts: ObjectMetaValidationOpti
   if (typeof generation === 'number' && generation < 0) {
     errs.push(fieldInvalid('metadata.generation', generation, 'must be greater than or equal to 0'));
   }
-  errs.push(...validateLabels(meta['labels'], 'metadata.labels'));
-  errs.push(...validateAnnotations(meta['annotations'], 'metadata.annotations'));
-  errs.push(...validateOwnerReferences(meta['ownerReferences'], 'metadata.ownerReferences'));
-  errs.push(...validateFinalizers(meta['finalizers'], 'metadata.finalizers'));
+  appendErrors(errs, validateLabels(meta['labels'], 'metadata.labels'));
+  appendErrors(errs, validateAnnotations(meta['annotations'], 'metadata.annotations'));
+  appendErrors(errs, validateOwnerReferences(meta['ownerReferences'], 'metadata.ownerReferences'));
+  appendErrors(errs, validateFinalizers(meta['finalizers'], 'metadata.finalizers'));
   return errs;
 }
 
@@ -86,7 +86,7 @@ export function validateObjectMetaUpdate(newMeta: unknown, oldMeta: unknown): Fi
   const errs: FieldError[] = [];
 
   if (old['deletionTimestamp'] !== undefined && old['deletionTimestamp'] !== null) {
-    errs.push(...validateNoNewFinalizers(newMeta['finalizers'], old['finalizers'], 'metadata.finalizers'));
+    appendErrors(errs, validateNoNewFinalizers(newMeta['finalizers'], old['finalizers'], 'metadata.finalizers'));
   }
   if (str(newMeta['resourceVersion']) === '') {
     errs.push(fieldInvalid('metadata.resourceVersion', '', 'must be specified for an update'));
@@ -104,9 +104,9 @@ export function validateObjectMetaUpdate(newMeta: unknown, oldMeta: unknown): Fi
     const before = old[key] ?? null;
     if (now !== before) errs.push(fieldInvalid(`metadata.${key}`, now, FIELD_IMMUTABLE_ERROR_MSG));
   }
-  errs.push(...validateLabels(newMeta['labels'], 'metadata.labels'));
-  errs.push(...validateAnnotations(newMeta['annotations'], 'metadata.annotations'));
-  errs.push(...validateOwnerReferences(newMeta['ownerReferences'], 'metadata.ownerReferences'));
+  appendErrors(errs, validateLabels(newMeta['labels'], 'metadata.labels'));
+  appendErrors(errs, validateAnnotations(newMeta['annotations'], 'metadata.annotations'));
+  appendErrors(errs, validateOwnerReferences(newMeta['ownerReferences'], 'metadata.ownerReferences'));
   return errs;
 }
 

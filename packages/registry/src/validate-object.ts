@@ -4,6 +4,7 @@
  */
 import type { FieldError, JSONSchemaProps, KubeObject, NameValidator, SchemaDefinitions } from '@kapi/machinery';
 import {
+  appendErrors,
   invalid,
   isValidPathSegmentName,
   nameIsDNSLabel,
@@ -55,11 +56,6 @@ function fail(ctx: ValidationContext, obj: KubeObject, errs: FieldError[]): void
   throw invalid({ group: ctx.definition.group, kind: ctx.definition.kind }, name, errs);
 }
 
-/** Appends `more` to `errs` (a loop: spreading a list of many thousand errors overflows the stack). */
-function append(errs: FieldError[], more: readonly FieldError[] | undefined): void {
-  if (more !== undefined) for (const e of more) errs.push(e);
-}
-
 /**
  * Create: ObjectMeta rules, schema, then `strategy.validate` and `strategy.validateCreate`.
  * Rejects with 422 Invalid. Lets other work have the event loop between the validators once
@@ -68,10 +64,10 @@ function append(errs: FieldError[], more: readonly FieldError[] | undefined): vo
 export async function validateForCreate(ctx: ValidationContext, obj: KubeObject): Promise<void> {
   const errs = validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) });
   await yieldIfBusy();
-  append(errs, schemaErrors(ctx, obj));
+  appendErrors(errs, schemaErrors(ctx, obj));
   await yieldIfBusy();
-  append(errs, ctx.definition.strategy?.validate?.(obj, ctx.version));
-  append(errs, ctx.definition.strategy?.validateCreate?.(obj, ctx.version));
+  appendErrors(errs, ctx.definition.strategy?.validate?.(obj, ctx.version));
+  appendErrors(errs, ctx.definition.strategy?.validateCreate?.(obj, ctx.version));
   fail(ctx, obj, errs);
 }
 
@@ -83,18 +79,18 @@ export async function validateForCreate(ctx: ValidationContext, obj: KubeObject)
  */
 export async function validateForUpdate(ctx: ValidationContext, obj: KubeObject, old: KubeObject, subresource = ''): Promise<void> {
   const errs = validateObjectMetaUpdate(obj.metadata, old.metadata);
-  append(errs, validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) }));
+  appendErrors(errs, validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) }));
   await yieldIfBusy();
-  append(errs, schemaErrors(ctx, obj));
+  appendErrors(errs, schemaErrors(ctx, obj));
   await yieldIfBusy();
   const strategy = ctx.definition.strategy;
   if (subresource !== '') {
     // A subresource has its own strategy (kube: e.g. namespaceStatusStrategy.ValidateUpdate).
-    append(errs, strategy?.validateSubresourceUpdate?.(subresource, obj, old, ctx.version));
+    appendErrors(errs, strategy?.validateSubresourceUpdate?.(subresource, obj, old, ctx.version));
   } else {
-    append(errs, strategy?.validateUpdate?.(obj, old, ctx.version));
+    appendErrors(errs, strategy?.validateUpdate?.(obj, old, ctx.version));
     await yieldIfBusy();
-    append(errs, strategy?.validate?.(obj, ctx.version));
+    appendErrors(errs, strategy?.validate?.(obj, ctx.version));
   }
   fail(ctx, obj, errs);
 }

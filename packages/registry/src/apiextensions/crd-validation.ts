@@ -15,6 +15,7 @@ import {
   isDNS1035Label,
   isDNS1123Subdomain,
   isPlainObject,
+  appendErrors,
 } from '@kapi/machinery';
 import type { CrdColumn, CrdNames, CrdSubresources, CrdVersion, CustomResourceDefinition } from './crd-types.js';
 import { isConditionTrue } from './crd-types.js';
@@ -165,11 +166,11 @@ function validateVersion(version: CrdVersion, path: string): FieldError[] {
   }
   if (isPlainObject(schema)) {
     const structural = validateStructuralSchema(schema, `${path}.schema.openAPIV3Schema`);
-    errs.push(...(structural.length > 0 ? structural : validateSchemaDefaults(schema, `${path}.schema.openAPIV3Schema`)));
+    appendErrors(errs, structural.length > 0 ? structural : validateSchemaDefaults(schema, `${path}.schema.openAPIV3Schema`));
   }
-  errs.push(...validateSubresources(version.subresources, `${path}.subresources`));
-  (version.additionalPrinterColumns ?? []).forEach((col, i) => errs.push(...validateColumn(col, `${path}.additionalPrinterColumns[${i}]`)));
-  errs.push(...validateSelectableFields(version, path));
+  appendErrors(errs, validateSubresources(version.subresources, `${path}.subresources`));
+  (version.additionalPrinterColumns ?? []).forEach((col, i) => appendErrors(errs, validateColumn(col, `${path}.additionalPrinterColumns[${i}]`)));
+  appendErrors(errs, validateSelectableFields(version, path));
   return errs;
 }
 
@@ -195,7 +196,7 @@ export function validateCrdSpec(crd: CustomResourceDefinition): FieldError[] {
     names.add(name);
     const problems = isDNS1035Label(name);
     if (problems.length > 0) errs.push(fieldInvalid(`spec.versions[${i}].name`, name, problems.join(',')));
-    errs.push(...validateVersion(v, `spec.versions[${i}]`));
+    appendErrors(errs, validateVersion(v, `spec.versions[${i}]`));
   });
   if (!unique) errs.push(fieldInvalid('spec.versions', versions, 'must contain unique version names'));
   if (storage !== 1) errs.push(fieldInvalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
@@ -203,7 +204,7 @@ export function validateCrdSpec(crd: CustomResourceDefinition): FieldError[] {
   for (const field of ['plural', 'singular', 'kind', 'listKind'] as const) {
     if (str(crdNames[field]) === '') errs.push(fieldRequired(`spec.names.${field}`, ''));
   }
-  errs.push(...validateNames(crdNames, 'spec.names'));
+  appendErrors(errs, validateNames(crdNames, 'spec.names'));
   const conversion = spec.conversion;
   if (conversion !== undefined) {
     const strategy = str(conversion.strategy);
@@ -234,12 +235,12 @@ export function validateCrdUpdate(obj: KubeObject, oldObj: KubeObject): FieldErr
   const old = oldObj as CustomResourceDefinition;
   const errs: FieldError[] = [];
   if (isConditionTrue(old, 'Established')) {
-    errs.push(...immutable('spec.scope', crd.spec?.scope, old.spec?.scope));
-    errs.push(...immutable('spec.names.kind', crd.spec?.names?.kind, old.spec?.names?.kind));
+    appendErrors(errs, immutable('spec.scope', crd.spec?.scope, old.spec?.scope));
+    appendErrors(errs, immutable('spec.names.kind', crd.spec?.names?.kind, old.spec?.names?.kind));
   }
-  errs.push(...immutable('spec.group', crd.spec?.group, old.spec?.group));
-  errs.push(...immutable('spec.names.plural', crd.spec?.names?.plural, old.spec?.names?.plural));
-  errs.push(...validateStoredVersions(crd));
+  appendErrors(errs, immutable('spec.group', crd.spec?.group, old.spec?.group));
+  appendErrors(errs, immutable('spec.names.plural', crd.spec?.names?.plural, old.spec?.names?.plural));
+  appendErrors(errs, validateStoredVersions(crd));
   return errs;
 }
 

@@ -9,7 +9,7 @@
  * the refusal of creates while the CRD terminates.
  */
 import type { FieldError, JSONSchemaProps, KubeObject, PrinterColumn } from '@kapi/machinery';
-import { StatusError, applyDefaults, column, fieldDuplicate, fieldInvalid, goFormatValue, goTypeName, isInt64, isPlainObject, nameColumn, timestampSince, validateAgainstSchema } from '@kapi/machinery';
+import { StatusError, applyDefaults, column, fieldDuplicate, fieldInvalid, goFormatValue, goTypeName, isInt64, isPlainObject, nameColumn, timestampSince, validateAgainstSchema, appendErrors } from '@kapi/machinery';
 import type { FieldGetter, ResourceDefinition, ScaleDefinition, SubresourceDefinition, VersionDefinition } from '../definition.js';
 import { META_V1, ref } from '../schemas/schema-builders.js';
 import type { CrdColumn, CrdVersion, CustomResourceDefinition } from './crd-types.js';
@@ -186,7 +186,7 @@ function metadataRestrictions(obj: KubeObject, schema: JSONSchemaProps | undefin
   for (const field of ['name', 'generateName'] as const) {
     const s = meta.properties[field];
     const value = obj.metadata[field];
-    if (s !== undefined && value !== undefined) errs.push(...validateAgainstSchema(value, s, `metadata.${field}`));
+    if (s !== undefined && value !== undefined) appendErrors(errs, validateAgainstSchema(value, s, `metadata.${field}`));
   }
   return errs;
 }
@@ -274,9 +274,9 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
     const schema = schemaByVersion.get(name) ?? storage?.schema?.openAPIV3Schema;
     const errs: FieldError[] = validateValues(obj, schema);
     listUniqueness(obj, schema, '', errs);
-    if (!statusOnly) errs.push(...metadataRestrictions(obj, schema));
+    if (!statusOnly) appendErrors(errs, metadataRestrictions(obj, schema));
     const scale = schemaByVersion.has(name) ? scaleByVersion.get(name) : scaleByVersion.get(storage?.name);
-    errs.push(...scaleErrors(obj, scale, statusOnly));
+    appendErrors(errs, scaleErrors(obj, scale, statusOnly));
     return errs;
   };
   return {

@@ -6,7 +6,7 @@
  * paths are kube's (`spec.versions[0].schema.openAPIV3Schema.properties[spec].type`).
  */
 import type { FieldError, JSONSchemaProps } from '@kapi/machinery';
-import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, isPlainObject, validateAgainstSchema } from '@kapi/machinery';
+import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, isPlainObject, validateAgainstSchema, appendErrors } from '@kapi/machinery';
 
 const TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 type Level = 'root' | 'item' | 'field';
@@ -182,7 +182,7 @@ export function validateSchemaDefaults(schema: JSONSchemaProps, path: string): F
   const visit = (s: JSONSchemaProps, p: string): void => {
     if (s.default !== undefined) {
       const { default: value, ...rest } = s;
-      errs.push(...validateAgainstSchema(value, rest, `${p}.default`));
+      appendErrors(errs, validateAgainstSchema(value, rest, `${p}.default`));
     }
     for (const [name, child] of Object.entries(s.properties ?? {})) if (isPlainObject(child)) visit(child, key(`${p}.properties`, name));
     if (isPlainObject(s.items)) visit(s.items, `${p}.items`);

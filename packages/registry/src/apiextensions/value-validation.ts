@@ -8,7 +8,7 @@
  */
 import Ajv from 'ajv';
 import type { FieldError, JSONSchemaProps } from '@kapi/machinery';
-import { fieldInvalid, fieldTypeInvalid, isPlainObject, validateAgainstSchema } from '@kapi/machinery';
+import { fieldInvalid, fieldTypeInvalid, isPlainObject, validateAgainstSchema, appendErrors } from '@kapi/machinery';
 
 type Node = JSONSchemaProps & { anyOf?: JSONSchemaProps[]; oneOf?: JSONSchemaProps[]; not?: JSONSchemaProps };
 
@@ -50,7 +50,7 @@ function walk(value: unknown, schema: JSONSchemaProps | undefined, path: string,
     const results = s.anyOf.map((branch) => allErrors(value, branch, path));
     if (!results.some((r) => r.length === 0)) {
       errs.push(fieldInvalid(path, '', `${JSON.stringify(label)} must validate at least one schema (anyOf)`));
-      errs.push(...results.reduce((best, r) => (r.length < best.length ? r : best)));
+      appendErrors(errs, results.reduce((best, r) => (r.length < best.length ? r : best)));
     }
   }
   if (Array.isArray(s.oneOf) && s.oneOf.length > 0) {
@@ -58,7 +58,7 @@ function walk(value: unknown, schema: JSONSchemaProps | undefined, path: string,
     const valid = results.filter((r) => r.length === 0).length;
     if (valid === 0) {
       errs.push(fieldInvalid(path, '', `${JSON.stringify(label)} must validate one and only one schema (oneOf)`));
-      errs.push(...results.reduce((best, r) => (r.length < best.length ? r : best)));
+      appendErrors(errs, results.reduce((best, r) => (r.length < best.length ? r : best)));
     } else if (valid > 1) {
       errs.push(fieldInvalid(path, '', `${JSON.stringify(label)} must validate one and only one schema (oneOf). Found ${valid} valid alternatives`));
     }

@@ -16,6 +16,7 @@ import {
   fieldRequired,
   fieldTooLong,
   nameColumn,
+  appendErrors,
 } from '@kapi/machinery';
 import type { ResourceDefinition } from '../../definition.js';
 import { builtinStrategy, recordAt, stringAt } from '../../builtin/builtin-strategy.js';
@@ -90,14 +91,14 @@ function validateSecret(obj: KubeObject): FieldError[] {
     total += data.get(key)?.length ?? 0;
   }
   if (total > MAX_SECRET_SIZE) errs.push(fieldTooLong('data', MAX_SECRET_SIZE));
-  errs.push(...validateType(obj, data));
+  appendErrors(errs, validateType(obj, data));
   return errs;
 }
 
 function validateSecretUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   if (obj['type'] !== old['type']) errs.push(fieldInvalid('type', obj['type'], FIELD_IMMUTABLE_ERROR_MSG));
-  errs.push(...validateImmutableData(obj, old, ['data']));
+  appendErrors(errs, validateImmutableData(obj, old, ['data']));
   return errs;
 }
 
