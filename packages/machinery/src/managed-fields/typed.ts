@@ -54,6 +54,12 @@ function asList(v: Value): unknown[] | undefined {
   return Array.isArray(v) ? v : undefined;
 }
 
+
+/** Whether `map` has no own enumerable keys, without listing them (Object.keys of a large map is a pass of its own). */
+function isEmptyMap(map: Record<string, unknown>): boolean {
+  for (const key in map) if (Object.prototype.hasOwnProperty.call(map, key)) return false;
+  return true;
+}
 // ---------------------------------------------------------------------------------------
 // toFieldSet
 
@@ -183,7 +189,7 @@ function compareAtom(a: Atom, lhs: Value, rhs: Value, path: PathElement[], out: 
       const t = a.map!;
       const l = asMap(lhs);
       const r = asMap(rhs);
-      const bothEmpty = (l === undefined || Object.keys(l).length === 0) && (r === undefined || Object.keys(r).length === 0);
+      const bothEmpty = (l === undefined || isEmptyMap(l)) && (r === undefined || isEmptyMap(r));
       if (t.relationship === 'atomic' || bothEmpty) {
         compareLeaf(lhs, rhs, path, out, state);
         return;
@@ -309,7 +315,7 @@ function mergeAtom(a: Atom, lhs: Value, rhs: Value): Value {
       const t = a.map!;
       const l = asMap(lhs);
       const r = asMap(rhs);
-      const bothEmpty = (l === undefined || Object.keys(l).length === 0) && (r === undefined || Object.keys(r).length === 0);
+      const bothEmpty = (l === undefined || isEmptyMap(l)) && (r === undefined || isEmptyMap(r));
       if (t.relationship === 'atomic' || bothEmpty) return keepRhs(lhs, rhs);
       const out: Record<string, unknown> = {};
       for (const key of new Set([...Object.keys(l ?? {}), ...Object.keys(r ?? {})])) {
@@ -427,7 +433,7 @@ export function removeItems(value: Value, toRemove: FieldSet, atom: Atom): Value
     }
     case 'map': {
       const t = a.map!;
-      if (!isPlainObject(value) || Object.keys(value).length === 0 || t.relationship === 'atomic') return null;
+      if (!isPlainObject(value) || isEmptyMap(value) || t.relationship === 'atomic') return null;
       const out: Record<string, unknown> = {};
       for (const [key, child] of Object.entries(value)) {
         const pe = fieldElement(key);
