@@ -54,12 +54,12 @@ function asList(v: Value): unknown[] | undefined {
   return Array.isArray(v) ? v : undefined;
 }
 
-
 /** Whether `map` has no own enumerable keys, without listing them (Object.keys of a large map is a pass of its own). */
 function isEmptyMap(map: Record<string, unknown>): boolean {
   for (const key in map) if (Object.prototype.hasOwnProperty.call(map, key)) return false;
   return true;
 }
+
 // ---------------------------------------------------------------------------------------
 // toFieldSet
 
