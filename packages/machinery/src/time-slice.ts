@@ -1,11 +1,13 @@
 /**
  * Cooperative time slices for work that grows with a request's size. Code on the request
- * path calls `yieldIfBusy()` between steps (`await yieldIfBusy()`): while the current turn of
- * the event loop has run for less than SLICE_MS since its first checkpoint, that returns
- * undefined (awaiting it costs one microtask, so small requests keep their synchronous fast
- * path); past it, a promise that resolves on a later turn (setImmediate), after timers, I/O
- * and other requests have run. The clock is shared by every request of the turn, because
- * what matters is how long the loop as a whole goes without serving anyone else.
+ * path calls `yieldIfBusy()` between steps (`await yieldIfBusy()`). It returns undefined
+ * (awaiting that costs one microtask) unless both the current turn of the event loop has run
+ * SLICE_MS since its first checkpoint and the step that just ended took STEP_MS or more; then
+ * it returns a promise that resolves on a later turn (setImmediate), after timers, I/O and
+ * other requests have run. The turn's clock is shared by every request in it, because what
+ * matters is how long the loop goes without serving anyone else; the step's length keeps
+ * small requests on their synchronous path even in a busy turn (their steps take
+ * microseconds, and yielding them would only add turns).
  *
  * A step is never cut: one step (a JSON.parse, one walk over the object) still runs whole, so
  * a request holds the loop for at most its longest step plus what was left of the slice.
@@ -14,8 +16,14 @@
 /** How long the loop may run request work between two chances for others to run, in ms. */
 export const SLICE_MS = 10;
 
+/** A step shorter than this (ms) never yields: it is not a large request's pass. */
+export const STEP_MS = 1;
+
 /** When the current turn's first checkpoint ran (performance.now()), or -1 outside one. */
 let sliceStart = -1;
+
+/** When the last checkpoint ran: the step since then is what the next checkpoint measures. */
+let lastCheckpoint = 0;
 
 function endSlice(): void {
   sliceStart = -1;
@@ -25,7 +33,7 @@ const nextTurn = () =>
   new Promise<void>((resolve) => {
     setImmediate(() => {
       // The resumed work gets a fresh slice of its own.
-      sliceStart = performance.now();
+      sliceStart = lastCheckpoint = performance.now();
       setImmediate(endSlice);
       resolve();
     });
@@ -37,12 +45,14 @@ const nextTurn = () =>
  */
 export function yieldIfBusy(): Promise<void> | undefined {
   const now = performance.now();
+  const step = now - lastCheckpoint;
+  lastCheckpoint = now;
   if (sliceStart < 0) {
     sliceStart = now;
     setImmediate(endSlice);
     return undefined;
   }
-  if (now - sliceStart < SLICE_MS) return undefined;
+  if (now - sliceStart < SLICE_MS || step < STEP_MS) return undefined;
   return nextTurn();
 }
 
