@@ -57,7 +57,7 @@ void describe('resource verbs over HTTP', () => {
     assert.equal(gone.status, 404);
     assert.deepEqual(gone.json, {
       kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'configmaps "verbs" not found', reason: 'NotFound',
-      details: { name: 'verbs', group: '', kind: 'configmaps' }, code: 404,
+      details: { name: 'verbs', kind: 'configmaps' }, code: 404,
     });
   });
 

@@ -60,7 +60,7 @@ void describe('generic store over configmaps', () => {
       code: 404,
       reason: 'NotFound',
       message: 'configmaps "missing" not found',
-      details: { name: 'missing', group: '', kind: 'configmaps' },
+      details: { name: 'missing', kind: 'configmaps' },
     });
   });
 
@@ -70,7 +70,7 @@ void describe('generic store over configmaps', () => {
       code: 409,
       reason: 'AlreadyExists',
       message: 'configmaps "dup" already exists',
-      details: { name: 'dup', group: '', kind: 'configmaps' },
+      details: { name: 'dup', kind: 'configmaps' },
     });
   });
 
@@ -79,7 +79,7 @@ void describe('generic store over configmaps', () => {
       code: 404,
       reason: 'NotFound',
       message: 'namespaces "nope" not found',
-      details: { name: 'nope', group: '', kind: 'namespaces' },
+      details: { name: 'nope', kind: 'namespaces' },
     });
   });
 
@@ -88,7 +88,6 @@ void describe('generic store over configmaps', () => {
     assert.equal(status.message, `ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": ${SUBDOMAIN_MSG}`);
     assert.deepEqual(status.details, {
       name: 'Bad_Name',
-      group: '',
       kind: 'ConfigMap',
       causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: "Bad_Name": ${SUBDOMAIN_MSG}`, field: 'metadata.name' }],
     });
@@ -214,7 +213,7 @@ void describe('generic store over configmaps', () => {
       code: 409,
       reason: 'Conflict',
       message: 'Operation cannot be fulfilled on configmaps "occ": the object has been modified; please apply your changes to the latest version and try again',
-      details: { name: 'occ', group: '', kind: 'configmaps' },
+      details: { name: 'occ', kind: 'configmaps' },
     });
   });
 
