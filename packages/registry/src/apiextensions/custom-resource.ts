@@ -295,7 +295,6 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
     hasStatus: crdVersions.some((v) => v.subresources?.status !== undefined),
     subresources: subresourcesFor(storage),
     strategicMergePatch: false,
-    nameValidation: 'PathSegmentName',
     managesGeneration: true,
     bodyDecoding: 'unstructured',
     allowCreateOnUpdate: false,
