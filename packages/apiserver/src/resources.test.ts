@@ -143,10 +143,8 @@ void describe('resource verbs over HTTP', () => {
       const res = await t.request('PATCH', `${CM}/patched`, { raw: '{}', headers: { 'content-type': type } });
       assert.equal(res.status, 415, type);
       assert.equal(res.json['reason'], 'UnsupportedMediaType');
-      assert.equal(
-        res.json['message'],
-        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
-      );
+      // The patch route of a built-in kind is go-restful's: its own 415 text (kube-apiserver 1.32).
+      assert.equal(res.json['message'], '415: Unsupported Media Type');
     }
     const forced = await t.request('PATCH', `${CM}/patched?force=true`, { raw: '{}', headers: { 'content-type': 'application/merge-patch+json' } });
     assert.equal(forced.status, 422);
