@@ -188,7 +188,7 @@ void describe('resource verbs over HTTP', () => {
     const wrongUid = await t.request('DELETE', `${CM}/pre`, { body: { preconditions: { uid: 'nope' } } });
     assert.equal(wrongUid.status, 409);
     assert.equal(wrongUid.json['reason'], 'Conflict');
-    assert.match(String(wrongUid.json['message']), /Precondition failed: UID in precondition: nope/);
+    assert.match(String(wrongUid.json['message']), /^Operation cannot be fulfilled on ConfigMap "pre": the UID in the precondition \(nope\) does not match the UID in record/);
     const badPolicy = await t.request('DELETE', `${CM}/pre?propagationPolicy=Sometimes`);
     assert.equal(badPolicy.status, 422);
     assert.equal(badPolicy.json['message'], 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sometimes": supported values: "Foreground", "Background", "Orphan", "nil"');

@@ -13,7 +13,7 @@ function normalizeString(key: string, value: string): string {
   if (key === 'uid' && value !== '') return '<uid>';
   if (key === 'resourceVersion' && value !== '') return '<rv>';
   if (key === 'continue' && value !== '') return '<continue>';
-  return value.replace(UID, '<uid>').replace(/(resource version|ResourceVersion|resourceVersion)(:?) \d+/g, '$1$2 <rv>').replace(/current: \d+/g, 'current: <rv>');
+  return value.replace(UID, '<uid>').replace(/(resource version|ResourceVersion|resourceVersion)(:?) \d+/g, '$1$2 <rv>').replace(/current: \d+/g, 'current: <rv>').replace(/ResourceVersion in record \(\d+\)/g, 'ResourceVersion in record (<rv>)');
 }
 
 /** A whole text body (YAML): the same placeholders, keeping the quoting of each server. */

@@ -51,7 +51,6 @@ export const NOT_YET: readonly DeclaredDifference[] = [
   { cases: 'create wrong kind', path: 'body.message', reason: 'kube: "Secret in version \\"v1\\" cannot be handled as a ConfigMap: converting ... unknown conversion"; kapi: the generic kind mismatch text (issue 23)' },
   { cases: 'create widget wrong kind', path: /^(status|body\.(code|reason|message|details))/, reason: 'kube validates a custom resource\'s kind (422 kind: Invalid value); kapi refuses it at decode (400) (issue 23)' },
   { cases: 'json patch unknown op', path: /^(status|body\.(code|reason|message|details))/, reason: 'kube answers an unknown JSON patch op with its generic 422; kapi 400 "Unexpected kind" (issue 23)' },
-  { cases: /^delete configmap (bad|stale rv) precondition$/, path: /^body\.(message|details\.kind)/, reason: 'precondition failures: kube words the message per check and puts the Kind in details.kind (issue 23)' },
   { cases: 'list configmaps bad continue', path: 'body.message', reason: 'the detail of a malformed continue token is Go\'s JSON error text; kapi\'s is JavaScript\'s (issue 23)' },
   { cases: 'create widget invalid', path: /^body\.(message|details\.causes)/, reason: 'custom-resource schema messages: kube "may not be more than 8 bytes", kapi "may not be longer than 8" (issue 23)' },
 

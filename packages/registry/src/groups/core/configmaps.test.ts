@@ -258,11 +258,13 @@ void describe('generic store over configmaps', () => {
     await rejectsWithStatus(cms().deleter.delete(ns, 'del', { preconditions: { uid: 'other-uid' } }), {
       code: 409,
       reason: 'Conflict',
-      message: `Operation cannot be fulfilled on configmaps "del": Precondition failed: UID in precondition: other-uid, UID in object meta: ${created.metadata.uid}`,
+      // kube's rest.BeforeDelete: the Kind, not the resource (kube-apiserver 1.32's text).
+      message: `Operation cannot be fulfilled on ConfigMap "del": the UID in the precondition (other-uid) does not match the UID in record (${created.metadata.uid}). The object might have been deleted and then recreated`,
+      details: { name: 'del', kind: 'ConfigMap' },
     });
     await rejectsWithStatus(cms().deleter.delete(ns, 'del', { preconditions: { resourceVersion: '1' } }), {
       code: 409,
-      message: `Operation cannot be fulfilled on configmaps "del": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ${created.metadata.resourceVersion}`,
+      message: `Operation cannot be fulfilled on ConfigMap "del": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${created.metadata.resourceVersion}). The object might have been modified`,
     });
     const result = await cms().deleter.delete(ns, 'del', { preconditions: { uid: created.metadata.uid! } });
     assert.equal(result.deletedImmediately, true);
