@@ -217,6 +217,11 @@ void describe('CustomResourceDefinitions', () => {
         );
       }
     });
+    void it('another kind in the body is the validator\'s 422, as kube-apiserver 1.32 answers (issue 23)', async () => {
+      const res = await t.request('POST', W, { body: { ...widget('gadget'), kind: 'Gadget' } });
+      assert.equal(res.status, 422);
+      assert.equal(res.json['message'], 'Gadget.example.com "gadget" is invalid: kind: Invalid value: "Gadget": must be Widget');
+    });
     void it('reads in the other version (conversion None: only apiVersion changes)', async () => {
       await t.request('POST', W_BETA, { body: widget('from-beta', { size: 7 }, 'example.com/v1beta1') });
       const asV1 = await t.request('GET', `${W}/from-beta`);
