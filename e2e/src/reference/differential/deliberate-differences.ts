@@ -49,8 +49,6 @@ export const NOT_YET: readonly DeclaredDifference[] = [
   // Request errors whose codes or texts differ.
   { cases: 'create null body', path: /^(status|body\.(code|reason|message|details))/, reason: 'a null body is decoded as an empty object by kube (422 name required); kapi\'s body decoder refuses it (400); the body decoders are being reworked (issue 23)' },
   { cases: 'create wrong kind', path: 'body.message', reason: 'kube: "Secret in version \\"v1\\" cannot be handled as a ConfigMap: converting ... unknown conversion"; kapi: the generic kind mismatch text (issue 23)' },
-  { cases: 'create widget wrong kind', path: /^(status|body\.(code|reason|message|details))/, reason: 'kube validates a custom resource\'s kind (422 kind: Invalid value); kapi refuses it at decode (400) (issue 23)' },
-  { cases: 'json patch unknown op', path: /^(status|body\.(code|reason|message|details))/, reason: 'kube answers an unknown JSON patch op with its generic 422; kapi 400 "Unexpected kind" (issue 23)' },
   { cases: 'list configmaps bad continue', path: 'body.message', reason: 'the detail of a malformed continue token is Go\'s JSON error text; kapi\'s is JavaScript\'s (issue 23)' },
   { cases: 'create widget invalid', path: /^body\.(message|details\.causes)/, reason: 'custom-resource schema messages: kube "may not be more than 8 bytes", kapi "may not be longer than 8" (issue 23)' },
 
@@ -62,7 +60,6 @@ export const NOT_YET: readonly DeclaredDifference[] = [
   { cases: 'create crd', path: 'body.status', reason: 'kube\'s create answer carries the initial status (acceptedNames, storedVersions); kapi fills status afterwards (issue 23)' },
   { cases: 'delete crd', path: /^body\.(metadata\.(deletionGracePeriodSeconds|generation|managedFields)|spec\.versions|status\.conditions)/, reason: 'kube\'s CRD delete answer has the Terminating condition and no grace period; kapi differs (issue 23)' },
   { cases: 'widgets as table', path: /^body\.columnDefinitions\.[0-9]+\.description$/, reason: 'custom-resource printer-column descriptions: kube fills them from the schema; kapi leaves them empty (issue 23)' },
-  { cases: 'list widgets', path: 'body.metadata.continue', reason: 'custom-resource lists carry continue: "" in kube (unstructured lists keep the empty string); kapi omits it (issue 23)' },
   { cases: /^get (configmap|yaml-ambiguous configmap) yaml$|^list configmaps yaml$/, path: 'body', reason: 'YAML: go-yaml folds long strings with single quotes where the yaml package uses double quotes (issue 23)' },
 ];
 

@@ -21,8 +21,10 @@ export async function handleGet(scope: RequestScope): Promise<void> {
 export async function handleList(scope: RequestScope): Promise<void> {
   const { watch: _watch, timeoutSeconds: _timeout, allowWatchBookmarks: _bookmarks, sendInitialEvents, ...options } = parseListOptions(scope.query);
   if (sendInitialEvents !== undefined) validateListOptions({ ...options, sendInitialEvents });
-  const list = await scope.resource.lister!.list(scope.context, options);
+  const listed = await scope.resource.lister!.list(scope.context, options);
+  // An unstructured (custom-resource) list keeps kube's empty continue token: `continue: ""`.
   const { encoding, transform } = scope.output;
+  const list = scope.resource.definition.bodyDecoding === 'unstructured' && transform === undefined && listed.metadata.continue === undefined ? { ...listed, metadata: { continue: '', ...listed.metadata } } : listed;
   const write = { warnings: scope.warnings };
   // kube's built-in list items are typed structs without apiVersion/kind; custom resources keep them.
   const withoutTypeMeta = scope.resource.definition.bodyDecoding !== 'unstructured';
