@@ -121,6 +121,7 @@ export const CASES: readonly Case[] = [
   { name: 'double slash', method: 'GET', path: `/api/v1//namespaces/${NS}/configmaps/one` },
   { name: 'encoded slash in name', method: 'GET', path: `${CM}/a%2Fb` },
   { name: 'list configmaps', method: 'GET', path: CM },
+  { name: 'configmaps as table', method: 'GET', path: `${CM}?labelSelector=suite%3Ddiff`, headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } },
   { name: 'list configmaps yaml', method: 'GET', path: CM, headers: { accept: YAML } },
   { name: 'list configmaps limit', method: 'GET', path: `${CM}?limit=1` },
   { name: 'list configmaps rv0 limit', method: 'GET', path: `${CM}?resourceVersion=0&limit=1` },

@@ -4,7 +4,7 @@ import type { KubeObject } from '@kapi/machinery';
 import { desiredStatus } from './crd-status.js';
 import type { CustomResourceDefinition } from './crd-types.js';
 import { defaultCrd } from './crd-resource.js';
-import { customResourceDefinition } from './custom-resource.js';
+import { customResourceDefinition, printerColumnsFor } from './custom-resource.js';
 import { nameValidatorFor } from '../validate-object.js';
 import { compileJsonPath, evaluateJsonPath, simpleJsonPathProblem } from './jsonpath.js';
 import { validateSchemaDefaults, validateStructuralSchema } from './structural-schema.js';
@@ -152,5 +152,12 @@ void describe('CRD defaulting', () => {
     const columns = (obj as unknown as CustomResourceDefinition).spec!.versions![0]!.additionalPrinterColumns!;
     assert.deepEqual(columns.map((c) => c.priority), [undefined, undefined, 1]);
     assert.equal('priority' in columns[0]!, false);
+  });
+});
+
+void describe('custom-resource printer columns', () => {
+  void it('a column without a description is described by its JSONPath, as kube does', () => {
+    const [, size] = printerColumnsFor({ name: 'v1', served: true, storage: true, additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }] });
+    assert.equal(size?.definition.description, 'Custom resource definition column (in JSONPath format): .spec.size');
   });
 });
