@@ -9,7 +9,7 @@ import { startCluster, type TestCluster } from './harness/cluster.js';
 
 let cluster: TestCluster;
 before(async () => {
-  cluster = await startCluster();
+  cluster = await startCluster({ server: { extraArgs: ['--runtime-config=coordination.k8s.io/v1beta1=true,events.k8s.io/v1beta1=true'] } });
 });
 after(async () => {
   await cluster?.stop();

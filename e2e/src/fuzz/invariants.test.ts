@@ -37,7 +37,7 @@ void describe('fuzz invariants', () => {
 
   void it('known-open classes absorb only their own pattern, and the signature groups by message shape', () => {
     const methodDrop: Finding = { invariant: 'no-response', detail: 'socket hang up', request: { method: 'FUZZ', path: '/api', headers: {} }, response: { ...res(0), error: 'socket hang up', previousOnConnection: get('') } };
-    // Fixed (client-errors.ts): an unknown method is answered 400 whatever the connection's history.
+    // Fixed (client-errors.ts): an unknown method is answered (kube's 405 Status) whatever the connection's history.
     assert.equal(knownOpenClass(methodDrop), undefined);
     const hangUp: Finding = { invariant: 'no-response', detail: 'socket hang up', request: get('?resourceVersion=99999999999'), response: { ...res(0), error: 'socket hang up', previousOnConnection: get('') } };
     assert.equal(knownOpenClass(hangUp)?.id, 'hang-up-on-a-reused-connection');

@@ -18,9 +18,9 @@ const NOT_SERVED_ROWS = [
   'bindings v1',
   'componentstatuses v1',
 ];
-/** Group versions kube serves and kapi not (nothing left in them), and kapi's deprecated extras. */
+/** Group versions kube serves and kapi not (nothing left in them), and kapi's extras (none: its deprecated betas are off by default). */
 const KUBE_ONLY_VERSIONS = ['autoscaling/v1'];
-const KAPI_ONLY_VERSIONS = ['coordination.k8s.io/v1beta1', 'events.k8s.io/v1beta1'];
+const KAPI_ONLY_VERSIONS: string[] = [];
 
 /** kubectl's column output as rows of cells, split at the header's column starts. */
 function rows(text: string): Record<string, string>[] {

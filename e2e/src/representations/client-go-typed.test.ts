@@ -21,7 +21,7 @@ let client: RestClient;
 const processes: LineProcess[] = [];
 
 before(async () => {
-  const [built, started] = await Promise.all([buildKapiTyped(), startCluster()]);
+  const [built, started] = await Promise.all([buildKapiTyped(), startCluster({ server: { extraArgs: ['--runtime-config=coordination.k8s.io/v1beta1=true,events.k8s.io/v1beta1=true'] } })]);
   binary = built.binary;
   cluster = started;
   process.stderr.write(`# go build ./cmd/kapi-typed took ${built.seconds.toFixed(1)} s\n`);

@@ -49,7 +49,8 @@ const newEvent = (name: string, extra: Record<string, unknown> = {}) => ({
 void describe('API versions: events.k8s.io over core Events, deprecated versions', () => {
   let t: TestServer;
   before(async () => {
-    t = await startTestServer();
+    // Both deprecated versions are off by default (kube 1.32 no longer has them).
+    t = await startTestServer({ runtimeConfig: { 'coordination.k8s.io/v1beta1': 'true', 'events.k8s.io/v1beta1': 'true' } });
   });
   after(async () => t.close());
 

@@ -206,11 +206,21 @@ void describe('CustomResourceDefinitions', () => {
       const neither = await t.request('POST', C, { body: { apiVersion: 'example.com/v1', kind: 'Check', metadata: { name: 'neither' }, spec: { a: 'x' } } });
       assert.match(String(neither.json['message']), /spec: Invalid value: "": "spec" must validate at least one schema \(anyOf\)/);
     });
-    void it('names are path segments only (dots and capitals are fine, slashes are not)', async () => {
-      assert.equal((await t.request('POST', W, { body: widget('Has.Dots_and_Caps') })).status, 201);
-      const res = await t.request('POST', W, { body: widget('a%b') });
+    void it('names are DNS-1123 subdomains, as kube-apiserver 1.32 validates them (issue 23)', async () => {
+      assert.equal((await t.request('POST', W, { body: widget('has.dots-1') })).status, 201);
+      for (const name of ['W_10', 'Has.Caps', 'a%b']) {
+        const res = await t.request('POST', W, { body: widget(name) });
+        assert.equal(res.status, 422, name);
+        assert.equal(
+          res.json['message'],
+          `Widget.example.com "${name}" is invalid: metadata.name: Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+        );
+      }
+    });
+    void it('another kind in the body is the validator\'s 422, as kube-apiserver 1.32 answers (issue 23)', async () => {
+      const res = await t.request('POST', W, { body: { ...widget('gadget'), kind: 'Gadget' } });
       assert.equal(res.status, 422);
-      assert.match(String(res.json['message']), /may not contain '%'/);
+      assert.equal(res.json['message'], 'Gadget.example.com "gadget" is invalid: kind: Invalid value: "Gadget": must be Widget');
     });
     void it('reads in the other version (conversion None: only apiVersion changes)', async () => {
       await t.request('POST', W_BETA, { body: widget('from-beta', { size: 7 }, 'example.com/v1beta1') });

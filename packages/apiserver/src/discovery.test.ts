@@ -31,8 +31,8 @@ void describe('discovery, OpenAPI and /version', () => {
     assert.deepEqual(coordination, {
       name: 'coordination.k8s.io',
       versions: [
+        // v1beta1 is off by default, as kube 1.32 (which removed it in 1.22) has it.
         { groupVersion: 'coordination.k8s.io/v1', version: 'v1' },
-        { groupVersion: 'coordination.k8s.io/v1beta1', version: 'v1beta1' },
       ],
       preferredVersion: { groupVersion: 'coordination.k8s.io/v1', version: 'v1' },
     });

@@ -25,12 +25,24 @@ void describe('error classes over HTTP', () => {
 
   void it('404 for unknown paths, resources, groups and subresources', async () => {
     const generic = 'the server could not find the requested resource';
-    for (const path of ['/nope', '/api/v2', '/apis/example.com', '/apis/example.com/v1', '/api/v1/foos', '/apis/example.com/v1/widgets',
-      `${CM}/x/status`, '/api/v1/configmaps/x', '/api/v1/namespaces/default/namespaces', '/openapi/v3/apis/nope/v1', '/openapi/v2', '/readyz/nope']) {
+    // Inside a served API group (or the core group): a Status.
+    for (const path of ['/api/v2', '/api/v1/foos', `${CM}/x/status`, '/api/v1/configmaps/x', '/api/v1/namespaces/default/namespaces', '/apis/apps/v9', '/apis/apps/v9/deployments',
+      '/api/v1//namespaces/default/configmaps', `${CM}/a%2Fb`]) {
       const res = await t.request('GET', path);
       assertStatus(res, 404, 'NotFound', generic);
       assert.deepEqual(res.json['details'], {}, path);
     }
+    // Outside every API route (kube's NotFoundHandler): Go's plain text.
+    for (const path of ['/nope', '/apis/example.com', '/apis/example.com/v1', '/apis/example.com/v1/widgets', '/openapi/v2', '/readyz/nope']) {
+      const res = await t.request('GET', path);
+      assert.equal(res.status, 404, path);
+      assert.equal(res.headers.get('content-type'), 'text/plain; charset=utf-8', path);
+      assert.equal(res.text, '404 page not found\n', path);
+    }
+    // An unknown OpenAPI v3 document: a bare 404.
+    const openapi = await t.request('GET', '/openapi/v3/apis/nope/v1');
+    assert.equal(openapi.status, 404);
+    assert.equal(openapi.text, '');
   });
 
   void it('405 for methods a path does not register', async () => {
@@ -38,6 +50,8 @@ void describe('error classes over HTTP', () => {
     assertStatus(await t.request('POST', `${CM}/named`, { body: {} }), 405, 'MethodNotAllowed');
     assertStatus(await t.request('PUT', CM, { body: {} }), 405, 'MethodNotAllowed');
     assertStatus(await t.request('OPTIONS', CM), 405, 'MethodNotAllowed');
+    // A method Node's parser does not know (Go's server parses any token): kube's Status too.
+    assertStatus(await t.request('FOO', `${CM}/x`), 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
     assertStatus(await t.request('POST', '/version', { body: {} }), 405, 'MethodNotAllowed');
     assertStatus(await t.request('POST', '/api/v1/watch/namespaces/default/configmaps', { body: {} }), 405, 'MethodNotAllowed');
   });
@@ -49,7 +63,8 @@ void describe('error classes over HTTP', () => {
 
   void it('406 for an Accept header nothing can satisfy; JSON fallbacks', async () => {
     const res = await t.request('GET', CM, { headers: { accept: 'text/html' } });
-    assertStatus(res, 406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+    // go-restful refuses it before kube's negotiation (kube-apiserver 1.32's text).
+    assertStatus(res, 406, 'NotAcceptable', '406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf');
     for (const accept of ['*/*', 'application/vnd.kubernetes.protobuf;q=0.5,application/json', 'application/json, */*;q=0.8']) {
       const ok = await t.request('GET', CM, { headers: { accept } });
       assert.equal(ok.status, 200, accept);

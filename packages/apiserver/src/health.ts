@@ -4,8 +4,8 @@
  * listing every check with `[-]<name> failed: reason withheld` and `<endpoint> check failed`.
  */
 import type { ServerResponse } from 'node:http';
-import { pathNotFound } from './http/generic-errors.js';
-import { writeError, writeText } from './http/respond.js';
+import { PAGE_NOT_FOUND_TEXT } from './http/generic-errors.js';
+import { writeText } from './http/respond.js';
 
 export interface HealthCheck {
   readonly name: string;
@@ -97,7 +97,7 @@ export async function serveHealth(
 ): Promise<void> {
   if (rest !== '') {
     const check = checks.find((c) => c.name === rest);
-    if (check === undefined) return writeError(res, pathNotFound(), 'json');
+    if (check === undefined) return writeText(res, 404, PAGE_NOT_FOUND_TEXT);
     try {
       await check.check();
       return writeText(res, 200, 'ok');

@@ -131,10 +131,10 @@ void describe('query parameters', () => {
     );
     const wrongUid = await t.request('DELETE', `${CM}/d1?uid=x`);
     assert.equal(wrongUid.status, 409, wrongUid.text);
-    assert.match(String(wrongUid.json['message']), /UID in precondition: x/);
+    assert.match(String(wrongUid.json['message']), /the UID in the precondition \(x\) does not match the UID in record/);
     const wrongRv = await t.request('DELETE', `${CM}/d1?resourceVersion=1`);
     assert.equal(wrongRv.status, 409, wrongRv.text);
-    assert.match(String(wrongRv.json['message']), /ResourceVersion in precondition: 1/);
+    assert.match(String(wrongRv.json['message']), /the ResourceVersion in the precondition \(1\) does not match the ResourceVersion in record/);
     // DeleteOptions has no fieldManager: never validated.
     assert.equal((await t.request('DELETE', `${CM}/d1?fieldManager=%00&dryRun=All`)).status, 200);
     // With a body the query is not read: neither its errors nor its dryRun.

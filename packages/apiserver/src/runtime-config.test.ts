@@ -12,12 +12,16 @@ const served = (config: Record<string, string>) =>
     .sort();
 
 void describe('--runtime-config', () => {
-  void it('defaults: every version kapi has is served, the pre-1.24 betas included', () => {
+  void it('defaults: kube 1.32\'s, so every version kapi has but the betas kube removed (issue 23)', () => {
     const every = all.flatMap((d) => d.versions.map((v) => `${d.group}/${v.name}/${d.plural}`)).sort();
-    assert.deepEqual(served({}), every);
-    for (const key of ['/v1/configmaps', 'apps/v1/deployments', 'coordination.k8s.io/v1beta1/leases', 'events.k8s.io/v1beta1/events', 'apiextensions.k8s.io/v1/customresourcedefinitions']) {
-      assert.ok(every.includes(key), key);
-    }
+    const removed = ['coordination.k8s.io/v1beta1/leases', 'events.k8s.io/v1beta1/events'];
+    for (const key of removed) assert.ok(every.includes(key), key);
+    assert.deepEqual(served({}), every.filter((key) => !removed.includes(key)));
+    for (const key of ['/v1/configmaps', 'apps/v1/deployments', 'apiextensions.k8s.io/v1/customresourcedefinitions']) assert.ok(served({}).includes(key), key);
+    // Turned on by their key, or with every beta.
+    assert.ok(served({ 'coordination.k8s.io/v1beta1': 'true' }).includes('coordination.k8s.io/v1beta1/leases'));
+    assert.ok(!served({ 'coordination.k8s.io/v1beta1': 'true' }).includes('events.k8s.io/v1beta1/events'));
+    assert.deepEqual(served({ 'api/beta': 'true' }), every);
   });
 
   void it('api/* first (in all, ga, beta, alpha order), then group versions, then resources', () => {

@@ -12,11 +12,11 @@
  * malformed keys, `api/all=false` alone, unknown versions of a served group, bad booleans
  * and non-lowercase resources fail startup with kube's texts.
  *
- * Defaults: every version kapi serves is on. kube turns on by default GA versions and the
- * betas that predate 1.24 (KEP-3136); kapi's betas (events.k8s.io/v1beta1 and
- * coordination.k8s.io/v1beta1, both pre-1.24) are served, deprecated, although kube 1.32
- * itself no longer has them (removed in 1.25 and 1.22): they answer with kube's deprecation
- * warning and can be turned off here.
+ * Defaults: exactly kube 1.32's. Every version kapi has is on but the ones kube removed by
+ * 1.32 (events.k8s.io/v1beta1, removed in 1.25, and coordination.k8s.io/v1beta1, removed in
+ * 1.22): those are off (404, not in discovery) unless turned on here, by their key or by
+ * `api/beta=true` / `api/all=true` (a kapi extension: kube 1.32 refuses their keys as not
+ * registered); once on they answer with kube's deprecation warning.
  */
 import type { ResourceDefinition } from '@kapi/registry';
 
@@ -82,6 +82,16 @@ function validateRuntimeConfig(definitions: readonly ResourceDefinition[], overr
   if (unknown.length > 0) throw new RuntimeConfigError(`unknown api groups ${unknown.join(',')}`);
 }
 
+/** The minor release kapi emulates: versions kube removed by then are off unless --runtime-config turns them on. */
+const EMULATED_MINOR = 32;
+
+/** A version kube no longer serves at the emulated release (its deprecation's removedRelease is not later). */
+function removedUpstream(version: ResourceDefinition['versions'][number]): boolean {
+  const removed = version.deprecated?.removedRelease;
+  const minor = removed === undefined ? undefined : /^1\.(\d+)$/.exec(removed)?.[1];
+  return minor !== undefined && Number(minor) <= EMULATED_MINOR;
+}
+
 /** Go's strconv.ParseBool. */
 function parseGoBool(raw: string): boolean | undefined {
   if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw)) return true;
@@ -108,7 +118,7 @@ export function resolveRuntimeConfig(definitions: readonly ResourceDefinition[],
     groups.add(d.group);
     for (const v of d.versions) {
       const key = gvKey(d.group, v.name);
-      versions.set(key, (versions.get(key) ?? false) || v.served);
+      versions.set(key, (versions.get(key) ?? false) || (v.served && !removedUpstream(v)));
     }
   }
   for (const [flag, matches] of MATCHERS) {

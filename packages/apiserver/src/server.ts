@@ -13,7 +13,7 @@ import { serveDiscoveryDocument, serveDiscoveryRoot } from './discovery/handler.
 import { resolveResourceRoute } from './handlers/resource-routes.js';
 import type { HandlerSettings, RequestScope } from './handlers/scope.js';
 import { serveHealth, type HealthChecks } from './health.js';
-import { methodNotRegistered, pathNotFound, writeRequestTimeout } from './http/generic-errors.js';
+import { methodNotRegistered, PAGE_NOT_FOUND_TEXT, pageNotFound, PageNotFound, pathNotFound, writeRequestTimeout } from './http/generic-errors.js';
 import { outputForErrors } from './http/negotiation.js';
 import { parseQuery } from './http/query.js';
 import { requestDeadlineMs } from './http/request-deadline.js';
@@ -107,20 +107,31 @@ interface ParsedUrl {
 
 /**
  * Splits the request target into decoded path segments and the query (parsed as Go does, see
- * parseQuery). Throws 400 for malformed percent-encoding in the path.
+ * parseQuery). Throws 400 for malformed percent-encoding in the path, 404 for an API path
+ * with an empty or `%2F`-holding segment.
  */
 function parseUrl(url: string): ParsedUrl {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   const query = parseQuery(q < 0 ? '' : url.slice(q + 1));
   const segments: string[] = [];
-  for (const raw of path.split('/')) {
-    if (raw === '') continue;
+  const raws = path.split('/');
+  // kube's API routes match the path as sent: an empty segment inside it (`/api/v1//namespaces`)
+  // or a `%2F` inside a segment matches no route (404 Status), where a plain split would serve it.
+  const api = raws[1] === 'api' || raws[1] === 'apis';
+  for (const [i, raw] of raws.entries()) {
+    if (raw === '') {
+      if (api && i > 0 && i < raws.length - 1) throw pathNotFound();
+      continue;
+    }
+    let segment: string;
     try {
-      segments.push(raw.includes('%') ? decodeURIComponent(raw) : raw);
+      segment = raw.includes('%') ? decodeURIComponent(raw) : raw;
     } catch {
       throw badRequest(`invalid URL escape in path ${JSON.stringify(path)}`);
     }
+    if (api && segment.includes('/')) throw pathNotFound();
+    segments.push(segment);
   }
   return { path, segments, query };
 }
@@ -206,7 +217,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
 
   async function serveResource(req: IncomingMessage, res: ServerResponse, info: RequestInfo & { isResourceRequest: true }, url: ParsedUrl, state: RequestState): Promise<void> {
     const resource = registry.lookup(info.group, info.version, info.resource);
-    if (resource === undefined) throw pathNotFound();
+    if (resource === undefined) throw info.group !== '' && surface.group(info.group) === undefined ? pageNotFound() : pathNotFound();
     // An unknown subresource or path shape is 404 (405 for a method) from no route: not counted, no warning.
     const route = resolveResourceRoute(info, resource);
     // kube's resource routes register GET, not HEAD (a HEAD watch would hold the connection): 405 from no route.
@@ -240,7 +251,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, url: ParsedUrl, info: RequestInfo, state: RequestState): Promise<void> {
     if (info.isResourceRequest) return serveResource(req, res, info, url, state);
-    if (!nonResourceRouteExists(url)) throw pathNotFound();
+    if (!nonResourceRouteExists(url)) throw pageNotFound();
     const route = routes[url.segments[0]!]!;
     state.matched = true;
     if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotRegistered();
@@ -348,6 +359,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       // The rest of an oversized body is not read: close the connection instead.
       if (status.code === 413 && !res.headersSent) res.setHeader('Connection', 'close');
       try {
+        if (status instanceof PageNotFound) return writeText(res, 404, PAGE_NOT_FOUND_TEXT);
         writeError(res, status, outputForErrors(req.headers.accept, info?.isResourceRequest === true), state.warnings);
       } catch (writeErr) {
         // A response that cannot be written (Node refused a header) must not end the process.

@@ -40,7 +40,7 @@ void describe('typed values: what the Go types cannot hold is refused on every w
   const absent = async (path: string) => assert.equal((await t.request('GET', path)).status, 404, `${path} was stored`);
 
   before(async () => {
-    t = await startTestServer({ controllers: { garbageCollector: false } });
+    t = await startTestServer({ controllers: { garbageCollector: false }, runtimeConfig: { 'coordination.k8s.io/v1beta1': 'true' } });
   });
   after(async () => t.close());
 

@@ -51,6 +51,21 @@ export interface Status {
   code: number;
 }
 
+/**
+ * `details` as Go encodes metav1.StatusDetails: every field is omitempty, so empty strings,
+ * an empty cause list and a zero retry delay are left out (the object itself stays, `{}`).
+ */
+export function compactDetails(details: StatusDetails): StatusDetails {
+  return {
+    ...(details.name ? { name: details.name } : {}),
+    ...(details.group ? { group: details.group } : {}),
+    ...(details.kind ? { kind: details.kind } : {}),
+    ...(details.uid ? { uid: details.uid } : {}),
+    ...(details.causes !== undefined && details.causes.length > 0 ? { causes: details.causes } : {}),
+    ...(details.retryAfterSeconds ? { retryAfterSeconds: details.retryAfterSeconds } : {}),
+  };
+}
+
 /** A group and plural resource, printed as kube prints `qualifiedResource`. */
 export interface GroupResource {
   group: string;
@@ -77,7 +92,7 @@ export class StatusError extends Error {
       status: 'Failure',
       ...(status.message !== undefined ? { message: status.message } : {}),
       ...(status.reason !== undefined ? { reason: status.reason } : {}),
-      ...(status.details !== undefined ? { details: status.details } : {}),
+      ...(status.details !== undefined ? { details: compactDetails(status.details) } : {}),
       code: status.code,
     };
     this.headers = headers;
@@ -289,7 +304,7 @@ export function successStatus(details?: StatusDetails): SuccessStatus {
     apiVersion: 'v1',
     metadata: {},
     status: 'Success',
-    ...(details !== undefined ? { details } : {}),
+    ...(details !== undefined ? { details: compactDetails(details) } : {}),
   };
 }
 

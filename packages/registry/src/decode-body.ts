@@ -3,13 +3,19 @@
  * expected kind, or fail with kube's 400 texts.
  */
 import type { KubeObject } from '@kapi/machinery';
-import { badRequest, deepCopy, isPlainObject, jsonTypeName, type StatusError } from '@kapi/machinery';
+import { badRequest, deepCopy, fieldInvalid, invalid, isPlainObject, jsonTypeName, type StatusError } from '@kapi/machinery';
 import { dropNulls } from './drop-nulls.js';
 
 export interface ExpectedKind {
   group: string;
   version: string;
   kind: string;
+  /**
+   * A custom resource: kube decodes any kind into an unstructured object and its validator
+   * then refuses another kind (422 `kind: Invalid value: "X": must be Y`), where typed kinds
+   * fail at decode (400).
+   */
+  unstructured?: boolean;
 }
 
 export function formatApiVersion(group: string, version: string): string {
@@ -54,6 +60,10 @@ export function decodeBody(body: unknown, expected: ExpectedKind): KubeObject {
     throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expectedApiVersion})`);
   }
   const bodyKind = typeof body['kind'] === 'string' ? body['kind'] : '';
+  if (bodyKind !== '' && bodyKind !== kind && expected.unstructured === true) {
+    const name = isPlainObject(body['metadata']) && typeof body['metadata']['name'] === 'string' ? body['metadata']['name'] : '';
+    throw invalid({ group: expected.group, kind: bodyKind }, name, [fieldInvalid('kind', bodyKind, `must be ${kind}`)]);
+  }
   if (bodyKind !== '' && bodyKind !== kind) {
     throw badRequest(`the kind in the data (${bodyKind}) does not match the expected kind (${kind})`);
   }

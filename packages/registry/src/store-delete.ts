@@ -1,6 +1,6 @@
 /** delete and deletecollection of the generic store. */
 import type { KubeList, KubeObject, Status } from '@kapi/machinery';
-import { isNotFound, nowRFC3339, successStatus } from '@kapi/machinery';
+import { conflict, isNotFound, nowRFC3339, successStatus } from '@kapi/machinery';
 import { preconditionFailed } from '@kapi/storage';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
@@ -44,6 +44,22 @@ function checkPreconditions(key: string, obj: KubeObject, preconditions: DeleteO
   if (preconditions?.uid !== undefined && preconditions.uid !== uid) throw preconditionFailed(key, 'UID', preconditions.uid, uid);
   if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== rv) {
     throw preconditionFailed(key, 'ResourceVersion', preconditions.resourceVersion, rv);
+  }
+}
+
+/**
+ * kube's rest.BeforeDelete precondition check: 409 Conflict on `<Kind>[.<group>]` (the kind,
+ * not the resource, also in details.kind) with its own wording.
+ */
+function checkDeletePreconditions(ctx: StoreContext, name: string, obj: KubeObject, preconditions: DeleteOptions['preconditions']): void {
+  const gk = { group: ctx.definition.group, resource: ctx.definition.kind };
+  const uid = obj.metadata.uid ?? '';
+  const rv = obj.metadata.resourceVersion ?? '';
+  if (preconditions?.uid !== undefined && preconditions.uid !== uid) {
+    throw conflict(gk, name, `the UID in the precondition (${preconditions.uid}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`);
+  }
+  if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== rv) {
+    throw conflict(gk, name, `the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified`);
   }
 }
 
@@ -192,26 +208,25 @@ async function deleteGeneric(
   let pending = false;
   if (options.dryRun) {
     const existing = (await ctx.storage.get(key))!;
-    checkPreconditions(key, existing, options.preconditions);
+    checkDeletePreconditions(ctx, name, existing, options.preconditions);
     const next = deleteStep(structuredClone(existing), options, ctx.garbageCollection);
     if (next !== null) return { object: present(ctx, next), deletedImmediately: false };
     return { object: deletedResponse(ctx, existing), deletedImmediately: true };
   }
-  const result = await ctx.storage.guaranteedUpdate(
-    key,
-    (existing) => {
-      const next = deleteStep(existing!, options, ctx.garbageCollection);
-      pending = next !== null;
-      return next;
-    },
-    options.preconditions !== undefined ? { preconditions: options.preconditions } : {},
-  );
+  // The preconditions are checked on the object each attempt reads (so still atomically with
+  // the write), with the texts of kube's rest.BeforeDelete, which runs before its storage does.
+  const result = await ctx.storage.guaranteedUpdate(key, (existing) => {
+    checkDeletePreconditions(ctx, name, existing!, options.preconditions);
+    const next = deleteStep(existing!, options, ctx.garbageCollection);
+    pending = next !== null;
+    return next;
+  });
   return { object: pending ? present(ctx, result) : deletedResponse(ctx, result), deletedImmediately: !pending };
 }
 
 /**
  * DELETE: checks the deletion guard (403 for immortal namespaces) and the preconditions (409
- * Conflict `Precondition failed: UID in precondition: ...`), then applies the propagation
+ * Conflict `the UID in the precondition (...) does not match ...`, see checkDeletePreconditions), then applies the propagation
  * policy as the garbage collector's finalizers (`orphan` for Orphan or orphanDependents=true,
  * `foregroundDeletion` for Foreground; Background, the default, adds none) and either
  * removes the object, answering with it (resourceVersion = the deleting revision) when the

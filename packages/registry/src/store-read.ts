@@ -80,6 +80,15 @@ function checkListOptions(ctx: StoreContext, options: ListOptions, target: ReadT
 }
 
 /**
+ * kube 1.32 serves a list at resourceVersion "0" (any, not older than) from its watch cache,
+ * which does not paginate: the limit is ignored and the whole list comes back without a
+ * continue token.
+ */
+function servedWhole(options: ListOptions): boolean {
+  return options.resourceVersion === '0' && (options.continue === undefined || options.continue === '') && (options.resourceVersionMatch === undefined || options.resourceVersionMatch === 'NotOlderThan');
+}
+
+/**
  * Lists the collection (one namespace, or all when `req.namespace` is "" for namespaced
  * resources), filtered by the selectors while paging; a `metadata.name` field selector reads
  * the single key (limit and continue then do not apply). resourceVersion, resourceVersionMatch,
@@ -100,7 +109,7 @@ export async function listObjects(ctx: StoreContext, req: RequestContext, option
       predicate: selectionPredicate(ctx.definition, options.labelSelector, options.fieldSelector),
       ...(options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {}),
       ...(options.resourceVersionMatch !== undefined ? { resourceVersionMatch: options.resourceVersionMatch } : {}),
-      ...(target.recursive && options.limit !== undefined ? { limit: options.limit } : {}),
+      ...(target.recursive && options.limit !== undefined && !servedWhole(options) ? { limit: options.limit } : {}),
       ...(target.recursive && options.continue !== undefined && options.continue !== '' ? { continue: options.continue } : {}),
     });
     return {

@@ -75,7 +75,7 @@ export function createStoreContext(options: StoreOptions): StoreContext {
     storage: options.storage,
     space: keySpace(prefix, definition),
     resource: { group: definition.group, resource: definition.plural },
-    expected: { group: definition.group, version: version.name, kind: definition.kind },
+    expected: { group: definition.group, version: version.name, kind: definition.kind, ...(definition.bodyDecoding === 'unstructured' ? { unstructured: true } : {}) },
     apiVersion: formatApiVersion(definition.group, version.name),
     version,
     conversion,

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { notAcceptable } from '@kapi/machinery';
 import type { ApiSurface } from '../api-surface.js';
-import { methodNotRegistered, pathNotFound } from '../http/generic-errors.js';
+import { methodNotRegistered, pageNotFound, pathNotFound } from '../http/generic-errors.js';
 import { negotiateOutput, parseAccept } from '../http/negotiation.js';
 import { writeObject } from '../http/respond.js';
 import { aggregatedContentType, discoveryFormat } from './aggregated.js';
@@ -65,9 +65,11 @@ export function serveDiscoveryDocument(req: IncomingMessage, res: ServerResponse
   }
   if (segments.length === 1) {
     const group = segments[0] === '' ? undefined : surface.group(segments[0]!);
-    if (group === undefined) throw pathNotFound();
+    if (group === undefined) throw pageNotFound();
     return writeObject(res, 200, apiGroup(group), output);
   }
+  // A group nothing serves has no handler at all in kube (plain 404); a served group's unknown version is a Status.
+  if (segments[0] === '' || surface.group(segments[0]!) === undefined) throw pageNotFound();
   const gv = segments.length === 2 && segments[0] !== '' ? surface.groupVersion(segments[0]!, segments[1]!) : undefined;
   if (gv === undefined) throw pathNotFound();
   refuseHead(req);

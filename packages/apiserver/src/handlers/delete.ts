@@ -1,6 +1,7 @@
 /** delete and deletecollection. */
 import { validateListOptions } from '@kapi/machinery';
 import { readOptionalBody } from '../body/object-body.js';
+import { withoutItemTypeMeta } from '../http/encode-once.js';
 import { writeObject } from '../http/respond.js';
 import { parseDeleteOptions, parseListOptions } from './options.js';
 import type { RequestScope } from './scope.js';
@@ -30,5 +31,7 @@ export async function handleDeleteCollection(scope: RequestScope): Promise<void>
   const body = await readOptionalBody(scope.req, bodyTarget(scope, 'DeleteOptions', 'meta.k8s.io/v1'));
   const options = parseDeleteOptions(scope.query, body, (m) => scope.warnings.push(m));
   const list = await scope.resource.collectionDeleter!.deleteCollection(scope.context, options, listOptions);
-  writeObject(scope.res, 200, list, scope.output, { warnings: scope.warnings });
+  // As for lists: a built-in kind's items carry no apiVersion/kind.
+  const answer = scope.resource.definition.bodyDecoding !== 'unstructured' && scope.output.transform === undefined ? withoutItemTypeMeta(list) : list;
+  writeObject(scope.res, 200, answer, scope.output, { warnings: scope.warnings });
 }

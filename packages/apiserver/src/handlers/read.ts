@@ -1,6 +1,6 @@
 /** get and list. */
 import { validateListOptions, yieldIfBusy } from '@kapi/machinery';
-import { listJsonParts, listProtobuf } from '../http/encode-once.js';
+import { listJsonParts, listProtobuf, withoutItemTypeMeta } from '../http/encode-once.js';
 import { MEDIA_TYPES } from '../http/negotiation.js';
 import { writeEncoded, writeObject } from '../http/respond.js';
 import { parseListOptions } from './options.js';
@@ -23,10 +23,14 @@ export async function handleGet(scope: RequestScope): Promise<void> {
 export async function handleList(scope: RequestScope): Promise<void> {
   const { watch: _watch, timeoutSeconds: _timeout, allowWatchBookmarks: _bookmarks, sendInitialEvents, ...options } = parseListOptions(scope.query);
   if (sendInitialEvents !== undefined) validateListOptions({ ...options, sendInitialEvents });
-  const list = await scope.resource.lister!.list(scope.context, options);
+  const listed = await scope.resource.lister!.list(scope.context, options);
+  // An unstructured (custom-resource) list keeps kube's empty continue token: `continue: ""`.
   const { encoding, transform } = scope.output;
+  const list = scope.resource.definition.bodyDecoding === 'unstructured' && transform === undefined && listed.metadata.continue === undefined ? { ...listed, metadata: { continue: '', ...listed.metadata } } : listed;
   const write = { warnings: scope.warnings };
-  if (transform === undefined && encoding === 'json') writeEncoded(scope.res, 200, listJsonParts(list), 'json', write);
+  // kube's built-in list items are typed structs without apiVersion/kind; custom resources keep them.
+  const withoutTypeMeta = scope.resource.definition.bodyDecoding !== 'unstructured';
+  if (transform === undefined && encoding === 'json') writeEncoded(scope.res, 200, listJsonParts(list, { withoutTypeMeta }), 'json', write);
   else if (transform === undefined && encoding === 'protobuf') writeEncoded(scope.res, 200, listProtobuf(list), 'protobuf', { ...write, contentType: MEDIA_TYPES.protobuf });
-  else writeObject(scope.res, 200, list, scope.output, write);
+  else writeObject(scope.res, 200, withoutTypeMeta && transform === undefined ? withoutItemTypeMeta(list) : list, scope.output, write);
 }

@@ -2,23 +2,34 @@
  * Requests Node's HTTP parser refuses (a method it does not know, a malformed request line
  * or header, headers past the size limit, a request not received in time) are answered on
  * the socket, as Go's net/http answers a malformed request: `400 Bad Request` (431, 413, 408
- * for the limits, Node's texts) with `Connection: close`, then the connection closes.
+ * for the limits, Node's texts) with `Connection: close`, then the connection closes; a
+ * method Node does not know gets kube's 405 MethodNotAllowed Status (Go reads any method).
  *
  * Node's own handler writes that answer only when no response is in progress on the
  * connection; when the previous response on a keep-alive connection has not finished (its
  * last bytes handed to the socket but not yet flushed, or a slow one still being written), it
  * closes the connection without a word, cutting that response short. Here the answer waits
- * for the responses in progress to finish, in order, and follows them. (A method Node's
- * parser does not know never reaches a handler, so it cannot get kube's answer to an unknown
- * verb, 405 or 404 with a Status; the 400 is Go's answer to a request it cannot parse.)
+ * for the responses in progress to finish, in order, and follows them.
  */
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { methodNotRegistered } from './generic-errors.js';
 
 /** How long the answer may take to flush before the socket is cut. */
 const CLOSE_GRACE_MS = 5_000;
 
 function answerFor(err: NodeJS.ErrnoException): Buffer {
+  if (err.code === 'HPE_INVALID_METHOD') {
+    // Go parses any method token and kube's handlers refuse one they do not route with a
+    // 405 MethodNotAllowed Status (kube-apiserver 1.32); Node's parser stops earlier, so that
+    // answer is written here.
+    const body = `${JSON.stringify(methodNotRegistered().status)}\n`;
+    return Buffer.from(
+      `HTTP/1.1 405 ${STATUS_CODES[405]}\r\nCache-Control: no-cache, private\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      'latin1',
+    );
+  }
   const code =
     err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? 413 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   return Buffer.from(`HTTP/1.1 ${code} ${STATUS_CODES[code]}\r\nConnection: close\r\n\r\n`, 'latin1');

@@ -94,19 +94,65 @@ const CHUNK_BYTES = 64 * 1024;
  * objects is not 20,000 buffers). A response the client reads slowly holds one chunk, not a
  * copy of the whole list: ten concurrent 72 MB lists used to pin ~720 MB of chunk copies.
  */
-export function listJsonParts(list: KubeList): BodyParts {
+export function listJsonParts(list: KubeList, options: ListItemOptions = {}): BodyParts {
   const head = Buffer.from(`{"kind":${JSON.stringify(list.kind)},"apiVersion":${JSON.stringify(list.apiVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[`);
-  const items = new Array<Buffer>(list.items.length);
+  const items = new Array<Buffer | readonly [Buffer, Buffer]>(list.items.length);
   let length = head.length + LIST_END.length + Math.max(0, items.length - 1) * COMMA.length;
   for (let i = 0; i < items.length; i++) {
-    const item = jsonBytesOf(list.items[i] as KubeObject);
-    items[i] = item;
-    length += item.length;
+    const obj = list.items[i] as KubeObject;
+    const bytes = jsonBytesOf(obj);
+    const cut = options.withoutTypeMeta === true ? typeMetaPrefixLength(obj, bytes) : 0;
+    if (cut > 0) {
+      items[i] = [OPEN_BRACE, bytes.subarray(cut)];
+      length += 1 + bytes.length - cut;
+    } else {
+      items[i] = bytes;
+      length += bytes.length;
+    }
   }
   return { parts: listChunks(head, items), length };
 }
 
-function* listChunks(head: Buffer, items: readonly Buffer[]): Generator<Buffer, void, undefined> {
+export interface ListItemOptions {
+  /**
+   * Leave out each item's apiVersion and kind, as kube encodes the lists of its built-in kinds
+   * (their items are typed Go structs, whose TypeMeta is empty); custom-resource list items
+   * keep them. The cached object bytes are reused: only their leading TypeMeta is skipped.
+   */
+  readonly withoutTypeMeta?: boolean;
+}
+
+const OPEN_BRACE = Buffer.from('{');
+const typeMetaPrefixes = new Map<string, Buffer>();
+
+/** How many leading bytes of `bytes` (the JSON of `obj`) are `{"apiVersion":..,"kind":..,` (either order), else 0. */
+function typeMetaPrefixLength(obj: KubeObject, bytes: Buffer): number {
+  for (const order of [0, 1]) {
+    const key = `${order}\u0000${obj.apiVersion}\u0000${obj.kind}`;
+    let prefix = typeMetaPrefixes.get(key);
+    if (prefix === undefined) {
+      const av = `"apiVersion":${JSON.stringify(obj.apiVersion)}`;
+      const kind = `"kind":${JSON.stringify(obj.kind)}`;
+      prefix = Buffer.from(order === 0 ? `{${av},${kind},` : `{${kind},${av},`);
+      if (typeMetaPrefixes.size < 4096) typeMetaPrefixes.set(key, prefix);
+    }
+    if (bytes.length > prefix.length && bytes.subarray(0, prefix.length).equals(prefix)) return prefix.length;
+  }
+  return 0;
+}
+
+/** A copy of a list whose items lack apiVersion and kind (see ListItemOptions); items are shallow copies. */
+export function withoutItemTypeMeta<L extends KubeList>(list: L): L {
+  return {
+    ...list,
+    items: list.items.map((item) => {
+      const { apiVersion: _apiVersion, kind: _kind, ...rest } = item as KubeObject;
+      return rest;
+    }),
+  };
+}
+
+function* listChunks(head: Buffer, items: readonly (Buffer | readonly [Buffer, Buffer])[]): Generator<Buffer, void, undefined> {
   let run: Buffer[] = [head];
   let runBytes = head.length;
   const take = (): Buffer => {
@@ -120,14 +166,17 @@ function* listChunks(head: Buffer, items: readonly Buffer[]): Generator<Buffer, 
       run.push(COMMA);
       runBytes += COMMA.length;
     }
-    const item = items[i]!;
-    if (item.length >= LARGE_ITEM_BYTES) {
+    const entry = items[i]!;
+    const pieces: readonly Buffer[] = Buffer.isBuffer(entry) ? [entry] : (entry as readonly [Buffer, Buffer]);
+    let size = 0;
+    for (const piece of pieces) size += piece.length;
+    if (size >= LARGE_ITEM_BYTES) {
       if (run.length > 0) yield take();
-      yield item;
+      yield* pieces;
       continue;
     }
-    run.push(item);
-    runBytes += item.length;
+    for (const piece of pieces) run.push(piece);
+    runBytes += size;
     if (runBytes >= CHUNK_BYTES) yield take();
   }
   run.push(LIST_END);

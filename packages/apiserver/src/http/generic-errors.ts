@@ -12,6 +12,22 @@ export function pathNotFound(): StatusError {
   return new StatusError({ code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', details: {} });
 }
 
+/**
+ * A path outside every API route (an unknown group, an unknown top-level path, an unknown
+ * health check): kube's NotFoundHandler answers Go's plain `404 page not found`, not a Status.
+ */
+export class PageNotFound extends StatusError {
+  constructor() {
+    super({ code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', details: {} });
+  }
+}
+
+export const PAGE_NOT_FOUND_TEXT = '404 page not found\n';
+
+export function pageNotFound(): PageNotFound {
+  return new PageNotFound();
+}
+
 /** 405 for a method the route at this path does not register. */
 export function methodNotRegistered(): StatusError {
   return new StatusError({ code: 405, reason: 'MethodNotAllowed', message: 'the server does not allow this method on the requested resource', details: {} });

@@ -73,6 +73,16 @@ void describe('Accept negotiation for resources', () => {
     assert.equal(status(() => negotiateResourceMedia('application/json;q=0', builtin)).code, 406);
   });
 
+  void it('406 from go-restful (its own text) when a go-restful route produces none of the Accept types', () => {
+    const route = { protobuf: true, goRestful: true };
+    assert.deepEqual(status(() => negotiateResourceMedia('text/html, application/foo', route)), {
+      code: 406,
+      message: '406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+    });
+    // A produced type with parameters kube cannot serve passes go-restful: kube's own text.
+    assert.equal(status(() => negotiateResourceMedia('application/json;as=Nope', route)).message.startsWith('only the following media types are accepted'), true);
+  });
+
   void it('watch media types list the stream forms', () => {
     assert.deepEqual(streamMediaTypes(builtin), ['application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch']);
     assert.deepEqual(streamMediaTypes(custom), ['application/json;stream=watch']);

@@ -4,7 +4,7 @@
  * `as=PartialObjectMetadata[List]` with `g=meta.k8s.io;v=v1|v1beta1`), and how a request body
  * is decoded (Content-Type, parameters such as charset ignored).
  */
-import { notAcceptable, unsupportedMediaType } from '@kapi/machinery';
+import { notAcceptable, StatusError, unsupportedMediaType } from '@kapi/machinery';
 
 /** Text encodings: non-resource endpoints (discovery, version, OpenAPI) and body parsing. */
 export type OutputFormat = 'json' | 'yaml';
@@ -107,6 +107,22 @@ export interface NegotiatedMedia {
 export interface ResourceCapabilities {
   /** The resource's kinds have protobuf messages (built-ins yes; custom resources no, as in kube). */
   readonly protobuf: boolean;
+  /**
+   * Served by a go-restful route in kube (built-in kinds; custom resources have a plain
+   * handler): an Accept header none of whose types the route produces is refused by
+   * go-restful itself, with its own 406 text, before kube's negotiation runs.
+   */
+  readonly goRestful?: boolean;
+}
+
+/** go-restful's 406 for an Accept header a route does not produce (as kube turns it into a Status). */
+export function routeNotAcceptable(produced: readonly string[]): StatusError {
+  return new StatusError({ code: 406, reason: 'NotAcceptable', message: `406: Not Acceptable\n\nAvailable representations: ${produced.join(', ')}`, details: {} });
+}
+
+/** go-restful's 415 for a Content-Type a route does not consume. */
+export function routeUnsupportedMediaType(): StatusError {
+  return new StatusError({ code: 415, reason: 'UnsupportedMediaType', message: '415: Unsupported Media Type', details: {} });
 }
 
 function typeMatches(range: MediaRange, mediaType: string): boolean {
@@ -152,7 +168,11 @@ export function negotiateResourceMedia(accept: string | undefined, capabilities:
       if (accepted !== undefined) return accepted;
     }
   }
-  throw notAcceptableError(encodings.map((e) => MEDIA_TYPES[e]));
+  const produced = encodings.map((e) => MEDIA_TYPES[e]);
+  if (capabilities.goRestful === true && !parseAccept(accept).some((range) => produced.some((type) => typeMatches(range, type) || (range.type === type.split('/')[0] && range.subtype === '*')))) {
+    throw routeNotAcceptable(produced);
+  }
+  throw notAcceptableError(produced);
 }
 
 /**

@@ -92,7 +92,7 @@ function partialTransform(target: ConversionTarget): ResponseTransform {
 /** Whether the resource's objects can be encoded as protobuf (built-in kinds kapi has messages for). */
 export function resourceCapabilities(definition: ResourceDefinition, version: string): ResourceCapabilities {
   const apiVersion = definition.group === '' ? version : `${definition.group}/${version}`;
-  return { protobuf: hasProtobuf(apiVersion, definition.kind) };
+  return { protobuf: hasProtobuf(apiVersion, definition.kind), goRestful: definition.bodyDecoding !== 'unstructured' };
 }
 
 /**

@@ -17,10 +17,19 @@ import { isList, transformResponse, type ResourceOutput } from './resource-outpu
 /** kube's defaultGzipThresholdBytes: smaller bodies are not worth compressing. */
 export const GZIP_THRESHOLD_BYTES = 128 * 1024;
 
-/** JSON as it is; YAML with keys sorted at every level, as kube's YAML (JSON → YAML through a map) comes out. */
+/**
+ * JSON as it is; YAML as kube's (sigs.k8s.io/yaml: JSON → map → go-yaml v2) comes out: keys
+ * sorted at every level, list items not indented under their key, and strings a YAML 1.1
+ * reader would take for another type quoted (timestamps, "y"/"n"/"on", octal-looking digits).
+ */
 export function encode(value: unknown, format: OutputFormat): string {
-  return format === 'json' ? JSON.stringify(value) : stringifyYaml(value, { aliasDuplicateObjects: false, sortMapEntries: true });
+  if (format === 'json') return JSON.stringify(value);
+  // The YAML 1.1 schema quotes a lone "." (a float indicator to it); go-yaml v2 writes it plain
+  // (managedFields' `.: {}` keys).
+  return stringifyYaml(value, YAML_OUTPUT).replace(/^(\s*(?:- )?)"\.":/gm, '$1.:').replace(/: "\."$/gm, ': .');
 }
+
+const YAML_OUTPUT = { aliasDuplicateObjects: false, sortMapEntries: true, indentSeq: false, version: '1.1' } as const;
 
 /**
  * Formats a warning as an HTTP Warning header value: `299 - "<text>"` with quotes and

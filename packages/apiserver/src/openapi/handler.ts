@@ -6,7 +6,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { notAcceptable } from '@kapi/machinery';
 import type { ApiSurface, CachedDocument } from '../api-surface.js';
-import { pathNotFound } from '../http/generic-errors.js';
 import { parseAccept } from '../http/negotiation.js';
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
@@ -29,12 +28,17 @@ function send(req: IncomingMessage, res: ServerResponse, doc: CachedDocument, ca
   res.end(doc.body);
 }
 
-/** `key` is the path after `/openapi/v3/` ("" for the index). Throws 404 for unknown documents, 406 without JSON in Accept. */
+/** `key` is the path after `/openapi/v3/` ("" for the index). A bare 404 for unknown documents; throws 406 without JSON in Accept. */
 export function serveOpenApiV3(req: IncomingMessage, res: ServerResponse, surface: ApiSurface, key: string, query: URLSearchParams): void {
   if (!acceptsJson(req)) throw notAcceptable('only the following media types are accepted: application/json');
   if (key === '') return send(req, res, surface.openapiIndex(), { 'Cache-Control': 'no-cache, private' });
   const doc = surface.openapi(key);
-  if (doc === undefined) throw pathNotFound();
+  if (doc === undefined) {
+    // kube's OpenAPI v3 handler answers an unknown document with a bare 404: no body, no type.
+    res.writeHead(404, { 'Content-Length': '0' });
+    res.end();
+    return;
+  }
   const hash = query.get('hash');
   if (hash === null || hash === '') return send(req, res, doc, { 'Cache-Control': 'no-cache, private' });
   if (hash !== doc.hash) {

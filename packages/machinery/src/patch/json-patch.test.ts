@@ -68,3 +68,9 @@ void test('the root ("") as kube\'s library takes it: test and an object or arra
   assert.equal(status(() => applyJsonPatch(doc, decodeJsonPatch([{ op: 'move', from: '/data', path: '/data/x' }]))).code, 422);
   assert.deepEqual(applyJsonPatch(doc, decodeJsonPatch([{ op: 'copy', from: '/data', path: '/data/x' }])), { ...doc, data: { a: '1', x: { a: '1' } } });
 });
+
+void test('an unknown operation is kube\'s generic 422, not a 400 (kube-apiserver 1.32)', () => {
+  const err = status(() => decodeJsonPatch([{ op: 'frobnicate', path: '/data/x' }]));
+  assert.equal(err.code, 422);
+  assert.equal(err.message, 'the server rejected our request due to an error in our request');
+});

@@ -20,7 +20,7 @@ const OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
 
 /**
  * Checks that `patch` is a list of well-formed operations. Throws 400 BadRequest for a body
- * that is not an operation list.
+ * that is not an operation list, kube's generic 422 for an unknown operation.
  */
 export function decodeJsonPatch(patch: unknown): Operation[] {
   if (!Array.isArray(patch)) {
@@ -28,7 +28,11 @@ export function decodeJsonPatch(patch: unknown): Operation[] {
   }
   for (const op of patch) {
     if (!isPlainObject(op)) throw badRequest('json: cannot unmarshal into jsonpatch.Operation: operation is not an object');
-    if (typeof op['op'] !== 'string' || !OPS.has(op['op'])) throw badRequest(`Unexpected kind: ${String(op['op'])}`);
+    // kube decodes the operations without checking them; applying an unknown one fails, and
+    // every apply failure is its generic 422 (kube-apiserver 1.32).
+    if (typeof op['op'] !== 'string' || !OPS.has(op['op'])) {
+      throw new StatusError({ code: 422, reason: 'Invalid', message: 'the server rejected our request due to an error in our request', details: {} });
+    }
     if (typeof op['path'] !== 'string') throw badRequest(`operation missing path field`);
     if ((op['op'] === 'move' || op['op'] === 'copy') && typeof op['from'] !== 'string') throw badRequest(`operation missing from field`);
     if ((op['op'] === 'add' || op['op'] === 'replace' || op['op'] === 'test') && !('value' in op)) {

@@ -3,7 +3,9 @@ import { describe, it } from 'node:test';
 import type { KubeObject } from '@kapi/machinery';
 import { desiredStatus } from './crd-status.js';
 import type { CustomResourceDefinition } from './crd-types.js';
-import { customResourceDefinition } from './custom-resource.js';
+import { defaultCrd } from './crd-resource.js';
+import { customResourceDefinition, printerColumnsFor } from './custom-resource.js';
+import { nameValidatorFor } from '../validate-object.js';
 import { compileJsonPath, evaluateJsonPath, simpleJsonPathProblem } from './jsonpath.js';
 import { validateSchemaDefaults, validateStructuralSchema } from './structural-schema.js';
 
@@ -119,15 +121,43 @@ void describe('custom resource definitions from CRDs', () => {
     assert.equal(definition.versions[2]!.deprecated?.warning, 'use v1');
     assert.equal(definition.versions[2]!.served, false);
   });
-  void it('stores under <group>/<plural>, refuses strategic merge, names are path segments', () => {
+  void it('stores under <group>/<plural>, refuses strategic merge, names are DNS-1123 subdomains', () => {
     assert.equal(definition.storagePrefix, 'example.com/widgets');
     assert.equal(definition.strategicMergePatch, false);
-    assert.equal(definition.nameValidation, 'PathSegmentName');
+    // kube's custom-resource validator: NameIsDNSSubdomain (a Widget named W_10 is 422; issue 23).
+    assert.match(nameValidatorFor(definition)('W_10', false).join(), /^a lowercase RFC 1123 subdomain must consist of/);
+    assert.deepEqual(nameValidatorFor(definition)('w-10.a', false), []);
     assert.equal(definition.listKind, 'WidgetList');
   });
   void it('default printer columns: Name and Age', () => {
     assert.deepEqual(definition.printerColumns?.map((c) => `${c.definition.name}:${c.definition.type}`), ['Name:string', 'Age:date']);
     const obj = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'x', creationTimestamp: new Date(Date.now() - 90_000).toISOString() } } as KubeObject;
     assert.equal(definition.printerColumns?.[1]?.cell(obj, Date.now()), '90s');
+  });
+});
+
+void describe('CRD defaulting', () => {
+  void it('adds no printer-column priority, and drops an explicit 0 (kube omits the zero int32)', () => {
+    const obj = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        names: { plural: 'widgets', kind: 'Widget' },
+        versions: [{ name: 'v1', additionalPrinterColumns: [{ name: 'A', type: 'string', jsonPath: '.a' }, { name: 'B', type: 'string', jsonPath: '.b', priority: 0 }, { name: 'C', type: 'string', jsonPath: '.c', priority: 1 }] }],
+      },
+    } as unknown as KubeObject;
+    defaultCrd(obj);
+    const columns = (obj as unknown as CustomResourceDefinition).spec!.versions![0]!.additionalPrinterColumns!;
+    assert.deepEqual(columns.map((c) => c.priority), [undefined, undefined, 1]);
+    assert.equal('priority' in columns[0]!, false);
+  });
+});
+
+void describe('custom-resource printer columns', () => {
+  void it('a column without a description is described by its JSONPath, as kube does', () => {
+    const [, size] = printerColumnsFor({ name: 'v1', served: true, storage: true, additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }] });
+    assert.equal(size?.definition.description, 'Custom resource definition column (in JSONPath format): .spec.size');
   });
 });

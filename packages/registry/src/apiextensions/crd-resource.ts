@@ -13,7 +13,7 @@ import { APIEXTENSIONS_GROUP, CLEANUP_FINALIZER, type CustomResourceDefinition }
 import { crdSchema } from './crd-schema.js';
 import { validateApiApproval, validateCrd, validateCrdUpdate, validateNames, validateStoredVersions } from './crd-validation.js';
 
-/** kube's v1 defaults: listKind = <kind>List, singular = lowercased kind, conversion strategy None. */
+/** kube's v1 defaults: listKind = <kind>List, singular = lowercased kind, conversion strategy None; printer-column priority 0 left out. */
 export function defaultCrd(obj: KubeObject): void {
   const crd = obj as CustomResourceDefinition;
   const spec = crd.spec;
@@ -27,7 +27,9 @@ export function defaultCrd(obj: KubeObject): void {
   for (const version of Array.isArray(spec.versions) ? spec.versions : []) {
     if (!isPlainObject(version)) continue;
     for (const col of Array.isArray(version.additionalPrinterColumns) ? version.additionalPrinterColumns : []) {
-      if (isPlainObject(col) && col.priority === undefined) col.priority = 0;
+      // priority is an omitempty int32 in kube's Go type: 0 (the default) is never written, so
+      // a second field manager applying the same CRD finds nothing of its own there (issue 23).
+      if (isPlainObject(col) && col.priority === 0) delete col.priority;
     }
   }
 }

@@ -68,7 +68,11 @@ export function printerColumnsFor(version: CrdVersion | undefined): PrinterColum
   return [
     nameColumn,
     ...cols.map((col) =>
-      column(col.name ?? '', col.type ?? 'string', col.description ?? '', columnCell(col), { format: col.format ?? '', priority: col.priority ?? 0 }),
+      // kube describes a column without a description by its JSONPath.
+      column(col.name ?? '', col.type ?? 'string', col.description || `Custom resource definition column (in JSONPath format): ${col.jsonPath ?? ''}`, columnCell(col), {
+        format: col.format ?? '',
+        priority: col.priority ?? 0,
+      }),
     ),
   ];
 }
@@ -295,7 +299,6 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
     hasStatus: crdVersions.some((v) => v.subresources?.status !== undefined),
     subresources: subresourcesFor(storage),
     strategicMergePatch: false,
-    nameValidation: 'PathSegmentName',
     managesGeneration: true,
     bodyDecoding: 'unstructured',
     allowCreateOnUpdate: false,

@@ -1,0 +1,238 @@
+/**
+ * The scripted requests of the differential suite, sent in this order to kube-apiserver 1.32
+ * and to kapi (each on an empty etcd). A case is one request; `setup` cases prepare state and
+ * are not compared; `until` repeats a setup request (up to ~10 s) until the answer says the
+ * state arrived (a CRD established). Names are unique: deliberate-differences.ts refers to them.
+ */
+import { MINIMAL_OBJECTS } from '@kapi/apiserver/testing';
+import type { Answer, Request } from './send.js';
+
+export interface Case extends Request {
+  readonly name: string;
+  /** Prepare state only: not compared. */
+  readonly setup?: boolean;
+  /** For setup cases: repeat until this holds. */
+  readonly until?: (answer: Answer) => boolean;
+}
+
+const NS = 'diff';
+const CM = `/api/v1/namespaces/${NS}/configmaps`;
+const JSON_TYPE = { 'content-type': 'application/json' };
+const YAML = 'application/yaml';
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+const cm = (name: string, data: Record<string, string> = { a: '1' }, labels: Record<string, string> = { suite: 'diff' }) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, labels },
+  data,
+});
+
+const WIDGETS_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.diff.example.com' },
+  spec: {
+    group: 'diff.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: { size: { type: 'integer', minimum: 1, maximum: 10 }, colour: { type: 'string', maxLength: 8 } },
+              },
+            },
+          },
+        },
+        additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }],
+        subresources: { status: {} },
+      },
+    ],
+  },
+};
+const WIDGETS = `/apis/diff.example.com/v1/namespaces/${NS}/widgets`;
+const widget = (name: string, spec: Record<string, unknown> = { size: 3 }) => ({ apiVersion: 'diff.example.com/v1', kind: 'Widget', metadata: { name }, spec });
+
+const established = (a: Answer) =>
+  a.status === 200 &&
+  ((a.body as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
+
+const LEASES = `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`;
+const lease = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec });
+
+/** Requests that need no catalogue knowledge: discovery, non-API paths, ConfigMap life cycle, errors, watch, CRDs. */
+export const CASES: readonly Case[] = [
+  // Non-API paths and discovery.
+  { name: 'healthz', method: 'GET', path: '/healthz' },
+  { name: 'livez', method: 'GET', path: '/livez' },
+  { name: 'readyz unknown check', method: 'GET', path: '/readyz/nope' },
+  { name: 'unknown path', method: 'GET', path: '/nope' },
+  { name: 'unknown group', method: 'GET', path: '/apis/nope.example.com/v1' },
+  { name: 'unknown group root', method: 'GET', path: '/apis/nope.example.com' },
+  { name: 'api', method: 'GET', path: '/api' },
+  { name: 'apps group', method: 'GET', path: '/apis/apps' },
+  { name: 'coordination group', method: 'GET', path: '/apis/coordination.k8s.io' },
+  { name: 'events group', method: 'GET', path: '/apis/events.k8s.io' },
+  { name: 'coordination v1beta1', method: 'GET', path: '/apis/coordination.k8s.io/v1beta1' },
+  { name: 'events v1beta1', method: 'GET', path: '/apis/events.k8s.io/v1beta1' },
+  { name: 'apps v1 resources', method: 'GET', path: '/apis/apps/v1' },
+  { name: 'unknown version', method: 'GET', path: '/apis/apps/v9' },
+  { name: 'unknown core resource', method: 'GET', path: '/api/v1/nopes' },
+  { name: 'unknown core version', method: 'GET', path: '/api/v2' },
+  { name: 'unknown group resource', method: 'GET', path: '/apis/nope.example.com/v1/widgets' },
+  { name: 'unknown openapi group', method: 'GET', path: '/openapi/v3/apis/nope.example.com/v1' },
+  { name: 'cluster path of namespaced item', method: 'GET', path: '/api/v1/configmaps/x' },
+  { name: 'namespaces under namespace', method: 'GET', path: '/api/v1/namespaces/default/namespaces' },
+  { name: 'unknown subresource', method: 'GET', path: '/api/v1/namespaces/default/configmaps/x/status' },
+  { name: 'unknown version of served group', method: 'GET', path: '/apis/apps/v9/deployments' },
+
+  // Namespaces.
+  { name: 'create namespace', method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } },
+  { name: 'get namespace', method: 'GET', path: `/api/v1/namespaces/${NS}` },
+  { name: 'create namespace again', method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } },
+  { name: 'namespace bad name', method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'Bad_Name' } } },
+  { name: 'namespace by label', method: 'GET', path: `/api/v1/namespaces?labelSelector=kubernetes.io%2Fmetadata.name%3D${NS}` },
+  { name: 'deletecollection namespaces', method: 'DELETE', path: '/api/v1/namespaces?labelSelector=nothing%3Dmatches' },
+  { name: 'serviceaccount for pods', method: 'POST', path: `/api/v1/namespaces/${NS}/serviceaccounts`, body: { metadata: { name: 'default' } }, setup: true },
+
+  // ConfigMap life cycle, every verb.
+  { name: 'create configmap', method: 'POST', path: CM, body: cm('one') },
+  { name: 'create configmap yaml', method: 'POST', path: CM, headers: { 'content-type': YAML }, body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: two\n  labels: {suite: diff}\ndata:\n  b: "2"\n' },
+  { name: 'create configmap generateName', method: 'POST', path: CM, body: { ...cm(''), metadata: { generateName: 'gen-', labels: { suite: 'gen' } } } },
+  { name: 'create configmap dryRun', method: 'POST', path: `${CM}?dryRun=All`, body: cm('dry') },
+  { name: 'get dry-run configmap', method: 'GET', path: `${CM}/dry` },
+  { name: 'get configmap', method: 'GET', path: `${CM}/one` },
+  { name: 'get configmap yaml', method: 'GET', path: `${CM}/one`, headers: { accept: YAML } },
+  { name: 'create yaml-ambiguous configmap', method: 'POST', path: CM, body: cm('y', { n: 'on', mode: '0777', e: '', dot: '.', t: '2024-01-01T00:00:00Z', long: 'word '.repeat(30) }, { suite: 'yaml' }) },
+  { name: 'get yaml-ambiguous configmap yaml', method: 'GET', path: `${CM}/y`, headers: { accept: YAML } },
+  { name: 'get configmap protobuf', method: 'GET', path: `${CM}/one`, headers: { accept: PROTOBUF } },
+  { name: 'get configmap accept list', method: 'GET', path: `${CM}/one`, headers: { accept: 'application/foo, application/json;q=0.9' } },
+  { name: 'get configmap unacceptable', method: 'GET', path: `${CM}/one`, headers: { accept: 'application/foo' } },
+  { name: 'get missing configmap', method: 'GET', path: `${CM}/missing` },
+  { name: 'head configmap', method: 'HEAD', path: `${CM}/one` },
+  { name: 'unknown method', method: 'FOO', path: `${CM}/one` },
+  { name: 'double slash', method: 'GET', path: `/api/v1//namespaces/${NS}/configmaps/one` },
+  { name: 'encoded slash in name', method: 'GET', path: `${CM}/a%2Fb` },
+  { name: 'list configmaps', method: 'GET', path: CM },
+  { name: 'configmaps as table', method: 'GET', path: `${CM}?labelSelector=suite%3Ddiff`, headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } },
+  { name: 'list configmaps yaml', method: 'GET', path: CM, headers: { accept: YAML } },
+  { name: 'list configmaps limit', method: 'GET', path: `${CM}?limit=1` },
+  { name: 'list configmaps rv0 limit', method: 'GET', path: `${CM}?resourceVersion=0&limit=1` },
+  { name: 'list configmaps labelSelector', method: 'GET', path: `${CM}?labelSelector=suite%3Ddiff` },
+  { name: 'list configmaps fieldSelector', method: 'GET', path: `${CM}?fieldSelector=metadata.name%3Done` },
+  { name: 'list configmaps bad fieldSelector', method: 'GET', path: `${CM}?fieldSelector=data.a%3D1` },
+  { name: 'list configmaps bad labelSelector', method: 'GET', path: `${CM}?labelSelector=%3D%3D%3D` },
+  { name: 'list configmaps bad limit', method: 'GET', path: `${CM}?limit=abc` },
+  { name: 'list configmaps bad continue', method: 'GET', path: `${CM}?limit=1&continue=garbage` },
+  { name: 'list configmaps all namespaces selector', method: 'GET', path: '/api/v1/configmaps?labelSelector=suite%3Ddiff' },
+  { name: 'watch configmaps', method: 'GET', path: `${CM}?watch=true&timeoutSeconds=1&labelSelector=suite%3Ddiff` },
+  { name: 'watch configmap by name', method: 'GET', path: `${CM}?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Done` },
+  { name: 'watch bad timeout', method: 'GET', path: `${CM}?watch=true&timeoutSeconds=abc` },
+  { name: 'update configmap', method: 'PUT', path: `${CM}/one`, body: cm('one', { a: '2' }) },
+  { name: 'update configmap stale rv', method: 'PUT', path: `${CM}/one`, body: { ...cm('one', { a: '3' }), metadata: { name: 'one', resourceVersion: '1' } } },
+  { name: 'update configmap name mismatch', method: 'PUT', path: `${CM}/one`, body: cm('other') },
+  { name: 'update missing configmap creates', method: 'PUT', path: `${CM}/three`, body: cm('three') },
+  { name: 'merge patch configmap', method: 'PATCH', path: `${CM}/one`, headers: { 'content-type': 'application/merge-patch+json' }, body: { data: { m: 'x' } } },
+  { name: 'strategic patch configmap', method: 'PATCH', path: `${CM}/one`, headers: { 'content-type': 'application/strategic-merge-patch+json' }, body: { data: { s: 'y' } } },
+  { name: 'json patch configmap', method: 'PATCH', path: `${CM}/one`, headers: { 'content-type': 'application/json-patch+json' }, body: [{ op: 'add', path: '/data/j', value: 'z' }] },
+  { name: 'json patch failed test', method: 'PATCH', path: `${CM}/one`, headers: { 'content-type': 'application/json-patch+json' }, body: [{ op: 'test', path: '/data/j', value: 'no' }] },
+  { name: 'json patch unknown op', method: 'PATCH', path: `${CM}/one`, headers: { 'content-type': 'application/json-patch+json' }, body: [{ op: 'frobnicate', path: '/data/j' }] },
+  { name: 'patch wrong content type', method: 'PATCH', path: `${CM}/one`, headers: { 'content-type': 'text/plain' }, body: '{}' },
+  { name: 'patch missing configmap', method: 'PATCH', path: `${CM}/missing`, headers: { 'content-type': 'application/merge-patch+json' }, body: { data: { m: 'x' } } },
+  { name: 'apply configmap', method: 'PATCH', path: `${CM}/applied?fieldManager=diff`, headers: { 'content-type': 'application/apply-patch+yaml' }, body: JSON.stringify(cm('applied')) },
+  { name: 'apply configmap no manager', method: 'PATCH', path: `${CM}/applied`, headers: { 'content-type': 'application/apply-patch+yaml' }, body: JSON.stringify(cm('applied')) },
+  { name: 'apply configmap conflict', method: 'PATCH', path: `${CM}/applied?fieldManager=other`, headers: { 'content-type': 'application/apply-patch+yaml' }, body: JSON.stringify(cm('applied', { a: 'other' })) },
+  { name: 'get applied configmap', method: 'GET', path: `${CM}/applied` },
+
+  // Bad bodies.
+  { name: 'create invalid json', method: 'POST', path: CM, headers: JSON_TYPE, body: '{"metadata": ' },
+  { name: 'create null body', method: 'POST', path: CM, headers: JSON_TYPE, body: 'null' },
+  { name: 'create empty body', method: 'POST', path: CM, headers: JSON_TYPE, body: '' },
+  { name: 'create wrong kind', method: 'POST', path: CM, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'wrong' } } },
+  { name: 'create number in string map', method: 'POST', path: CM, body: { ...cm('num'), data: { a: 1 } } },
+  { name: 'create bad name', method: 'POST', path: CM, body: cm('Bad_Name') },
+  { name: 'create no name', method: 'POST', path: CM, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} } },
+  { name: 'create namespace mismatch', method: 'POST', path: CM, body: { ...cm('ns'), metadata: { name: 'ns', namespace: 'other' } } },
+  { name: 'create unknown field strict', method: 'POST', path: `${CM}?fieldValidation=Strict`, body: { ...cm('strict'), bogus: 1 } },
+  { name: 'create unknown field warn', method: 'POST', path: `${CM}?fieldValidation=Warn`, body: { ...cm('warn'), bogus: 1 } },
+  { name: 'create duplicate field strict', method: 'POST', path: `${CM}?fieldValidation=Strict`, headers: JSON_TYPE, body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"a":"1"},"data":{"b":"2"}}' },
+  { name: 'create bad fieldValidation', method: 'POST', path: `${CM}?fieldValidation=Loud`, body: cm('loud') },
+  { name: 'create unsupported content type', method: 'POST', path: CM, headers: { 'content-type': 'text/plain' }, body: 'hello' },
+  { name: 'create in missing namespace', method: 'POST', path: '/api/v1/namespaces/missing/configmaps', body: cm('x') },
+  { name: 'create bad dryRun', method: 'POST', path: `${CM}?dryRun=Some`, body: cm('dr') },
+
+  // Deletes.
+  { name: 'delete configmap bad precondition', method: 'DELETE', path: `${CM}/two`, body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: '00000000-0000-0000-0000-000000000000' } } },
+  { name: 'delete configmap stale rv precondition', method: 'DELETE', path: `${CM}/two`, body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: '1' } } },
+  { name: 'delete configmap', method: 'DELETE', path: `${CM}/two` },
+  { name: 'delete missing configmap', method: 'DELETE', path: `${CM}/two` },
+  { name: 'delete configmap dryRun', method: 'DELETE', path: `${CM}/one?dryRun=All` },
+  { name: 'deletecollection configmaps', method: 'DELETE', path: `${CM}?labelSelector=suite%3Dgen` },
+  { name: 'list after deletecollection', method: 'GET', path: `${CM}?labelSelector=suite%3Dgen` },
+
+  // Secrets: stringData.
+  { name: 'create secret stringData', method: 'POST', path: `/api/v1/namespaces/${NS}/secrets`, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, stringData: { k: 'v' } } },
+  { name: 'create secret bad base64', method: 'POST', path: `/api/v1/namespaces/${NS}/secrets`, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'b64' }, data: { k: '!!!' } } },
+
+  // Leases: typed time fields, removed versions.
+  { name: 'create lease', method: 'POST', path: LEASES, body: lease('l', { holderIdentity: 'me', renewTime: '2024-01-01T00:00:00.000000Z', leaseDurationSeconds: 10 }) },
+  { name: 'create lease bad time', method: 'POST', path: LEASES, body: lease('bad', { renewTime: 'yesterday' }) },
+  { name: 'get lease', method: 'GET', path: `${LEASES}/l` },
+  { name: 'lease v1beta1', method: 'GET', path: `/apis/coordination.k8s.io/v1beta1/namespaces/${NS}/leases` },
+
+  // Events in both groups.
+  {
+    name: 'create core event',
+    method: 'POST',
+    path: `/api/v1/namespaces/${NS}/events`,
+    body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'ev' }, involvedObject: { kind: 'Pod', name: 'p', namespace: NS }, reason: 'R', message: 'm', type: 'Normal', count: 1 },
+  },
+  { name: 'get event as events.k8s.io', method: 'GET', path: `/apis/events.k8s.io/v1/namespaces/${NS}/events/ev` },
+  { name: 'events v1beta1', method: 'GET', path: `/apis/events.k8s.io/v1beta1/namespaces/${NS}/events` },
+
+  // Custom resources.
+  { name: 'create crd', method: 'POST', path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', body: WIDGETS_CRD },
+  { name: 'wait for crd', method: 'GET', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${WIDGETS_CRD.metadata.name}`, setup: true, until: established },
+  { name: 'wait for widgets', method: 'GET', path: WIDGETS, setup: true, until: (a) => a.status === 200 },
+  { name: 'get crd', method: 'GET', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${WIDGETS_CRD.metadata.name}` },
+  { name: 'create widget', method: 'POST', path: WIDGETS, body: widget('w1') },
+  { name: 'create widget bad name', method: 'POST', path: WIDGETS, body: widget('W_10') },
+  { name: 'create widget wrong kind', method: 'POST', path: WIDGETS, body: { ...widget('w2'), kind: 'Gadget' } },
+  { name: 'create widget invalid', method: 'POST', path: WIDGETS, body: widget('w3', { size: 0, colour: 'much-too-long' }) },
+  { name: 'create widget unknown field', method: 'POST', path: `${WIDGETS}?fieldValidation=Strict`, body: widget('w4', { size: 2, shape: 'round' }) },
+  { name: 'get widget', method: 'GET', path: `${WIDGETS}/w1` },
+  { name: 'list widgets', method: 'GET', path: WIDGETS },
+  { name: 'widgets as table', method: 'GET', path: WIDGETS, headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } },
+  { name: 'patch widget status', method: 'PATCH', path: `${WIDGETS}/w1/status`, headers: { 'content-type': 'application/merge-patch+json' }, body: { status: { ok: true } } },
+  { name: 'watch widgets', method: 'GET', path: `${WIDGETS}?watch=true&timeoutSeconds=1` },
+  { name: 'delete widget', method: 'DELETE', path: `${WIDGETS}/w1` },
+  { name: 'delete crd', method: 'DELETE', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${WIDGETS_CRD.metadata.name}` },
+];
+
+/** Every catalogue kind: create its minimal object (in `version`), read it, update its status. */
+export function catalogueCases(versionOf: (group: string, plural: string) => { version: string; namespaced: boolean } | undefined): Case[] {
+  const cases: Case[] = [];
+  for (const [key, sample] of Object.entries(MINIMAL_OBJECTS)) {
+    const [group, plural] = key.split('/') as [string, string];
+    const gv = versionOf(group, plural);
+    if (gv === undefined) continue;
+    const base = group === '' ? '/api/v1' : `/apis/${group}/${gv.version}`;
+    const collection = `${base}${gv.namespaced ? `/namespaces/${NS}` : ''}/${plural}`;
+    const name = (sample.object['metadata'] as { name: string }).name;
+    cases.push({ name: `${key} create`, method: 'POST', path: collection, body: sample.object });
+    cases.push({ name: `${key} get`, method: 'GET', path: `${collection}/${name}` });
+    if (sample.change !== undefined) {
+      cases.push({ name: `${key} change`, method: 'PATCH', path: `${collection}/${name}`, headers: { 'content-type': 'application/merge-patch+json' }, body: sample.change });
+    }
+    // Pods need their service account (kube's ServiceAccount admission): it stays.
+    if (key !== '/serviceaccounts') cases.push({ name: `${key} delete`, method: 'DELETE', path: `${collection}/${name}` });
+  }
+  return cases;
+}
