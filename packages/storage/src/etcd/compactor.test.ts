@@ -162,6 +162,13 @@ void describe('compactor (kube compact_rev_key protocol)', { concurrency: false 
     const prefix = `${uniquePrefix()}/configmaps`;
     const old = await compacting.create(`${prefix}/default/a`, cm('a'));
     await until('a compaction past the write', () => compacting.compactedRevision() > Number(old.metadata.resourceVersion));
+    // compactedRevision() learns a round from compact_rev_key, written just before etcd's own
+    // compaction: wait until etcd has compacted too.
+    const deadline = Date.now() + 15_000;
+    while (await retained(storage.client, Number(old.metadata.resourceVersion))) {
+      assert.ok(Date.now() < deadline, 'timed out waiting for etcd to compact past the write');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     await assert.rejects(
       compacting.list(prefix, { resourceVersion: old.metadata.resourceVersion!, resourceVersionMatch: 'Exact' }),
       (err) => isStorageError(err, 'Expired'),
