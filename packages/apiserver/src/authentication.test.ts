@@ -7,18 +7,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestCa } from './testing/client-certs.js';
-import { startSecureServer, type SecureServer } from './testing/secure-server.js';
+import { eventuallyValue as eventually, startSecureServer, type SecureServer } from './testing/secure-server.js';
 
 const UNAUTHORIZED = '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}';
-
-async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  for (const deadline = Date.now() + 20_000; ; ) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 void describe('RBAC with anonymous requests allowed (kube\'s defaults for --authorization-mode=RBAC)', () => {
   let s: SecureServer;

@@ -8,21 +8,12 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSecureServer, type SecureServer } from './testing/secure-server.js';
+import { eventuallyValue as eventually, startSecureServer, type SecureServer } from './testing/secure-server.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const V1 = 'rbac.authorization.k8s.io/v1';
 const SECRETS_GET = { apiGroups: [''], resources: ['secrets'], verbs: ['get'] };
 const NOT_HELD = 'user "alice" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:';
-
-async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  for (const deadline = Date.now() + 20_000; ; ) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 function forbiddenBody(resource: string, name: string, reason: string): string {
   const message = `${resource}.rbac.authorization.k8s.io ${JSON.stringify(name)} is forbidden: ${reason}`;

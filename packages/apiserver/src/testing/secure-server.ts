@@ -125,3 +125,13 @@ export async function startSecureServer(options: Partial<ApiServerOptions> & { t
     },
   };
 }
+
+/** Polls `check` every 100 ms until it gives a value (an RBAC change reaching the authorizer's cache); fails after 20 s. */
+export async function eventuallyValue<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  for (const deadline = Date.now() + 20_000; ; ) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
