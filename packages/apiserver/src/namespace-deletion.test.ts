@@ -17,7 +17,9 @@ async function request(url: string, method: string, path: string, body?: unknown
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
-  return { status: res.status, json: (text === '' ? {} : JSON.parse(text)) as Obj };
+  // A path no route serves yet (a CRD's, before it is registered) answers kube's text/plain 404.
+  const json = text !== '' && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : { metadata: {}, text };
+  return { status: res.status, json: json as Obj };
 }
 
 
