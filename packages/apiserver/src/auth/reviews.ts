@@ -6,7 +6,7 @@
  * can-i --list`). Each answers 201 with the posted object and its status.
  */
 import { servedGroups } from '@kapi/catalog';
-import { badRequest, fieldInvalid, invalid, type FieldError, type KubeObject } from '@kapi/machinery';
+import { badRequest, fieldInvalid, invalid, nowRFC3339, type FieldError, type KubeObject } from '@kapi/machinery';
 import { catalogDefinition, type Creater, type RequestContext, type RestResource } from '@kapi/registry';
 import type { Attributes, Authorizer } from './authorizer.js';
 import type { PolicyRule } from './rbac-rules.js';
@@ -137,7 +137,7 @@ function creaters(deps: ReviewDependencies): Record<string, Creater> {
       create(ctx, raw) {
         objectBody(raw, 'SelfSubjectReview');
         const status = { userInfo: userInfoJson(userOf(ctx)) };
-        return Promise.resolve({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', metadata: { creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }, status } as unknown as KubeObject);
+        return Promise.resolve({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', metadata: { creationTimestamp: nowRFC3339() }, status } as unknown as KubeObject);
       },
     },
     'authentication.k8s.io/tokenreviews': {
