@@ -10,6 +10,8 @@ import { builtinDefinitions } from './builtin/index.js';
 import { checkNamespaceDeletable } from './namespace-lifecycle.js';
 import type { RestResource } from './rest.js';
 import { createStore } from './store.js';
+import { DEFAULT_PREFIX } from './keys.js';
+import { serviceNetwork, serviceReserver, type ServiceNetwork, type ServiceNetworkConfig } from './groups/core/service-network/index.js';
 
 export interface RegistryOptions {
   readonly storage: Storage;
@@ -21,6 +23,10 @@ export interface RegistryOptions {
   readonly garbageCollection?: boolean;
   /** The write guard of a resource's stores, if any (asked once per definition served). */
   readonly writeGuard?: (definition: ResourceDefinition) => WriteGuard | undefined;
+  /** Services' cluster IP and node port ranges (kube's flags); default kube's. Throws at creation for a bad range. */
+  readonly serviceNetwork?: ServiceNetworkConfig;
+  /** Called when releasing a Service's IP or node port fails (the repair pass frees it later). */
+  readonly onReleaseError?: (err: unknown) => void;
 }
 
 /** A change to the set of served resources (CRDs come and go at runtime). */
@@ -45,6 +51,8 @@ export interface Registry {
   unregister(group: string, plural: string): void;
   /** Calls `listener` after every change; returns the unsubscribe function. */
   subscribe(listener: (change: RegistryChange) => void): () => void;
+  /** Services' RangeAllocations (cluster IPs, node ports), for the repair pass and the `kubernetes` Service. */
+  readonly serviceNetwork: ServiceNetwork;
   /**
    * Creates `default`, `kube-system`, `kube-public` and `kube-node-lease` when missing.
    * Idempotent and safe when several replicas race (a lost race is an AlreadyExists, which
@@ -59,8 +67,14 @@ function isNamespaces(definition: ResourceDefinition): boolean {
   return definition.group === '' && definition.plural === 'namespaces';
 }
 
+function isServices(definition: ResourceDefinition): boolean {
+  return definition.group === '' && definition.plural === 'services';
+}
+
 export function createRegistry(options: RegistryOptions): Registry {
   const initial = options.definitions ?? builtinDefinitions;
+  const network = serviceNetwork(options.storage, (options.prefix ?? DEFAULT_PREFIX).replace(/\/$/, ''), options.serviceNetwork, options.onReleaseError);
+  const reserver = serviceReserver(network);
   const storageKey = (d: ResourceDefinition) => d.storagePrefix ?? d.plural;
   const guardOf = (definition: ResourceDefinition): { writeGuard?: WriteGuard } => {
     const guard = options.writeGuard?.(definition);
@@ -77,6 +91,7 @@ export function createRegistry(options: RegistryOptions): Registry {
           cohabitants: initial.filter((d) => d !== definition && d.group !== definition.group && storageKey(d) === storageKey(definition)),
           ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
           ...(isNamespaces(definition) ? { deletionGuard: checkNamespaceDeletable } : {}),
+          ...(isServices(definition) ? { reserver } : {}),
           ...(options.garbageCollection === false ? { garbageCollection: false } : {}),
           ...guardOf(definition),
         }),
@@ -104,6 +119,7 @@ export function createRegistry(options: RegistryOptions): Registry {
     get resources() {
       return resources;
     },
+    serviceNetwork: network,
     lookup: (group, version, plural) => byKey.get(keyOf(group, version, plural)),
     register(definition) {
       withdraw(definition.group, definition.plural);

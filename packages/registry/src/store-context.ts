@@ -9,6 +9,7 @@ import type { RequestContext, ResourceDefinition, VersionDefinition, WriteGuard 
 import { decodeBody, type ExpectedKind } from './decode-body.js';
 import type { KeySpace } from './keys.js';
 import type { NamespaceLifecycle } from './namespace-lifecycle.js';
+import type { Reserver } from './reservation.js';
 import type { WriteOptions } from './rest.js';
 import { omitEmptyCollections } from './omit-empty.js';
 import type { ManagedFieldsConversion, VersionConversion } from './store-conversion.js';
@@ -48,6 +49,8 @@ export interface StoreContext {
   readonly deletionGuard: ((name: string) => void) | undefined;
   /** Refuses creates and updates of the main resource (see WriteGuard). */
   readonly writeGuard: WriteGuard | undefined;
+  /** Reserves what objects hold outside themselves around writes (see reservation.ts); undefined = nothing. */
+  readonly reserver: Reserver | undefined;
   /** Deletes manage the garbage collector's finalizers (`--enable-garbage-collector`). */
   readonly garbageCollection: boolean;
   /** The merge semantics of the version's schema (server-side apply, managedFields). */

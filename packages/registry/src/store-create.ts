@@ -4,6 +4,7 @@ import { alreadyExists, generateNameConflict, trackUpdateSliced, yieldIfBusy } f
 import { isKeyExists } from '@kapi/storage';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
+import { NOTHING_RESERVED, withReservation } from './reservation.js';
 import { assignGeneratedName, prepareObjectForCreate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
 import { decodeRequest, fieldManagerScope, present, toStorage, updateManager, type StoreContext } from './store-context.js';
@@ -58,19 +59,23 @@ export async function createObject(ctx: StoreContext, req: RequestContext, body:
       const key = objectKey(ctx.space, obj.metadata.namespace ?? '', name);
       const existing = await ctx.storage.get(key, { ignoreNotFound: true });
       if (existing !== undefined) throw generated ? generateNameConflict(ctx.resource, name) : alreadyExists(ctx.resource, name);
+      await ctx.reserver?.beginCreate(obj, true);
       return present(ctx, obj);
     }
-    for (let attempt = 1; ; attempt++) {
-      const key = objectKey(ctx.space, obj.metadata.namespace ?? '', name);
-      try {
-        return present(ctx, await ctx.storage.create(key, obj));
-      } catch (err) {
-        if (!generated || !isKeyExists(err)) throw err;
-        if (attempt >= GENERATE_NAME_ATTEMPTS) throw generateNameConflict(ctx.resource, name);
-        obj.metadata.name = '';
-        assignGeneratedName(obj);
-        name = nameOf(obj);
+    const reservation = ctx.reserver === undefined ? NOTHING_RESERVED : await ctx.reserver.beginCreate(obj, false);
+    return withReservation(reservation, async () => {
+      for (let attempt = 1; ; attempt++) {
+        const key = objectKey(ctx.space, obj.metadata.namespace ?? '', name);
+        try {
+          return present(ctx, await ctx.storage.create(key, obj));
+        } catch (err) {
+          if (!generated || !isKeyExists(err)) throw err;
+          if (attempt >= GENERATE_NAME_ATTEMPTS) throw generateNameConflict(ctx.resource, name);
+          obj.metadata.name = '';
+          assignGeneratedName(obj);
+          name = nameOf(obj);
+        }
       }
-    }
+    });
   });
 }

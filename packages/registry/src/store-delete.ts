@@ -221,6 +221,7 @@ async function deleteGeneric(
     pending = next !== null;
     return next;
   });
+  if (!pending) await ctx.reserver?.released(result);
   return { object: pending ? present(ctx, result) : deletedResponse(ctx, result), deletedImmediately: !pending };
 }
 

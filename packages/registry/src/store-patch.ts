@@ -154,7 +154,7 @@ export async function patchObject(
     await yieldIfBusy();
     const isApply = patch.type === 'application/apply-patch+yaml';
     const created: UpdateOutcome = { value: false };
-    const scope: UpdateScope = { ctx, req, name, subresource, manager: isApply ? undefined : updateManager(req, options), forceAllowCreate: isApply };
+    const scope: UpdateScope = { ctx, req, name, subresource, manager: isApply ? undefined : updateManager(req, options), forceAllowCreate: isApply, dryRun: options.dryRun === true };
     // The step may run again after a write conflict: warn once per message.
     const warned = new Set<string>();
     const warnOnce = (message: string) => {
@@ -176,7 +176,7 @@ export async function patchObject(
         if ((options.fieldValidation ?? 'Warn') === 'Warn') duplicateKeys.forEach(warnOnce);
       }
       return updateStep(scope, decoded, existing, created, true);
-    });
+    }, created);
     return updateResult(ctx, object, created);
   });
 }

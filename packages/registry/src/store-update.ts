@@ -3,6 +3,7 @@ import type { FieldError, KubeObject } from '@kapi/machinery';
 import { badRequest, deepCopy, invalid, notFound, optimisticLockConflict, parseResourceVersion, trackUpdateSliced, yieldIfBusy } from '@kapi/machinery';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
+import type { Reservation } from './reservation.js';
 import { prepareObjectForUpdate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
 import { semanticEqual } from './semantic-equal.js';
@@ -43,6 +44,8 @@ export interface UpdateScope {
   readonly manager: string | undefined;
   /** A create through this write is allowed even when the resource does not allow PUT-create (apply). */
   readonly forceAllowCreate?: boolean;
+  /** The write is a dry run: reservations check, but hold nothing. */
+  readonly dryRun?: boolean;
 }
 
 /**
@@ -76,6 +79,7 @@ export async function updateStep(
     await yieldIfBusy();
     const obj = toStorage(ctx, served);
     await admitAndPrepareCreate(ctx, req, obj, subresource === '' ? name : '');
+    if (ctx.reserver !== undefined) await reserve(created, () => ctx.reserver!.beginCreate(obj, scope.dryRun === true));
     return obj;
   }
   if (subresource === '') ctx.writeGuard?.(req, name, served, existing);
@@ -107,7 +111,16 @@ export async function updateStep(
     created.deletedAs = obj;
     return null;
   }
+  if (ctx.reserver !== undefined && subresource === '') await reserve(created, () => ctx.reserver!.beginUpdate(obj, existing, scope.dryRun === true));
   return semanticEqual(obj, existing) ? existing : obj;
+}
+
+/** Reserves for this attempt, undoing the reservation of an earlier attempt (lost to a write conflict). */
+async function reserve(outcome: UpdateOutcome, begin: () => Promise<Reservation>): Promise<void> {
+  const earlier = outcome.reservation;
+  delete outcome.reservation;
+  await earlier?.revert();
+  outcome.reservation = await begin();
 }
 
 /** What an update step reports besides the object to write. */
@@ -116,6 +129,8 @@ export interface UpdateOutcome {
   value: boolean;
   /** The write removed the last finalizer of a terminating object, which is deleted: the object as updated. */
   deletedAs?: KubeObject;
+  /** What the last attempt reserved (see reservation.ts), settled by runUpdate. */
+  reservation?: Reservation;
 }
 
 /**
@@ -138,6 +153,7 @@ export async function runUpdate(
   name: string,
   dryRun: boolean | undefined,
   step: (existing: KubeObject | undefined) => Promise<KubeObject | null>,
+  outcome?: UpdateOutcome,
 ): Promise<KubeObject> {
   const key = objectKey(ctx.space, req.namespace, name);
   if (dryRun) {
@@ -145,7 +161,16 @@ export async function runUpdate(
     const next = await step(existing);
     return present(ctx, next ?? existing!);
   }
-  return present(ctx, await ctx.storage.guaranteedUpdate(key, step, { ignoreNotFound: true }));
+  let stored: KubeObject;
+  try {
+    stored = await ctx.storage.guaranteedUpdate(key, step, { ignoreNotFound: true });
+  } catch (err) {
+    await outcome?.reservation?.revert();
+    throw err;
+  }
+  await outcome?.reservation?.commit();
+  if (outcome?.deletedAs !== undefined) await ctx.reserver?.released(outcome.deletedAs);
+  return present(ctx, stored);
 }
 
 /**
@@ -165,7 +190,7 @@ export async function updateObject(
     const decoded = await decodeRequest(ctx, body, options);
     checkName(decoded, name, req.namespace);
     const created: UpdateOutcome = { value: false };
-    const scope: UpdateScope = { ctx, req, name, subresource, manager: updateManager(req, options) };
+    const scope: UpdateScope = { ctx, req, name, subresource, manager: updateManager(req, options), dryRun: options.dryRun === true };
     // The first attempt takes the decoded object; a retry after a write conflict decodes the
     // body again (its warnings were given the first time), so no copy of a large body is made up front.
     let first: KubeObject | undefined = decoded;
@@ -174,7 +199,7 @@ export async function updateObject(
       const own = first ?? (await decodeRequest(ctx, body, quiet));
       first = undefined;
       return updateStep(scope, own, existing, created, true);
-    });
+    }, created);
     return updateResult(ctx, object, created);
   });
 }

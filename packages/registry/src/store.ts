@@ -8,6 +8,7 @@ import type { JSONSchemaProps, SchemaDefinitions } from '@kapi/machinery';
 import { schemaAtom } from '@kapi/machinery';
 import type { Storage, Watcher as StorageWatcher } from '@kapi/storage';
 import type { ResourceDefinition, WriteGuard } from './definition.js';
+import type { Reserver } from './reservation.js';
 import { definitions as builtinSchemas } from './builtin/index.js';
 import { formatApiVersion } from './decode-body.js';
 import { DEFAULT_PREFIX, keySpace } from './keys.js';
@@ -46,6 +47,8 @@ export interface StoreOptions {
   readonly writeGuard?: WriteGuard;
   /** Deletes manage the `orphan`/`foregroundDeletion` finalizers (kube's EnableGarbageCollection); default true. */
   readonly garbageCollection?: boolean;
+  /** What the resource's objects hold outside themselves (Services: cluster IPs, node ports), reserved around its writes. */
+  readonly reserver?: Reserver;
   /** Other groups' definitions of the same stored objects (events.k8s.io for core events): their managed field sets are converted too. */
   readonly cohabitants?: readonly ResourceDefinition[];
 }
@@ -94,6 +97,7 @@ export function createStoreContext(options: StoreOptions): StoreContext {
     namespaces: definition.namespaced ? lifecycle : undefined,
     deletionGuard: options.deletionGuard,
     writeGuard: options.writeGuard,
+    reserver: options.reserver,
     garbageCollection: options.garbageCollection ?? true,
     atom: schemaAtom(version.schema, schemas),
   };

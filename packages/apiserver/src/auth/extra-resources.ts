@@ -24,5 +24,6 @@ export function withExtraResources(registry: Registry, extra: readonly RestResou
     unregister: (group, plural) => registry.unregister(group, plural),
     subscribe: (listener) => registry.subscribe(listener),
     ensureSystemNamespaces: () => registry.ensureSystemNamespaces(),
+    serviceNetwork: registry.serviceNetwork,
   };
 }

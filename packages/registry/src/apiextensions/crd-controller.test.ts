@@ -95,6 +95,7 @@ void describe('CRD controller over the watch cache', () => {
                 get resources() {
                   return registry.resources;
                 },
+                serviceNetwork: registry.serviceNetwork,
                 lookup: (g, v, p) => {
                   const found = registry.lookup(g, v, p);
                   return found !== undefined && g === APIEXTENSIONS_GROUP && p === 'customresourcedefinitions' ? store(found) : found;

@@ -9,7 +9,9 @@ import { servedGroups } from '@kapi/catalog';
 import type { ResourceDefinition } from '../definition.js';
 import { coordinationOverrides } from '../groups/coordination/index.js';
 import { coreOverrides } from '../groups/core/index.js';
+import { discoveryOverrides } from '../groups/discovery/index.js';
 import { eventsOverrides } from '../groups/events/index.js';
+import { networkingOverrides } from '../groups/networking/index.js';
 import { rbacOverrides } from '../groups/rbac/index.js';
 import { catalogDefinition } from './catalog-definition.js';
 import type { GroupOverrides } from './override.js';
@@ -18,7 +20,9 @@ import type { GroupOverrides } from './override.js';
 const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
   '': coreOverrides,
   'coordination.k8s.io': coordinationOverrides,
+  'discovery.k8s.io': discoveryOverrides,
   'events.k8s.io': eventsOverrides,
+  'networking.k8s.io': networkingOverrides,
   'rbac.authorization.k8s.io': rbacOverrides,
 };
 

@@ -2,10 +2,12 @@
 import type { GroupOverrides } from '../../builtin/override.js';
 import { withBehaviour } from '../../builtin/override.js';
 import { configMapBehaviour } from './configmaps.js';
+import { endpointsBehaviour } from './endpoints.js';
 import { eventBehaviour } from './events.js';
 import { namespaceBehaviour } from './namespaces.js';
 import { secretBehaviour } from './secrets.js';
 import { serviceAccountBehaviour } from './serviceaccounts.js';
+import { serviceBehaviour } from './services.js';
 
 export const coreOverrides: GroupOverrides = {
   namespaces: withBehaviour(namespaceBehaviour),
@@ -13,4 +15,6 @@ export const coreOverrides: GroupOverrides = {
   secrets: withBehaviour(secretBehaviour),
   serviceaccounts: withBehaviour(serviceAccountBehaviour),
   events: withBehaviour(eventBehaviour),
+  services: withBehaviour(serviceBehaviour),
+  endpoints: withBehaviour(endpointsBehaviour),
 };
