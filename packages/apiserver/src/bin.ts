@@ -97,6 +97,12 @@ async function main(): Promise<void> {
     ...(flags.clientCaFile !== '' ? { clientCaFile: flags.clientCaFile } : {}),
     ...(flags.tokenAuthFile !== '' ? { tokenAuthFile: flags.tokenAuthFile } : {}),
     authorizationModes: flags.authorizationModes,
+    serviceNetwork: {
+      ...(flags.serviceClusterIPRange !== '' ? { clusterIPRange: flags.serviceClusterIPRange } : {}),
+      nodePortRange: flags.serviceNodePortRange,
+    },
+    ...(flags.advertiseAddress !== '' ? { advertiseAddress: flags.advertiseAddress } : {}),
+    endpointReconcilerType: flags.endpointReconcilerType,
     anonymousAuth: anonymousAllowed(flags),
     controllers: {
       leaderElection: flags.leaderElect

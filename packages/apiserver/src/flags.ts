@@ -4,6 +4,7 @@
  * ignored so that existing manifests and kwokctl command lines start unchanged.
  */
 import { builtinDefinitions, customResourceDefinitions } from '@kapi/registry';
+import { isIP } from 'node:net';
 import { formatGoDuration, parseGoDuration } from './duration.js';
 import { resolveRuntimeConfig, RuntimeConfigError } from './runtime-config.js';
 
@@ -60,6 +61,14 @@ export interface ServerFlags {
   tokenAuthFile: string;
   /** --authorization-mode, in order. */
   authorizationModes: string[];
+  /** --service-cluster-ip-range ("" = kube's default 10.0.0.0/24). */
+  serviceClusterIPRange: string;
+  /** --service-node-port-range. */
+  serviceNodePortRange: string;
+  /** --advertise-address ("" = from --bind-address, else the host's default interface). */
+  advertiseAddress: string;
+  /** --endpoint-reconciler-type. */
+  endpointReconcilerType: 'lease' | 'none';
   /** --anonymous-auth as given; kube turns it off when AlwaysAllow is among the modes (see `anonymousAllowed`). */
   anonymousAuth: boolean;
 }
@@ -127,6 +136,10 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'etcd-max-request-bytes': { type: 'int', defaultText: '1572864', help: 'The etcd cluster\'s --max-request-bytes (kapi extension; kube-apiserver has no such flag). A create or update whose etcd request would be larger is refused, without being sent, with the 500 kube-apiserver answers when etcd refuses it ("etcdserver: request is too large"; over this plus 512 KiB, the gRPC send-limit error). The default is etcd\'s default.' },
   'tracing-config-file': { type: 'string', defaultText: '', help: 'File with apiserver tracing configuration.' },
   'enable-garbage-collector': { type: 'bool', defaultText: 'true', help: 'Enables the generic garbage collector. MUST be synced with the corresponding flag of the kube-controller-manager.' },
+  'service-cluster-ip-range': { type: 'string', defaultText: '', help: 'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods. Default 10.0.0.0/24. kapi serves single-stack services: one CIDR.' },
+  'service-node-port-range': { type: 'string', defaultText: '30000-32767', help: 'A port range to reserve for services with NodePort visibility. This must not overlap with the ephemeral port range on nodes. Example: \'30000-32767\'. Inclusive at both ends of the range.' },
+  'advertise-address': { type: 'string', defaultText: '', help: 'The IP address on which to advertise the apiserver to members of the cluster (the `kubernetes` Endpoints). This address must be reachable by the rest of the cluster. If blank, the --bind-address will be used. If --bind-address is unspecified, the host\'s default interface will be used.' },
+  'endpoint-reconciler-type': { type: 'string', defaultText: 'lease', help: 'Use an endpoint reconciler (lease, none) for the `kubernetes` Endpoints and EndpointSlice. kapi does not build master-count.' },
   // kube-controller-manager's leader election flags: kapi runs the namespace controller and the garbage collector itself.
   'leader-elect': { type: 'bool', defaultText: 'true', help: 'Start a leader election client and gain leadership before executing the main loop (kapi\'s namespace controller and garbage collector). Enable this when running replicated components for high availability.' },
   'leader-elect-lease-duration': { type: 'duration', defaultText: '15s', help: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that a leader can be stopped before it is replaced by another candidate. This is only applicable if leader election is enabled.' },
@@ -152,12 +165,12 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   // Accepted and ignored: common kube-apiserver flags (kubeadm, charts, kwokctl) with no security effect here.
   ...ignoredFlags({
     string: [
-      'etcd-servers-overrides', 'storage-backend', 'storage-media-type', 'endpoint-reconciler-type',
+      'etcd-servers-overrides', 'storage-backend', 'storage-media-type',
       'proxy-client-cert-file', 'proxy-client-key-file',
       'audit-log-format', 'audit-log-mode', 'audit-log-version',
-      'service-cluster-ip-range', 'advertise-address', 'kubelet-client-certificate', 'kubelet-client-key',
+      'kubelet-client-certificate', 'kubelet-client-key',
       'kubelet-preferred-address-types', 'external-hostname', 'cors-allowed-origins',
-      'profiling-mode', 'service-node-port-range',
+      'profiling-mode',
     ],
     bool: [
       'allow-privileged', 'enable-priority-and-fairness', 'profiling', 'service-account-lookup',
@@ -338,6 +351,52 @@ function validateLeaderElection(flags: ServerFlags): void {
   if (flags.leaderElectResourceName === '') throw new FlagError('leaderElection.resourceName: Required value: resourceName is required');
 }
 
+/**
+ * The service network flags, with kube's texts: pflag's for values that do not parse, kube's
+ * options validation for a range that is too large or of the wrong family. kapi serves
+ * single-stack services only: a second CIDR is refused.
+ */
+function validateServiceNetwork(flags: ServerFlags): void {
+  if (flags.advertiseAddress !== '' && isIP(flags.advertiseAddress) === 0) {
+    throw invalidArgument(flags.advertiseAddress, 'advertise-address', `failed to parse IP: ${JSON.stringify(flags.advertiseAddress)}`);
+  }
+  const ports = /^(\d*)-(\d*)$/.exec(flags.serviceNodePortRange);
+  const badPort = (text: string) => invalidArgument(flags.serviceNodePortRange, 'service-node-port-range', `strconv.Atoi: parsing ${JSON.stringify(text)}: invalid syntax`);
+  if (ports === null) throw badPort(flags.serviceNodePortRange.split('-')[0] ?? '');
+  if (!/^\d+$/.test(ports[1]!)) throw badPort(ports[1]!);
+  if (!/^\d+$/.test(ports[2]!)) throw badPort(ports[2]!);
+  if (Number(ports[2]) < Number(ports[1])) {
+    throw invalidArgument(flags.serviceNodePortRange, 'service-node-port-range', `end port cannot be less than start port: ${flags.serviceNodePortRange}`);
+  }
+  if (flags.endpointReconcilerType !== 'lease' && flags.endpointReconcilerType !== 'none') {
+    if (flags.endpointReconcilerType === 'master-count') throw new FlagError('--endpoint-reconciler-type=master-count is not implemented by kapi (lease, none)');
+    throw new FlagError(`Reconciler not implemented: ${String(flags.endpointReconcilerType)}`);
+  }
+  if (flags.serviceClusterIPRange === '') return;
+  const cidrs = flags.serviceClusterIPRange.split(',');
+  if (cidrs.length > 2) throw new FlagError('--service-cluster-ip-range must not contain more than two entries');
+  const parsed = cidrs.map((cidr, i) => {
+    const [ip, bits] = cidr.split('/');
+    if (ip === undefined || bits === undefined || !/^\d+$/.test(bits) || isIP(ip) === 0 || Number(bits) > (isIP(ip) === 4 ? 32 : 128)) {
+      throw new FlagError(`service-cluster-ip-range[${i}] is not a valid cidr`);
+    }
+    return { family: isIP(ip), bits: Number(bits), cidr };
+  });
+  if (parsed.length === 2) {
+    if (parsed[0]!.family === parsed[1]!.family) throw new FlagError('--service-cluster-ip-range[0] and --service-cluster-ip-range[1] must be of different IP family');
+    throw new FlagError('dual-stack --service-cluster-ip-range is not implemented by kapi: give one CIDR');
+  }
+  const primary = parsed[0]!;
+  const errs: string[] = [];
+  if (primary.family === 4 && primary.bits < 12) errs.push('specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12');
+  if (primary.family === 6 && primary.bits < 108) errs.push('specified --service-cluster-ip-range is too large; for 128-bit addresses, the mask must be >= 108');
+  if (flags.advertiseAddress !== '' && isIP(flags.advertiseAddress) !== primary.family) {
+    errs.push(`service IP family ${JSON.stringify(primary.cidr)} must match public address family ${JSON.stringify(flags.advertiseAddress)}`);
+  }
+  if (errs.length === 1) throw new FlagError(errs[0]!);
+  if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);
+}
+
 /** kube's authorization-mode checks, then kapi's: a kube mode kapi does not build is an error. */
 function validateAuthorizationModes(modes: readonly string[]): void {
   if (modes.length === 0) throw new FlagError('at least one authorization-mode must be passed');
@@ -409,6 +468,10 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     tokenAuthFile: get<string>('token-auth-file'),
     authorizationModes: get<string[]>('authorization-mode'),
     anonymousAuth: get<boolean>('anonymous-auth'),
+    serviceClusterIPRange: get<string>('service-cluster-ip-range'),
+    serviceNodePortRange: get<string>('service-node-port-range'),
+    advertiseAddress: get<string>('advertise-address'),
+    endpointReconcilerType: get<string>('endpoint-reconciler-type') as 'lease' | 'none',
   };
   for (const [name, value] of values) {
     if (FLAGS[name]?.unimplemented === true && value !== '' && value !== false) throw new FlagError(`--${name} is not implemented by kapi`);
@@ -436,6 +499,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
   if (flags.etcdReadycheckTimeoutMs <= 0) throw new FlagError(`--etcd-readycheck-timeout must be greater than 0`);
   if (flags.etcdMaxRequestBytes <= 0) throw new FlagError('--etcd-max-request-bytes must be greater than 0');
   if (flags.leaderElect) validateLeaderElection(flags);
+  validateServiceNetwork(flags);
   if (!flags.etcdPrefix.startsWith('/')) flags.etcdPrefix = `/${flags.etcdPrefix}`;
   try {
     resolveRuntimeConfig([...builtinDefinitions, customResourceDefinitions], flags.runtimeConfig);

@@ -15,10 +15,15 @@ import {
   type CrdController,
   type ResourceDefinition,
   type RunningControllers,
+  startKubernetesServiceController,
+  type KubernetesServiceController,
+  type KubernetesServiceOptions,
+  type ServiceNetworkConfig,
 } from '@kapi/registry';
 import type { Tracer } from '@opentelemetry/api';
 import { applyRuntimeConfig, resolveRuntimeConfig } from './runtime-config.js';
-import { DEFAULT_MAX_REQUEST_BYTES, createEtcdClient, createEtcdStorage, startCompactor, startStorageMetricsPoller } from '@kapi/storage';
+import { DEFAULT_MAX_REQUEST_BYTES, createEtcdClient, createEtcdStorage, startCompactor, startStorageMetricsPoller, ttlKeys } from '@kapi/storage';
+import { advertisedAddress, masterLeases } from './master-leases.js';
 import { createWatchCache, type WatchCacheOptions } from '@kapi/watch-cache';
 import { loadServingCertificate } from './certs.js';
 import { ServerLifecycle } from './filters/lifecycle.js';
@@ -131,6 +136,18 @@ export interface ApiServerOptions {
    * (no CA, no tokens, no anonymous) authentication is off, as in kube.
    */
   readonly anonymousAuth?: boolean;
+  /** --service-cluster-ip-range and --service-node-port-range; default kube's (10.0.0.0/24, 30000-32767). */
+  readonly serviceNetwork?: ServiceNetworkConfig;
+  /** --advertise-address; default --bind-address unless unspecified or loopback, else the host's first non-loopback address. */
+  readonly advertiseAddress?: string;
+  /** --endpoint-reconciler-type; default `lease`. */
+  readonly endpointReconcilerType?: 'lease' | 'none';
+  /**
+   * The `kubernetes` Service, its Endpoints and the IP/port repair pass (default on, kube's
+   * timings: reconcile every 10 s, leases of 15 s, repair every 3 min); false = none
+   * (programmatic only: tests that must see an empty cluster).
+   */
+  readonly kubernetesService?: false | Pick<KubernetesServiceOptions, 'intervalMs' | 'leaseTTLSeconds' | 'repairIntervalMs'>;
 }
 
 export interface RunningServer {
@@ -202,6 +219,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const clientCa = options.clientCaFile ? readFileWithContext(options.clientCaFile, 'client-ca-file') : undefined;
   const tokens = options.tokenAuthFile ? readTokenFile(options.tokenAuthFile) : undefined;
   const modes = options.authorizationModes ?? ['AlwaysAllow'];
+  const advertiseAddress = options.kubernetesService === false ? '' : (options.advertiseAddress ?? advertisedAddress(options.bindAddress ?? '0.0.0.0'));
   const certificate = securePort !== null ? await loadServingCertificate({
     ...(options.tlsCertFile ? { certFile: options.tlsCertFile } : {}),
     ...(options.tlsPrivateKeyFile ? { keyFile: options.tlsPrivateKeyFile } : {}),
@@ -264,6 +282,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     prefix: options.etcdPrefix ?? '/registry',
     definitions: servedDefinitions,
     garbageCollection,
+    ...(options.serviceNetwork !== undefined ? { serviceNetwork: options.serviceNetwork } : {}),
+    onReleaseError: (err) => logger.warn(`releasing a service IP or node port failed (the repair pass frees it): ${err instanceof Error ? err.message : String(err)}`),
     ...(authenticating ? { writeGuard: (definition: ResourceDefinition) => escalationGuard(escalation, definition) } : {}),
   });
   let rbacPolicy: RbacPolicyStore | undefined;
@@ -445,6 +465,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   })();
 
   let controllers: RunningControllers | undefined;
+  let kubernetesService: KubernetesServiceController | undefined;
   let closed: Promise<void> | undefined;
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   const close = (): Promise<void> => {
@@ -470,6 +491,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       for (const listener of listeners) listener.force();
       await Promise.all(listeners.map((l) => l.closed));
       await bootstrap;
+      await kubernetesService?.stop();
       await controllers?.stop();
       await aggregation?.stop();
       await rbacPolicy?.stop();
@@ -491,6 +513,17 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     controllers = startControllers(registry, garbageCollection ? controllerOptions : { ...controllerOptions, garbageCollector: false });
     // Their first lists come from the watch caches: wait briefly so that readyz (informer-sync) passes on return.
     for (const deadline = Date.now() + 5000; !controllers.synced() && !closing && Date.now() < deadline; ) await sleep(10);
+  }
+  if (options.kubernetesService !== false && !closing && result.securePort !== undefined) {
+    const reconciler = options.endpointReconcilerType ?? 'lease';
+    kubernetesService = startKubernetesServiceController(storedRegistry, {
+      ...options.kubernetesService,
+      advertiseAddress,
+      securePort: result.securePort,
+      endpointReconciler: reconciler,
+      ...(reconciler === 'lease' ? { leases: masterLeases(ttlKeys(etcdClient, `${etcdPrefix}/masterleases/`)) } : {}),
+      onError: (err) => logger.warn(`kubernetes service controller: ${err instanceof Error ? err.message : String(err)}`),
+    });
   }
   // Requests are authorized from the RBAC informers: wait (bounded) for their first lists.
   for (const deadline = Date.now() + 10_000; rbacPolicy !== undefined && !rbacPolicy.synced() && !closing && Date.now() < deadline; ) await sleep(10);

@@ -63,7 +63,18 @@ export {
   type LeaderElectionOptions,
   type GarbageCollector,
   type GarbageCollectorOptions,
+  startKubernetesServiceController,
+  type KubernetesServiceController,
+  type KubernetesServiceOptions,
+  type MasterLeases,
 } from './controllers/index.js';
+export {
+  DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+  DEFAULT_SERVICE_NODE_PORT_RANGE,
+  serviceIPRange,
+  nodePortRange,
+  type ServiceNetworkConfig,
+} from './groups/core/service-network/index.js';
 export {
   customResourceDefinitions,
   apiextensionsDefinitions,

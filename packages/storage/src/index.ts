@@ -43,6 +43,8 @@ export {
   jsonCodec,
   toStorageError,
   startCompactor,
+  ttlKeys,
+  type TtlKeys,
   compactRevKey,
   progressRequestsOrdered,
   type Codec,

@@ -72,3 +72,9 @@ export function startControllers(registry: Registry, options: ControllerOptions 
     },
   };
 }
+export {
+  startKubernetesServiceController,
+  type KubernetesServiceController,
+  type KubernetesServiceOptions,
+  type MasterLeases,
+} from './kubernetes-service.js';

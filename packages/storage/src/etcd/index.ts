@@ -21,3 +21,4 @@ export {
 } from './instrumentation.js';
 export { counterChild, histogramChild, type IncrementingChild, type ObservingChild } from './metric-children.js';
 export { startStorageMetricsPoller, type StorageMetricsPoller, type StorageMetricsPollerOptions } from './storage-metrics.js';
+export { ttlKeys, type TtlKeys } from './ttl-keys.js';
