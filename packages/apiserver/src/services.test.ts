@@ -133,4 +133,26 @@ void describe('services through kubectl, two replicas', () => {
       ranges.close();
     }
   });
+
+  void it('a replica starting repairs a damaged bitmap from the Services', async () => {
+    const client = createEtcdClient([...first.etcd.endpoints]);
+    let third: RunningServer | undefined;
+    try {
+      // Another range's bitmap: no allocation can use it until the repair pass rewrites it.
+      await client.put(`${prefix}/ranges/servicenodeports`).value(JSON.stringify({ kind: 'RangeAllocation', apiVersion: 'v1', metadata: {}, range: '1-2', data: '' }));
+      const refused = await first.request(admin(), 'POST', '/api/v1/namespaces/default/services', { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'early' }, spec: { type: 'NodePort', ports: [{ port: 80 }] } } });
+      assert.equal(refused.status, 500);
+      assert.equal(refused.json['message'], 'Internal error occurred: cannot allocate resources of type servicenodeportallocations at this time');
+      third = await startApiServer({ etcdServers: first.etcd.endpoints, etcdPrefix: prefix, securePort: port, bindAddress: '127.0.0.3', certDir: first.ca.dir, advertiseAddress: '10.200.0.3', kubernetesService: FAST, logger: silentLogger });
+      await eventually('the node port bitmap repaired', async () => {
+        const stored = JSON.parse((await client.get(`${prefix}/ranges/servicenodeports`).string()) ?? '{}') as Record<string, unknown>;
+        return stored['range'] === '30000-32767' && Buffer.from(String(stored['data']), 'base64').length > 0;
+      });
+      const again = await first.request(admin(), 'POST', '/api/v1/namespaces/default/services', { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'late' }, spec: { type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] } } });
+      assert.equal(again.json['message'], 'Service "late" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated');
+    } finally {
+      await third?.close();
+      client.close();
+    }
+  });
 });

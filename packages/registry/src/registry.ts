@@ -73,7 +73,12 @@ function isServices(definition: ResourceDefinition): boolean {
 
 export function createRegistry(options: RegistryOptions): Registry {
   const initial = options.definitions ?? builtinDefinitions;
-  const network = serviceNetwork(options.storage, (options.prefix ?? DEFAULT_PREFIX).replace(/\/$/, ''), options.serviceNetwork, options.onReleaseError);
+  // A missing bitmap is rebuilt from the Services stored (a quorum list through the services store).
+  const listServices = async () => (await byKey.get('/v1/services')?.lister?.list({ namespace: '' }, {}))?.items ?? [];
+  const network = serviceNetwork(options.storage, (options.prefix ?? DEFAULT_PREFIX).replace(/\/$/, ''), options.serviceNetwork, {
+    ...(options.onReleaseError !== undefined ? { onReleaseError: options.onReleaseError } : {}),
+    listServices,
+  });
   const reserver = serviceReserver(network);
   const storageKey = (d: ResourceDefinition) => d.storagePrefix ?? d.plural;
   const guardOf = (definition: ResourceDefinition): { writeGuard?: WriteGuard } => {

@@ -105,6 +105,17 @@ void describe('services', () => {
     assert.ok(!(await held()).ips.includes(ip));
   });
 
+  void it('a lost bitmap is rebuilt from the stored Services before the next allocation', async () => {
+    const created = await services().creater.create(ns, svc('survivor'), {});
+    const ip = spec(created)['clusterIP'] as string;
+    await fx.storage.delete(registry.serviceNetwork.ips.key);
+    const taken = await rejectsWithStatus(services().creater.create(ns, svc('clash', { clusterIP: ip }), {}), { code: 422 });
+    assert.match(taken.message ?? '', /provided IP is already allocated/);
+    const next = await services().creater.create(ns, svc('next'), {});
+    const h = await held();
+    assert.ok(h.ips.includes(ip) && h.ips.includes(spec(next)['clusterIP'] as string));
+  });
+
   void it('dryRun allocates nothing', async () => {
     const before = await held();
     const created = await services().creater.create(ns, svc('dry', { type: 'NodePort' }), { dryRun: true });

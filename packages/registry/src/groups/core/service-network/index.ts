@@ -1,8 +1,9 @@
 /** Service cluster IPs and node ports: ranges, their RangeAllocations in etcd, reservations, repair. */
+import type { KubeObject } from '@kapi/machinery';
 import type { Storage } from '@kapi/storage';
 import { RangeStore } from './range-store.js';
-import { nodePortRange, serviceIPRange } from './ranges.js';
-import type { ServiceNetwork } from './service-allocator.js';
+import { canonicalIP, nodePortRange, serviceIPRange } from './ranges.js';
+import { allocatedIPsOf, nodePortsOf, type ServiceNetwork } from './service-allocator.js';
 
 export { serviceReserver, type ServiceNetwork } from './service-allocator.js';
 export { serviceIPRange, nodePortRange, type ServiceIPRange, type AllocationRange } from './ranges.js';
@@ -20,9 +21,17 @@ export interface ServiceNetworkConfig {
 }
 
 /** The two RangeAllocation stores under `prefix` (`<prefix>/ranges/serviceips`, `.../servicenodeports`). Throws for a bad range. */
-export function serviceNetwork(storage: Storage, prefix: string, config: ServiceNetworkConfig = {}, onReleaseError?: (err: unknown) => void): ServiceNetwork {
+export function serviceNetwork(
+  storage: Storage,
+  prefix: string,
+  config: ServiceNetworkConfig = {},
+  options: { onReleaseError?: (err: unknown) => void; listServices?: () => Promise<KubeObject[]> } = {},
+): ServiceNetwork {
+  const { onReleaseError, listServices } = options;
   const ipRange = serviceIPRange(config.clusterIPRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE);
-  const ips = new RangeStore(storage, `${prefix}/ranges/serviceips`, ipRange, 'serviceipallocations') as RangeStore<string> & { readonly range: typeof ipRange };
-  const nodePorts = new RangeStore(storage, `${prefix}/ranges/servicenodeports`, nodePortRange(config.nodePortRange ?? DEFAULT_SERVICE_NODE_PORT_RANGE), 'servicenodeportallocations');
+  const ipsInUse = listServices && (async () => (await listServices()).flatMap((svc) => allocatedIPsOf(svc).map((ip) => canonicalIP(ip) ?? ip)));
+  const portsInUse = listServices && (async () => (await listServices()).flatMap(nodePortsOf));
+  const ips = new RangeStore(storage, `${prefix}/ranges/serviceips`, ipRange, 'serviceipallocations', ipsInUse) as RangeStore<string> & { readonly range: typeof ipRange };
+  const nodePorts = new RangeStore(storage, `${prefix}/ranges/servicenodeports`, nodePortRange(config.nodePortRange ?? DEFAULT_SERVICE_NODE_PORT_RANGE), 'servicenodeportallocations', portsInUse);
   return { ips, nodePorts, ...(onReleaseError !== undefined ? { onReleaseError } : {}) };
 }

@@ -17,6 +17,11 @@ export class RangeStore<T> {
     readonly range: AllocationRange<T>,
     /** kube's resource name in its "cannot allocate resources of type ..." text. */
     private readonly resourceName: string,
+    /**
+     * The values in use, for a bitmap that is missing (a fresh etcd, a lost key): the first
+     * allocation starts from them instead of from nothing. Without it a missing key starts empty.
+     */
+    private readonly inUse?: () => Promise<T[]>,
   ) {}
 
   private emptyBitmap(): AllocationBitmap {
@@ -55,8 +60,8 @@ export class RangeStore<T> {
       return change(bitmap);
     }
     let result: R | undefined;
-    await this.storage.guaranteedUpdate(this.key, (current) => {
-      const bitmap = current === undefined ? this.emptyBitmap() : this.bitmapOf(current);
+    await this.storage.guaranteedUpdate(this.key, async (current) => {
+      const bitmap = current === undefined ? await this.seeded() : this.bitmapOf(current);
       if (bitmap === undefined) throw this.unavailable();
       result = change(bitmap);
       return this.toObject(bitmap);
@@ -80,6 +85,16 @@ export class RangeStore<T> {
       if (err === raced) return false;
       throw err;
     }
+  }
+
+  /** A bitmap of the values in use (see `inUse`); values outside the range are left out. */
+  private async seeded(): Promise<AllocationBitmap> {
+    const bitmap = this.emptyBitmap();
+    for (const value of (await this.inUse?.()) ?? []) {
+      const offset = this.range.offsetOf(value);
+      if (offset !== undefined) bitmap.set(offset);
+    }
+    return bitmap;
   }
 
   private unavailable() {
