@@ -4,7 +4,7 @@ import { alreadyExists, generateNameConflict, trackUpdateSliced, yieldIfBusy } f
 import { isKeyExists } from '@kapi/storage';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
-import { NOTHING_RESERVED, withReservation } from './reservation.js';
+import { NOTHING_RESERVED, withReservation, type Reservation } from './reservation.js';
 import { assignGeneratedName, prepareObjectForCreate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
 import { decodeRequest, fieldManagerScope, present, toStorage, updateManager, type StoreContext } from './store-context.js';
@@ -17,9 +17,12 @@ const GENERATE_NAME_ATTEMPTS = 8;
 /**
  * The steps between decoding and storage on create, in kube's order: admission (the
  * request's namespace must exist: 404 otherwise), the write guard (403), namespace reconciliation (400 on
- * mismatch), server-set metadata and `prepareForCreate`, validation (422). Mutates `obj`.
+ * mismatch), server-set metadata and `prepareForCreate`, the reservation of what the object
+ * holds outside itself (kube's BeginCreate: it runs before validation, so its 422s come
+ * first), validation (422; the reservation is reverted). Mutates `obj`. Returns the
+ * reservation, which the caller settles by the write's outcome.
  */
-export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestContext, obj: KubeObject, urlName = ''): Promise<void> {
+export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestContext, obj: KubeObject, urlName = '', dryRun = false): Promise<Reservation> {
   if (ctx.definition.namespaced && ctx.namespaces !== undefined && req.namespace !== '') {
     await ctx.namespaces.ensureNamespaceExists(req.namespace, { resource: ctx.resource, name: nameOf(obj) });
   }
@@ -27,8 +30,15 @@ export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestConte
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForCreate(obj, ctx.definition);
   await yieldIfBusy();
-  await validateForCreate(ctx.validation, obj);
+  const reservation = ctx.reserver === undefined ? NOTHING_RESERVED : await ctx.reserver.beginCreate(obj, dryRun);
+  try {
+    await validateForCreate(ctx.validation, obj);
+  } catch (err) {
+    await reservation.revert();
+    throw err;
+  }
   await yieldIfBusy();
+  return reservation;
 }
 
 function nameOf(obj: KubeObject): string {
@@ -53,16 +63,14 @@ export async function createObject(ctx: StoreContext, req: RequestContext, body:
     await yieldIfBusy();
     const obj = toStorage(ctx, decoded);
     const generated = nameOf(obj) === '' && typeof obj.metadata.generateName === 'string' && obj.metadata.generateName !== '';
-    await admitAndPrepareCreate(ctx, req, obj);
+    const reservation = await admitAndPrepareCreate(ctx, req, obj, '', options.dryRun === true);
     name = nameOf(obj);
     if (options.dryRun) {
       const key = objectKey(ctx.space, obj.metadata.namespace ?? '', name);
       const existing = await ctx.storage.get(key, { ignoreNotFound: true });
       if (existing !== undefined) throw generated ? generateNameConflict(ctx.resource, name) : alreadyExists(ctx.resource, name);
-      await ctx.reserver?.beginCreate(obj, true);
       return present(ctx, obj);
     }
-    const reservation = ctx.reserver === undefined ? NOTHING_RESERVED : await ctx.reserver.beginCreate(obj, false);
     return withReservation(reservation, async () => {
       for (let attempt = 1; ; attempt++) {
         const key = objectKey(ctx.space, obj.metadata.namespace ?? '', name);

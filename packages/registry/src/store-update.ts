@@ -78,8 +78,7 @@ export async function updateStep(
     if (scope.manager !== undefined) await trackUpdateSliced(fieldManagerScope(ctx, subresource), undefined, served, scope.manager);
     await yieldIfBusy();
     const obj = toStorage(ctx, served);
-    await admitAndPrepareCreate(ctx, req, obj, subresource === '' ? name : '');
-    if (ctx.reserver !== undefined) await reserve(created, () => ctx.reserver!.beginCreate(obj, scope.dryRun === true));
+    await reserve(created, () => admitAndPrepareCreate(ctx, req, obj, subresource === '' ? name : '', scope.dryRun === true));
     return obj;
   }
   if (subresource === '') ctx.writeGuard?.(req, name, served, existing);
@@ -105,13 +104,14 @@ export async function updateStep(
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForUpdate(obj, existing, ctx.definition, subresource);
   await yieldIfBusy();
+  // kube's BeginUpdate runs before validation; a failed validation reverts it (runUpdate).
+  if (ctx.reserver !== undefined && subresource === '') await reserve(created, () => ctx.reserver!.beginUpdate(obj, existing, scope.dryRun === true));
   await validateForUpdate(ctx.validation, obj, existing, subresource);
   await yieldIfBusy();
   if (shouldDeleteDuringUpdate(ctx, obj, existing)) {
     created.deletedAs = obj;
     return null;
   }
-  if (ctx.reserver !== undefined && subresource === '') await reserve(created, () => ctx.reserver!.beginUpdate(obj, existing, scope.dryRun === true));
   return semanticEqual(obj, existing) ? existing : obj;
 }
 

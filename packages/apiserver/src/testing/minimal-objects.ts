@@ -13,6 +13,10 @@ export interface MinimalObject {
   readonly change?: Record<string, unknown>;
   /** A status the /status subresource accepts. */
   readonly status?: Record<string, unknown>;
+  /** The status a create answers with when it is not absent (kube's empty Go structs: a Service's `loadBalancer: {}`). */
+  readonly createdStatus?: Record<string, unknown>;
+  /** Fields the server assigns under a top-level field (a Service's cluster IP): left out when the created object is compared with this one. */
+  readonly assigned?: Readonly<Record<string, readonly string[]>>;
 }
 
 const meta = (name: string) => ({ name, labels: { sample: 'yes' } });
@@ -57,8 +61,22 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
   },
   '/resourcequotas': { object: { metadata: meta('quota-sample'), spec: { hard: { pods: '10' } } }, status: { hard: { pods: '10' }, used: { pods: '1' } } },
   '/services': {
-    object: { metadata: meta('svc-sample'), spec: { selector: labels, ports: [{ port: 80, targetPort: 8080, protocol: 'TCP' }] } },
+    // As kube defaults it: a Service is all defaults (but the cluster IP, which the server assigns).
+    object: {
+      metadata: meta('svc-sample'),
+      spec: {
+        selector: labels,
+        ports: [{ port: 80, targetPort: 8080, protocol: 'TCP' }],
+        type: 'ClusterIP',
+        sessionAffinity: 'None',
+        ipFamilies: ['IPv4'],
+        ipFamilyPolicy: 'SingleStack',
+        internalTrafficPolicy: 'Cluster',
+      },
+    },
     status: { conditions: [condition('Sample')] },
+    createdStatus: { loadBalancer: {} },
+    assigned: { spec: ['clusterIP', 'clusterIPs'] },
   },
   'admissionregistration.k8s.io/mutatingwebhookconfigurations': { object: { metadata: meta('mwc-sample') } },
   'admissionregistration.k8s.io/validatingwebhookconfigurations': { object: { metadata: meta('vwc-sample') } },
@@ -130,7 +148,7 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
   },
   'coordination.k8s.io/leases': { object: { metadata: meta('lease-sample'), spec: { holderIdentity: 'h', leaseDurationSeconds: 15 } } },
   'discovery.k8s.io/endpointslices': {
-    object: { metadata: meta('eps-sample'), addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: true } }], ports: [{ port: 80, protocol: 'TCP' }] },
+    object: { metadata: meta('eps-sample'), addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: true } }], ports: [{ name: '', port: 80, protocol: 'TCP' }] },
     change: { ports: [{ port: 81, protocol: 'TCP' }] },
   },
   'events.k8s.io/events': {

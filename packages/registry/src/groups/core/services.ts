@@ -101,6 +101,7 @@ function dropTypeDependentFields(svc: KubeObject, old: KubeObject): void {
     if (semanticEqual(portsOf(svc).map((p) => p['nodePort'] ?? 0), oldPorts)) for (const port of portsOf(svc)) delete port['nodePort'];
   }
   if (needsHealthCheckNodePort(old) && !needsHealthCheckNodePort(svc) && same('healthCheckNodePort')) delete spec['healthCheckNodePort'];
+  if (needsClusterIP(old) && !needsClusterIP(svc) && same('internalTrafficPolicy')) delete spec['internalTrafficPolicy'];
   if (typeOf(svc) !== 'LoadBalancer') {
     if (same('allocateLoadBalancerNodePorts')) delete spec['allocateLoadBalancerNodePorts'];
     if (same('loadBalancerClass')) delete spec['loadBalancerClass'];

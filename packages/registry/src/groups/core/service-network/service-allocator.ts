@@ -199,6 +199,9 @@ export function serviceReserver(network: ServiceNetwork): Reserver {
       spec['clusterIPs'] = ['None'];
       return [];
     }
+    if (requested !== '' && canonicalIP(requested) === undefined) {
+      throw invalid(SERVICE, nameOf(svc), [{ type: 'FieldValueInvalid', field: 'spec.clusterIPs[0]', message: `Invalid value: ${JSON.stringify(requested)}: must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)` }]);
+    }
     const ip = await ips.update((bitmap) => {
       if (requested !== '') {
         const wanted = canonicalIP(requested) ?? requested;
