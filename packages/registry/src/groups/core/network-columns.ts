@@ -33,16 +33,19 @@ export function formatLabelSelector(selector: unknown): string {
   return parts.length === 0 ? NONE : parts.map(([, text]) => text).join(',');
 }
 
-/** The load balancer's ingress points (IP, else hostname), joined; cut to 13 characters and `...` past 16 unless wide. */
-export function loadBalancerIngress(status: unknown, wide = false): string {
+/**
+ * The load balancer's ingress points (IP, else hostname), sorted without repeats and joined.
+ * kube's printer cuts them past 16 characters only when not wide, and the server always
+ * prints wide, so server-side Tables carry them whole.
+ */
+export function loadBalancerIngress(status: unknown): string {
   const ingress = typeof status === 'object' && status !== null ? (status as Record<string, unknown>)['ingress'] : undefined;
-  const out: string[] = [];
+  const out = new Set<string>();
   for (const entry of Array.isArray(ingress) ? (ingress as Record<string, unknown>[]) : []) {
-    if (typeof entry['ip'] === 'string' && entry['ip'] !== '') out.push(entry['ip']);
-    else if (typeof entry['hostname'] === 'string' && entry['hostname'] !== '') out.push(entry['hostname']);
+    if (typeof entry['ip'] === 'string' && entry['ip'] !== '') out.add(entry['ip']);
+    else if (typeof entry['hostname'] === 'string' && entry['hostname'] !== '') out.add(entry['hostname']);
   }
-  const text = out.join(',');
-  return !wide && text.length > 16 ? `${text.slice(0, 13)}...` : text;
+  return [...out].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join(',');
 }
 
 /** At most `max` items, then ` + N more...`; `empty` when there are none. */

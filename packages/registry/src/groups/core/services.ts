@@ -195,14 +195,14 @@ function validateServiceUpdate(svc: KubeObject, old: KubeObject): FieldError[] {
   return errs;
 }
 
-function externalIP(svc: KubeObject, wide = false): string {
+function externalIP(svc: KubeObject): string {
   const external = Array.isArray(specOf(svc)['externalIPs']) ? (specOf(svc)['externalIPs'] as unknown[]).map(String) : [];
   switch (typeOf(svc)) {
     case 'ClusterIP':
     case 'NodePort':
       return external.length > 0 ? external.join(',') : NONE;
     case 'LoadBalancer': {
-      const lb = loadBalancerIngress(recordAt(recordAt(svc, 'status') ?? {}, 'loadBalancer'), wide);
+      const lb = loadBalancerIngress(recordAt(recordAt(svc, 'status') ?? {}, 'loadBalancer'));
       if (external.length > 0) return [...(lb === '' ? [] : lb.split(',')), ...external].join(',');
       return lb !== '' ? lb : '<pending>';
     }

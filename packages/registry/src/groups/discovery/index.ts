@@ -1,9 +1,10 @@
 /**
- * discovery.k8s.io: EndpointSlices. Port protocols default to TCP (kube's
- * SetDefaults_EndpointPort); kubectl's NAME ADDRESSTYPE PORTS ENDPOINTS AGE, the lists cut
+ * discovery.k8s.io: EndpointSlices. Port protocols default to TCP and names to "" (kube's
+ * SetDefaults_EndpointPort), endpoints carry `conditions` (a struct in Go), port names are
+ * unique; kubectl's NAME ADDRESSTYPE PORTS ENDPOINTS AGE, the lists cut
  * at three entries with "+ N more..." and `<unset>` when empty.
  */
-import type { KubeObject } from '@kapi/machinery';
+import type { FieldError, KubeObject } from '@kapi/machinery';
 import { ageColumn, column, nameColumn } from '@kapi/machinery';
 import type { GroupOverrides } from '../../builtin/override.js';
 import { withBehaviour } from '../../builtin/override.js';
@@ -31,13 +32,28 @@ export const endpointSliceColumns = [
   ageColumn,
 ];
 
+/** kube's rule that an EndpointSlice's port names are unique ("" included). */
+function validatePortNames(obj: KubeObject): FieldError[] {
+  const seen = new Set<string>();
+  const errs: FieldError[] = [];
+  entries(obj['ports']).forEach((port, i) => {
+    const name = typeof port['name'] === 'string' ? port['name'] : '';
+    if (seen.has(name)) errs.push({ type: 'FieldValueDuplicate', field: `ports[${i}].name`, message: `Duplicate value: ${JSON.stringify(name)}` });
+    seen.add(name);
+  });
+  return errs;
+}
+
 export const discoveryOverrides: GroupOverrides = {
   endpointslices: withBehaviour({
     printerColumns: endpointSliceColumns,
     strategy: builtinStrategy({
+      validate: validatePortNames,
       decode(obj) {
         for (const port of entries(obj['ports'])) if (port['protocol'] === undefined || port['protocol'] === '') port['protocol'] = 'TCP';
         for (const port of entries(obj['ports'])) port['name'] ??= '';
+        // A Go struct, not a pointer: kube always writes it.
+        for (const endpoint of entries(obj['endpoints'])) endpoint['conditions'] ??= {};
       },
     }),
   }),
