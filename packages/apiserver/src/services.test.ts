@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
+import { join } from 'node:path';
 import { createEtcdClient, ttlKeys } from '@kapi/storage';
 import { uniquePrefix } from '@kapi/storage/testing';
 import { silentLogger } from './logger.js';
@@ -132,6 +134,33 @@ void describe('services through kubectl, two replicas', () => {
     } finally {
       ranges.close();
     }
+  });
+
+  void it('Endpoints, EndpointSlice, Ingress, IngressClass and NetworkPolicy columns as kube 1.32 prints them', async () => {
+    const manifest = [
+      { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'ep1' }, subsets: [{ addresses: [{ ip: '1.2.3.4' }, { ip: '1.2.3.5' }], ports: [{ port: 80, name: 'a' }, { port: 81, name: 'b' }] }, { addresses: [{ ip: 'fd00::1' }] }] },
+      { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'ep2' } },
+      { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'es1' }, addressType: 'IPv4', ports: [{ port: 80 }, { name: 'x' }, { name: 'z' }, { port: 90, name: 'w' }], endpoints: ['1.2.3.4', '1.2.3.5', '1.2.3.6', '1.2.3.7'].map((ip) => ({ addresses: [ip] })) },
+      { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'es2' }, addressType: 'FQDN' },
+      { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'ic1' }, spec: { controller: 'example.com/c', parameters: { kind: 'K', name: 'n', apiGroup: 'g.example.com' } } },
+      { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'ic2' }, spec: { controller: 'example.com/c' } },
+      { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'in1' }, spec: { ingressClassName: 'ic1', tls: [{ hosts: ['a.example.com'] }], rules: [{ host: 'a.example.com' }, { host: 'b.example.com' }, {}, { host: 'c.example.com' }, { host: 'd.example.com' }] } },
+      { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'in2' }, spec: { defaultBackend: { service: { name: 's', port: { number: 80 } } } } },
+      { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'np1' }, spec: { podSelector: { matchLabels: { b: '2', a: '1' }, matchExpressions: [{ key: 'c', operator: 'In', values: ['y', 'x'] }, { key: 'd', operator: 'DoesNotExist' }] }, egress: [{}] } },
+      { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'np2' }, spec: { podSelector: {} } },
+    ];
+    const file = join(first.ca.dir, 'networking.json');
+    writeFileSync(file, manifest.map((o) => JSON.stringify(o)).join('\n'));
+    const applied = await kubectl('apply', '-f', file);
+    assert.equal(applied.code, 0, applied.stderr);
+    const rows = async (...args: string[]) => (await kubectl('get', ...args)).stdout.trim().split('\n').map((line) => line.replace(/\s+\S+$/, '').trim());
+    assert.deepEqual(await rows('endpoints', 'ep1', 'ep2'), ['NAME   ENDPOINTS', 'ep1    1.2.3.4:80,1.2.3.5:80,1.2.3.4:81 + 2 more...', 'ep2    <none>']);
+    assert.deepEqual(await rows('endpointslices', 'es1', 'es2'), ['NAME   ADDRESSTYPE   PORTS                ENDPOINTS', 'es1    IPv4          80,x,z + 1 more...   1.2.3.4,1.2.3.5,1.2.3.6 + 1 more...', 'es2    FQDN          <unset>              <unset>']);
+    assert.deepEqual(await rows('ingressclasses', 'ic1', 'ic2'), ['NAME   CONTROLLER      PARAMETERS', 'ic1    example.com/c   K.g.example.com/n', 'ic2    example.com/c   <none>']);
+    assert.deepEqual(await rows('ingresses', 'in1', 'in2'), ['NAME   CLASS    HOSTS                                                   ADDRESS   PORTS', 'in1    ic1      a.example.com,b.example.com,c.example.com + 2 more...             80, 443', 'in2    <none>   *                                                                 80']);
+    assert.deepEqual(await rows('networkpolicies', 'np1', 'np2'), ['NAME   POD-SELECTOR', 'np1    a=1,b=2,c in (x,y),!d', 'np2    <none>']);
+    const np1 = await get('/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/np1');
+    assert.deepEqual((np1['spec'] as Record<string, unknown>)['policyTypes'], ['Ingress', 'Egress']);
   });
 
   void it('a replica starting repairs a damaged bitmap from the Services', async () => {
