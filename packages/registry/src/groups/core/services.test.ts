@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@kapi/machinery';
+import { parseFieldSelector } from '@kapi/machinery';
 import { createEtcdStorage, type EtcdStorage } from '@kapi/storage';
 import { uniquePrefix } from '@kapi/storage/testing';
 import { createRegistry, type Registry } from '../../registry.js';
@@ -114,6 +115,16 @@ void describe('services', () => {
     const next = await services().creater.create(ns, svc('next'), {});
     const h = await held();
     assert.ok(h.ips.includes(ip) && h.ips.includes(spec(next)['clusterIP'] as string));
+  });
+
+  void it('field selectors spec.clusterIP and spec.type', async () => {
+    await services().creater.create(ns, svc('headless-one', { clusterIP: 'None' }), {});
+    const notHeadless = await services().lister.list(ns, { fieldSelector: parseFieldSelector('spec.clusterIP!=None,spec.type=ClusterIP') });
+    assert.ok(!notHeadless.items.some((i) => i.metadata.name === 'headless-one'));
+    assert.ok(notHeadless.items.some((i) => i.metadata.name === 'plain'));
+    const headless = await services().lister.list(ns, { fieldSelector: parseFieldSelector('spec.clusterIP=None') });
+    assert.deepEqual(headless.items.map((i) => i.metadata.name), ['headless-one']);
+    await rejectsWithStatus(services().lister.list(ns, { fieldSelector: parseFieldSelector('spec.foo=x') }), { code: 400, message: 'field label not supported: spec.foo' });
   });
 
   void it('dryRun allocates nothing', async () => {

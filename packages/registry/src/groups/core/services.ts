@@ -4,12 +4,13 @@
  * internalTrafficPolicy Cluster, allocateLoadBalancerNodePorts for LoadBalancers), the
  * clusterIP/clusterIPs pairing, what a type change wipes, what an update that leaves out
  * allocated values keeps, validation clients meet, and kubectl's columns. Cluster IPs and
- * node ports are reserved around writes by service-network/service-allocator.ts.
+ * node ports are reserved around writes by service-network/service-allocator.ts. Field
+ * selectors: spec.clusterIP, spec.type.
  */
 import type { FieldError, KubeObject } from '@kapi/machinery';
 import { ageColumn, column, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, isDNS1123Label, isDNS1123Subdomain, nameColumn } from '@kapi/machinery';
 import type { ResourceDefinition } from '../../definition.js';
-import { builtinStrategy, recordAt } from '../../builtin/builtin-strategy.js';
+import { builtinStrategy, recordAt, stringAt } from '../../builtin/builtin-strategy.js';
 import { semanticEqual } from '../../semantic-equal.js';
 import { NONE, formatLabels, loadBalancerIngress } from './network-columns.js';
 import { clusterIPsOf, goStrings, needsClusterIP, needsHealthCheckNodePort, needsNodePorts, portsOf, specOf, typeOf } from './service-network/service-allocator.js';
@@ -239,6 +240,11 @@ export const serviceColumns = [
 /** What services do beyond the generic built-in store (their reservations are the registry's, see registry.ts). */
 export const serviceBehaviour: Partial<ResourceDefinition> = {
   printerColumns: serviceColumns,
+  // kube's field labels for Services (kube-proxy lists `spec.clusterIP!=None`).
+  selectableFields: {
+    'spec.clusterIP': (obj) => stringAt(obj, ['spec', 'clusterIP']) ?? '',
+    'spec.type': (obj) => stringAt(obj, ['spec', 'type']) ?? '',
+  },
   strategy: builtinStrategy({
     decode: defaultService,
     prepareForCreate(obj) {
