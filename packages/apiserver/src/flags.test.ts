@@ -102,6 +102,28 @@ void describe('parseFlags', () => {
     assert.equal(flagError(['--etcd-servers=x', '--tls-cert-file=a.crt']), '--tls-cert-file and --tls-private-key-file must be given together');
   });
 
+  void it('service network flags: defaults, values and kube\'s errors', () => {
+    const etcd = '--etcd-servers=http://127.0.0.1:2379';
+    const defaults = parsed([etcd]);
+    assert.equal(defaults.serviceClusterIPRange, '');
+    assert.equal(defaults.serviceNodePortRange, '30000-32767');
+    assert.equal(defaults.advertiseAddress, '');
+    assert.equal(defaults.endpointReconcilerType, 'lease');
+    const set = parsed([etcd, '--service-cluster-ip-range=10.96.0.0/12', '--service-node-port-range=31000-31999', '--advertise-address=192.0.2.10', '--endpoint-reconciler-type=none']);
+    assert.deepEqual([set.serviceClusterIPRange, set.serviceNodePortRange, set.advertiseAddress, set.endpointReconcilerType], ['10.96.0.0/12', '31000-31999', '192.0.2.10', 'none']);
+    assert.equal(flagError([etcd, '--service-cluster-ip-range=foo']), 'service-cluster-ip-range[0] is not a valid cidr');
+    assert.equal(flagError([etcd, '--service-cluster-ip-range=10.0.0.0/8']), 'specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12');
+    assert.equal(flagError([etcd, '--service-cluster-ip-range=10.0.0.0/24,10.1.0.0/24']), '--service-cluster-ip-range[0] and --service-cluster-ip-range[1] must be of different IP family');
+    assert.equal(flagError([etcd, '--service-cluster-ip-range=10.0.0.0/24,fd00::/108,10.2.0.0/24']), '--service-cluster-ip-range must not contain more than two entries');
+    assert.match(flagError([etcd, '--service-cluster-ip-range=10.0.0.0/24,fd00::/108']), /dual-stack .* not implemented by kapi/);
+    assert.equal(flagError([etcd, '--service-cluster-ip-range=fd00::/64', '--advertise-address=192.0.2.2']), '[specified --service-cluster-ip-range is too large; for 128-bit addresses, the mask must be >= 108, service IP family "fd00::/64" must match public address family "192.0.2.2"]');
+    assert.equal(flagError([etcd, '--service-node-port-range=foo']), 'invalid argument "foo" for "--service-node-port-range" flag: strconv.Atoi: parsing "foo": invalid syntax');
+    assert.equal(flagError([etcd, '--service-node-port-range=30000-40000x']), 'invalid argument "30000-40000x" for "--service-node-port-range" flag: strconv.Atoi: parsing "40000x": invalid syntax');
+    assert.equal(flagError([etcd, '--service-node-port-range=3-2']), 'invalid argument "3-2" for "--service-node-port-range" flag: end port cannot be less than start port: 3-2');
+    assert.equal(flagError([etcd, '--advertise-address=foo']), 'invalid argument "foo" for "--advertise-address" flag: failed to parse IP: "foo"');
+    assert.equal(flagError([etcd, '--endpoint-reconciler-type=bogus']), 'Reconciler not implemented: bogus');
+  });
+
   void it('returns help for -h and --help, and the usage lists the flags', () => {
     assert.equal(parseFlags(['-h']), 'help');
     assert.equal(parseFlags(['--etcd-servers=x', '--help']), 'help');

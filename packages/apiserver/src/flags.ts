@@ -360,12 +360,11 @@ function validateServiceNetwork(flags: ServerFlags): void {
   if (flags.advertiseAddress !== '' && isIP(flags.advertiseAddress) === 0) {
     throw invalidArgument(flags.advertiseAddress, 'advertise-address', `failed to parse IP: ${JSON.stringify(flags.advertiseAddress)}`);
   }
-  const ports = /^(\d*)-(\d*)$/.exec(flags.serviceNodePortRange);
+  const ports = flags.serviceNodePortRange.split('-');
   const badPort = (text: string) => invalidArgument(flags.serviceNodePortRange, 'service-node-port-range', `strconv.Atoi: parsing ${JSON.stringify(text)}: invalid syntax`);
-  if (ports === null) throw badPort(flags.serviceNodePortRange.split('-')[0] ?? '');
-  if (!/^\d+$/.test(ports[1]!)) throw badPort(ports[1]!);
-  if (!/^\d+$/.test(ports[2]!)) throw badPort(ports[2]!);
-  if (Number(ports[2]) < Number(ports[1])) {
+  for (const part of ports.slice(0, 2)) if (!/^\d+$/.test(part)) throw badPort(part);
+  if (ports.length !== 2) throw invalidArgument(flags.serviceNodePortRange, 'service-node-port-range', `invalid port range: ${JSON.stringify(flags.serviceNodePortRange)}`);
+  if (Number(ports[1]) < Number(ports[0])) {
     throw invalidArgument(flags.serviceNodePortRange, 'service-node-port-range', `end port cannot be less than start port: ${flags.serviceNodePortRange}`);
   }
   if (flags.endpointReconcilerType !== 'lease' && flags.endpointReconcilerType !== 'none') {

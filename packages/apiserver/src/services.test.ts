@@ -184,4 +184,12 @@ void describe('services through kubectl, two replicas', () => {
       client.close();
     }
   });
+
+  void it('a replica that shuts down takes its address out at once', async () => {
+    await eventually('both replicas listed', async () => (await addresses()) === '10.200.0.1,10.200.0.2');
+    await second.close();
+    assert.equal(await addresses(), '10.200.0.1', 'removed by the stopping replica itself, not by its lease expiring');
+    const slice = await get('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes');
+    assert.deepEqual(slice['endpoints'], [{ addresses: ['10.200.0.1'], conditions: { ready: true } }]);
+  });
 });
