@@ -11,6 +11,11 @@ import { AllocationBitmap } from './bitmap.js';
 import type { AllocationRange } from './ranges.js';
 
 export class RangeStore<T> {
+  /** The tail of this process's queue of changes (kube's allocator holds a mutex the same way). */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** The object last read or written, offered to the next change as the current one (re-read from etcd when stale). */
+  private last: KubeObject | undefined;
+
   constructor(
     private readonly storage: Storage,
     readonly key: string,
@@ -59,14 +64,26 @@ export class RangeStore<T> {
       if (!rangeMatches) throw this.unavailable();
       return change(bitmap);
     }
-    let result: R | undefined;
-    await this.storage.guaranteedUpdate(this.key, async (current) => {
-      const bitmap = current === undefined ? await this.seeded() : this.bitmapOf(current);
-      if (bitmap === undefined) throw this.unavailable();
-      result = change(bitmap);
-      return this.toObject(bitmap);
-    }, { ignoreNotFound: true });
-    return result as R;
+    return this.serially(async () => {
+      let result: R | undefined;
+      this.last = await this.storage.guaranteedUpdate(this.key, async (current) => {
+        const bitmap = current === undefined ? await this.seeded() : this.bitmapOf(current);
+        if (bitmap === undefined) throw this.unavailable();
+        result = change(bitmap);
+        return this.toObject(bitmap);
+      }, { ignoreNotFound: true, ...(this.last !== undefined ? { cachedExisting: this.last } : {}) });
+      return result as R;
+    });
+  }
+
+  /**
+   * Runs `step` after every change this process queued before it: writes from one replica
+   * never race each other for the key, only other replicas' do.
+   */
+  private serially<R>(step: () => Promise<R>): Promise<R> {
+    const run = this.queue.then(step, step);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   /**
@@ -75,16 +92,18 @@ export class RangeStore<T> {
    */
   async replace(bitmap: AllocationBitmap, resourceVersion: string | undefined): Promise<boolean> {
     const raced = new Error('the range allocation changed');
-    try {
-      await this.storage.guaranteedUpdate(this.key, (current) => {
-        if (current?.metadata.resourceVersion !== resourceVersion) throw raced;
-        return this.toObject(bitmap);
-      }, { ignoreNotFound: true });
-      return true;
-    } catch (err) {
-      if (err === raced) return false;
-      throw err;
-    }
+    return this.serially(async () => {
+      try {
+        this.last = await this.storage.guaranteedUpdate(this.key, (current) => {
+          if (current?.metadata.resourceVersion !== resourceVersion) throw raced;
+          return this.toObject(bitmap);
+        }, { ignoreNotFound: true });
+        return true;
+      } catch (err) {
+        if (err === raced) return false;
+        throw err;
+      }
+    });
   }
 
   /** A bitmap of the values in use (see `inUse`); values outside the range are left out. */
