@@ -127,6 +127,17 @@ void describe('services', () => {
     await rejectsWithStatus(services().lister.list(ns, { fieldSelector: parseFieldSelector('spec.foo=x') }), { code: 400, message: 'field label not supported: spec.foo' });
   });
 
+  void it('IP families: headless without selector takes both, PreferDualStack stays, dual-stack demands are refused', async () => {
+    const headless = await services().creater.create(ns, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hl' }, spec: { clusterIP: 'None' } }, {});
+    assert.deepEqual([spec(headless)['ipFamilyPolicy'], spec(headless)['ipFamilies']], ['RequireDualStack', ['IPv4', 'IPv6']]);
+    const prefer = await services().creater.create(ns, svc('prefer', { ipFamilyPolicy: 'PreferDualStack' }), {});
+    assert.deepEqual([spec(prefer)['ipFamilyPolicy'], spec(prefer)['ipFamilies']], ['PreferDualStack', ['IPv4']]);
+    const require = await rejectsWithStatus(services().creater.create(ns, svc('require', { ipFamilyPolicy: 'RequireDualStack' }), {}), { code: 422 });
+    assert.equal(require.message, 'Service "require" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services');
+    const v6 = await rejectsWithStatus(services().creater.create(ns, svc('v6', { ipFamilies: ['IPv6'] }), {}), { code: 422 });
+    assert.equal(v6.message, 'Service "v6" is invalid: spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster');
+  });
+
   void it('dryRun allocates nothing', async () => {
     const before = await held();
     const created = await services().creater.create(ns, svc('dry', { type: 'NodePort' }), { dryRun: true });

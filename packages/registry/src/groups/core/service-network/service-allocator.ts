@@ -81,16 +81,25 @@ export function initIPFamilyFields(svc: KubeObject, family: string): FieldError[
     delete spec['ipFamilyPolicy'];
     return [];
   }
+  const families = Array.isArray(spec['ipFamilies']) ? (spec['ipFamilies'] as unknown[]) : [];
+  const selector = spec['selector'];
+  const selectorless = typeof selector !== 'object' || selector === null || Object.keys(selector).length === 0;
+  if (clusterIPsOf(svc)[0] === 'None' && selectorless) {
+    // kube: a headless Service without selector takes both families, whatever the cluster serves.
+    spec['ipFamilyPolicy'] ??= 'RequireDualStack';
+    if (families.length === 0) spec['ipFamilies'] = spec['ipFamilyPolicy'] === 'SingleStack' ? [family] : [family, family === 'IPv4' ? 'IPv6' : 'IPv4'];
+    return [];
+  }
   const errs: FieldError[] = [];
   if (spec['ipFamilyPolicy'] === 'RequireDualStack') {
     errs.push({ type: 'FieldValueInvalid', field: 'spec.ipFamilyPolicy', message: 'Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services' });
   }
-  const families = Array.isArray(spec['ipFamilies']) ? (spec['ipFamilies'] as unknown[]) : [];
   families.forEach((f, i) => {
     if (f !== family && typeof f === 'string') errs.push({ type: 'FieldValueInvalid', field: `spec.ipFamilies[${i}]`, message: `Invalid value: "${f}": not configured on this cluster` });
   });
   if (errs.length > 0) return errs;
-  spec['ipFamilyPolicy'] = 'SingleStack';
+  // Single-stack cluster: PreferDualStack stays as asked, with the one family there is.
+  spec['ipFamilyPolicy'] ??= 'SingleStack';
   spec['ipFamilies'] = [family];
   return [];
 }
