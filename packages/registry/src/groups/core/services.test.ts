@@ -138,6 +138,16 @@ void describe('services', () => {
     assert.equal(v6.message, 'Service "v6" is invalid: spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster');
   });
 
+  void it('/status validates load-balancer ingress as kube does', async () => {
+    const created = await services().creater.create(ns, svc('lb-status', { type: 'LoadBalancer' }), {});
+    const bad = { ...created, status: { loadBalancer: { ingress: [{ ip: 'foo' }, { hostname: '1.2.3.4' }, { hostname: 'a.example.com', ipMode: 'VIP' }] } } };
+    const status = await rejectsWithStatus(services().subresources!.get('status')!.updater!.update(ns, 'lb-status', bad, {}), { code: 422 });
+    assert.equal(status.message, 'Service "lb-status" is invalid: [status.loadBalancer.ingress[0].ip: Invalid value: "foo": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), status.loadBalancer.ingress[1].hostname: Invalid value: "1.2.3.4": must be a DNS name, not an IP address, status.loadBalancer.ingress[2].ipMode: Forbidden: may not be specified when `ip` is not set]');
+    const good = { ...created, status: { loadBalancer: { ingress: [{ ip: '9.9.9.9', ipMode: 'VIP' }] } } };
+    const { object } = await services().subresources!.get('status')!.updater!.update(ns, 'lb-status', good, {});
+    assert.deepEqual(object['status'], good.status);
+  });
+
   void it('dryRun allocates nothing', async () => {
     const before = await held();
     const created = await services().creater.create(ns, svc('dry', { type: 'NodePort' }), { dryRun: true });

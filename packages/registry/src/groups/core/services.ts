@@ -196,6 +196,25 @@ function validateServiceUpdate(svc: KubeObject, old: KubeObject): FieldError[] {
   return errs;
 }
 
+/** kube's ValidateLoadBalancerStatus on `status.loadBalancer.ingress` (the /status subresource). */
+function validateServiceStatus(svc: KubeObject): FieldError[] {
+  const ingress = recordAt(recordAt(svc, 'status') ?? {}, 'loadBalancer')?.['ingress'];
+  const errs: FieldError[] = [];
+  (Array.isArray(ingress) ? (ingress as Record<string, unknown>[]) : []).forEach((entry, i) => {
+    const path = `status.loadBalancer.ingress[${i}]`;
+    const ip = typeof entry['ip'] === 'string' ? entry['ip'] : '';
+    const hostname = typeof entry['hostname'] === 'string' ? entry['hostname'] : '';
+    if (ip !== '' && parseIP(ip) === undefined) errs.push(fieldInvalid(`${path}.ip`, ip, IP_EXAMPLE));
+    if (entry['ipMode'] !== undefined && ip === '') errs.push(fieldForbidden(`${path}.ipMode`, 'may not be specified when `ip` is not set'));
+    else if (entry['ipMode'] !== undefined && !['VIP', 'Proxy'].includes(String(entry['ipMode']))) errs.push(fieldNotSupported(`${path}.ipMode`, entry['ipMode'], ['Proxy', 'VIP']));
+    if (hostname !== '') {
+      for (const msg of isDNS1123Subdomain(hostname)) errs.push(fieldInvalid(`${path}.hostname`, hostname, msg));
+      if (parseIP(hostname) !== undefined) errs.push(fieldInvalid(`${path}.hostname`, hostname, 'must be a DNS name, not an IP address'));
+    }
+  });
+  return errs;
+}
+
 function externalIP(svc: KubeObject): string {
   const external = Array.isArray(specOf(svc)['externalIPs']) ? (specOf(svc)['externalIPs'] as unknown[]).map(String) : [];
   switch (typeOf(svc)) {
@@ -258,5 +277,6 @@ export const serviceBehaviour: Partial<ResourceDefinition> = {
     },
     validate: validateService,
     validateUpdate: validateServiceUpdate,
+    validateSubresourceUpdate: (subresource, obj) => (subresource === 'status' ? validateServiceStatus(obj) : []),
   }),
 };
