@@ -141,8 +141,10 @@ export interface ResourceDefinition {
    * version's apiVersion.
    */
   storageApiVersion?: string;
-  /** The resource has a `status` the main resource ignores on update. */
+  /** The resource has a `status` the main resource ignores on update (and on create, unless `statusOnCreate`). */
   hasStatus?: boolean;
+  /** A create keeps the status it is sent (kube's nodes: a kubelet registers its node with status). */
+  statusOnCreate?: boolean;
   /** Subresources served at `<name>/<subresource>` (listed in discovery as `<plural>/<subresource>`). */
   subresources?: readonly SubresourceDefinition[];
   /**
@@ -170,6 +172,12 @@ export interface ResourceDefinition {
    * with kube's generic `"<f>" is not a known field selector: only ...`.
    */
   selectableFields?: Record<string, FieldGetter>;
+  /**
+   * Selectable fields the watch cache indexes (kube's cacher IndexerFuncs: pods by
+   * `spec.nodeName`): a LIST or watch with an `=` requirement on one is served from the
+   * matching objects and watchers only, not by testing every one.
+   */
+  indexedFields?: readonly string[];
   /**
    * How request bodies decode: `typed` (default: built-in kinds are Go structs in kube, so a
    * value a field's Go type cannot hold is a 400 before validation, see typed-body.ts) or

@@ -41,7 +41,7 @@ export function prepareObjectForCreate(obj: KubeObject, definition: ResourceDefi
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
   delete meta['selfLink'];
-  if (definition.hasStatus) delete obj['status'];
+  if (definition.hasStatus && definition.statusOnCreate !== true) delete obj['status'];
   definition.strategy?.prepareForCreate?.(obj);
   meta.uid = newUID();
   meta.creationTimestamp = nowRFC3339();

@@ -1,9 +1,11 @@
 /** The core group (""): hand-written behaviour by resource. */
 import type { GroupOverrides } from '../../builtin/override.js';
-import { withBehaviour } from '../../builtin/override.js';
+import { withBehaviour, withIndexedFields } from '../../builtin/override.js';
 import { configMapBehaviour } from './configmaps.js';
 import { eventBehaviour } from './events.js';
 import { namespaceBehaviour } from './namespaces.js';
+import { nodeBehaviour } from './nodes.js';
+import { POD_INDEXED_FIELDS, podNodeNameField } from './pod-index.js';
 import { secretBehaviour } from './secrets.js';
 import { serviceAccountBehaviour } from './serviceaccounts.js';
 
@@ -13,4 +15,6 @@ export const coreOverrides: GroupOverrides = {
   secrets: withBehaviour(secretBehaviour),
   serviceaccounts: withBehaviour(serviceAccountBehaviour),
   events: withBehaviour(eventBehaviour),
+  nodes: withBehaviour(nodeBehaviour),
+  pods: withIndexedFields(POD_INDEXED_FIELDS, withBehaviour(podNodeNameField)),
 };
