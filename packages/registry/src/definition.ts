@@ -74,8 +74,11 @@ export interface Strategy {
    * a 400 StatusError for a body that cannot be decoded (as kube's typed decoding fails).
    */
   decode?(obj: KubeObject): void;
-  /** Clears fields the user may not set on create (e.g. status) and sets server-owned ones. */
-  prepareForCreate?(obj: KubeObject): void;
+  /**
+   * Clears fields the user may not set on create (e.g. status) and sets server-owned ones;
+   * `req` says who creates (CertificateSigningRequests record the requester).
+   */
+  prepareForCreate?(obj: KubeObject, req?: RequestContext): void;
   /** Copies over what the main resource may not change (e.g. status from `old`). */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   /**
@@ -112,9 +115,10 @@ export interface ScaleDefinition {
 export interface SubresourceDefinition {
   /**
    * `status` (the object's status; the main resource ignores status changes), `finalize`
-   * (namespaces: spec.finalizers) or `scale` (an autoscaling/v1 Scale view of `scale`'s paths).
+   * (namespaces: spec.finalizers), `scale` (an autoscaling/v1 Scale view of `scale`'s paths)
+   * or `approval` (CertificateSigningRequests: status.conditions only).
    */
-  readonly name: 'status' | 'finalize' | 'scale';
+  readonly name: 'status' | 'finalize' | 'scale' | 'approval';
   /** The verbs served: `get`, `update` and `patch` for status and scale; `update` for finalize. */
   readonly verbs: readonly ('get' | 'update' | 'patch')[];
   /** Required for `scale`: where replicas and selector live. */

@@ -24,7 +24,7 @@ export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestConte
   }
   ctx.writeGuard?.(req, urlName, obj, undefined);
   reconcileNamespace(obj, ctx.definition, req.namespace);
-  prepareObjectForCreate(obj, ctx.definition);
+  prepareObjectForCreate(obj, ctx.definition, req);
   await yieldIfBusy();
   await validateForCreate(ctx.validation, obj);
   await yieldIfBusy();

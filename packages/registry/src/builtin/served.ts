@@ -7,6 +7,7 @@
  */
 import { servedGroups } from '@kapi/catalog';
 import type { ResourceDefinition } from '../definition.js';
+import { certificatesOverrides } from '../groups/certificates/index.js';
 import { coordinationOverrides } from '../groups/coordination/index.js';
 import { coreOverrides } from '../groups/core/index.js';
 import { eventsOverrides } from '../groups/events/index.js';
@@ -17,6 +18,7 @@ import type { GroupOverrides } from './override.js';
 /** Hand-written behaviour by group. */
 const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
   '': coreOverrides,
+  'certificates.k8s.io': certificatesOverrides,
   'coordination.k8s.io': coordinationOverrides,
   'events.k8s.io': eventsOverrides,
   'rbac.authorization.k8s.io': rbacOverrides,
@@ -70,7 +72,6 @@ export const SUBRESOURCES_NOT_SERVED: Readonly<Record<string, string>> = {
   'apps/deployments/scale': 'the autoscaling/v1 Scale view of spec.replicas',
   'apps/replicasets/scale': 'the autoscaling/v1 Scale view of spec.replicas',
   'apps/statefulsets/scale': 'the autoscaling/v1 Scale view of spec.replicas',
-  'certificates.k8s.io/certificatesigningrequests/approval': 'approves or denies a request (conditions only)',
 };
 
 function build(): ResourceDefinition[] {

@@ -7,6 +7,7 @@ import { namespaceBehaviour } from './namespaces.js';
 import { nodeBehaviour } from './nodes.js';
 import { POD_INDEXED_FIELDS, podNodeNameField } from './pod-index.js';
 import { secretBehaviour } from './secrets.js';
+import { serviceSelectableFields } from './service-fields.js';
 import { serviceAccountBehaviour } from './serviceaccounts.js';
 
 export const coreOverrides: GroupOverrides = {
@@ -16,5 +17,6 @@ export const coreOverrides: GroupOverrides = {
   serviceaccounts: withBehaviour(serviceAccountBehaviour),
   events: withBehaviour(eventBehaviour),
   nodes: withBehaviour(nodeBehaviour),
+  services: withBehaviour({ selectableFields: serviceSelectableFields }),
   pods: withIndexedFields(POD_INDEXED_FIELDS, withBehaviour(podNodeNameField)),
 };
