@@ -33,15 +33,16 @@ export const NOT_SERVED: Readonly<Record<string, string>> = {
   'autoscaling/v1/horizontalpodautoscalers':
     'v1 objects convert to and from the stored v2 form with kube\'s annotation round trip (targetCPUUtilizationPercentage, metrics, conditions, behavior): not written yet',
   '/bindings': 'binds a pod to a node (the scheduler\'s write, pods/binding): needs the pods registry',
-  '/componentstatuses': 'reports the health of etcd, the scheduler and the controller manager, probed on each read: nothing is stored',
 };
 
 /**
  * Catalogue resources served, but not from this table: apiextensions/ has kapi's CRD
  * definition, strategy and controller; the review APIs (create only, nothing stored) are the
- * apiserver's (packages/apiserver/src/auth/reviews.ts), since they ask its authenticator and authorizer.
+ * apiserver's (packages/apiserver/src/auth/reviews.ts), since they ask its authenticator and authorizer;
+ * so are componentstatuses (packages/apiserver/src/component-statuses.ts: probed, not stored).
  */
 export const SERVED_ELSEWHERE: ReadonlySet<string> = new Set([
+  '/componentstatuses',
   'apiextensions.k8s.io/customresourcedefinitions',
   'authentication.k8s.io/tokenreviews',
   'authentication.k8s.io/selfsubjectreviews',
