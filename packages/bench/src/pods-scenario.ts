@@ -34,6 +34,12 @@ export interface PodsScenarioResult {
   /** Server CPU ms per create (with the node watches open). */
   createCpuMs: number | undefined;
   watch: FanoutStep | undefined;
+  /**
+   * Watchers the cache offered each written event to in the watch step (kube's
+   * apiserver_watch_cache_events_dispatched_total for pods over the writes): 1 when the cache
+   * finds a node's watcher by its spec.nodeName, N when it tests every watcher.
+   */
+  offersPerWrite: number | undefined;
   lists: MeasuredRun;
   /** Items per list (the pods of one node). */
   itemsPerList: number;
@@ -61,6 +67,17 @@ const cpuMsPerOp = (run: MeasuredRun): number | undefined => {
   return cpu === undefined || run.ops === 0 ? undefined : (cpu * 1000) / run.ops;
 };
 
+/** The server's count of pod events offered to watchers, if its /metrics can be read. */
+async function dispatchedPodEvents(client: KapiClient): Promise<number | undefined> {
+  try {
+    const { body } = await client.getBody('/metrics', true);
+    const line = body.toString('utf8').split('\n').find((l) => l.startsWith('apiserver_watch_cache_events_dispatched_total{') && l.includes('resource="pods"'));
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  } catch {
+    return undefined;
+  }
+}
+
 export async function runPodsScenario(ctx: BenchContext, options: PodsScenarioOptions): Promise<PodsScenarioResult> {
   const errors: string[] = [];
   const client = new KapiClient(ctx.url, options.concurrency);
@@ -74,6 +91,7 @@ export async function runPodsScenario(ctx: BenchContext, options: PodsScenarioOp
   let watch: FanoutStep | undefined;
   let podsCreated = 0;
   let itemsPerList = 0;
+  let offersPerWrite: number | undefined;
   try {
     await client.ensureNamespace(podsNamespace);
     // One pod per node to PATCH in the watch step (created before the watches open).
@@ -116,8 +134,12 @@ export async function runPodsScenario(ctx: BenchContext, options: PodsScenarioOp
       return Number((JSON.parse(text) as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
     };
     const variant = { variant: 'field-selector' as const, watchersPerEvent: 1, objects: options.nodes };
+    const dispatchedBefore = await dispatchedPodEvents(client);
     await measureRate(ctx, 'kapi', terminated, options.nodes, recorder, writer, options.rate, Math.min(ctx.warmupMs, 3000), ctx.kapiPid, 1_000_000, { ...variant, quiet: true });
     watch = await measureRate(ctx, 'kapi', terminated, options.nodes, recorder, writer, options.rate, options.durationMs, ctx.kapiPid, 2_000_000, variant);
+    const dispatchedAfter = await dispatchedPodEvents(client);
+    if (dispatchedBefore !== undefined && dispatchedAfter !== undefined && watch.writes > 0) offersPerWrite = (dispatchedAfter - dispatchedBefore) / watch.writes;
+    ctx.log(`pods: the cache offered each write to ${offersPerWrite?.toFixed(1) ?? '?'} watchers`);
 
     let node = 0;
     lists = await measureClosedLoop(
@@ -140,5 +162,5 @@ export async function runPodsScenario(ctx: BenchContext, options: PodsScenarioOp
     await client.close();
     await writePool.close();
   }
-  return { nodes: options.nodes, podsCreated, creates, createCpuMs: cpuMsPerOp(creates), watch, lists, itemsPerList, listCpuMs: cpuMsPerOp(lists), errors };
+  return { nodes: options.nodes, podsCreated, creates, createCpuMs: cpuMsPerOp(creates), watch, offersPerWrite, lists, itemsPerList, listCpuMs: cpuMsPerOp(lists), errors };
 }

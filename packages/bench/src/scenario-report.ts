@@ -167,7 +167,7 @@ export function podsRows(r: PodsScenarioResult): string[][] {
     ['create pod (c=16)', fixed(r.creates.opsPerSecond, 0), fixed(r.creates.latency.p50, 1), fixed(r.creates.latency.p99, 1), fixed(r.createCpuMs, 2), String(r.creates.errors), `${r.nodes} node watches open`],
     w === undefined
       ? ['watch by node', '', '', '', '', 'not run', '']
-      : ['watch by node: delivery', String(w.rate), fixed(w.delivery.p50, 1), fixed(w.delivery.p99, 1), fixed(w.usage ? (w.usage.cpuSeconds * 1000) / Math.max(w.writes, 1) : undefined, 2), String(w.writeErrors + w.missingDeliveries + w.watchersTerminated), `${w.writes} PATCHes, 1 of ${w.watchers} watchers each; ${w.missingDeliveries} missing`],
+      : ['watch by node: delivery', String(w.rate), fixed(w.delivery.p50, 1), fixed(w.delivery.p99, 1), fixed(w.usage ? (w.usage.cpuSeconds * 1000) / Math.max(w.writes, 1) : undefined, 2), String(w.writeErrors + w.missingDeliveries + w.watchersTerminated), `${w.writes} PATCHes, 1 of ${w.watchers} watchers each (cache offered ${fixed(r.offersPerWrite, 1)}); ${w.missingDeliveries} missing`],
     ['LIST spec.nodeName=… RV=0 (c=16)', fixed(r.lists.opsPerSecond, 0), fixed(r.lists.latency.p50, 1), fixed(r.lists.latency.p99, 1), fixed(r.listCpuMs, 2), String(r.lists.errors), `${r.itemsPerList} of ${r.podsCreated} pods per list`],
   ];
 }
