@@ -69,10 +69,10 @@ void describe('watch cache field index', { concurrency: false }, () => {
       assert.deepEqual(await list(onNode('n1'), `${f.resource}/default`), ['p1', 'p4', 'p7', 'p10']);
       assert.deepEqual(await list(onNode('none')), []);
       // Served from the index: only the candidates are tested.
-      let tested = 0;
+      let listTested = 0;
       const counting = onNode('n1');
-      await list({ ...counting, matches: (obj) => (tested++, counting.matches(obj)) });
-      assert.equal(tested, 5);
+      await list({ ...counting, matches: (obj) => (listTested++, counting.matches(obj)) });
+      assert.equal(listTested, 5);
       // The index follows changes after it was built: a move, a delete, a create.
       await f.cache.guaranteedUpdate(f.key('p04'), (cur) => ({ ...cur!, data: { node: 'n2' } }));
       await f.cache.delete(f.key('p07'));
@@ -88,6 +88,13 @@ void describe('watch cache field index', { concurrency: false }, () => {
         token = page.continue;
       } while (token !== undefined);
       assert.deepEqual(paged, ['p1', 'p10', 'p99']);
+      // A watch's initial events come from the index too.
+      let tested = 0;
+      const base = onNode('n1');
+      const initial = new Reader(await f.cache.watch(f.resource, { resourceVersion: '0', predicate: { ...base, matches: (obj) => (tested++, base.matches(obj)) } }));
+      assert.deepEqual(names((await initial.changes(4)).map((e) => e.object as KubeObject)), ['p1', 'p10', 'p99', 'q']);
+      assert.equal(tested, 4);
+      initial.watch.stop();
     } finally {
       await f.close();
     }
