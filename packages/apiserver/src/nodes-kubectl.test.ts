@@ -59,6 +59,12 @@ void describe('nodes, CSRs and top through kubectl', () => {
     assert.deepEqual(rows((await kubectl(['get', 'nodes', '--field-selector', 'spec.unschedulable=false', '-o', 'name'])).stdout), ['node/bare']);
     assert.equal((await kubectl(['uncordon', 'n1'])).stdout, 'node/n1 uncordoned\n');
     assert.equal((await kubectl(['get', 'nodes', '--field-selector', 'spec.unschedulable=true'])).stderr, 'No resources found\n');
+    // describe lists the node's pods by spec.nodeName and status.phase, and its events.
+    const described = await kubectl(['describe', 'node', 'n1']);
+    assert.equal(described.code, 0, described.stderr);
+    for (const line of ['Roles:              control-plane,worker', 'Taints:             node.kubernetes.io/not-ready:NoSchedule', 'Unschedulable:      false', 'PodCIDRs:                     10.0.0.0/24', 'Non-terminated Pods:          (0 in total)', 'Events:              <none>']) {
+      assert.ok(described.stdout.includes(`${line}\n`), `${line}\n${described.stdout}`);
+    }
     const unsupported = await kubectl(['get', 'nodes', '--field-selector', 'metadata.foo=x']);
     assert.equal(unsupported.stderr, 'Error from server (BadRequest): Unable to find "/v1, Resource=nodes" that match label selector "", field selector "metadata.foo=x": field label not supported: metadata.foo\n');
   });
