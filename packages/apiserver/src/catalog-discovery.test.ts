@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { NOT_SERVED, SUBRESOURCES_NOT_SERVED, builtinDefinitions, customResourceDefinitions } from '@kapi/registry';
 import { startTestServer, type TestServer } from './testing/fixture.js';
 import { alwaysAllow } from './auth/authorizer.js';
+import { componentStatusResource } from './component-statuses.js';
 import { reviewResources } from './auth/reviews.js';
 
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
@@ -99,7 +100,12 @@ void describe('discovery matches kube-apiserver 1.32 (the recorded catalogue)', 
   });
 
   void it('declares every catalogue resource and subresource it does not serve, and serves only kube\'s versions besides two deprecated betas', () => {
-    const definitions = [...builtinDefinitions, customResourceDefinitions, ...new Set(reviewResources({ authorizer: alwaysAllow }).map((r) => r.definition))];
+    const definitions = [
+      ...builtinDefinitions,
+      customResourceDefinitions,
+      ...new Set(reviewResources({ authorizer: alwaysAllow }).map((r) => r.definition)),
+      componentStatusResource({ checkEtcd: () => Promise.resolve() }).definition,
+    ];
     for (const g of [...recorded.api.items, ...recorded.apis.items]) {
       const group = g.metadata.name ?? '';
       for (const v of g.versions) {

@@ -45,6 +45,7 @@ import { startRbacPolicyStore, type RbacPolicyStore } from './auth/rbac-policy.j
 import { reviewResources } from './auth/reviews.js';
 import { readTokenFile } from './auth/token-file.js';
 import { withExtraResources } from './auth/extra-resources.js';
+import { componentStatusResource } from './component-statuses.js';
 
 export interface ApiServerOptions {
   /** etcd client URLs (--etcd-servers). Required. */
@@ -304,7 +305,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const authenticator = clientCa !== undefined || tokens !== undefined || anonymous
     ? createAuthenticator({ ...(tokens !== undefined ? { tokens } : {}), clientCertificates: clientCa !== undefined, anonymous })
     : undefined;
-  const registry = withExtraResources(storedRegistry, reviewResources({ authorizer, ...(authenticator !== undefined ? { authenticateToken: (token: string) => authenticator.authenticateToken(token) } : {}) }));
+  const registry = withExtraResources(storedRegistry, [
+    ...reviewResources({ authorizer, ...(authenticator !== undefined ? { authenticateToken: (token: string) => authenticator.authenticateToken(token) } : {}) }),
+    // Probed on each read; etcdCheck is the healthz check below (defined once the server's checks are).
+    componentStatusResource({ checkEtcd: () => etcdCheck.check() }),
+  ]);
   // Set once the server has started: resources served after that are new CRDs.
   let started = false;
   // One readiness check per watch cache (a cache that is (re-)listing cannot serve). The cache

@@ -1,4 +1,4 @@
-export const scenarioNames = ['crud', 'list', 'fanout', 'memory', 'representations', 'restart', 'mixed', 'large', 'replicas'] as const;
+export const scenarioNames = ['crud', 'list', 'fanout', 'memory', 'representations', 'restart', 'mixed', 'large', 'replicas', 'pods'] as const;
 /** Scenarios that need control of the server (start, kill, restart, fresh servers on its etcd): skipped with --kubeconfig. */
 export const serverControlScenarios: readonly ScenarioName[] = ['memory', 'restart', 'replicas'];
 export type ScenarioName = (typeof scenarioNames)[number];
@@ -8,7 +8,7 @@ export interface SuiteOptions {
   readonly quick: boolean;
   /**
    * Which scenarios run (default all): crud = S1/S2 with raw-etcd baselines, list = S3,
-   * fanout = S4, memory = S5, restart = S6, mixed = S7, large = S8, replicas = S9,
+   * fanout = S4, memory = S5, restart = S6, mixed = S7, large = S8, replicas = S9, pods = S10,
    * representations = JSON vs protobuf vs Table.
    */
   readonly scenarios: readonly ScenarioName[];
@@ -65,9 +65,9 @@ export interface SuiteOptions {
 export const usage = `usage: kapi-bench suite [options]
 
   --quick                  short run (small sizes, 2 s steps; under 2 minutes)
-  --scenarios LIST         any of crud,list,fanout,memory,representations,restart,mixed,large,replicas
+  --scenarios LIST         any of crud,list,fanout,memory,representations,restart,mixed,large,replicas,pods
                            (default all but representations; crud = S1/S2, list = S3, fanout = S4,
-                           memory = S5, restart = S6, mixed = S7, large = S8, replicas = S9)
+                           memory = S5, restart = S6, mixed = S7, large = S8, replicas = S9, pods = S10)
   --concurrency 1,16,64    crud: concurrent keep-alive clients per step (default 1,16,64,256; quick: 16)
   --object-sizes 1024,10240  crud: ConfigMap data bytes (default 1024,10240; quick too); the first at every --concurrency, the others at 64 (else the first)
   --duration SECONDS       crud: measured time per step (default 4; quick: 2)
@@ -76,9 +76,10 @@ export const usage = `usage: kapi-bench suite [options]
                            without the list from etcd and the first page)
   --list-concurrency 1,10  list: concurrent lists per step (default 1,10; quick: 1)
   --scenario-duration SEC  list, fanout, large, replicas: measured time per step (default 5; quick: 2)
-  --watchers N             fanout: watch connections (default 1000)
+  --watchers N             fanout: watch connections; pods: nodes, one watch each (default 1000)
   --fanout-rates 10,100    fanout: writes per second, one step each (default 10,100,300; quick: 100)
-  --selector-rate N        fanout: writes per second of the field-selector variant (default 100)
+  --selector-rate N        fanout: writes per second of the field-selector variant; pods: of the
+                           watch-by-node step (default 100)
   --memory-objects 10000   memory: cache sizes to measure at (default 10000,50000; quick: 5000)
   --restart-objects N      restart: ConfigMaps of 1 KiB (default 50000; quick: 2000)
   --restart-informers N    restart: informers reconnecting (default 500; quick: 50)

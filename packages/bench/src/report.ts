@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sizeLabel } from './crud-scenario.js';
-import { fanoutRows, largeRows, listRows, listRowsOf, memoryRows, mixedRows, replicaRows, restartRows, scenarioErrors } from './scenario-report.js';
+import { fanoutRows, largeRows, podsRows, listRows, listRowsOf, memoryRows, mixedRows, replicaRows, restartRows, scenarioErrors } from './scenario-report.js';
 import { representationRows } from './representation-scenario.js';
 import { ratio } from './stats.js';
 import type { StepResult, SuiteResult } from './suite.js';
@@ -97,6 +97,7 @@ function sections(result: SuiteResult): [string, string[][]][] {
   if (result.lists) out.push([`S3 LIST of ${result.lists.objects} ConfigMaps (${result.lists.itemBytes.toFixed(0)} B JSON each): cache vs etcd vs bare node:http`, listRows(result)]);
   for (const lists of result.moreLists ?? []) out.push([`S3 LIST of ${lists.objects} ConfigMaps (${lists.itemBytes.toFixed(0)} B JSON each): cache vs etcd vs bare node:http`, listRowsOf(lists)]);
   if (result.fanout) out.push([`S4 watch fan-out (${result.fanout.eventBytes} B events): delivery latency from write acknowledgement`, fanoutRows(result)]);
+  if (result.pods) out.push([`S10 pods: ${result.pods.nodes} nodes each watching its pods by spec.nodeName`, podsRows(result.pods)]);
   if (result.memory) out.push(['S5 memory per cached ConfigMap (fresh servers, after forced GC, vs a server on an empty prefix)', memoryRows(result)]);
   if (result.restart) out.push([`S6 restart storm: ${result.restart.objects} ConfigMaps, ${result.restart.informers} informers over ${result.restart.namespaces} namespaces, server SIGKILLed and restarted`, restartRows(result.restart)]);
   if (result.mixed) out.push([`S7 mixed: ${result.mixed.writers} writers PATCHing at ${result.mixed.rate}/s in all, ${result.mixed.watchers} watchers, ${result.mixed.durationSeconds} s`, mixedRows(result.mixed)]);

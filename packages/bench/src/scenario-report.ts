@@ -5,6 +5,7 @@ import type { ListScenarioResult, ListStep } from './list-scenario.js';
 import type { RestartScenarioResult } from './restart-scenario.js';
 import type { MixedScenarioResult } from './mixed-scenario.js';
 import type { LargeScenarioResult } from './large-scenario.js';
+import type { PodsScenarioResult } from './pods-scenario.js';
 import type { ReplicaScenarioResult } from './replica-scenario.js';
 
 const mib = (bytes: number | undefined): string => fixed(bytes === undefined ? undefined : bytes / 2 ** 20, 0);
@@ -158,6 +159,19 @@ export function fanoutRows(result: SuiteResult): string[][] {
   ];
 }
 
+/** S10: creates, watch delivery by node, LIST by spec.nodeName. */
+export function podsRows(r: PodsScenarioResult): string[][] {
+  const w = r.watch;
+  return [
+    ['step', 'ops/s', 'p50 ms', 'p99 ms', 'server cpu ms/op', 'errors', 'notes'],
+    ['create pod (c=16)', fixed(r.creates.opsPerSecond, 0), fixed(r.creates.latency.p50, 1), fixed(r.creates.latency.p99, 1), fixed(r.createCpuMs, 2), String(r.creates.errors), `${r.nodes} node watches open`],
+    w === undefined
+      ? ['watch by node', '', '', '', '', 'not run', '']
+      : ['watch by node: delivery', String(w.rate), fixed(w.delivery.p50, 1), fixed(w.delivery.p99, 1), fixed(w.usage ? (w.usage.cpuSeconds * 1000) / Math.max(w.writes, 1) : undefined, 2), String(w.writeErrors + w.missingDeliveries + w.watchersTerminated), `${w.writes} PATCHes, 1 of ${w.watchers} watchers each (cache offered ${fixed(r.offersPerWrite, 1)}); ${w.missingDeliveries} missing`],
+    ['LIST spec.nodeName=… RV=0 (c=16)', fixed(r.lists.opsPerSecond, 0), fixed(r.lists.latency.p50, 1), fixed(r.lists.latency.p99, 1), fixed(r.listCpuMs, 2), String(r.lists.errors), `${r.itemsPerList} of ${r.podsCreated} pods per list`],
+  ];
+}
+
 /** One row per cache size: bytes per cached ConfigMap against its JSON size. */
 export function memoryRows(result: SuiteResult): string[][] {
   const steps = result.memory?.steps ?? [];
@@ -201,6 +215,12 @@ export function scenarioErrors(result: SuiteResult): string[] {
   if (result.large) {
     out.push(...result.large.errors);
     for (const s of result.large.steps) if (s.errors > 0) out.push(`large ${s.source}: ${s.errors} errors, e.g. ${s.errorSamples.join(' | ')}`);
+  }
+  if (result.pods) {
+    out.push(...result.pods.errors);
+    for (const [step, run] of [['creates', result.pods.creates], ['lists', result.pods.lists]] as const) if (run.errors > 0) out.push(`pods ${step}: ${run.errors} errors, e.g. ${run.errorSamples.join(' | ')}`);
+    const w = result.pods.watch;
+    if (w !== undefined && w.writeErrors + w.missingDeliveries + w.watchersTerminated > 0) out.push(`pods watch: ${w.missingDeliveries} missing, ${w.writeErrors} failed writes, ${w.watchersTerminated} terminated`);
   }
   if (result.replicas) {
     out.push(...result.replicas.errors);

@@ -12,6 +12,7 @@ import { runRestartScenario, type RestartScenarioResult } from './restart-scenar
 import { runMixedScenario, type MixedScenarioResult } from './mixed-scenario.js';
 import { runLargeScenario, type LargeScenarioResult } from './large-scenario.js';
 import { runReplicaScenario, type ReplicaScenarioResult } from './replica-scenario.js';
+import { runPodsScenario, type PodsScenarioResult } from './pods-scenario.js';
 import { loadKubeconfig, registerAuth } from './target.js';
 import { serverControlScenarios } from './options.js';
 import { affinity, canPin, pin } from './pinning.js';
@@ -42,6 +43,8 @@ export interface SuiteResult {
   replicas?: ReplicaScenarioResult;
   /** S4: watch fan-out, kapi vs a bare Node fan-out. */
   fanout?: FanoutScenarioResult;
+  /** S10: pods as kubelets use them (creates, watch by node, LIST by spec.nodeName). */
+  pods?: PodsScenarioResult;
   /** S5: memory per cached object. */
   memory?: MemoryScenarioResult;
   /** LIST as JSON vs protobuf vs Table, and watch encode cost per event as JSON vs protobuf. */
@@ -72,7 +75,7 @@ function log(message: string): void {
 
 /** Every error of a result: failed operations, failed steps, missing deliveries, terminated watchers. */
 export function countErrors(
-  result: Pick<SuiteResult, 'steps' | 'lists' | 'fanout' | 'memory' | 'representations'> & Partial<Pick<SuiteResult, 'moreLists' | 'restart' | 'mixed' | 'large' | 'replicas'>>,
+  result: Pick<SuiteResult, 'steps' | 'lists' | 'fanout' | 'memory' | 'representations'> & Partial<Pick<SuiteResult, 'moreLists' | 'restart' | 'mixed' | 'large' | 'replicas' | 'pods'>>,
 ): number {
   let n = result.steps.reduce((sum, s) => sum + s.errors, 0);
   for (const lists of [result.lists, ...(result.moreLists ?? [])]) n += (lists?.steps ?? []).reduce((sum, s) => sum + s.errors, 0) + (lists?.loadErrors ?? 0);
@@ -85,6 +88,10 @@ export function countErrors(
   }
   n += (result.fanout?.errors.length ?? 0) + (result.fanout?.steps ?? []).reduce((sum, s) => sum + s.writeErrors + s.missingDeliveries + s.watchersTerminated, 0);
   n += result.memory?.errors.length ?? 0;
+  if (result.pods) {
+    const w = result.pods.watch;
+    n += result.pods.errors.length + result.pods.creates.errors + result.pods.lists.errors + (w === undefined ? 0 : w.writeErrors + w.missingDeliveries + w.watchersTerminated);
+  }
   n += (result.representations?.lists ?? []).reduce((sum, s) => sum + s.errors, 0) + (result.representations?.watch ?? []).reduce((sum, w) => sum + w.writeErrors + w.errorSamples.length, 0);
   return n;
 }
@@ -237,6 +244,11 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     if (run('fanout')) {
       result.fanout = await timed('fanout', () =>
         runFanoutScenario(ctx, { watchers: options.watchers, rates: options.fanoutRates, durationMs: options.scenarioDurationMs, selectorRate: options.selectorRate }),
+      );
+    }
+    if (run('pods')) {
+      result.pods = await timed('pods', () =>
+        runPodsScenario(ctx, { nodes: options.watchers, rate: options.selectorRate, durationMs: options.scenarioDurationMs, concurrency: 16 }),
       );
     }
     if (run('mixed')) {

@@ -74,8 +74,11 @@ export interface Strategy {
    * a 400 StatusError for a body that cannot be decoded (as kube's typed decoding fails).
    */
   decode?(obj: KubeObject): void;
-  /** Clears fields the user may not set on create (e.g. status) and sets server-owned ones. */
-  prepareForCreate?(obj: KubeObject): void;
+  /**
+   * Clears fields the user may not set on create (e.g. status) and sets server-owned ones;
+   * `req` says who creates (CertificateSigningRequests record the requester).
+   */
+  prepareForCreate?(obj: KubeObject, req?: RequestContext): void;
   /** Copies over what the main resource may not change (e.g. status from `old`). */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   /**
@@ -112,9 +115,10 @@ export interface ScaleDefinition {
 export interface SubresourceDefinition {
   /**
    * `status` (the object's status; the main resource ignores status changes), `finalize`
-   * (namespaces: spec.finalizers) or `scale` (an autoscaling/v1 Scale view of `scale`'s paths).
+   * (namespaces: spec.finalizers), `scale` (an autoscaling/v1 Scale view of `scale`'s paths)
+   * or `approval` (CertificateSigningRequests: status.conditions only).
    */
-  readonly name: 'status' | 'finalize' | 'scale';
+  readonly name: 'status' | 'finalize' | 'scale' | 'approval';
   /** The verbs served: `get`, `update` and `patch` for status and scale; `update` for finalize. */
   readonly verbs: readonly ('get' | 'update' | 'patch')[];
   /** Required for `scale`: where replicas and selector live. */
@@ -141,8 +145,10 @@ export interface ResourceDefinition {
    * version's apiVersion.
    */
   storageApiVersion?: string;
-  /** The resource has a `status` the main resource ignores on update. */
+  /** The resource has a `status` the main resource ignores on update (and on create, unless `statusOnCreate`). */
   hasStatus?: boolean;
+  /** A create keeps the status it is sent (kube's nodes: a kubelet registers its node with status). */
+  statusOnCreate?: boolean;
   /** Subresources served at `<name>/<subresource>` (listed in discovery as `<plural>/<subresource>`). */
   subresources?: readonly SubresourceDefinition[];
   /**
@@ -170,6 +176,12 @@ export interface ResourceDefinition {
    * with kube's generic `"<f>" is not a known field selector: only ...`.
    */
   selectableFields?: Record<string, FieldGetter>;
+  /**
+   * Selectable fields the watch cache indexes (kube's cacher IndexerFuncs: pods by
+   * `spec.nodeName`): a LIST or watch with an `=` requirement on one is served from the
+   * matching objects and watchers only, not by testing every one.
+   */
+  indexedFields?: readonly string[];
   /**
    * How request bodies decode: `typed` (default: built-in kinds are Go structs in kube, so a
    * value a field's Go type cannot hold is a 400 before validation, see typed-body.ts) or

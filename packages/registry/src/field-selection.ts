@@ -4,7 +4,7 @@
  */
 import type { FieldSelector, KubeObject, LabelSelector } from '@kapi/machinery';
 import { badRequest } from '@kapi/machinery';
-import type { Predicate } from '@kapi/storage';
+import type { IndexedMatch, Predicate } from '@kapi/storage';
 import { everything } from '@kapi/storage';
 import type { ResourceDefinition } from './definition.js';
 
@@ -28,17 +28,34 @@ export function checkFieldSelector(definition: ResourceDefinition, selector: Fie
   }
 }
 
-/** The selectable fields of `obj` (absent values are ""). */
-export function objectFields(definition: ResourceDefinition, obj: KubeObject): Record<string, string> {
-  const fields: Record<string, string> = {
-    'metadata.name': typeof obj.metadata.name === 'string' ? obj.metadata.name : '',
-    'metadata.namespace': definition.namespaced && typeof obj.metadata.namespace === 'string' ? obj.metadata.namespace : '',
-  };
-  for (const [field, getter] of Object.entries(definition.selectableFields ?? {})) fields[field] = getter(obj) ?? '';
-  return fields;
+/** One `valueOf` per indexed field and definition (the cache groups watchers by the function's field). */
+const indexGetters = new WeakMap<ResourceDefinition, Map<string, (obj: KubeObject) => string>>();
+
+function indexGetter(definition: ResourceDefinition, field: string): ((obj: KubeObject) => string) | undefined {
+  const getter = definition.selectableFields?.[field];
+  if (getter === undefined) return undefined;
+  let getters = indexGetters.get(definition);
+  if (getters === undefined) indexGetters.set(definition, (getters = new Map()));
+  let valueOf = getters.get(field);
+  if (valueOf === undefined) getters.set(field, (valueOf = (obj) => getter(obj) ?? ''));
+  return valueOf;
 }
 
-/** The storage predicate for the selectors; `everything` when neither restricts. */
+/** The index hint for the first `=` requirement on one of the definition's indexed fields. */
+function indexedMatch(definition: ResourceDefinition, selector: FieldSelector): IndexedMatch | undefined {
+  for (const field of definition.indexedFields ?? []) {
+    const value = selector.exactMatch(field);
+    const valueOf = value === undefined ? undefined : indexGetter(definition, field);
+    if (value !== undefined && valueOf !== undefined) return { field, value, valueOf };
+  }
+  return undefined;
+}
+
+/**
+ * The storage predicate for the selectors; `everything` when neither restricts. It reads only
+ * the fields the selector names, and carries an index hint when the selector requires a value
+ * of an indexed field.
+ */
 export function selectionPredicate(
   definition: ResourceDefinition,
   labelSelector: LabelSelector | undefined,
@@ -47,11 +64,26 @@ export function selectionPredicate(
   const labelsEmpty = labelSelector === undefined || labelSelector.empty;
   const fieldsEmpty = fieldSelector === undefined || fieldSelector.empty;
   if (labelsEmpty && fieldsEmpty) return everything;
+  const index = fieldsEmpty ? undefined : indexedMatch(definition, fieldSelector);
+  const named = fieldsEmpty ? [] : [...new Set(fieldSelector.requirements.map((r) => r.field))];
+  const fieldsOf = (obj: KubeObject): Record<string, string> => {
+    const fields: Record<string, string> = {};
+    for (const field of named) fields[field] = fieldValue(definition, obj, field);
+    return fields;
+  };
   return {
     empty: false,
     matches(obj: KubeObject): boolean {
       if (!labelsEmpty && !labelSelector.matches(obj.metadata.labels)) return false;
-      return fieldsEmpty || fieldSelector.matches(objectFields(definition, obj));
+      return fieldsEmpty || fieldSelector.matches(fieldsOf(obj));
     },
+    ...(index !== undefined ? { index } : {}),
   };
+}
+
+/** One selectable field of `obj` ("" when absent). */
+function fieldValue(definition: ResourceDefinition, obj: KubeObject, field: string): string {
+  if (field === 'metadata.name') return typeof obj.metadata.name === 'string' ? obj.metadata.name : '';
+  if (field === 'metadata.namespace') return definition.namespaced && typeof obj.metadata.namespace === 'string' ? obj.metadata.namespace : '';
+  return definition.selectableFields?.[field]?.(obj) ?? '';
 }

@@ -88,3 +88,4 @@ export {
 } from './apiextensions/index.js';
 export { startInformer, type Informer, type InformerHandlers, type InformerOptions } from './controllers/informer.js';
 export { catalogDefinition } from './builtin/catalog-definition.js';
+export { checkFieldSelector, selectionPredicate } from './field-selection.js';

@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from '@kapi/machinery';
 import { badRequest, generateName, newUID, nowRFC3339 } from '@kapi/machinery';
-import type { ResourceDefinition } from './definition.js';
+import type { RequestContext, ResourceDefinition } from './definition.js';
 import { semanticEqual } from './semantic-equal.js';
 
 const NAMESPACE_MISMATCH = 'the namespace of the provided object does not match the namespace sent on the request';
@@ -32,7 +32,7 @@ export function reconcileNamespace(obj: KubeObject, definition: ResourceDefiniti
  * is empty and `generateName` set, a generated name. Throws 400 when the body carries a
  * resourceVersion (kube refuses to create such objects).
  */
-export function prepareObjectForCreate(obj: KubeObject, definition: ResourceDefinition): void {
+export function prepareObjectForCreate(obj: KubeObject, definition: ResourceDefinition, req?: RequestContext): void {
   const meta = obj.metadata;
   if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '') {
     throw badRequest('resourceVersion should not be set on objects to be created');
@@ -41,8 +41,8 @@ export function prepareObjectForCreate(obj: KubeObject, definition: ResourceDefi
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
   delete meta['selfLink'];
-  if (definition.hasStatus) delete obj['status'];
-  definition.strategy?.prepareForCreate?.(obj);
+  if (definition.hasStatus && definition.statusOnCreate !== true) delete obj['status'];
+  definition.strategy?.prepareForCreate?.(obj, req);
   meta.uid = newUID();
   meta.creationTimestamp = nowRFC3339();
   if (definition.managesGeneration) meta.generation = 1;

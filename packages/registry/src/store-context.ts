@@ -59,17 +59,20 @@ export interface StoreContext {
 
 const STATUS = FieldSet.of([managedFields.fieldElement('status')]);
 const SPEC = FieldSet.of([managedFields.fieldElement('spec')]);
+const SPEC_AND_CERTIFICATE = FieldSet.of([managedFields.fieldElement('spec')], [managedFields.fieldElement('status'), managedFields.fieldElement('certificate')]);
 
 /**
  * The field manager for writes through `subresource` ("" = the main resource). Fields the
  * write path resets are never owned (kube's ResetFieldsStrategy): status on the main
- * resource of a type with status, spec through `/status`, status through `/finalize`.
+ * resource of a type with status, spec through `/status`, status through `/finalize`, spec
+ * and status.certificate through `/approval`.
  */
 export function fieldManagerScope(ctx: StoreContext, subresource: string): FieldManagerScope {
   let resetFields: FieldSet | undefined;
   if (subresource === '') resetFields = ctx.definition.hasStatus ? STATUS : undefined;
   else if (subresource === 'status') resetFields = SPEC;
   else if (subresource === 'finalize') resetFields = STATUS;
+  else if (subresource === 'approval') resetFields = SPEC_AND_CERTIFICATE;
   return {
     atom: ctx.atom,
     group: ctx.expected.group,

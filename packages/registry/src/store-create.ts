@@ -28,7 +28,7 @@ export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestConte
   }
   ctx.writeGuard?.(req, urlName, obj, undefined);
   reconcileNamespace(obj, ctx.definition, req.namespace);
-  prepareObjectForCreate(obj, ctx.definition);
+  prepareObjectForCreate(obj, ctx.definition, req);
   await yieldIfBusy();
   const reservation = ctx.reserver === undefined ? NOTHING_RESERVED : await ctx.reserver.beginCreate(obj, dryRun);
   try {

@@ -9,6 +9,7 @@ export type {
   UpdateFunction,
   Preconditions,
   Predicate,
+  IndexedMatch,
   ResourceVersionMatch,
   WatchEvent,
   WatchEventType,

@@ -28,6 +28,20 @@ export interface Preconditions {
 export interface Predicate {
   readonly empty: boolean;
   matches(obj: KubeObject): boolean;
+  /**
+   * An equality requirement of the predicate on a field the resource declares indexed (kube's
+   * MatchValues, e.g. pods' `spec.nodeName`): a cache may find candidates by it instead of
+   * testing every object or watcher. `matches` stays the whole truth; the hint only narrows.
+   */
+  readonly index?: IndexedMatch;
+}
+
+/** `valueOf(obj) === value` is implied by the predicate; `valueOf` is the same function for every predicate on `field` of one resource. */
+export interface IndexedMatch {
+  readonly field: string;
+  readonly value: string;
+  /** The object's value of the field ("" when absent). Pure. */
+  valueOf(obj: KubeObject): string;
 }
 
 export const everything: Predicate = { empty: true, matches: () => true };

@@ -1,7 +1,7 @@
 import type { KubeObject } from '@kapi/machinery';
 import { decodeContinue, encodeContinue } from '@kapi/machinery';
 import { StorageError, everything, type ListResult, type Predicate } from '@kapi/storage';
-import { prefixEnd } from './key-order.js';
+import { compareKeys, prefixEnd } from './key-order.js';
 import type { SortedMap } from './sorted-map.js';
 
 /** The list prefix for `key`: it always ends with "/", so listing `/a` cannot match `/ab`. */
@@ -55,6 +55,33 @@ export function listSnapshot(map: SortedMap<KubeObject>, revision: number, key: 
       result.remainingItemCount = (end === '' ? map.size : map.countBelow(end)) - map.countBelow(next);
     }
   }
+  return result;
+}
+
+/**
+ * Lists `key` like `listSnapshot` from candidate keys only (sorted; those an index found for
+ * the predicate's hint): the same items, pages and continue tokens, without visiting the
+ * objects the index rules out. A page ends with a token only while more candidates follow.
+ */
+export function listCandidates(map: SortedMap<KubeObject>, revision: number, key: string, candidates: readonly string[], options: SnapshotListOptions): ListResult {
+  const predicate = options.predicate ?? everything;
+  const keyPrefix = listPrefix(key);
+  const from = options.startKey ?? keyPrefix;
+  const items: KubeObject[] = [];
+  let lastKey: string | undefined;
+  let hasMore = false;
+  for (const k of candidates) {
+    if (!k.startsWith(keyPrefix) || compareKeys(k, from) < 0) continue;
+    if (options.limit > 0 && items.length >= options.limit) {
+      hasMore = true;
+      break;
+    }
+    lastKey = k;
+    const obj = map.get(k);
+    if (obj !== undefined && predicate.matches(obj)) items.push(obj);
+  }
+  const result: ListResult = { items, resourceVersion: String(revision) };
+  if (hasMore && lastKey !== undefined) result.continue = encodeContinue(`${lastKey}\x00`, keyPrefix, revision);
   return result;
 }
 

@@ -54,6 +54,7 @@ const MAX_OVERFLOW_FACTOR = 100;
 export class CacheWatcher implements Watch {
   readonly scope: string;
   readonly recursive: boolean;
+  readonly predicate: Predicate;
   readonly allowBookmarks: boolean;
   /** When the watch ends (ms, on the cache's clock), if known. */
   readonly deadline: number | undefined;
@@ -82,6 +83,7 @@ export class CacheWatcher implements Watch {
   constructor(private readonly options: CacheWatcherOptions) {
     this.scope = options.scope;
     this.recursive = options.recursive;
+    this.predicate = options.predicate;
     this.allowBookmarks = options.allowBookmarks;
     this.deadline = options.deadline;
     this.initial = options.initial;

@@ -1,7 +1,7 @@
 import type { KubeObject } from '@kapi/machinery';
 import { everything, keyNotFound, type GetOptions, type ListOptions, type ListResult } from '@kapi/storage';
 import type { Cacher, CacheState } from './cacher.js';
-import { decodeContinuePoint, listSnapshot } from './cache-list.js';
+import { decodeContinuePoint, listCandidates, listSnapshot } from './cache-list.js';
 import { parseResourceVersion, tooLargeResourceVersion, tooManyRequests } from './storage-errors.js';
 
 /**
@@ -38,8 +38,11 @@ export async function cachedList(cacher: Cacher, key: string, options: ListOptio
   const predicate = options.predicate ?? everything;
   const limit = recursive && options.limit !== undefined && options.limit > 0 ? Math.floor(options.limit) : 0;
   const rv = options.resourceVersion ?? '';
-  const serve = (state: CacheState, startKey?: string): ListResult =>
-    listSnapshot(state.map, state.revision, key, { recursive, limit, predicate, ...(startKey !== undefined ? { startKey } : {}) });
+  const serve = (state: CacheState, startKey?: string): ListResult => {
+    const listOptions = { recursive, limit, predicate, ...(startKey !== undefined ? { startKey } : {}) };
+    const candidates = recursive ? cacher.indexedCandidates(state, predicate) : undefined;
+    return candidates === undefined ? listSnapshot(state.map, state.revision, key, listOptions) : listCandidates(state.map, state.revision, key, candidates, listOptions);
+  };
   const notReady = (): Promise<ListResult> => {
     if (limit > 0 && predicate.empty) return backend.list(key, options);
     throw tooManyRequests(key);

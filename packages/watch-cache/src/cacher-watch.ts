@@ -73,12 +73,12 @@ export async function cachedWatch(cacher: Cacher, key: string, options: WatchOpt
     if (state === undefined) return failed(tooLargeStatus(required, cacher.knownRevision()).status);
     if (generation !== cacher.generation) throw tooManyRequests(key);
     const end = allowBookmarks ? [bookmarkEvent(state.revision, true)] : [];
-    return start(state, chain(snapshotEvents(state.map, scope), end));
+    return start(state, chain(snapshotEvents(state.map, scope, cacher.indexedCandidates(state, scope.predicate)), end));
   }
   if (requested === 0) {
     const state = await cacher.anyState();
     if (!cacher.isReady) throw tooManyRequests(key);
-    return start(state, options.sendInitialEvents === false ? [] : snapshotEvents(state.map, scope));
+    return start(state, options.sendInitialEvents === false ? [] : snapshotEvents(state.map, scope, cacher.indexedCandidates(state, scope.predicate)));
   }
   const oldest = cacher.oldestServableRevision();
   if (requested < oldest - 1) return failed(expired(`too old resource version: ${requested} (${oldest - 1})`).status);
@@ -90,8 +90,18 @@ export async function cachedWatch(cacher: Cacher, key: string, options: WatchOpt
   return start({ map: cacher.map, revision: requested }, []);
 }
 
-/** ADDED events for the objects in scope, sorted by key, produced a chunk at a time. */
-function* snapshotEvents(map: SortedMap<KubeObject>, { scope, recursive, predicate }: Scope): Generator<WatchEvent> {
+/**
+ * ADDED events for the objects in scope, sorted by key, produced a chunk at a time; only the
+ * index's candidates when it has them (`candidates`, sorted keys).
+ */
+function* snapshotEvents(map: SortedMap<KubeObject>, { scope, recursive, predicate }: Scope, candidates?: readonly string[]): Generator<WatchEvent> {
+  if (recursive && candidates !== undefined) {
+    for (const key of candidates) {
+      const obj = key.startsWith(scope) ? map.get(key) : undefined;
+      if (obj !== undefined && predicate.matches(obj)) yield addedEventOf(obj);
+    }
+    return;
+  }
   if (!recursive) {
     const obj = map.get(scope);
     if (obj !== undefined && predicate.matches(obj)) yield addedEventOf(obj);

@@ -1,8 +1,9 @@
 import type { KubeObject } from '@kapi/machinery';
-import type { Change, ChangeFeed, FeedHandle, Storage, WatchEvent } from '@kapi/storage';
+import type { Change, ChangeFeed, FeedHandle, Predicate, Storage, WatchEvent } from '@kapi/storage';
 import { CacheEvent } from './cache-event.js';
 import { CacheWatcher, bookmarkEvent } from './cache-watcher.js';
 import { EventBuffer } from './event-buffer.js';
+import { ObjectIndex, WatcherIndex } from './field-index.js';
 import { listAll } from './initial-list.js';
 import { listPrefix } from './cache-list.js';
 import type { CacheMetrics } from './metrics.js';
@@ -59,6 +60,10 @@ export class Cacher {
   private progressTrusted = false;
   private lastWrite = 0;
   private readonly watchers = new Map<string, Set<CacheWatcher>>();
+  /** Watchers with an index hint (e.g. pods by spec.nodeName), found by the changed object's value instead of by scope. */
+  private readonly indexedWatchers = new WatcherIndex<CacheWatcher>();
+  /** The current map's keys by indexed field value, for lists with an index hint. */
+  private readonly objectIndex = new ObjectIndex();
   private readonly waiters: RevisionWaiters;
   private readyWaiters: (() => void)[] = [];
   private readonly tickTimer: NodeJS.Timeout;
@@ -238,16 +243,37 @@ export class Cacher {
 
   /** Registers a watcher for live events and bookmarks; it unregisters itself when it closes. */
   register(watcher: CacheWatcher): void {
+    watcher.nextBookmarkAt = this.nextBookmarkTime(watcher);
+    const index = watcher.predicate.index;
+    if (index !== undefined) {
+      this.indexedWatchers.add(index, watcher);
+      return;
+    }
     let set = this.watchers.get(watcher.scope);
     if (set === undefined) this.watchers.set(watcher.scope, (set = new Set()));
     set.add(watcher);
-    watcher.nextBookmarkAt = this.nextBookmarkTime(watcher);
   }
 
   unregister(watcher: CacheWatcher): void {
+    const index = watcher.predicate.index;
+    if (index !== undefined) {
+      this.indexedWatchers.remove(index, watcher);
+      return;
+    }
     const set = this.watchers.get(watcher.scope);
     set?.delete(watcher);
     if (set?.size === 0) this.watchers.delete(watcher.scope);
+  }
+
+  /**
+   * The sorted keys a list of `state` with `predicate` needs to look at, when the predicate
+   * has an index hint and `state` is the current map (the only one indexed); else undefined
+   * (scan everything).
+   */
+  indexedCandidates(state: CacheState, predicate: Predicate): string[] | undefined {
+    const hint = predicate.index;
+    if (hint === undefined || state.map !== this.map || !this.ready) return undefined;
+    return this.objectIndex.keysFor(state.map, hint);
   }
 
   watcherQueueSize(): number {
@@ -287,6 +313,7 @@ export class Cacher {
         this.confirmed = undefined;
         this.proven = 0;
         this.lastBookmark = undefined;
+        this.objectIndex.reset();
         this.buffer.clear();
         this.feed = this.backend.feed(this.prefix, state.revision, {
           onChanges: (changes) => {
@@ -338,6 +365,7 @@ export class Cacher {
       if (change.revision < this.revision) continue;
       const prev = this.map.get(change.key) ?? change.prevObject;
       this.map = change.type === 'put' ? this.map.set(change.key, change.object) : this.map.delete(change.key);
+      this.objectIndex.update(change.key, change.type === 'put' ? change.object : undefined, prev, this.map);
       const event = new CacheEvent(change.type, change.key, change.object, prev, change.revision, now, this.map);
       for (const evicted of this.buffer.push(event)) {
         evicted.snapshot = undefined;
@@ -372,6 +400,9 @@ export class Cacher {
     for (let i = event.key.indexOf('/', this.prefix.length); i >= 0; i = event.key.indexOf('/', i + 1)) {
       offer(this.watchers.get(event.key.slice(0, i + 1)));
     }
+    if (this.indexedWatchers.size > 0) {
+      offered += this.indexedWatchers.forCandidates(event.object, event.prevObject, (watcher) => watcher.dispatch(event));
+    }
     if (offered > 0) this.metrics.eventsDispatched(offered);
   }
 
@@ -381,6 +412,7 @@ export class Cacher {
 
   private *allWatchers(): Generator<CacheWatcher> {
     for (const set of [...this.watchers.values()]) yield* [...set];
+    yield* [...this.indexedWatchers.all()];
   }
 
   /**

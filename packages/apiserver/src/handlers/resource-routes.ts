@@ -3,6 +3,7 @@
  * shape, decided by the roles its REST storage implements (kube registers only those; an
  * unregistered method is 405, an unregistered path 404).
  */
+import { StatusError } from '@kapi/machinery';
 import type { RestResource } from '@kapi/registry';
 import type { ResourceRequestInfo, ResourceVerb } from '../http/request-info.js';
 import { methodNotRegistered, pathNotFound } from '../http/generic-errors.js';
@@ -33,6 +34,25 @@ function handlerFor(resource: RestResource, verb: ResourceVerb): VerbHandler | u
     case 'deletecollection':
       return resource.collectionDeleter && handleDeleteCollection;
   }
+}
+
+/**
+ * A watch of a resource that serves none, as kube's routes answer it: the `/watch/` path is
+ * not registered (404); `?watch=true` on the collection reaches the list route, which refuses
+ * (405 `watch is not supported on resources of kind "<resource>"`); on an item it is a GET.
+ */
+function unwatchable(info: ResourceRequestInfo, resource: RestResource): VerbHandler | undefined {
+  if (info.verb !== 'watch') return undefined;
+  if (info.watchPath === true) throw pathNotFound();
+  if (info.name !== '') return resource.getter && handleGet;
+  if (resource.lister === undefined) return undefined;
+  const { group, plural } = resource.definition;
+  throw new StatusError({
+    code: 405,
+    reason: 'MethodNotAllowed',
+    message: `watch is not supported on resources of kind ${JSON.stringify(group === '' ? plural : `${plural}.${group}`)}`,
+    details: { ...(group !== '' ? { group } : {}), kind: plural },
+  });
 }
 
 /** Verbs a subresource path can serve (kube: get, update, patch on `<name>/<subresource>`). */
@@ -102,7 +122,7 @@ export function resolveResourceRoute(info: ResourceRequestInfo, resource: RestRe
     allowed = info.name !== '' ? ITEM_VERBS : COLLECTION_VERBS;
   }
   if (info.verb === '' || !allowed.has(info.verb)) throw methodNotRegistered();
-  const handler = handlerFor(resource, info.verb);
+  const handler = handlerFor(resource, info.verb) ?? unwatchable(info, resource);
   if (handler === undefined) throw methodNotRegistered();
   return { handler, namespace };
 }

@@ -20,6 +20,8 @@ export interface ResourceRequestInfo {
   readonly verb: ResourceVerb | '';
   /** Path segments beyond `<resource>/<name>/<subresource>`: such paths are never served. */
   readonly extraParts: boolean;
+  /** The legacy `/watch/` path (kube registers it only for resources that serve watch). */
+  readonly watchPath?: boolean;
 }
 
 export interface NonResourceRequestInfo {
@@ -107,5 +109,6 @@ export function requestInfoFor(method: string, path: string, segments: readonly 
     name,
     verb: watchPrefix ? (method === 'GET' || method === 'HEAD' ? 'watch' : '') : verbFor(method, name !== '', isTrueFlag(watchParam)),
     extraParts: rest.length > 3,
+    ...(watchPrefix ? { watchPath: true } : {}),
   };
 }

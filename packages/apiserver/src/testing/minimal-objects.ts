@@ -40,8 +40,16 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
   '/endpoints': { object: { metadata: meta('ep-sample'), subsets: [{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 80, protocol: 'TCP' }] }] } },
   '/limitranges': { object: { metadata: meta('limits-sample'), spec: { limits: [{ type: 'Container', max: { cpu: '2' }, default: { cpu: '1' } }] } } },
   '/nodes': {
-    object: { metadata: meta('node-sample'), spec: { podCIDR: '10.244.0.0/24' } },
-    status: { capacity: { cpu: '4', memory: '8Gi' }, conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: NOW, lastTransitionTime: NOW }] },
+    // As kube returns it: podCIDRs from podCIDR, the not-ready taint (admission), allocatable
+    // from capacity and Go's always-present status structs.
+    object: { metadata: meta('node-sample'), spec: { podCIDR: '10.244.0.0/24', podCIDRs: ['10.244.0.0/24'], taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] } },
+    status: {
+      capacity: { cpu: '4', memory: '8Gi' },
+      allocatable: { cpu: '4', memory: '8Gi' },
+      conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: NOW, lastTransitionTime: NOW }],
+      daemonEndpoints: { kubeletEndpoint: { Port: 0 } },
+      nodeInfo: { architecture: '', bootID: '', containerRuntimeVersion: '', kernelVersion: '', kubeProxyVersion: '', kubeletVersion: '', machineID: '', operatingSystem: '', osImage: '', systemUUID: '' },
+    },
   },
   '/persistentvolumeclaims': {
     object: { metadata: meta('pvc-sample'), spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
@@ -144,7 +152,7 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
   },
   'certificates.k8s.io/certificatesigningrequests': {
     object: { metadata: meta('csr-sample'), spec: { request: CSR_PEM, signerName: 'example.com/sample', usages: ['digital signature'] } },
-    status: { conditions: [{ type: 'Failed', status: 'True', reason: 'Sample', message: 'sample' }] },
+    status: { conditions: [{ type: 'Failed', status: 'True', reason: 'Sample', message: 'sample', lastUpdateTime: NOW, lastTransitionTime: NOW }] },
   },
   'coordination.k8s.io/leases': { object: { metadata: meta('lease-sample'), spec: { holderIdentity: 'h', leaseDurationSeconds: 15 } } },
   'discovery.k8s.io/endpointslices': {

@@ -18,3 +18,8 @@ export type GroupOverrides = Readonly<Record<string, ResourceOverride>>;
 export function withBehaviour(behaviour: Partial<ResourceDefinition>): ResourceOverride {
   return (generated) => ({ ...generated, ...behaviour });
 }
+
+/** An override that also declares the fields the watch cache indexes (definition.ts `indexedFields`). */
+export function withIndexedFields(fields: readonly string[], override: ResourceOverride): ResourceOverride {
+  return (generated) => ({ ...override(generated), indexedFields: fields });
+}

@@ -7,6 +7,7 @@
  */
 import { servedGroups } from '@kapi/catalog';
 import type { ResourceDefinition } from '../definition.js';
+import { certificatesOverrides } from '../groups/certificates/index.js';
 import { coordinationOverrides } from '../groups/coordination/index.js';
 import { coreOverrides } from '../groups/core/index.js';
 import { discoveryOverrides } from '../groups/discovery/index.js';
@@ -19,6 +20,7 @@ import type { GroupOverrides } from './override.js';
 /** Hand-written behaviour by group. */
 const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
   '': coreOverrides,
+  'certificates.k8s.io': certificatesOverrides,
   'coordination.k8s.io': coordinationOverrides,
   'discovery.k8s.io': discoveryOverrides,
   'events.k8s.io': eventsOverrides,
@@ -35,15 +37,16 @@ export const NOT_SERVED: Readonly<Record<string, string>> = {
   'autoscaling/v1/horizontalpodautoscalers':
     'v1 objects convert to and from the stored v2 form with kube\'s annotation round trip (targetCPUUtilizationPercentage, metrics, conditions, behavior): not written yet',
   '/bindings': 'binds a pod to a node (the scheduler\'s write, pods/binding): needs the pods registry',
-  '/componentstatuses': 'reports the health of etcd, the scheduler and the controller manager, probed on each read: nothing is stored',
 };
 
 /**
  * Catalogue resources served, but not from this table: apiextensions/ has kapi's CRD
  * definition, strategy and controller; the review APIs (create only, nothing stored) are the
- * apiserver's (packages/apiserver/src/auth/reviews.ts), since they ask its authenticator and authorizer.
+ * apiserver's (packages/apiserver/src/auth/reviews.ts), since they ask its authenticator and authorizer;
+ * so are componentstatuses (packages/apiserver/src/component-statuses.ts: probed, not stored).
  */
 export const SERVED_ELSEWHERE: ReadonlySet<string> = new Set([
+  '/componentstatuses',
   'apiextensions.k8s.io/customresourcedefinitions',
   'authentication.k8s.io/tokenreviews',
   'authentication.k8s.io/selfsubjectreviews',
@@ -74,7 +77,6 @@ export const SUBRESOURCES_NOT_SERVED: Readonly<Record<string, string>> = {
   'apps/deployments/scale': 'the autoscaling/v1 Scale view of spec.replicas',
   'apps/replicasets/scale': 'the autoscaling/v1 Scale view of spec.replicas',
   'apps/statefulsets/scale': 'the autoscaling/v1 Scale view of spec.replicas',
-  'certificates.k8s.io/certificatesigningrequests/approval': 'approves or denies a request (conditions only)',
 };
 
 function build(): ResourceDefinition[] {

@@ -1,10 +1,12 @@
 /** The core group (""): hand-written behaviour by resource. */
 import type { GroupOverrides } from '../../builtin/override.js';
-import { withBehaviour } from '../../builtin/override.js';
+import { withBehaviour, withIndexedFields } from '../../builtin/override.js';
 import { configMapBehaviour } from './configmaps.js';
 import { endpointsBehaviour } from './endpoints.js';
 import { eventBehaviour } from './events.js';
 import { namespaceBehaviour } from './namespaces.js';
+import { nodeBehaviour } from './nodes.js';
+import { POD_INDEXED_FIELDS, podNodeNameField } from './pod-index.js';
 import { secretBehaviour } from './secrets.js';
 import { serviceAccountBehaviour } from './serviceaccounts.js';
 import { serviceBehaviour } from './services.js';
@@ -17,4 +19,6 @@ export const coreOverrides: GroupOverrides = {
   events: withBehaviour(eventBehaviour),
   services: withBehaviour(serviceBehaviour),
   endpoints: withBehaviour(endpointsBehaviour),
+  nodes: withBehaviour(nodeBehaviour),
+  pods: withIndexedFields(POD_INDEXED_FIELDS, withBehaviour(podNodeNameField)),
 };

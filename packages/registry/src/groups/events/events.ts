@@ -14,7 +14,7 @@
  * rules only; v1 requests also the strict ones (eventTime required, type Normal or Warning,
  * the deprecated fields unset on create, series count ≥ 2, most fields immutable). Field
  * selectors: kube's events.k8s.io label conversion (regarding.*, reason,
- * reportingController, source, type), evaluated on the stored core form. Tables: kube's
+ * reportingController, type; not source, which only core v1 names), evaluated on the stored core form. Tables: kube's
  * event printer (the same storage answers both groups).
  */
 import type { FieldError, KubeObject, PrinterColumn } from '@kapi/machinery';
@@ -109,7 +109,6 @@ export const eventsApiSelectableFields: Record<string, FieldGetter> = {
   'regarding.resourceVersion': coreGetter('involvedObject.resourceVersion'),
   'regarding.fieldPath': coreGetter('involvedObject.fieldPath'),
   reportingController: coreGetter('reportingComponent'),
-  source: coreGetter('source'),
   type: coreGetter('type'),
 };
 
