@@ -23,7 +23,13 @@ export type {
   Patch,
   PatchType,
   PatchOptions,
+  NamedCreater,
+  Connecter,
+  ConnectVerb,
+  ConnectRequest,
+  ConnectResponse,
 } from './rest.js';
+export type { SubresourceStore, SubresourceFactory, SubresourceFactories, ResourceLookup } from './subresource-store.js';
 
 export {
   builtinDefinitions,

@@ -4,6 +4,7 @@ import { withBehaviour } from '../../builtin/override.js';
 import { configMapBehaviour } from './configmaps.js';
 import { eventBehaviour } from './events.js';
 import { namespaceBehaviour } from './namespaces.js';
+import { bindingsOverride, podOverride } from './pods/index.js';
 import { secretBehaviour } from './secrets.js';
 import { serviceAccountBehaviour } from './serviceaccounts.js';
 
@@ -13,4 +14,6 @@ export const coreOverrides: GroupOverrides = {
   secrets: withBehaviour(secretBehaviour),
   serviceaccounts: withBehaviour(serviceAccountBehaviour),
   events: withBehaviour(eventBehaviour),
+  pods: podOverride,
+  bindings: bindingsOverride,
 };
