@@ -83,3 +83,4 @@ export {
 } from './apiextensions/index.js';
 export { startInformer, type Informer, type InformerHandlers, type InformerOptions } from './controllers/informer.js';
 export { catalogDefinition } from './builtin/catalog-definition.js';
+export { builtinSubresourceFactories } from './builtin/subresources.js';

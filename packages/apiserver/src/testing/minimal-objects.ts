@@ -13,6 +13,8 @@ export interface MinimalObject {
   readonly change?: Record<string, unknown>;
   /** A status the /status subresource accepts. */
   readonly status?: Record<string, unknown>;
+  /** The status kube sets on create (most kinds: none). */
+  readonly createdStatus?: Record<string, unknown>;
 }
 
 const meta = (name: string) => ({ name, labels: { sample: 'yes' } });
@@ -48,7 +50,11 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
     status: { phase: 'Available' },
   },
   // kube's ServiceAccount admission needs the account to exist (the sample's, created before).
-  '/pods': { object: { metadata: meta('pod-sample'), spec: { containers: [container], serviceAccountName: 'sa-sample' } }, status: { phase: 'Pending', conditions: [condition('PodScheduled')] } },
+  '/pods': {
+    object: { metadata: meta('pod-sample'), spec: { containers: [container], serviceAccountName: 'sa-sample' } },
+    status: { phase: 'Pending', conditions: [condition('PodScheduled')] },
+    createdStatus: { phase: 'Pending', qosClass: 'BestEffort' },
+  },
   '/podtemplates': { object: { metadata: meta('podtemplate-sample'), template: podTemplate }, change: { template: { metadata: { labels: { app: 'sample', v: '2' } } } } },
   '/replicationcontrollers': {
     object: { metadata: meta('rc-sample'), spec: { replicas: 1, selector: labels, template: podTemplate } },
