@@ -141,15 +141,19 @@ export interface ConnectRequest {
   readonly query: URLSearchParams;
   /** The path below `<name>/<subresource>` ("" when none; proxies only). */
   readonly path: string;
-  /** The request asks to upgrade the connection (SPDY or WebSocket streams). */
-  readonly upgrade: boolean;
+  /** The connection upgrade the request asks for: SPDY or WebSocket streams, or none (''). */
+  readonly upgrade: '' | 'spdy' | 'websocket';
+  /** The WebSocket subprotocols offered (Sec-WebSocket-Protocol), in order. */
+  readonly protocols: readonly string[];
 }
 
-/** What a connect-style subresource answers when it answers without a stream. */
-export interface ConnectResponse {
-  readonly contentType: string;
-  readonly body: string;
-}
+/**
+ * What a connect-style subresource answers: a body, or (a WebSocket request kube would
+ * accept before it fails) the upgrade followed by a Status on the stream's error channel.
+ */
+export type ConnectResponse =
+  | { readonly contentType: string; readonly body: string }
+  | { readonly websocket: { readonly protocol: string; readonly openChannels: readonly number[]; readonly errorChannel: number; readonly status: Status } };
 
 /**
  * A connect-style subresource (kube's rest.Connecter: pods/log, exec, attach, portforward,

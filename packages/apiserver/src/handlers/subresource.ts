@@ -3,6 +3,7 @@ import type { Connecter, NamedCreater } from '@kapi/registry';
 import { formatApiVersion, yieldIfBusy } from '@kapi/machinery';
 import { readObjectBody } from '../body/object-body.js';
 import { writeObject, writeText } from '../http/respond.js';
+import { writeWebSocketError } from '../http/websocket-error.js';
 import { parseWriteOptions } from './options.js';
 import type { RequestScope } from './scope.js';
 import { bodyTarget } from './write.js';
@@ -26,11 +27,24 @@ export async function handleNamedCreate(
   writeObject(scope.res, code, answer, scope.output.encoding, { warnings: scope.warnings });
 }
 
+/** The upgrade a request asks for (kube's httpstream.IsUpgradeRequest, then the protocol). */
+function upgradeOf(headers: RequestScope['req']['headers']): '' | 'spdy' | 'websocket' {
+  if (!/(^|,)\s*upgrade\s*(,|$)/i.test(String(headers.connection ?? ''))) return '';
+  const upgrade = String(headers.upgrade ?? '').toLowerCase();
+  if (upgrade === '') return '';
+  return upgrade === 'websocket' ? 'websocket' : 'spdy';
+}
+
 /** A connect-style subresource: the connecter answers (or throws the Status to send). */
 export async function handleConnect(scope: RequestScope, connecter: Connecter): Promise<void> {
-  const upgrade = (scope.req.headers.upgrade ?? '') !== '' && /upgrade/i.test(String(scope.req.headers.connection ?? ''));
+  const upgrade = upgradeOf(scope.req.headers);
+  const protocols = String(scope.req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   if (!scope.req.complete) scope.req.resume();
   const verb = scope.info.verb as 'get' | 'create' | 'update' | 'patch' | 'delete';
-  const answer = await connecter.connect(scope.context, scope.info.name, { verb, query: scope.query, path: '', upgrade });
-  writeText(scope.res, 200, answer.body, answer.contentType);
+  const answer = await connecter.connect(scope.context, scope.info.name, { verb, query: scope.query, path: '', upgrade, protocols });
+  if ('websocket' in answer) writeWebSocketError(scope.req, scope.res, answer.websocket);
+  else writeText(scope.res, 200, answer.body, answer.contentType);
 }

@@ -31,7 +31,8 @@ const DEFAULT_KUBELET_PORT = 10250;
 function containerFor(pod: KubeObject, requested: string): string {
   const spec = rec(pod['spec']);
   const name = pod.metadata.name ?? '';
-  const all = [...names(spec['containers']), ...names(spec['initContainers']), ...names(spec['ephemeralContainers'])];
+  // kube's VisitContainers order: init, regular, ephemeral.
+  const all = [...names(spec['initContainers']), ...names(spec['containers']), ...names(spec['ephemeralContainers'])];
   if (requested !== '') {
     if (!all.includes(requested)) throw badRequest(`container ${requested} is not valid for pod ${name}`);
     return requested;
@@ -39,10 +40,7 @@ function containerFor(pod: KubeObject, requested: string): string {
   const containers = names(spec['containers']);
   if (containers.length === 1) return containers[0]!;
   if (containers.length === 0) throw badRequest(`a container name must be specified for pod ${name}`);
-  let message = `a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]`;
-  const init = names(spec['initContainers']);
-  if (init.length > 0) message += ` or one of the init containers: [${init.join(' ')}]`;
-  throw badRequest(message);
+  throw badRequest(`a container name must be specified for pod ${name}, choose one of: [${all.join(' ')}]`);
 }
 
 /** The node's kubelet address and port, or kube's 500 when it has no address of a preferred type. */
@@ -80,9 +78,14 @@ function kubeletUrl(kind: PodStream, host: string, port: number, pod: KubeObject
   const where = `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
   if (kind === 'log') return `${base}/containerLogs/${where}/${container}`;
   if (kind === 'portforward') return `${base}/portForward/${where}`;
-  const params = new URLSearchParams(query);
-  params.delete('container');
-  const suffix = params.toString() === '' ? '' : `?${params.toString()}`;
+  // kube's streamParams, encoded with sorted keys as Go's url.Values.Encode does.
+  const flag = (name: string) => ['1', 'true'].includes(query.get(name) ?? '');
+  const params: [string, string][] = kind === 'exec' ? query.getAll('command').map((c) => ['command', c]) : [];
+  if (flag('stderr')) params.push(['error', '1']);
+  if (flag('stdin')) params.push(['input', '1']);
+  if (flag('stdout')) params.push(['output', '1']);
+  if (flag('tty')) params.push(['tty', '1']);
+  const suffix = params.length === 0 ? '' : `?${new URLSearchParams(params).toString()}`;
   return `${base}/${kind}/${where}/${container}${suffix}`;
 }
 
@@ -96,13 +99,30 @@ async function podStream(store: SubresourceStore, kind: PodStream, req: RequestC
     throw badRequest(`pod ${name} does not have a host assigned`);
   }
   const { host, port } = kubeletAddress(await nodeOf(store, nodeName));
-  if (kind !== 'log' && !request.upgrade) throw badRequest('Upgrade request required');
+  if (kind !== 'log' && request.upgrade === '') throw badRequest('Upgrade request required');
   const failed = await dial(host, port);
-  const url = kubeletUrl(kind, host, port, pod, container, request.query);
   if (failed === undefined) throw relayUnsupported(`${kind} streams from kubelets`);
+  const url = kubeletUrl(kind, host, port, pod, container, request.query);
   if (kind === 'log') throw plainError(`Get ${JSON.stringify(url)}: ${failed}`);
-  throw new StatusError({ code: 500, reason: 'InternalError', message: `Internal error occurred: error sending request: Post ${JSON.stringify(url)}: ${failed}`, details: { causes: [{ message: `error sending request: Post ${JSON.stringify(url)}: ${failed}` }] } });
+  // kube translates a v5 WebSocket exec/attach itself: it accepts the upgrade, then reports
+  // the kubelet's failure on the error channel. Other upgrades are proxied, and fail to dial.
+  if (request.upgrade === 'websocket' && kind !== 'portforward' && request.protocols.includes(WEBSOCKET_V5)) {
+    const cause = `error sending request: Post ${JSON.stringify(url)}: ${failed}`;
+    const flag = (name: string) => ['1', 'true'].includes(request.query.get(name) ?? '');
+    return {
+      websocket: {
+        protocol: WEBSOCKET_V5,
+        openChannels: flag('stdout') ? [1] : [],
+        errorChannel: 3,
+        status: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `Internal error occurred: ${cause}`, reason: 'InternalError', details: { causes: [{ message: cause }] }, code: 500 },
+      },
+    };
+  }
+  throw plainError(`error dialing backend: ${failed}`);
 }
+
+/** The WebSocket stream protocol kube-apiserver translates for exec and attach. */
+const WEBSOCKET_V5 = 'v5.channel.k8s.io';
 
 /** pods/log (GET), exec, attach, portforward (GET and POST). */
 export function podStreamSubresource(kind: PodStream): (store: SubresourceStore) => RestSubresource {

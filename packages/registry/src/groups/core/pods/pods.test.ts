@@ -251,7 +251,7 @@ void describe('pods', () => {
 
   void it('answers log, exec and proxy requests with kube\'s Status when no kubelet is there', async () => {
     const connect = (name: string, pod: string, verb: 'get' | 'create' = 'get', query = '') =>
-      sub(name).connecter!.connect(ns, pod, { verb, query: new URLSearchParams(query), path: '', upgrade: false });
+      sub(name).connecter!.connect(ns, pod, { verb, query: new URLSearchParams(query), path: '', upgrade: '', protocols: [] });
     await create(pod('lonely'));
     assert.deepEqual(await connect('log', 'lonely'), { contentType: 'text/plain', body: '' });
     await rejectsWithStatus(connect('exec', 'lonely', 'create'), { code: 400, message: 'pod lonely does not have a host assigned' });
@@ -277,7 +277,7 @@ void describe('pods', () => {
       code: 500,
       message: 'Get "https://127.0.0.1:1/containerLogs/default/on-node/c": dial tcp 127.0.0.1:1: connect: connection refused',
     });
-    await rejectsWithStatus(nodes.subresources.get('proxy')!.connecter!.connect(clusterScope, 'node-x', { verb: 'get', query: new URLSearchParams(), path: '', upgrade: false }), {
+    await rejectsWithStatus(nodes.subresources.get('proxy')!.connecter!.connect(clusterScope, 'node-x', { verb: 'get', query: new URLSearchParams(), path: '', upgrade: '', protocols: [] }), {
       code: 400,
       message: 'address not allowed',
     });
