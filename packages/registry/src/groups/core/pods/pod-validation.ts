@@ -5,7 +5,8 @@
  * images, activeDeadlineSeconds, added tolerations and removed scheduling gates.
  */
 import type { FieldError, KubeObject } from '@kapi/machinery';
-import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, isDNS1123Label } from '@kapi/machinery';
+import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotFound, fieldNotSupported, fieldRequired, isDNS1123Label, isQualifiedName, isValidLabelValue } from '@kapi/machinery';
+import { quantityNanos } from './pod-qos.js';
 import { semanticEqual } from '../../../semantic-equal.js';
 
 type Rec = Record<string, unknown>;
@@ -33,18 +34,77 @@ function checkEnum(errs: FieldError[], path: string, value: unknown, allowed: re
   if (typeof value !== 'string' || !allowed.includes(value)) errs.push(fieldNotSupported(path, value, allowed));
 }
 
+/** kube's IsValidPortName (IANA service names). */
+function portNameErrors(name: string): string[] {
+  const errs: string[] = [];
+  if (name.length > 15) errs.push('must be no more than 15 characters');
+  if (!/^[-a-z0-9]+$/.test(name)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (!/[a-z]/.test(name)) errs.push('must contain at least one letter (a-z)');
+  if (name.startsWith('-') || name.endsWith('-')) errs.push('must not begin or end with a hyphen');
+  if (name.includes('--')) errs.push('must not contain consecutive hyphens');
+  return errs;
+}
+
 function validatePorts(errs: FieldError[], path: string, container: Rec): void {
+  const names = new Set<string>();
   list(container['ports']).forEach((port, i) => {
     const at = `${path}.ports[${i}]`;
+    const name = typeof port['name'] === 'string' ? port['name'] : '';
+    if (name !== '') {
+      for (const msg of portNameErrors(name)) errs.push(fieldInvalid(`${at}.name`, name, msg));
+      if (names.has(name)) errs.push(fieldDuplicate(`${at}.name`, name));
+      names.add(name);
+    }
     const containerPort = port['containerPort'];
-    if (typeof containerPort !== 'number' || containerPort < 1 || containerPort > 65535) errs.push(fieldInvalid(`${at}.containerPort`, containerPort ?? 0, PORT_RANGE));
+    if (containerPort === undefined || containerPort === 0) errs.push(fieldRequired(`${at}.containerPort`));
+    else if (typeof containerPort !== 'number' || containerPort < 1 || containerPort > 65535) errs.push(fieldInvalid(`${at}.containerPort`, containerPort, PORT_RANGE));
     const hostPort = port['hostPort'];
     if (typeof hostPort === 'number' && hostPort !== 0 && (hostPort < 1 || hostPort > 65535)) errs.push(fieldInvalid(`${at}.hostPort`, hostPort, PORT_RANGE));
     checkEnum(errs, `${at}.protocol`, port['protocol'], PROTOCOLS, true);
   });
 }
 
-function validateContainers(errs: FieldError[], path: string, containers: Rec[], names: Set<string>): void {
+const ENV_NAME = "a valid environment variable name must consist only of printable ASCII characters other than '='";
+
+function validateEnv(errs: FieldError[], path: string, container: Rec): void {
+  list(container['env']).forEach((env, i) => {
+    const name = typeof env['name'] === 'string' ? env['name'] : '';
+    if (name === '') errs.push(fieldRequired(`${path}.env[${i}].name`));
+    else if (!/^[\x20-\x3c\x3e-\x7e]+$/.test(name)) errs.push(fieldInvalid(`${path}.env[${i}].name`, name, ENV_NAME));
+  });
+}
+
+function validateVolumeMounts(errs: FieldError[], path: string, container: Rec, volumes: ReadonlySet<string>): void {
+  const paths = new Set<string>();
+  list(container['volumeMounts']).forEach((mount, i) => {
+    const at = `${path}.volumeMounts[${i}]`;
+    const name = typeof mount['name'] === 'string' ? mount['name'] : '';
+    if (name === '') errs.push(fieldRequired(`${at}.name`));
+    else if (!volumes.has(name)) errs.push(fieldNotFound(`${at}.name`, name));
+    const mountPath = typeof mount['mountPath'] === 'string' ? mount['mountPath'] : '';
+    if (mountPath === '') errs.push(fieldRequired(`${at}.mountPath`));
+    else if (paths.has(mountPath)) errs.push(fieldInvalid(`${at}.mountPath`, mountPath, 'must be unique'));
+    paths.add(mountPath);
+  });
+}
+
+/** Each request at most its limit (kube's ValidateContainerResourceRequirements, in part). */
+function validateResources(errs: FieldError[], path: string, container: Rec): void {
+  const resources = rec(container['resources']);
+  const requests = rec(resources['requests']);
+  const limits = rec(resources['limits']);
+  for (const [name, request] of Object.entries(requests)) {
+    const limit = limits[name];
+    if (limit === undefined) continue;
+    const r = quantityNanos(String(request));
+    const l = quantityNanos(String(limit));
+    if (r !== undefined && l !== undefined && r > l) {
+      errs.push(fieldInvalid(`${path}.resources.requests`, String(request), `must be less than or equal to ${name} limit of ${String(limit)}`));
+    }
+  }
+}
+
+function validateContainers(errs: FieldError[], path: string, containers: Rec[], names: Set<string>, volumes: ReadonlySet<string>): void {
   containers.forEach((container, i) => {
     const at = `${path}[${i}]`;
     const name = typeof container['name'] === 'string' ? container['name'] : '';
@@ -57,9 +117,12 @@ function validateContainers(errs: FieldError[], path: string, containers: Rec[],
     const image = typeof container['image'] === 'string' ? container['image'] : '';
     if (image.trim() === '') errs.push(fieldRequired(`${at}.image`));
     else if (image !== image.trim()) errs.push(fieldInvalid(`${at}.image`, image, 'must not have leading or trailing whitespace'));
-    validatePorts(errs, at, container);
-    checkEnum(errs, `${at}.imagePullPolicy`, container['imagePullPolicy'], PULL_POLICIES, true);
     checkEnum(errs, `${at}.terminationMessagePolicy`, container['terminationMessagePolicy'], MESSAGE_POLICIES, true);
+    validatePorts(errs, at, container);
+    validateEnv(errs, at, container);
+    validateVolumeMounts(errs, at, container, volumes);
+    checkEnum(errs, `${at}.imagePullPolicy`, container['imagePullPolicy'], PULL_POLICIES, true);
+    validateResources(errs, at, container);
   });
 }
 
@@ -81,17 +144,22 @@ export function validatePod(pod: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const spec = rec(pod['spec']);
   validateVolumes(errs, list(spec['volumes']));
+  const volumes = new Set(list(spec['volumes']).map((v) => String(v['name'] ?? '')));
   const names = new Set<string>();
   const containers = list(spec['containers']);
   if (containers.length === 0) errs.push(fieldRequired('spec.containers'));
-  validateContainers(errs, 'spec.containers', containers, names);
-  validateContainers(errs, 'spec.initContainers', list(spec['initContainers']), names);
-  validateContainers(errs, 'spec.ephemeralContainers', list(spec['ephemeralContainers']), names);
+  validateContainers(errs, 'spec.containers', containers, names, volumes);
+  validateContainers(errs, 'spec.initContainers', list(spec['initContainers']), names, volumes);
+  validateContainers(errs, 'spec.ephemeralContainers', list(spec['ephemeralContainers']), names, volumes);
   checkEnum(errs, 'spec.restartPolicy', spec['restartPolicy'], RESTART_POLICIES, true);
   checkEnum(errs, 'spec.dnsPolicy', spec['dnsPolicy'], DNS_POLICIES, true);
   const deadline = spec['activeDeadlineSeconds'];
   if (typeof deadline === 'number' && (deadline < 1 || deadline > 2147483647)) {
     errs.push(fieldInvalid('spec.activeDeadlineSeconds', deadline, 'must be between 1 and 2147483647, inclusive'));
+  }
+  for (const [key, value] of Object.entries(rec(spec['nodeSelector']))) {
+    for (const msg of isQualifiedName(key)) errs.push(fieldInvalid('spec.nodeSelector', key, msg));
+    for (const msg of isValidLabelValue(String(value))) errs.push(fieldInvalid('spec.nodeSelector', value, msg));
   }
   const nodeName = spec['nodeName'];
   if (typeof nodeName === 'string' && nodeName !== '') {

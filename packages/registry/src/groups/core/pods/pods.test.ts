@@ -116,6 +116,28 @@ void describe('pods', () => {
       'spec.containers[1].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"',
       'spec.restartPolicy: Unsupported value: "Maybe": supported values: "Always", "OnFailure", "Never"',
     ]);
+    // Ports, env, mounts, resources and node selectors: kube-apiserver 1.32.13's message for the same body.
+    const containerErrors = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'v1' },
+      spec: {
+        containers: [
+          {
+            name: 'c',
+            image: 'x',
+            volumeMounts: [{ name: 'nope', mountPath: '/a' }, { name: 'v', mountPath: '' }],
+            resources: { requests: { cpu: '2' }, limits: { cpu: '1' } },
+            env: [{ name: '' }, { name: '1=bad' }],
+            ports: [{ containerPort: 80, name: 'TooLongPortName123' }, { containerPort: 0 }],
+          },
+        ],
+        volumes: [{ name: 'v', emptyDir: {} }, { name: 'v2' }],
+        terminationGracePeriodSeconds: -5,
+        nodeSelector: { 'bad key': 'x' },
+      },
+    };
+    await rejectsWithStatus(create(containerErrors), { code: 422, message: "Pod \"v1\" is invalid: [spec.containers[0].ports[0].name: Invalid value: \"TooLongPortName123\": must be no more than 15 characters, spec.containers[0].ports[0].name: Invalid value: \"TooLongPortName123\": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-), spec.containers[0].ports[1].containerPort: Required value, spec.containers[0].env[0].name: Required value, spec.containers[0].env[1].name: Invalid value: \"1=bad\": a valid environment variable name must consist only of printable ASCII characters other than '=', spec.containers[0].volumeMounts[0].name: Not found: \"nope\", spec.containers[0].volumeMounts[1].mountPath: Required value, spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit of 1, spec.nodeSelector: Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')]" });
     await rejectsWithStatus(create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'empty' }, spec: {} }), {
       code: 422,
       message: 'Pod "empty" is invalid: spec.containers: Required value',
