@@ -81,4 +81,22 @@ void describe('pod streams without a kubelet', () => {
     const unknownVerb = await t.request('PUT', `${NS}/pods/two/log`, { body: {} });
     assert.equal(unknownVerb.status, 405);
   });
+
+  void it('resolves services/proxy as kube does: endpoints, port names, pods behind the addresses', async () => {
+    const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'foo' }, spec: { ports: [{ port: 80 }] } };
+    assert.equal((await t.request('POST', `${NS}/services`, { body: service })).status, 201);
+    // kube reports the missing Endpoints as a missing service.
+    const noEndpoints = await t.request('GET', `${NS}/services/foo/proxy`);
+    assert.equal(noEndpoints.status, 404);
+    assert.equal(noEndpoints.json['message'], 'services "foo" not found');
+    const wrongPort = await t.request('GET', `${NS}/services/foo:81/proxy/x`);
+    assert.equal(wrongPort.status, 503);
+    assert.equal(wrongPort.json['message'], 'no service port 81 found for service "foo"');
+    const endpoints = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'foo' }, subsets: [{ addresses: [{ ip: '10.255.0.1' }], ports: [{ port: 80 }] }] };
+    assert.equal((await t.request('POST', `${NS}/endpoints`, { body: endpoints })).status, 201);
+    // An address without a pod behind it is skipped.
+    const unbacked = await t.request('GET', `${NS}/services/foo/proxy`);
+    assert.equal(unbacked.status, 503);
+    assert.equal(unbacked.json['message'], 'no endpoints available for service "foo"');
+  });
 });

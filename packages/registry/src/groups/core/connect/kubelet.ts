@@ -153,7 +153,10 @@ export function nodeProxySubresource(store: SubresourceStore): RestSubresource {
     connecter: {
       verbs: PROXY_VERBS,
       subpaths: true,
-      async connect(req, name) {
+      async connect(req, id) {
+        // `name` or `[scheme:]name[:port]`, as kube's node proxy accepts.
+        const parts = id.split(':');
+        const name = parts.length === 3 ? parts[1]! : parts[0]!;
         const node = await store.get(req, name);
         const { host, port } = kubeletAddress(node);
         if (isDisallowedAddress(host)) throw badRequest('address not allowed');

@@ -1,10 +1,10 @@
 /**
  * pods/proxy and services/proxy as kube resolves them when nothing answers: the object
- * (404), its address (pods: the first pod IP; services: a ready endpoint, else 503
- * `no endpoints available for service`), kube's refusal of local addresses (400
- * `address not allowed`), then one bounded dial (503 `error trying to reach service`).
+ * (404), its address (pods: the first pod IP; services: see serviceProxySubresource),
+ * kube's refusal of local addresses (400 `address not allowed`), then one bounded dial
+ * (503 `error trying to reach service`).
  */
-import { StatusError, badRequest, isNotFound } from '@kapi/machinery';
+import { StatusError, badRequest, isNotFound, notFound } from '@kapi/machinery';
 import type { RestSubresource } from '../../../rest.js';
 import type { SubresourceStore } from '../../../subresource-store.js';
 import { dial, relayUnsupported } from './dial.js';
@@ -49,10 +49,16 @@ export function podProxySubresource(store: SubresourceStore): RestSubresource {
   };
 }
 
-function serviceUnavailable(name: string): StatusError {
-  return new StatusError({ code: 503, reason: 'ServiceUnavailable', message: `no endpoints available for service ${JSON.stringify(name)}` });
+function serviceUnavailable(message: string): StatusError {
+  return new StatusError({ code: 503, reason: 'ServiceUnavailable', message });
 }
 
+/**
+ * services/proxy as kube's service ResourceLocation resolves it: a port number names the
+ * service port (the service must exist); then the Endpoints of the service (kube reports a
+ * missing one as a missing service), a subset with addresses and the port's name, and an
+ * address whose target pod has that IP; else 503 `no endpoints available`.
+ */
 export function serviceProxySubresource(store: SubresourceStore): RestSubresource {
   return {
     name: 'proxy',
@@ -62,22 +68,44 @@ export function serviceProxySubresource(store: SubresourceStore): RestSubresourc
       subpaths: true,
       async connect(req, id) {
         const { name, port } = splitName(id);
-        await store.get(req, name);
-        const endpoints = store.lookup('', 'endpoints')?.getter;
-        let subsets: Rec[] = [];
-        try {
-          const found = endpoints === undefined ? undefined : await endpoints.get(req, name, {});
-          subsets = Array.isArray(found?.['subsets']) ? found['subsets'].map(rec) : [];
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
+        let portName = port;
+        if (/^\d+$/.test(port)) {
+          const service = await store.get(req, name);
+          const ports = Array.isArray(rec(service['spec'])['ports']) ? (rec(service['spec'])['ports'] as unknown[]).map(rec) : [];
+          const found = ports.find((p) => String(p['port']) === port);
+          if (found === undefined) throw serviceUnavailable(`no service port ${port} found for service ${JSON.stringify(name)}`);
+          portName = typeof found['name'] === 'string' ? found['name'] : '';
         }
+        const endpointsStore = store.lookup('', 'endpoints')?.getter;
+        if (endpointsStore === undefined) throw notFound(store.resource, name);
+        let endpoints;
+        try {
+          endpoints = await endpointsStore.get(req, name, {});
+        } catch (err) {
+          if (isNotFound(err)) throw notFound(store.resource, name);
+          throw err;
+        }
+        const subsets = Array.isArray(endpoints['subsets']) ? endpoints['subsets'].map(rec) : [];
+        if (subsets.length === 0) throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(name)}`);
+        const pods = store.lookup('', 'pods')?.getter;
         for (const subset of subsets) {
           const addresses = Array.isArray(subset['addresses']) ? subset['addresses'].map(rec) : [];
           const ports = Array.isArray(subset['ports']) ? subset['ports'].map(rec) : [];
-          const chosen = ports.find((p) => port === '' || p['name'] === port || String(p['port']) === port);
-          if (addresses.length > 0 && chosen !== undefined) return reach(String(addresses[0]!['ip'] ?? ''), Number(chosen['port']));
+          const chosen = ports.find((p) => (typeof p['name'] === 'string' ? p['name'] : '') === portName);
+          if (addresses.length === 0 || chosen === undefined) continue;
+          for (const address of addresses) {
+            const target = rec(address['targetRef']);
+            if (pods === undefined || typeof target['name'] !== 'string' || target['namespace'] !== req.namespace) continue;
+            try {
+              const pod = await pods.get(req, target['name'], {});
+              const ips = rec(pod['status'])['podIPs'];
+              if (Array.isArray(ips) && ips.some((ip) => rec(ip)['ip'] === address['ip'])) return await reach(String(address['ip']), Number(chosen['port']));
+            } catch (err) {
+              if (!isNotFound(err)) throw err;
+            }
+          }
         }
-        throw serviceUnavailable(name);
+        throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(name)}`);
       },
     },
   };
