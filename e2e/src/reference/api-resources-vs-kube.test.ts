@@ -15,7 +15,6 @@ import { kubeReferenceBinary, startKubeReference, type KubeReference } from '../
 
 /** Resources kube serves and kapi does not yet (registry NOT_SERVED has the reasons). */
 const NOT_SERVED_ROWS = [
-  'bindings v1',
   'componentstatuses v1',
 ];
 /** Group versions kube serves and kapi not (nothing left in them), and kapi's extras (none: its deprecated betas are off by default). */
