@@ -241,3 +241,26 @@ export function validatePodUpdate(pod: KubeObject, old: KubeObject): FieldError[
   if (!semanticEqual(munged, oldSpec)) errs.push(fieldForbidden('spec', `${POD_UPDATE_FORBIDDEN}\n${specDiff(munged, oldSpec)}`));
   return errs;
 }
+
+function ipFamily(ip: string): 'v4' | 'v6' | undefined {
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(ip)) return 'v4';
+  return ip.includes(':') ? 'v6' : undefined;
+}
+
+/** kube's ValidatePodStatusUpdate, in part: the nominated node's name and one pod IP per family. */
+export function validatePodStatus(pod: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const status = rec(pod['status']);
+  const nominated = status['nominatedNodeName'];
+  if (typeof nominated === 'string' && nominated !== '') {
+    for (const msg of isNodeName(nominated)) errs.push(fieldInvalid('status.nominatedNodeName', nominated, msg));
+  }
+  const ips = list(status['podIPs']).map((p) => String(p['ip'] ?? ''));
+  const families = ips.map(ipFamily);
+  if (ips.length > 1 && new Set(families).size < families.length) {
+    // kube prints the Go value (%#v) of the list.
+    const goValue = `[]core.PodIP{${ips.map((ip) => `core.PodIP{IP:${JSON.stringify(ip)}}`).join(', ')}}`;
+    errs.push({ type: 'FieldValueInvalid', field: 'status.podIPs', message: `Invalid value: ${goValue}: may specify no more than one IP for each IP family` });
+  }
+  return errs;
+}

@@ -169,6 +169,11 @@ void describe('pods', () => {
     const viaStatus = await sub('status').updater!.update(ns, 'status', { ...object, spec: { ...spec(object), nodeName: 'elsewhere' }, status: { phase: 'Running', podIP: '10.0.0.9', podIPs: [{ ip: '10.0.0.9' }] } }, {});
     assert.equal(status(viaStatus.object)['phase'], 'Running');
     assert.equal(spec(viaStatus.object)['nodeName'], undefined);
+    // kube-apiserver 1.32.13's text for two IPs of one family.
+    await rejectsWithStatus(sub('status').updater!.update(ns, 'status', { ...viaStatus.object, status: { podIPs: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }] } }, {}), {
+      code: 422,
+      message: 'Pod "status" is invalid: status.podIPs: Invalid value: []core.PodIP{core.PodIP{IP:"10.0.0.1"}, core.PodIP{IP:"10.0.0.2"}}: may specify no more than one IP for each IP family',
+    });
   });
 
   void it('selects pods by kube\'s pod fields', async () => {

@@ -14,7 +14,7 @@ import { semanticEqual } from '../../../semantic-equal.js';
 import { podColumns } from './pod-columns.js';
 import { defaultPod } from './pod-defaults.js';
 import { podQOSClass } from './pod-qos.js';
-import { validatePod, validatePodUpdate } from './pod-validation.js';
+import { validatePod, validatePodStatus, validatePodUpdate } from './pod-validation.js';
 
 type Rec = Record<string, unknown>;
 
@@ -109,6 +109,9 @@ export const podBehaviour: Partial<ResourceDefinition> = {
     validate: validatePod,
     validateUpdate: validatePodUpdate,
     gracefulDeletePeriod: podGracePeriod,
-    validateSubresourceUpdate: (subresource, pod, old) => (subresource === 'ephemeralcontainers' ? validateEphemeralContainersUpdate(pod, old) : []),
+    validateSubresourceUpdate: (subresource, pod, old) => {
+      if (subresource === 'ephemeralcontainers') return validateEphemeralContainersUpdate(pod, old);
+      return subresource === 'status' ? validatePodStatus(pod) : [];
+    },
   }),
 };
