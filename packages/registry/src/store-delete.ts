@@ -1,7 +1,7 @@
 /** delete and deletecollection of the generic store. */
 import type { KubeList, KubeObject, Status } from '@kapi/machinery';
 import { conflict, isNotFound, nowRFC3339, successStatus } from '@kapi/machinery';
-import { preconditionFailed } from '@kapi/storage';
+import { isKeyNotFound, preconditionFailed } from '@kapi/storage';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
 import type { DeleteOptions, ListOptions } from './rest.js';
@@ -237,6 +237,10 @@ function gracefulStep(ctx: StoreContext, obj: KubeObject, options: DeleteOptions
   return { kind: 'marked', period };
 }
 
+function isStorageNotFound(err: unknown): boolean {
+  return isKeyNotFound(err) || isNotFound(err);
+}
+
 /** An RFC 3339 time in whole seconds, as kube writes metav1.Time. */
 function formatRFC3339(ms: number): string {
   return `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
@@ -286,10 +290,17 @@ async function deleteGraceful(
   if (!removeNext(written)) return { object: present(ctx, written), deletedImmediately: false };
   // A finalizer added meanwhile holds the object; otherwise it goes now.
   let held = false;
-  const removed = await ctx.storage.guaranteedUpdate(key, (existing) => {
-    held = hasFinalizers(existing!);
-    return held ? existing! : null;
-  });
+  let removed: KubeObject;
+  try {
+    removed = await ctx.storage.guaranteedUpdate(key, (existing) => {
+      held = hasFinalizers(existing!);
+      return held ? existing! : null;
+    });
+  } catch (err) {
+    // Another delete (the kubelet's) removed it between the two writes: it is gone, as asked.
+    if (isStorageNotFound(err)) return { object: deletedResponse(ctx, written), deletedImmediately: true };
+    throw err;
+  }
   return held ? { object: present(ctx, removed), deletedImmediately: false } : { object: deletedResponse(ctx, removed), deletedImmediately: true };
 }
 
