@@ -65,6 +65,12 @@ export function podsSuite(target: TargetRef): void {
         assert.match(described, /^Status:\s+Pending$/m);
         assert.match(described, /^QoS Class:\s+BestEffort$/m);
         assert.match(described, /^\s+Normal\s+Scheduled\s+\S+\s+default-scheduler\s+Successfully assigned suite-pods\/web to node-a$/m);
+
+        // A pod on no node has an empty log (kube's answer), and takes ephemeral containers.
+        assert.equal(await kubectl.ok(['logs', 'web', '-n', ns]), '');
+        await kubectl.ok(['debug', 'web', '-n', ns, '--image=busybox', '--container=debugger', '--profile=general']);
+        const debugged = await kubectl.json<PodObject & { spec: { ephemeralContainers?: { name: string; imagePullPolicy?: string }[] } }>(['get', 'pod', 'web', '-n', ns]);
+        assert.deepEqual(debugged.spec.ephemeralContainers?.map((c) => [c.name, c.imagePullPolicy]), [['debugger', 'Always']]);
       } finally {
         rest.close();
       }
