@@ -76,6 +76,24 @@ export function podsSuite(target: TargetRef): void {
       }
     });
 
+    void it('kubectl apply --server-side of a pod with ports, then of a new image', async () => {
+      const t = target();
+      const rest = t.rest();
+      try {
+        await ensureNamespace(rest, ns);
+        const kubectl = t.kubectl();
+        const manifest = (image: string) =>
+          JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'applied', namespace: ns }, spec: { containers: [{ name: 'c', image, ports: [{ containerPort: 80 }] }] } });
+        // The port's key (containerPort, protocol) takes kube's protocol default.
+        assert.equal(await kubectl.ok(['apply', '--server-side', '-f', '-'], manifest('nginx:1.25')), 'pod/applied serverside-applied\n');
+        assert.equal(await kubectl.ok(['apply', '--server-side', '-f', '-'], manifest('nginx:1.27')), 'pod/applied serverside-applied\n');
+        const applied = await kubectl.json<PodObject>(['get', 'pod', 'applied', '-n', ns]);
+        assert.equal(applied.spec.containers[0]!.image, 'nginx:1.27');
+      } finally {
+        rest.close();
+      }
+    });
+
     void it('binds through pods/binding once, then deletes gracefully until grace period 0', async () => {
       const t = target();
       const rest = t.rest();
