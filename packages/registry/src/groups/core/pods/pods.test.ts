@@ -248,6 +248,17 @@ void describe('pods', () => {
       const created = await create(pod(name, { nodeName: 'node-a' }, { app: 'ev' }));
       await sub('status').updater!.update(ns, name, { ...created, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }, {});
     }
+    // Without a budget a running pod is evicted at once (deleted with the eviction's options).
+    const free = await create(pod('ev-free', { nodeName: 'node-a' }, { app: 'free' }));
+    await sub('status').updater!.update(ns, 'ev-free', { ...free, status: { phase: 'Running' } }, {});
+    const freeEviction = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'ev-free' }, deleteOptions: { gracePeriodSeconds: 0 } };
+    assert.equal((await sub('eviction').creater!.create(ns, 'ev-free', freeEviction, {}))['status'], 'Success');
+    await rejectsWithStatus(pods().getter.get(ns, 'ev-free', {}), { code: 404 });
+    await rejectsWithStatus(sub('eviction').creater!.create(ns, 'ev-1', { ...freeEviction, metadata: { name: 'other' } }, {}), {
+      code: 400,
+      message: 'name in URL does not match name in Eviction object',
+    });
+
     const pdb = await pdbs.creater.create(ns, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'ev' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'ev' } } } }, {});
     await rejectsWithStatus(evict('ev-1'), { code: 429, reason: 'TooManyRequests', message: "Cannot evict pod as it would violate the pod's disruption budget." });
     const setStatus = async (s: Record<string, unknown>) => {
