@@ -14,8 +14,7 @@ import { Kubectl } from '../harness/kubectl.js';
 import { kubeReferenceBinary, startKubeReference, type KubeReference } from '../harness/kube-reference.js';
 
 /** Resources kube serves and kapi does not yet (registry NOT_SERVED has the reasons). */
-const NOT_SERVED_ROWS = [
-  'bindings v1',
+const NOT_SERVED_ROWS: string[] = [
 ];
 /** Group versions kube serves and kapi not (nothing left in them), and kapi's extras (none: its deprecated betas are off by default). */
 const KUBE_ONLY_VERSIONS = ['autoscaling/v1'];

@@ -8,6 +8,7 @@ import { after, before, describe } from 'node:test';
 import { clientGoSuite } from './client-go.js';
 import { clientNodeSuite } from './client-node.js';
 import { kubectlSuite } from './kubectl.js';
+import { podsSuite } from './pods.js';
 import { pythonSuite } from './python.js';
 import { startTarget, type Target, type TargetKind, type TargetRef } from './targets.js';
 
@@ -27,6 +28,7 @@ export function defineClientSuites(kind: TargetKind): void {
       return target;
     };
     kubectlSuite(ref);
+    podsSuite(ref);
     clientNodeSuite(ref);
     clientGoSuite(ref);
     pythonSuite(ref);

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { NOT_SERVED, SUBRESOURCES_NOT_SERVED, builtinDefinitions, customResourceDefinitions } from '@kapi/registry';
+import { NOT_SERVED, SUBRESOURCES_NOT_SERVED, builtinDefinitions, builtinSubresourceFactories, customResourceDefinitions } from '@kapi/registry';
 import { startTestServer, type TestServer } from './testing/fixture.js';
 import { alwaysAllow } from './auth/authorizer.js';
 import { componentStatusResource } from './component-statuses.js';
@@ -115,7 +115,8 @@ void describe('discovery matches kube-apiserver 1.32 (the recorded catalogue)', 
           assert.equal(servesVersion, served(group, v.version, r.resource), `${group}/${v.version}/${r.resource}`);
           for (const sub of r.subresources ?? []) {
             if (!servesVersion) continue;
-            const servesSub = (definition!.subresources ?? []).some((s) => s.name === sub.subresource);
+            const servesSub =
+              (definition!.subresources ?? []).some((s) => s.name === sub.subresource) || builtinSubresourceFactories(group, r.resource)?.[sub.subresource] !== undefined;
             assert.equal(servesSub, subresourceServed(group, r.resource, sub.subresource), `${group}/${r.resource}/${sub.subresource}`);
           }
         }

@@ -99,6 +99,14 @@ export interface Strategy {
   /** Extra checks on update only (immutable fields), run before `validate`. */
   validateUpdate?(obj: KubeObject, old: KubeObject, version?: string): FieldError[];
   canonicalize?(obj: KubeObject): void;
+  /**
+   * Graceful deletion (kube's CheckGracefulDelete): the grace period in seconds a first
+   * DELETE gives `obj`, from the one the request asks for (undefined when it names none).
+   * The store then marks the object (deletionTimestamp = now + period,
+   * deletionGracePeriodSeconds) and removes it only once the period is 0. Without the hook
+   * objects are removed at once.
+   */
+  gracefulDeletePeriod?(obj: KubeObject, requested: number | undefined): number;
 }
 
 /**
@@ -115,10 +123,13 @@ export interface ScaleDefinition {
 export interface SubresourceDefinition {
   /**
    * `status` (the object's status; the main resource ignores status changes), `finalize`
-   * (namespaces: spec.finalizers), `scale` (an autoscaling/v1 Scale view of `scale`'s paths)
-   * or `approval` (CertificateSigningRequests: status.conditions only).
+   * (namespaces: spec.finalizers), `scale` (an autoscaling/v1 Scale view of `scale`'s paths),
+   * `approval` (CertificateSigningRequests: status.conditions only), or another view of the
+   * object whose strategy hooks say what it may change (pods' `ephemeralcontainers`).
+   * Subresources with roles of their own (create, connect) are built by the registry's
+   * subresource factories (subresource-store.ts).
    */
-  readonly name: 'status' | 'finalize' | 'scale' | 'approval';
+  readonly name: string;
   /** The verbs served: `get`, `update` and `patch` for status and scale; `update` for finalize. */
   readonly verbs: readonly ('get' | 'update' | 'patch')[];
   /** Required for `scale`: where replicas and selector live. */

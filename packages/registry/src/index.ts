@@ -23,7 +23,13 @@ export type {
   Patch,
   PatchType,
   PatchOptions,
+  NamedCreater,
+  Connecter,
+  ConnectVerb,
+  ConnectRequest,
+  ConnectResponse,
 } from './rest.js';
+export type { SubresourceStore, SubresourceFactory, SubresourceFactories, ResourceLookup } from './subresource-store.js';
 
 export {
   builtinDefinitions,
@@ -89,3 +95,4 @@ export {
 export { startInformer, type Informer, type InformerHandlers, type InformerOptions } from './controllers/informer.js';
 export { catalogDefinition } from './builtin/catalog-definition.js';
 export { checkFieldSelector, selectionPredicate } from './field-selection.js';
+export { builtinSubresourceFactories } from './builtin/subresources.js';

@@ -12,6 +12,8 @@ import type { RestResource } from './rest.js';
 import { createStore } from './store.js';
 import { DEFAULT_PREFIX } from './keys.js';
 import { serviceNetwork, serviceReserver, type ServiceNetwork, type ServiceNetworkConfig } from './groups/core/service-network/index.js';
+import { builtinResourceCreater, builtinSubresourceFactories } from './builtin/subresources.js';
+import type { SubresourceFactories } from './subresource-store.js';
 
 export interface RegistryOptions {
   readonly storage: Storage;
@@ -27,6 +29,11 @@ export interface RegistryOptions {
   readonly serviceNetwork?: ServiceNetworkConfig;
   /** Called when releasing a Service's IP or node port fails (the repair pass frees it later). */
   readonly onReleaseError?: (err: unknown) => void;
+  /**
+   * Subresources with roles of their own of a resource (asked once per definition served);
+   * default the built-in ones (pods/binding, pods/eviction, pods/log, the proxies...).
+   */
+  readonly subresources?: (definition: ResourceDefinition) => SubresourceFactories | undefined;
 }
 
 /** A change to the set of served resources (CRDs come and go at runtime). */
@@ -85,11 +92,27 @@ export function createRegistry(options: RegistryOptions): Registry {
     const guard = options.writeGuard?.(definition);
     return guard === undefined ? {} : { writeGuard: guard };
   };
+  const factoriesOf = options.subresources ?? ((d: ResourceDefinition) => builtinSubresourceFactories(d.group, d.plural));
+  /** The store of group/plural in its preferred (first served) version. */
+  const lookupPreferred = (group: string, plural: string): RestResource | undefined => {
+    const found = resources.find((r) => r.definition.group === group && r.definition.plural === plural);
+    const preferred = found?.definition.versions.find((v) => v.served)?.name;
+    return preferred === undefined ? undefined : byKey.get(keyOf(group, preferred, plural));
+  };
+  /** A resource whose create is not a stored write (bindings) gets its own creater. */
+  const withCreater = (store: RestResource): RestResource => {
+    const creater = builtinResourceCreater(store.definition.group, store.definition.plural);
+    return creater === undefined || store.creater === undefined ? store : { ...store, creater: creater(lookupPreferred) };
+  };
+  const subresourcesOf = (definition: ResourceDefinition) => {
+    const factories = factoriesOf(definition);
+    return factories === undefined ? {} : { subresourceFactories: factories, lookup: lookupPreferred };
+  };
   const storesFor = (definition: ResourceDefinition): RestResource[] =>
     definition.versions
       .filter((v) => v.served)
       .map((version) =>
-        createStore({
+        withCreater(createStore({
           definition,
           version: version.name,
           storage: options.storage,
@@ -99,7 +122,8 @@ export function createRegistry(options: RegistryOptions): Registry {
           ...(isServices(definition) ? { reserver } : {}),
           ...(options.garbageCollection === false ? { garbageCollection: false } : {}),
           ...guardOf(definition),
-        }),
+          ...subresourcesOf(definition),
+        })),
       );
   const keyOf = (group: string, version: string, plural: string): string => `${group}/${version}/${plural}`;
   let resources: RestResource[] = initial.flatMap(storesFor);

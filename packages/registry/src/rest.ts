@@ -123,12 +123,60 @@ export interface Patcher {
   patch(ctx: RequestContext, name: string, patch: Patch, options: PatchOptions): Promise<{ object: KubeObject; created: boolean }>;
 }
 
+/**
+ * POST to `<resource>/<name>/<subresource>` (kube's NamedCreater: pods/binding,
+ * pods/eviction): `body` is the decoded body of the subresource's kind; answers the object to
+ * send with 201 (kube answers a success Status for both). Throws StatusErrors only.
+ */
+export interface NamedCreater {
+  create(ctx: RequestContext, name: string, body: unknown, options: WriteOptions): Promise<KubeObject | Status>;
+}
+
+/** The HTTP verbs a connect-style subresource answers (kube's Connecter methods). */
+export type ConnectVerb = 'get' | 'create' | 'update' | 'patch' | 'delete';
+
+/** One request to a connect-style subresource. */
+export interface ConnectRequest {
+  readonly verb: ConnectVerb;
+  readonly query: URLSearchParams;
+  /** The path below `<name>/<subresource>` ("" when none; proxies only). */
+  readonly path: string;
+  /** The connection upgrade the request asks for: SPDY or WebSocket streams, or none (''). */
+  readonly upgrade: '' | 'spdy' | 'websocket';
+  /** The WebSocket subprotocols offered (Sec-WebSocket-Protocol), in order. */
+  readonly protocols: readonly string[];
+}
+
+/**
+ * What a connect-style subresource answers: a body, or (a WebSocket request kube would
+ * accept before it fails) the upgrade followed by a Status on the stream's error channel.
+ */
+export type ConnectResponse =
+  | { readonly contentType: string; readonly body: string }
+  | { readonly websocket: { readonly protocol: string; readonly openChannels: readonly number[]; readonly errorChannel: number; readonly status: Status } };
+
+/**
+ * A connect-style subresource (kube's rest.Connecter: pods/log, exec, attach, portforward,
+ * the proxies): it reads what it needs and answers the request itself. Throws StatusErrors
+ * only, and never waits on an unreachable peer longer than a bounded dial.
+ */
+export interface Connecter {
+  readonly verbs: readonly ConnectVerb[];
+  /** Paths below `<name>/<subresource>/` are served too (the proxies). */
+  readonly subpaths: boolean;
+  connect(ctx: RequestContext, name: string, request: ConnectRequest): Promise<ConnectResponse>;
+}
+
 /** The roles of one subresource (e.g. `status`), addressed as `<resource>/<name>/<subresource>`. */
 export interface RestSubresource {
   readonly name: string;
+  /** The kind discovery names when it is not the resource's own (pods/eviction: policy/v1 Eviction). */
+  readonly kind?: { readonly group: string; readonly version: string; readonly kind: string };
   readonly getter?: Getter;
   readonly updater?: Updater;
   readonly patcher?: Patcher;
+  readonly creater?: NamedCreater;
+  readonly connecter?: Connecter;
 }
 
 export interface Deleter {

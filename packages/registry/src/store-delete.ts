@@ -1,7 +1,7 @@
 /** delete and deletecollection of the generic store. */
 import type { KubeList, KubeObject, Status } from '@kapi/machinery';
 import { conflict, isNotFound, nowRFC3339, successStatus } from '@kapi/machinery';
-import { preconditionFailed } from '@kapi/storage';
+import { isKeyNotFound, preconditionFailed } from '@kapi/storage';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
 import type { DeleteOptions, ListOptions } from './rest.js';
@@ -198,6 +198,112 @@ async function deleteNamespace(
   return deleteGeneric(ctx, req, name, { ...options, preconditions });
 }
 
+/** What a graceful strategy's rules (kube's rest.BeforeDelete) make of a DELETE on the stored object. */
+type GracefulOutcome =
+  /** Delete without a grace period (or only finalizers hold the object). */
+  | { kind: 'now' }
+  /** A deletion with a grace period is under way and this request does not shorten it: answer the object as it is. */
+  | { kind: 'pending' }
+  /** The object was marked (first DELETE) or its grace period shortened: write it. */
+  | { kind: 'marked'; period: number };
+
+/**
+ * kube's BeforeDelete for a strategy with graceful deletion, applied to `obj` in place: a
+ * negative requested period counts as 1; an object already being deleted with a grace
+ * period only accepts a shorter one (its deletionTimestamp moves back by the difference);
+ * otherwise the strategy picks the period and the object is marked deletionTimestamp =
+ * now + period, deletionGracePeriodSeconds = period, generation + 1 when positive.
+ */
+function gracefulStep(ctx: StoreContext, obj: KubeObject, options: DeleteOptions): GracefulOutcome {
+  const pick = ctx.definition.strategy?.gracefulDeletePeriod;
+  if (pick === undefined) return { kind: 'now' };
+  const requested = options.gracePeriodSeconds === undefined ? undefined : Math.max(options.gracePeriodSeconds, options.gracePeriodSeconds < 0 ? 1 : 0);
+  const meta = obj.metadata;
+  if (typeof meta.deletionGracePeriodSeconds === 'number' && meta.deletionGracePeriodSeconds < 0) meta.deletionGracePeriodSeconds = 1;
+  if (meta.deletionTimestamp !== undefined) {
+    const current = meta.deletionGracePeriodSeconds;
+    if (current === undefined || current === 0) return { kind: 'now' };
+    if (requested === undefined || requested >= current) return { kind: 'pending' };
+    const at = Date.parse(meta.deletionTimestamp) - current * 1000 + requested * 1000;
+    meta.deletionTimestamp = formatRFC3339(at);
+    meta.deletionGracePeriodSeconds = requested;
+    return { kind: 'marked', period: requested };
+  }
+  let period = pick(obj, requested);
+  if (period < 0) period = 1;
+  meta.deletionTimestamp = formatRFC3339(Date.now() + period * 1000);
+  meta.deletionGracePeriodSeconds = period;
+  if (typeof meta.generation === 'number' && meta.generation > 0) meta.generation += 1;
+  return { kind: 'marked', period };
+}
+
+function isStorageNotFound(err: unknown): boolean {
+  return isKeyNotFound(err) || isNotFound(err);
+}
+
+/** An RFC 3339 time in whole seconds, as kube writes metav1.Time. */
+function formatRFC3339(ms: number): string {
+  return `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
+}
+
+/**
+ * The delete of a resource whose strategy deletes gracefully (pods), as kube's Store.Delete
+ * does it: a pending graceful deletion answers the object unchanged; otherwise the object is
+ * marked (and the garbage collector's finalizers set) in one write, and removed in a second
+ * one when its grace period is 0 and no finalizer holds it.
+ */
+async function deleteGraceful(
+  ctx: StoreContext,
+  req: RequestContext,
+  name: string,
+  options: DeleteOptions,
+): Promise<{ object: KubeObject | Status; deletedImmediately: boolean }> {
+  const key = objectKey(ctx.space, req.namespace, name);
+  const state: { outcome: GracefulOutcome; removed: boolean } = { outcome: { kind: 'now' }, removed: false };
+  const step = (existing: KubeObject): KubeObject | null => {
+    checkDeletePreconditions(ctx, name, existing, options.preconditions);
+    state.outcome = gracefulStep(ctx, existing, options);
+    state.removed = false;
+    if (state.outcome.kind === 'pending') return existing;
+    if (state.outcome.kind === 'now') {
+      const next = deleteStep(existing, options, ctx.garbageCollection);
+      state.removed = next === null;
+      return next;
+    }
+    const finalizers = ctx.garbageCollection ? garbageCollectionFinalizers(existing, options) : undefined;
+    if (finalizers !== undefined) {
+      if (finalizers.length > 0) existing.metadata.finalizers = finalizers;
+      else delete existing.metadata.finalizers;
+    }
+    return existing;
+  };
+  /** Marked with grace period 0 and held by no finalizer: removed in a second write. */
+  const removeNext = (obj: KubeObject): boolean => state.outcome.kind === 'marked' && state.outcome.period === 0 && !hasFinalizers(obj);
+  if (options.dryRun) {
+    const existing = (await ctx.storage.get(key))!;
+    const next = step(structuredClone(existing));
+    if (next === null || removeNext(next)) return { object: deletedResponse(ctx, next ?? existing), deletedImmediately: true };
+    return { object: present(ctx, next), deletedImmediately: false };
+  }
+  const written = await ctx.storage.guaranteedUpdate(key, (existing) => step(existing!));
+  if (state.removed) return { object: deletedResponse(ctx, written), deletedImmediately: true };
+  if (!removeNext(written)) return { object: present(ctx, written), deletedImmediately: false };
+  // A finalizer added meanwhile holds the object; otherwise it goes now.
+  let held = false;
+  let removed: KubeObject;
+  try {
+    removed = await ctx.storage.guaranteedUpdate(key, (existing) => {
+      held = hasFinalizers(existing!);
+      return held ? existing! : null;
+    });
+  } catch (err) {
+    // Another delete (the kubelet's) removed it between the two writes: it is gone, as asked.
+    if (isStorageNotFound(err)) return { object: deletedResponse(ctx, written), deletedImmediately: true };
+    throw err;
+  }
+  return held ? { object: present(ctx, removed), deletedImmediately: false } : { object: deletedResponse(ctx, removed), deletedImmediately: true };
+}
+
 async function deleteGeneric(
   ctx: StoreContext,
   req: RequestContext,
@@ -246,6 +352,7 @@ export async function deleteObject(
   return translatingStorageErrors(ctx.resource, name, async () => {
     ctx.deletionGuard?.(name);
     if (isNamespaces(ctx)) return deleteNamespace(ctx, req, name, options);
+    if (ctx.definition.strategy?.gracefulDeletePeriod !== undefined) return deleteGraceful(ctx, req, name, options);
     return deleteGeneric(ctx, req, name, options);
   });
 }

@@ -25,6 +25,10 @@ import { patchObject } from './store-patch.js';
 import { watchObjects } from './store-watch.js';
 import { scaleSubresource } from './apiextensions/scale.js';
 import { managedFieldsConversion, versionConversion } from './store-conversion.js';
+import type { SubresourceFactories, SubresourceStore } from './subresource-store.js';
+import { objectKey } from './keys.js';
+import { present } from './store-context.js';
+import { translatingStorageErrors } from './storage-errors.js';
 
 export interface StoreOptions {
   readonly definition: ResourceDefinition;
@@ -51,6 +55,10 @@ export interface StoreOptions {
   readonly reserver?: Reserver;
   /** Other groups' definitions of the same stored objects (events.k8s.io for core events): their managed field sets are converted too. */
   readonly cohabitants?: readonly ResourceDefinition[];
+  /** Subresources with roles of their own (binding, eviction, log, proxies), by name. */
+  readonly subresourceFactories?: SubresourceFactories;
+  /** The registry's other resources, for those subresources (asked lazily, per request). */
+  readonly lookup?: (group: string, plural: string) => RestResource | undefined;
 }
 
 function servedVersion(definition: ResourceDefinition, version: string | undefined) {
@@ -109,11 +117,36 @@ export function storageWatcher(storage: Storage): StorageWatcher | undefined {
   return typeof candidate.watch === 'function' ? (candidate as Storage & StorageWatcher) : undefined;
 }
 
-/** The roles of each subresource the version (else the definition) declares (they act on the object itself). */
-function subresourceRoles(ctx: StoreContext): ReadonlyMap<string, RestSubresource> | undefined {
-  const subresources = ctx.version.subresources ?? ctx.definition.subresources;
-  if (subresources === undefined || subresources.length === 0) return undefined;
+/** What a subresource factory gets: this store's operations and the registry's other resources. */
+function subresourceStore(ctx: StoreContext, lookup: StoreOptions['lookup']): SubresourceStore {
+  return {
+    resource: ctx.resource,
+    get: (req, name) => getObject(ctx, req, name, {}),
+    update: (req, name, mutate, options) =>
+      translatingStorageErrors(ctx.resource, name, async () => {
+        const key = objectKey(ctx.space, req.namespace, name);
+        if (options.dryRun === true) return present(ctx, mutate(structuredClone((await ctx.storage.get(key))!)));
+        const preconditions = options.preconditions;
+        return present(ctx, await ctx.storage.guaranteedUpdate(key, (current) => mutate(current!), preconditions !== undefined ? { preconditions } : {}));
+      }),
+    delete: (req, name, options) => deleteObject(ctx, req, name, options),
+    lookup: (group, plural) => lookup?.(group, plural),
+  };
+}
+
+/**
+ * The roles of each subresource the version (else the definition) declares (they act on the
+ * object itself), then those the factories build.
+ */
+function subresourceRoles(ctx: StoreContext, options: StoreOptions): ReadonlyMap<string, RestSubresource> | undefined {
+  const subresources = ctx.version.subresources ?? ctx.definition.subresources ?? [];
+  const factories = Object.entries(options.subresourceFactories ?? {});
+  if (subresources.length === 0 && factories.length === 0) return undefined;
   const out = new Map<string, RestSubresource>();
+  if (factories.length > 0) {
+    const store = subresourceStore(ctx, options.lookup);
+    for (const [name, factory] of factories) out.set(name, factory(store));
+  }
   for (const sub of subresources) {
     const verbs = new Set(sub.verbs);
     const name = sub.name;
@@ -145,6 +178,7 @@ export function createStore(options: StoreOptions): RestResource {
   const ctx = createStoreContext(options);
   const verbs = new Set(ctx.definition.verbs);
   const watcher = storageWatcher(options.storage);
+  const subresources = subresourceRoles(ctx, options);
   return {
     definition: ctx.definition,
     version: ctx.expected.version,
@@ -158,6 +192,6 @@ export function createStore(options: StoreOptions): RestResource {
     ...(verbs.has('deletecollection')
       ? { collectionDeleter: { deleteCollection: (req, opts, listOpts) => deleteCollection(ctx, req, opts, listOpts) } }
       : {}),
-    ...(subresourceRoles(ctx) !== undefined ? { subresources: subresourceRoles(ctx)! } : {}),
+    ...(subresources !== undefined ? { subresources } : {}),
   };
 }

@@ -53,7 +53,7 @@ function groupItem(group: ApiGroup): Record<string, unknown> {
               ? {
                   subresources: subresourceVerbs(r).map((sub) => ({
                     subresource: sub.name,
-                    responseKind: subresourceKind(sub.name) ?? { ...own, kind: d.kind },
+                    responseKind: subresourceKind(sub.name) ?? (sub.kind !== undefined && sub.kind.group !== d.group ? sub.kind : { ...own, kind: sub.kind?.kind ?? d.kind }),
                     verbs: sub.verbs,
                   })),
                 }

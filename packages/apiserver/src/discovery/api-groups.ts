@@ -45,15 +45,17 @@ export function subresourceKind(name: string): { group: string; version: string;
   return name === 'scale' ? { group: 'autoscaling', version: 'v1', kind: 'Scale' } : undefined;
 }
 
-/** Each subresource with the verbs its roles serve (get, patch, update), by name. */
-export function subresourceVerbs(resource: RestResource): { name: string; verbs: string[] }[] {
-  const out: { name: string; verbs: string[] }[] = [];
+/** Each subresource with the verbs its roles serve (create, get, patch, update; a connecter's own), by name. */
+export function subresourceVerbs(resource: RestResource): { name: string; verbs: string[]; kind?: { group: string; version: string; kind: string } }[] {
+  const out: { name: string; verbs: string[]; kind?: { group: string; version: string; kind: string } }[] = [];
   for (const sub of resource.subresources?.values() ?? []) {
-    const verbs: string[] = [];
+    const verbs: string[] = sub.connecter !== undefined ? [...sub.connecter.verbs] : [];
+    if (sub.creater) verbs.push('create');
     if (sub.getter) verbs.push('get');
     if (sub.patcher) verbs.push('patch');
     if (sub.updater) verbs.push('update');
-    if (verbs.length > 0) out.push({ name: sub.name, verbs });
+    verbs.sort();
+    if (verbs.length > 0) out.push({ name: sub.name, verbs, ...(sub.kind !== undefined ? { kind: sub.kind } : {}) });
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

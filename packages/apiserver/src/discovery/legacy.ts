@@ -58,8 +58,8 @@ export function apiResourceList(gv: GroupVersionResources): Record<string, unkno
       // Subresources follow their resource as `<plural>/<sub>`, with no singular name.
       // A subresource of another kind names its group and version (kube's APIResource.group/version).
       const subs = subresourceVerbs(r).map((sub) => {
-        const other = subresourceKind(sub.name);
-        const kind = other === undefined ? { kind: d.kind } : { group: other.group, version: other.version, kind: other.kind };
+        const other = subresourceKind(sub.name) ?? (sub.kind !== undefined && sub.kind.group !== d.group ? sub.kind : undefined);
+        const kind = other === undefined ? { kind: sub.kind?.kind ?? d.kind } : { group: other.group, version: other.version, kind: other.kind };
         return { name: `${d.plural}/${sub.name}`, singularName: '', namespaced: d.namespaced, ...kind, verbs: sub.verbs };
       });
       return [main, ...subs];

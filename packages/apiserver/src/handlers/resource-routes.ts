@@ -13,6 +13,7 @@ import { handleGet, handleList } from './read.js';
 import type { VerbHandler } from './scope.js';
 import { handleWatch } from './watch.js';
 import { handleCreate, handleUpdate } from './write.js';
+import { handleConnect, handleNamedCreate } from './subresource.js';
 
 /** The handler for `verb` if the resource's roles support it. */
 function handlerFor(resource: RestResource, verb: ResourceVerb): VerbHandler | undefined {
@@ -65,7 +66,19 @@ const SUBRESOURCE_VERBS: ReadonlySet<ResourceVerb> = new Set(['get', 'update', '
  */
 function resolveSubresource(info: ResourceRequestInfo, resource: RestResource, namespace: string): ResolvedRoute {
   const sub = resource.subresources?.get(info.subresource);
-  if (sub === undefined || info.name === '' || info.extraParts) throw pathNotFound();
+  if (sub === undefined || info.name === '') throw pathNotFound();
+  if (sub.connecter !== undefined) {
+    const connecter = sub.connecter;
+    if (info.extraParts && !connecter.subpaths) throw pathNotFound();
+    if (info.verb === '' || !(connecter.verbs as readonly string[]).includes(info.verb)) throw methodNotRegistered();
+    return { handler: (scope) => handleConnect(scope, connecter), namespace };
+  }
+  if (info.extraParts) throw pathNotFound();
+  if (sub.creater !== undefined) {
+    const creater = sub.creater;
+    if (info.verb !== 'create') throw methodNotRegistered();
+    return { handler: (scope) => handleNamedCreate(scope, creater, sub.kind), namespace };
+  }
   if (info.verb === '' || !SUBRESOURCE_VERBS.has(info.verb)) throw methodNotRegistered();
   const view: RestResource = {
     definition: resource.definition,
@@ -92,12 +105,14 @@ export interface ResolvedRoute {
 
 /**
  * Resolves a resource request against the resource serving its group/version/plural.
+ * Subresources with their own roles: a named creater answers POST only, a connecter the
+ * verbs it lists (and, for proxies, paths below it).
  * Throws 404 for path shapes kube does not serve (unknown subresources, a namespace on a
  * cluster-scoped resource, a named item without its namespace) and 405 for a method the
  * path does not register.
  */
 export function resolveResourceRoute(info: ResourceRequestInfo, resource: RestResource): ResolvedRoute {
-  if (info.extraParts) throw pathNotFound();
+  if (info.extraParts && info.subresource === '') throw pathNotFound();
   const { namespaced } = resource.definition;
   if (info.subresource !== '') {
     if (namespaced && info.namespace === '') throw pathNotFound();

@@ -13,7 +13,7 @@ export interface MinimalObject {
   readonly change?: Record<string, unknown>;
   /** A status the /status subresource accepts. */
   readonly status?: Record<string, unknown>;
-  /** The status a create answers with when it is not absent (kube's empty Go structs: a Service's `loadBalancer: {}`). */
+  /** The status a create answers with when it is not absent (kube's empty Go structs: a Service's `loadBalancer: {}`; a Pod's phase). */
   readonly createdStatus?: Record<string, unknown>;
   /** Fields the server assigns under a top-level field (a Service's cluster IP): left out when the created object is compared with this one. */
   readonly assigned?: Readonly<Record<string, readonly string[]>>;
@@ -60,7 +60,11 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
     status: { phase: 'Available' },
   },
   // kube's ServiceAccount admission needs the account to exist (the sample's, created before).
-  '/pods': { object: { metadata: meta('pod-sample'), spec: { containers: [container], serviceAccountName: 'sa-sample' } }, status: { phase: 'Pending', conditions: [condition('PodScheduled')] } },
+  '/pods': {
+    object: { metadata: meta('pod-sample'), spec: { containers: [container], serviceAccountName: 'sa-sample' } },
+    status: { phase: 'Pending', conditions: [condition('PodScheduled')] },
+    createdStatus: { phase: 'Pending', qosClass: 'BestEffort' },
+  },
   '/podtemplates': { object: { metadata: meta('podtemplate-sample'), template: podTemplate }, change: { template: { metadata: { labels: { app: 'sample', v: '2' } } } } },
   '/replicationcontrollers': {
     object: { metadata: meta('rc-sample'), spec: { replicas: 1, selector: labels, template: podTemplate } },

@@ -16,12 +16,34 @@ export const META_V1 = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 export const OBJECT_META = `${META_V1}ObjectMeta`;
 
 /**
+ * The non-zero defaults kube's OpenAPI gives key fields of associative lists, which the
+ * catalogue leaves out with every other `default`: a port's `protocol` is part of the key of
+ * a container's and a service's ports, and server-side apply keys an item that omits it
+ * with TCP (kube's ContainerPort and ServicePort defaulting sets the same value).
+ */
+const LIST_KEY_DEFAULTS: readonly (readonly [schema: string, field: string, value: unknown])[] = [
+  ['io.k8s.api.core.v1.ContainerPort', 'protocol', 'TCP'],
+  ['io.k8s.api.core.v1.ServicePort', 'protocol', 'TCP'],
+];
+
+function withListKeyDefaults(defs: Record<string, JSONSchemaProps>): Record<string, JSONSchemaProps> {
+  const out = { ...defs };
+  for (const [name, field, value] of LIST_KEY_DEFAULTS) {
+    const schema = out[name];
+    const property = schema?.properties?.[field];
+    if (schema === undefined || property === undefined) continue;
+    out[name] = { ...schema, properties: { ...schema.properties, [field]: { ...property, default: value } } };
+  }
+  return out;
+}
+
+/**
  * Every built-in definition by name. Shared: never mutate. apiextensions' own decoding
  * definitions (JSONSchemaProps and the parts the published CRD schema leaves open) replace
  * the generated ones of the same names.
  */
 export const definitions: Readonly<Record<string, JSONSchemaProps>> = {
-  ...withDescriptions(schemaDefinitions() as Record<string, JSONSchemaProps>, [metaDescriptions, coreDescriptions, coordinationDescriptions, eventsDescriptions]),
+  ...withListKeyDefaults(withDescriptions(schemaDefinitions() as Record<string, JSONSchemaProps>, [metaDescriptions, coreDescriptions, coordinationDescriptions, eventsDescriptions])),
   ...crdDecodingDefinitions,
 };
 

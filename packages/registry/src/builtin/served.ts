@@ -36,7 +36,6 @@ const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
 export const NOT_SERVED: Readonly<Record<string, string>> = {
   'autoscaling/v1/horizontalpodautoscalers':
     'v1 objects convert to and from the stored v2 form with kube\'s annotation round trip (targetCPUUtilizationPercentage, metrics, conditions, behavior): not written yet',
-  '/bindings': 'binds a pod to a node (the scheduler\'s write, pods/binding): needs the pods registry',
 };
 
 /**
@@ -62,16 +61,6 @@ export const SERVED_ELSEWHERE: ReadonlySet<string> = new Set([
  * as namespaces' `finalize`). Requests for them answer 404 until a later slice adds them.
  */
 export const SUBRESOURCES_NOT_SERVED: Readonly<Record<string, string>> = {
-  '/pods/binding': 'assigns the pod to a node (the scheduler\'s write)',
-  '/pods/eviction': 'a disruption-budget-checked delete',
-  '/pods/log': 'streams a container\'s log from its kubelet',
-  '/pods/exec': 'a stream to the kubelet',
-  '/pods/attach': 'a stream to the kubelet',
-  '/pods/portforward': 'a stream to the kubelet',
-  '/pods/proxy': 'proxies to the pod',
-  '/pods/ephemeralcontainers': 'writes spec.ephemeralContainers with its own validation',
-  '/nodes/proxy': 'proxies to the kubelet',
-  '/services/proxy': 'proxies to the service\'s endpoints',
   '/serviceaccounts/token': 'issues a signed token (TokenRequest)',
   '/replicationcontrollers/scale': 'the autoscaling/v1 Scale view of spec.replicas',
   'apps/deployments/scale': 'the autoscaling/v1 Scale view of spec.replicas',

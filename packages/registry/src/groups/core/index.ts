@@ -6,7 +6,8 @@ import { endpointsBehaviour } from './endpoints.js';
 import { eventBehaviour } from './events.js';
 import { namespaceBehaviour } from './namespaces.js';
 import { nodeBehaviour } from './nodes.js';
-import { POD_INDEXED_FIELDS, podNodeNameField } from './pod-index.js';
+import { POD_INDEXED_FIELDS } from './pods/pod-index.js';
+import { bindingsOverride, podOverride } from './pods/index.js';
 import { secretBehaviour } from './secrets.js';
 import { serviceAccountBehaviour } from './serviceaccounts.js';
 import { serviceBehaviour } from './services.js';
@@ -20,5 +21,6 @@ export const coreOverrides: GroupOverrides = {
   services: withBehaviour(serviceBehaviour),
   endpoints: withBehaviour(endpointsBehaviour),
   nodes: withBehaviour(nodeBehaviour),
-  pods: withIndexedFields(POD_INDEXED_FIELDS, withBehaviour(podNodeNameField)),
+  pods: withIndexedFields(POD_INDEXED_FIELDS, podOverride),
+  bindings: bindingsOverride,
 };
