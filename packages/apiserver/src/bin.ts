@@ -96,6 +96,8 @@ async function main(): Promise<void> {
     enableGarbageCollector: flags.enableGarbageCollector,
     ...(flags.clientCaFile !== '' ? { clientCaFile: flags.clientCaFile } : {}),
     ...(flags.tokenAuthFile !== '' ? { tokenAuthFile: flags.tokenAuthFile } : {}),
+    storageMediaType: flags.storageMediaType,
+    ...(flags.encryptionProviderConfig !== '' ? { encryptionProviderConfig: flags.encryptionProviderConfig } : {}),
     authorizationModes: flags.authorizationModes,
     serviceNetwork: {
       ...(flags.serviceClusterIPRange !== '' ? { clusterIPRange: flags.serviceClusterIPRange } : {}),

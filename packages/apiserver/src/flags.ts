@@ -59,6 +59,10 @@ export interface ServerFlags {
   clientCaFile: string;
   /** --token-auth-file ("" = no static tokens). */
   tokenAuthFile: string;
+  /** --storage-media-type: how built-in objects are written to etcd (custom resources are always JSON). */
+  storageMediaType: 'application/json' | 'application/yaml' | 'application/vnd.kubernetes.protobuf';
+  /** --encryption-provider-config ("" = values stored as they are). */
+  encryptionProviderConfig: string;
   /** --authorization-mode, in order. */
   authorizationModes: string[];
   /** --service-cluster-ip-range ("" = kube's default 10.0.0.0/24). */
@@ -150,10 +154,12 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'client-ca-file': { type: 'string', defaultText: '', help: 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.' },
   'token-auth-file': { type: 'string', defaultText: '', help: 'If set, the file that will be used to secure the secure port of the API server via token authentication.' },
   'authorization-mode': { type: 'stringList', defaultText: 'AlwaysAllow', help: 'Ordered list of plug-ins to do authorization on secure port. kapi builds AlwaysAllow,AlwaysDeny,RBAC (kube also has ABAC,Webhook,Node: a startup error here).' },
+  'storage-media-type': { type: 'string', defaultText: 'application/vnd.kubernetes.protobuf', help: 'The media type to use to store objects in storage. Some resources or storage backends may only support a specific media type and will ignore this setting. Supported media types: [application/json, application/yaml, application/vnd.kubernetes.protobuf]' },
+  'encryption-provider-config': { type: 'string', defaultText: '', help: 'The file containing configuration for encryption providers to be used for storing secrets in etcd' },
   'anonymous-auth': { type: 'bool', defaultText: 'true', help: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.' },
   // kube security flags kapi does not implement yet: setting one is a startup error, never silently ignored.
   ...unimplementedFlags([
-    'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'encryption-provider-config', 'admission-control',
+    'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'admission-control',
     'enable-admission-plugins', 'disable-admission-plugins',
     'service-account-issuer', 'service-account-key-file', 'service-account-signing-key-file', 'api-audiences',
     'requestheader-client-ca-file', 'requestheader-allowed-names',
@@ -161,11 +167,11 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
     'audit-log-path', 'audit-policy-file', 'audit-webhook-config-file', 'tls-cipher-suites', 'tls-min-version',
     'authorization-config', 'authentication-config', 'oidc-issuer-url', 'authorization-webhook-config-file',
     'authentication-token-webhook-config-file', 'authorization-policy-file',
-  ], ['enable-bootstrap-token-auth']),
+  ], ['enable-bootstrap-token-auth', 'encryption-provider-config-automatic-reload']),
   // Accepted and ignored: common kube-apiserver flags (kubeadm, charts, kwokctl) with no security effect here.
   ...ignoredFlags({
     string: [
-      'etcd-servers-overrides', 'storage-backend', 'storage-media-type',
+      'etcd-servers-overrides', 'storage-backend',
       'proxy-client-cert-file', 'proxy-client-key-file',
       'audit-log-format', 'audit-log-mode', 'audit-log-version',
       'kubelet-client-certificate', 'kubelet-client-key',
@@ -174,7 +180,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
     ],
     bool: [
       'allow-privileged', 'enable-priority-and-fairness', 'profiling', 'service-account-lookup',
-      'encryption-provider-config-automatic-reload', 'enable-aggregator-routing',
+      'enable-aggregator-routing',
       'logtostderr', 'alsologtostderr',
     ],
     int: [
@@ -465,6 +471,8 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     leaderElectResourceName: get<string>('leader-elect-resource-name'),
     clientCaFile: get<string>('client-ca-file'),
     tokenAuthFile: get<string>('token-auth-file'),
+    storageMediaType: get<string>('storage-media-type') as ServerFlags['storageMediaType'],
+    encryptionProviderConfig: get<string>('encryption-provider-config'),
     authorizationModes: get<string[]>('authorization-mode'),
     anonymousAuth: get<boolean>('anonymous-auth'),
     serviceClusterIPRange: get<string>('service-cluster-ip-range'),
@@ -499,6 +507,10 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
   if (flags.etcdMaxRequestBytes <= 0) throw new FlagError('--etcd-max-request-bytes must be greater than 0');
   if (flags.leaderElect) validateLeaderElection(flags);
   validateServiceNetwork(flags);
+  const mediaTypes = ['application/json', 'application/vnd.kubernetes.protobuf', 'application/yaml'];
+  if (!mediaTypes.includes(flags.storageMediaType)) {
+    throw new FlagError(`--storage-media-type ${JSON.stringify(flags.storageMediaType)} invalid, allowed values: ${mediaTypes.join(', ')}`);
+  }
   if (!flags.etcdPrefix.startsWith('/')) flags.etcdPrefix = `/${flags.etcdPrefix}`;
   try {
     resolveRuntimeConfig([...builtinDefinitions, customResourceDefinitions], flags.runtimeConfig);

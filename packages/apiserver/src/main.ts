@@ -22,8 +22,9 @@ import {
 } from '@kapi/registry';
 import type { Tracer } from '@opentelemetry/api';
 import { applyRuntimeConfig, resolveRuntimeConfig } from './runtime-config.js';
-import { DEFAULT_MAX_REQUEST_BYTES, createEtcdClient, createEtcdStorage, startCompactor, startStorageMetricsPoller, ttlKeys } from '@kapi/storage';
+import { DEFAULT_MAX_REQUEST_BYTES, createEtcdClient, createEtcdStorage, kubeStorageCodec, startCompactor, startStorageMetricsPoller, ttlKeys, type StorageMediaType } from '@kapi/storage';
 import { advertisedAddress, masterLeases } from './master-leases.js';
+import { loadEncryptionConfig } from './encryption-config.js';
 import { createWatchCache, type WatchCacheOptions } from '@kapi/watch-cache';
 import { loadServingCertificate } from './certs.js';
 import { ServerLifecycle } from './filters/lifecycle.js';
@@ -129,6 +130,13 @@ export interface ApiServerOptions {
   readonly clientCaFile?: string;
   /** --token-auth-file: static bearer tokens (kube's CSV). */
   readonly tokenAuthFile?: string;
+  /**
+   * --storage-media-type: how objects of built-in kinds are written (default protobuf, as
+   * kube-apiserver; custom resources are JSON whatever it says). Reads accept every format.
+   */
+  readonly storageMediaType?: StorageMediaType;
+  /** --encryption-provider-config: an EncryptionConfiguration file (encryption at rest). */
+  readonly encryptionProviderConfig?: string;
   /** --authorization-mode, in order; default ['AlwaysAllow']. Only AlwaysAllow, AlwaysDeny and RBAC are built. */
   readonly authorizationModes?: readonly string[];
   /**
@@ -245,8 +253,19 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const resources = servedDefinitions
     .filter((d, i) => servedDefinitions.findIndex((o) => (o.storagePrefix ?? o.plural) === (d.storagePrefix ?? d.plural)) === i)
     .map((d) => ({ prefix: `${etcdPrefix}/${d.storagePrefix ?? d.plural}`, group: d.group, resource: d.plural }));
+  // Read before anything starts: a configuration kube would refuse stops the server here.
+  let transformerFor: ReturnType<typeof loadEncryptionConfig> | undefined;
+  try {
+    transformerFor = options.encryptionProviderConfig ? loadEncryptionConfig(options.encryptionProviderConfig, resources) : undefined;
+  } catch (err) {
+    await compactor.stop();
+    etcdClient.close();
+    throw err;
+  }
   const etcd = createEtcdStorage({
     endpoints: [...options.etcdServers],
+    codec: kubeStorageCodec(options.storageMediaType ?? 'application/vnd.kubernetes.protobuf'),
+    ...(transformerFor !== undefined ? { transformerFor } : {}),
     client: etcdClient,
     maxRequestBytes: etcdMaxRequestBytes,
     compaction: compactor,
@@ -323,7 +342,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       check: () => {
         const ready = watchCache?.isReady(r.prefix);
         if (ready === true) listed = true;
-        return ready === false && listed ? Promise.reject(new Error('not initialized')) : Promise.resolve();
+        if (ready !== false || !listed) return Promise.resolve();
+        const reason = watchCache?.initializationError(r.prefix);
+        return Promise.reject(new Error(reason === undefined ? 'not initialized' : `not initialized: ${reason}`));
       },
     };
   };

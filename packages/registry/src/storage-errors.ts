@@ -12,6 +12,7 @@
  * | InvalidContinue, InvalidError | 400 BadRequest with the storage message |
  * | Unreachable, Internal | 500 InternalError `Internal error occurred: <message>` |
  * | RequestTooLarge | 500 without a reason, the storage message as is (`etcdserver: request is too large`) |
+ * | Corrupt (a stored value that does not decode) | 500 without a reason, the decoder's message as is |
  *
  * Unreachable is a 500 because that is what kube-apiserver answers when etcd fails a request
  * (its etcd errors are not API statuses and are wrapped as internal errors); client-go then
@@ -49,6 +50,7 @@ export function toStatusError(err: unknown, resource: GroupResource, name = ''):
     case 'TooManyRequests':
       return tooManyRequests(err.message, 1);
     case 'RequestTooLarge':
+    case 'Corrupt':
       // kube-apiserver passes etcd's refusal through as an error that is not a Status.
       return new StatusError({ code: 500, message: err.message });
     case 'Unreachable':

@@ -20,6 +20,11 @@ export type StorageErrorCode =
    * kube-apiserver answers, a 500 without a reason.
    */
   | 'RequestTooLarge'
+  /**
+   * A stored value that does not decode (not JSON, not kube's protobuf, or not an object of
+   * a known kind). kube-apiserver answers the decoder's message as a 500 without a reason.
+   */
+  | 'Corrupt'
   | 'Internal';
 
 export class StorageError extends Error {

@@ -42,6 +42,13 @@ export {
   type EtcdClientOptions,
   DEFAULT_MAX_REQUEST_BYTES,
   jsonCodec,
+  storageCodec,
+  TransformError,
+  kubeStorageCodec,
+  decodeStoredObject,
+  STORAGE_MEDIA_TYPES,
+  type StorageMediaType,
+  type StorageCodec,
   toStorageError,
   startCompactor,
   ttlKeys,
@@ -77,3 +84,4 @@ export {
   watchTooOldMessage,
   initialEventsEndAnnotation,
 } from './messages.js';
+export * from './value/index.js';

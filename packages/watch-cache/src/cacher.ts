@@ -1,5 +1,6 @@
 import type { KubeObject } from '@kapi/machinery';
 import type { Change, ChangeFeed, FeedHandle, Predicate, Storage, WatchEvent } from '@kapi/storage';
+import { isStorageError } from '@kapi/storage';
 import { CacheEvent } from './cache-event.js';
 import { CacheWatcher, bookmarkEvent } from './cache-watcher.js';
 import { EventBuffer } from './event-buffer.js';
@@ -86,8 +87,15 @@ export class Cacher {
     void this.initialize(this.generation);
   }
 
+  private lastListError: string | undefined;
+
   get isReady(): boolean {
     return this.ready;
+  }
+
+  /** Why the last (re-)list failed, while the cache is not ready; undefined otherwise. */
+  get initializationError(): string | undefined {
+    return this.ready ? undefined : this.lastListError;
   }
 
   /** Whether `key` belongs to this cache: the prefix itself or anything under it. */
@@ -337,6 +345,8 @@ export class Cacher {
         this.wakeWaiters();
         return;
       } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        this.lastListError = isStorageError(err, 'Corrupt') ? `unable to decode stored object at ${err.key}: ${message}` : message;
         this.metrics.initializationError();
         this.options.logger.warn(`watch cache ${this.name}: initial list failed, retrying in ${this.options.relistIntervalMs}ms: ${String(err instanceof Error ? err.message : err)}`);
         await sleep(this.options.relistIntervalMs);

@@ -16,6 +16,11 @@ export interface WatchCache extends Storage, Watcher {
    * when no cacher has that prefix. For per-cache readiness checks.
    */
   isReady(prefix: string): boolean | undefined;
+  /**
+   * Why the cacher for `prefix` could not (re-)list, while it is not ready (for example the
+   * key of a stored value that does not decode); undefined when it is ready or has no error.
+   */
+  initializationError(prefix: string): string | undefined;
   /** Starts caching another resource (for example a new custom resource). Idempotent per prefix. */
   addResource(resource: CachedResource): void;
   /** Where the cache's metrics are registered. */
@@ -84,6 +89,11 @@ export function createWatchCache(storage: Storage & Partial<ChangeFeed>, options
     isReady(prefix) {
       const normalized = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix;
       return cachers.find((c) => c.prefix === normalized)?.isReady;
+    },
+
+    initializationError(prefix) {
+      const normalized = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix;
+      return cachers.find((c) => c.prefix === normalized)?.initializationError;
     },
 
     async create(key, obj) {

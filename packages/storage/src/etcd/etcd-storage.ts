@@ -4,7 +4,9 @@ import type { KubeObject } from '@kapi/machinery';
 import { yieldIfBusy } from '@kapi/machinery';
 import type { ChangeFeed, Counter, FeedHandle, Storage, Watcher } from '../interface.js';
 import { StorageError, keyExists, keyNotFound, parseResourceVersion, tooLargeResourceVersion } from '../errors.js';
-import { jsonCodec, type Codec } from './codec.js';
+import { jsonCodec, storageCodec, type Codec } from './codec.js';
+import type { ValueTransformer } from '../value/transformer.js';
+import { Counter as PromCounter } from 'prom-client';
 import { createEtcdKV, decodeKV, readKey, revisionOf, withResourceVersion, type EtcdKV } from './kv.js';
 import { conditionalWrite } from './conditional-write.js';
 import { guaranteedUpdate } from './guaranteed-update.js';
@@ -15,7 +17,7 @@ import { startEtcdWatch } from './watch.js';
 import { confirmUnchanged, openChangeFeed } from './change-feed.js';
 import { checkProgressRequestsOrdered } from './etcd-version.js';
 import { startCompactor } from './compactor.js';
-import { createEtcdInstrumentation, type ResourcePrefix } from './instrumentation.js';
+import { createEtcdInstrumentation, resourceResolver, type ResourcePrefix } from './instrumentation.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from './request-size.js';
 import type { Registry } from 'prom-client';
 import type { Tracer } from '@opentelemetry/api';
@@ -39,8 +41,14 @@ export interface EtcdStorageOptions {
    * Unreachable, so a hung or partitioned etcd never blocks a request forever. Default 10000 ms.
    */
   requestTimeoutMs?: number;
-  /** How objects are stored; default JSON. */
+  /** How objects are serialized; default JSON (kapi-apiserver uses kube's, `kubeStorageCodec`). */
   codec?: Codec;
+  /**
+   * The value transformer of a key (encryption at rest, `--encryption-provider-config`):
+   * applied to every serialized value written and read. Default: identity, which refuses to
+   * read encrypted values.
+   */
+  transformerFor?: (key: string) => ValueTransformer;
   /**
    * Where the compacted revision is learned, normally the process's compactor
    * (`startCompactor`). `compactedRevision()` reports the newer of it and what this storage's
@@ -107,7 +115,20 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
     ...(options.resources !== undefined ? { resources: options.resources } : {}),
     ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
   });
-  const kv: EtcdKV = createEtcdKV(client, { codec: options.codec ?? jsonCodec, requestTimeoutMs, maxRequestBytes, instrumentation });
+  const decodeErrors = options.metricsRegistry === undefined ? undefined : decodeErrorCounter(options.metricsRegistry);
+  const resourceOf = resourceResolver(options.resources ?? []);
+  const codec = storageCodec(options.codec ?? jsonCodec, {
+    ...(options.transformerFor !== undefined ? { transformerFor: options.transformerFor } : {}),
+    ...(decodeErrors !== undefined
+      ? {
+          onDecodeError: (key: string) => {
+            const { group, resource } = resourceOf(key);
+            decodeErrors.inc({ resource: group === '' ? resource : `${resource}.${group}` });
+          },
+        }
+      : {}),
+  });
+  const kv: EtcdKV = createEtcdKV(client, { codec, requestTimeoutMs, maxRequestBytes, instrumentation });
 
   // Compaction seen by this storage's own watches (etcd reports the compacted revision when it cancels one).
   let observedCompaction = 0;
@@ -165,10 +186,10 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       }
       const data = kv.codec.encode(obj);
       await yieldIfBusy();
-      const result = await conditionalWrite(kv, key, 0, { put: data });
+      const result = await conditionalWrite(kv, key, 0, { put: kv.codec.seal(data, key) });
       if (!result.succeeded) throw keyExists(key);
       await yieldIfBusy();
-      return withResourceVersion(kv.codec.decode(data, key), result.revision);
+      return withResourceVersion(kv.codec.decodeSerialized(data, key), result.revision);
     },
 
     async get(key, getOptions = {}) {
@@ -239,4 +260,10 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       if (ownsClient) client.close();
     },
   };
+}
+
+/** kube's `apiserver_storage_decode_errors_total{resource}`: stored values that did not decode. */
+function decodeErrorCounter(registry: Registry): PromCounter<'resource'> {
+  const existing = registry.getSingleMetric('apiserver_storage_decode_errors_total') as PromCounter<'resource'> | undefined;
+  return existing ?? new PromCounter({ name: 'apiserver_storage_decode_errors_total', help: 'Number of stored object decode errors split by object type', labelNames: ['resource'], registers: [registry] });
 }

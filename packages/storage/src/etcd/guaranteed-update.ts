@@ -4,7 +4,7 @@ import type { GuaranteedUpdateOptions, UpdateFunction } from '../interface.js';
 import { keyNotFound } from '../errors.js';
 import { readKey, withResourceVersion, type EtcdKV } from './kv.js';
 import { stateFromKV, type ObjectState } from './object-state.js';
-import type { Codec } from './codec.js';
+import type { StorageCodec } from './codec.js';
 import { checkPreconditions } from './preconditions.js';
 import { conditionalWrite } from './conditional-write.js';
 
@@ -15,7 +15,8 @@ import { conditionalWrite } from './conditional-write.js';
  * 2. Check preconditions, then call `tryUpdate` with a private copy. If either throws while
  *    the state came from the cache, re-read; when the revision is unchanged the cached copy
  *    was right and the error is thrown, otherwise the loop runs again on the fresh state.
- * 3. Bytes unchanged → no write; returns the existing object with its resourceVersion (a
+ * 3. Serialized bytes unchanged and the stored value not stale (written with the first
+ *    encryption provider and key) → no write; returns the existing object with its resourceVersion (a
  *    cached state is confirmed by a fresh read first).
  * 4. Txn "if mod_revision == read then put (or delete, when tryUpdate returned null) else get";
  *    on failure the returned KV becomes the current state and the loop repeats. No retry limit:
@@ -68,7 +69,7 @@ export async function guaranteedUpdate(
 
     await yieldIfBusy();
     const data = codec.encode(updated);
-    if (state.data !== undefined && data.equals(state.data)) {
+    if (state.data !== undefined && !state.stale && data.equals(state.data)) {
       if (!state.current) {
         state = await fetch();
         continue;
@@ -77,13 +78,13 @@ export async function guaranteedUpdate(
     }
 
     await yieldIfBusy();
-    const result = await conditionalWrite(kv, key, state.revision, { put: data });
+    const result = await conditionalWrite(kv, key, state.revision, { put: codec.seal(data, key) });
     if (!result.succeeded) {
       state = stateFromKV(codec, result.current, key);
       continue;
     }
     await yieldIfBusy();
-    return withResourceVersion(codec.decode(data, key), result.revision);
+    return withResourceVersion(codec.decodeSerialized(data, key), result.revision);
   }
 }
 
@@ -92,6 +93,6 @@ export async function guaranteedUpdate(
  * copying it: the loop above only reads `state.obj` (tryUpdate, a delete's and a no-op's
  * results get copies), so the shared cached object is never mutated.
  */
-function stateFromSharedCache(codec: Codec, cached: KubeObject): ObjectState {
+function stateFromSharedCache(codec: StorageCodec, cached: KubeObject): ObjectState {
   return { obj: cached, data: codec.encode(cached), revision: Number(cached.metadata.resourceVersion ?? 0), current: false };
 }

@@ -1,6 +1,6 @@
 import type { Etcd3, IKeyValue, IRangeRequest, IRangeResponse, ITxnRequest, ITxnResponse } from 'etcd3';
 import type { KubeObject } from '@kapi/machinery';
-import type { Codec } from './codec.js';
+import type { StorageCodec } from './codec.js';
 import { toStorageError } from './errors.js';
 import { rangeOperation, txnOperation, type EtcdInstrumentation } from './instrumentation.js';
 import { MAX_REQUEST_ID_BYTES, requestIdBytes as memberRequestIdBytes } from './request-size.js';
@@ -12,7 +12,7 @@ import { MAX_REQUEST_ID_BYTES, requestIdBytes as memberRequestIdBytes } from './
 export interface EtcdKV {
   range(key: string, req: IRangeRequest): Promise<IRangeResponse>;
   txn(key: string, req: ITxnRequest): Promise<ITxnResponse>;
-  readonly codec: Codec;
+  readonly codec: StorageCodec;
   /** The largest write request etcd takes (its `--max-request-bytes`); writers check it before sending. */
   readonly maxRequestBytes: number;
   /**
@@ -24,7 +24,7 @@ export interface EtcdKV {
 }
 
 export interface EtcdKVOptions {
-  readonly codec: Codec;
+  readonly codec: StorageCodec;
   /** Deadline of each call. */
   readonly requestTimeoutMs: number;
   /** See `EtcdKV.maxRequestBytes`. */
@@ -80,7 +80,7 @@ export function revisionOf(value: string | number | undefined): number {
 }
 
 /** The object in `kv` with its resourceVersion set to the key's mod_revision. */
-export function decodeKV(codec: Codec, kv: IKeyValue, key: string): KubeObject {
+export function decodeKV(codec: StorageCodec, kv: IKeyValue, key: string): KubeObject {
   return withResourceVersion(codec.decode(kv.value, key), revisionOf(kv.mod_revision));
 }
 

@@ -5,7 +5,7 @@ import type { Predicate } from '../interface.js';
 import { isStorageError } from '../errors.js';
 import { startEtcd, uniquePrefix } from '../testing/index.js';
 import { createEtcdClient } from './client.js';
-import { jsonCodec, type Codec } from './codec.js';
+import { jsonCodec, storageCodec, type StorageCodec } from './codec.js';
 import { createEtcdKV, type EtcdKV } from './kv.js';
 import { list, type ListChunking } from './list.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from './request-size.js';
@@ -27,8 +27,8 @@ function configMap(namespace: string, i: number): KubeObject {
 
 /** An EtcdKV that records its range calls and decodes in order, in one log. */
 function recording(inner: EtcdKV, log: string[]): EtcdKV {
-  const codec: Codec = {
-    encode: (obj) => inner.codec.encode(obj),
+  const codec: StorageCodec = {
+    ...inner.codec,
     decode: (bytes, key) => {
       log.push(`decode ${key.slice(key.lastIndexOf('/') + 1)}`);
       return inner.codec.decode(bytes, key);
@@ -50,7 +50,7 @@ void test('chunked lists return what one range returns, and ask for the next chu
   const etcd = await startEtcd();
   const client = createEtcdClient(etcd.endpoints);
   try {
-    const kv = createEtcdKV(client, { codec: jsonCodec, requestTimeoutMs: 5000, maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES });
+    const kv = createEtcdKV(client, { codec: storageCodec(jsonCodec), requestTimeoutMs: 5000, maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES });
     const prefix = `${uniquePrefix()}/configmaps`;
     for (let i = 0; i < 57; i++) {
       const obj = configMap(i % 3 === 0 ? 'a' : 'b', i);
@@ -109,7 +109,7 @@ void test('an undecodable value fails a chunked list with Internal while the nex
   const etcd = await startEtcd();
   const client = createEtcdClient(etcd.endpoints);
   try {
-    const kv = createEtcdKV(client, { codec: jsonCodec, requestTimeoutMs: 5000, maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES });
+    const kv = createEtcdKV(client, { codec: storageCodec(jsonCodec), requestTimeoutMs: 5000, maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES });
     const prefix = `${uniquePrefix()}/configmaps`;
     for (let i = 0; i < 12; i++) await client.put(`${prefix}/a/cm-${String(i).padStart(2, '0')}`).value(jsonCodec.encode(configMap('a', i)));
     await client.put(`${prefix}/a/cm-03x`).value('not json');

@@ -1,10 +1,11 @@
-import type { IRangeRequest } from 'etcd3';
+import type { IKeyValue, IRangeRequest } from 'etcd3';
 import type { KubeObject } from '@kapi/machinery';
 import { decodeContinue, encodeContinue } from '@kapi/machinery';
 import type { ListOptions, ListResult } from '../interface.js';
 import { everything } from '../interface.js';
 import { StorageError, isStorageError, parseResourceVersion, tooLargeResourceVersion } from '../errors.js';
 import { decodeKV, revisionOf, type EtcdKV } from './kv.js';
+import { TransformError } from './codec.js';
 import { listPrefix, prefixEnd } from './keys.js';
 import {
   continueTooOldMessage,
@@ -161,7 +162,7 @@ export async function list(kv: EtcdKV, key: string, options: ListOptions = {}, c
       const itemKey = kvPair.key.toString();
       lastKey = itemKey;
       consumedFromLast++;
-      const obj = decodeKV(kv.codec, kvPair, itemKey);
+      const obj = decodeListed(kv, kvPair, itemKey);
       if (predicate.matches(obj)) items.push(obj);
     }
 
@@ -200,5 +201,15 @@ function expiredError(key: string, keyPrefix: string, plan: ReadPlan, cause: unk
     return new StorageError('Expired', key, continueTooOldMessage, { cause, inconsistentContinue });
   } catch {
     return new StorageError('Expired', key, continueTooOldShortMessage, { cause });
+  }
+}
+
+/** A listed value; a value that does not decrypt names its key, as kube's list does. */
+function decodeListed(kv: EtcdKV, kvPair: IKeyValue, key: string): KubeObject {
+  try {
+    return decodeKV(kv.codec, kvPair, key);
+  } catch (err) {
+    if (err instanceof TransformError) throw new StorageError('Internal', key, `unable to transform key ${JSON.stringify(key)}: ${err.message}`);
+    throw err;
   }
 }

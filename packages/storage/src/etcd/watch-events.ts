@@ -2,7 +2,7 @@ import type { IEvent, IKeyValue } from 'etcd3';
 import type { KubeObject } from '@kapi/machinery';
 import type { Change, Predicate, WatchEvent } from '../interface.js';
 import { StorageError } from '../errors.js';
-import type { Codec } from './codec.js';
+import type { StorageCodec as Codec } from './codec.js';
 import { decodeKV, revisionOf, withResourceVersion } from './kv.js';
 
 /** Decodes `kv`'s value with resourceVersion = `revision` (a fresh, unshared object). */

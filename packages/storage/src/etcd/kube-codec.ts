@@ -1,0 +1,90 @@
+/**
+ * The codec kube-apiserver stores with: protobuf (`k8s\0` + runtime.Unknown) for kinds that
+ * have a protobuf message, JSON for the rest (custom resources), or everything in JSON or
+ * YAML with `--storage-media-type`. Reading does not depend on the media type: protobuf,
+ * JSON and YAML values are recognized by their first bytes, as kube's storage decoder does, so
+ * a cluster written by either server with any setting reads back.
+ */
+import jsYaml from 'js-yaml';
+import type { KubeObject } from '@kapi/machinery';
+import { PROTOBUF_MAGIC, decodeEnvelope, decodeEnveloped, encodeObjectRaw, envelopeObject, hasProtobuf, isPlainObject } from '@kapi/machinery';
+import { StorageError } from '../errors.js';
+import { decodeJson, jsonCodec, type Codec } from './codec.js';
+
+export const STORAGE_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'] as const;
+export type StorageMediaType = (typeof STORAGE_MEDIA_TYPES)[number];
+
+const MAGIC = Buffer.from(PROTOBUF_MAGIC);
+// CBOR's self-described tag (0xd9d9f7), which kube puts before every CBOR value it writes.
+const CBOR_TAG = Buffer.from([0xd9, 0xd9, 0xf7]);
+
+function withoutResourceVersion(obj: KubeObject): KubeObject {
+  if (obj.metadata?.resourceVersion === undefined) return obj;
+  const { resourceVersion: _ignored, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
+function decodeProtobuf(bytes: Buffer, key: string): KubeObject {
+  try {
+    const envelope = decodeEnvelope(bytes);
+    const { object } = decodeEnveloped(envelope, envelope);
+    if (!isPlainObject(object.metadata)) object.metadata = {};
+    return object as KubeObject;
+  } catch (err) {
+    throw new StorageError('Corrupt', key, (err as Error).message, { cause: err });
+  }
+}
+
+function decodeYaml(bytes: Buffer, key: string): KubeObject {
+  let value: unknown;
+  try {
+    value = jsYaml.load(bytes.toString('utf8'));
+  } catch (err) {
+    throw new StorageError('Corrupt', key, (err as Error).message, { cause: err });
+  }
+  if (!isPlainObject(value) || !isPlainObject(value.metadata)) {
+    throw new StorageError('Corrupt', key, 'the value is not JSON, YAML or protobuf');
+  }
+  return value as KubeObject;
+}
+
+/** Whether the first byte that is not white space is `{`. */
+function looksLikeJson(bytes: Buffer): boolean {
+  for (const byte of bytes) {
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) continue;
+    return byte === 0x7b;
+  }
+  return false;
+}
+
+/** Reads any value kube or kapi stores; StorageError `Corrupt` with the decoder's message otherwise. */
+export function decodeStoredObject(bytes: Buffer, key: string): KubeObject {
+  if (bytes.length >= MAGIC.length && bytes.subarray(0, MAGIC.length).equals(MAGIC)) return decodeProtobuf(bytes, key);
+  if (looksLikeJson(bytes)) return decodeJson(bytes, key);
+  if (bytes.length >= CBOR_TAG.length && bytes.subarray(0, CBOR_TAG.length).equals(CBOR_TAG)) {
+    throw new StorageError(
+      'Corrupt',
+      key,
+      `the value is CBOR (kube-apiserver writes it only behind the CBORServingAndStorage feature gate), which kapi does not read`,
+    );
+  }
+  return decodeYaml(bytes, key);
+}
+
+/**
+ * kube's storage codec for `mediaType` (default protobuf): protobuf writes every kind with a
+ * protobuf message and JSON for the others, as kube-apiserver does for custom resources.
+ */
+export function kubeStorageCodec(mediaType: StorageMediaType = 'application/vnd.kubernetes.protobuf'): Codec {
+  return {
+    encode(obj) {
+      if (mediaType === 'application/vnd.kubernetes.protobuf' && hasProtobuf(String(obj.apiVersion ?? ''), String(obj.kind ?? ''))) {
+        const stored = withoutResourceVersion(obj);
+        return envelopeObject(stored, encodeObjectRaw(stored));
+      }
+      if (mediaType === 'application/yaml') return Buffer.from(jsYaml.dump(withoutResourceVersion(obj), { noRefs: true, lineWidth: -1 }));
+      return jsonCodec.encode(obj);
+    },
+    decode: decodeStoredObject,
+  };
+}
