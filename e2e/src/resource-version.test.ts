@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Etcd3 } from 'etcd3';
 import { startCluster, type TestCluster } from './harness/cluster.js';
 import { configMap, writeJsonFile, writeYamlFile } from './harness/fixtures.js';
+import { decodeStoredObject } from '@kapi/storage';
 
 const ns = 'e2e-rv';
 let cluster: TestCluster;
@@ -40,9 +41,9 @@ void test('the resourceVersion kubectl reads is the mod_revision of /registry/co
   assert.equal(labelled.metadata.resourceVersion, await modRevision(key));
 
   // The stored value carries no resourceVersion (it is the revision, not data).
-  const stored = await etcd.get(key).string();
+  const stored = await etcd.get(key).buffer();
   assert.ok(stored !== null);
-  const storedObject = JSON.parse(stored) as { metadata: Record<string, unknown> };
+  const storedObject = decodeStoredObject(stored, key) as { metadata: Record<string, unknown> };
   assert.equal(storedObject.metadata.resourceVersion, undefined);
   assert.equal(storedObject.metadata.name, 'rv');
 

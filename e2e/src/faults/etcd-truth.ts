@@ -5,6 +5,7 @@
 import { Etcd3, type Watcher } from 'etcd3';
 import { compactRevKey } from '@kapi/storage';
 import type { HistoryEvent, KeyState } from './checker.js';
+import { decodeStoredObject } from '@kapi/storage';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -106,9 +107,9 @@ export async function finalState(client: Etcd3, keyPrefix: string): Promise<{ st
     revisions.set(name, kv.mod_revision);
     let obj: Record<string, unknown> = {};
     try {
-      obj = JSON.parse(kv.value.toString()) as Record<string, unknown>;
+      obj = decodeStoredObject(kv.value, kv.key.toString()) as Record<string, unknown>;
     } catch {
-      // not JSON (protobuf storage): the token is unknown
+      // not a stored object (encrypted, or not written by an API server): the token is unknown
     }
     values.set(name, obj);
     const data = (obj.data ?? {}) as Record<string, string>;

@@ -29,7 +29,7 @@ export interface KubeReference {
   readonly kubeconfig: string;
   /** GET with the admin token; `accept` sets the Accept header. */
   get(path: string, accept?: string): Promise<{ status: number; body: string }>;
-  /** Stops kube-apiserver and its etcd, removes the state directory. Idempotent. */
+  /** Stops kube-apiserver and its etcd (unless the etcd was given), removes the state directory. Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -60,13 +60,22 @@ function writeState(dir: string, url: string): { key: string; pub: string; token
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+export interface KubeReferenceOptions {
+  /** How long to wait for `/readyz`; default 120 s (the first start on a loaded machine is slow). */
+  readonly timeoutMs?: number;
+  /** An etcd to use (and leave running on stop); default: a new one, stopped with the server. */
+  readonly etcd?: TestEtcd;
+  /** More kube-apiserver flags, appended last. */
+  readonly extraArgs?: readonly string[];
+}
+
 /**
- * Starts etcd and `binary` and resolves once `/readyz` answers 200 (up to `timeoutMs`,
- * default 120 s: the first start on a loaded machine is slow). Rejects with the server's
- * output when it exits or never gets ready.
+ * Starts etcd (unless given one) and `binary` and resolves once `/readyz` answers 200.
+ * Rejects with the server's output when it exits or never gets ready.
  */
-export async function startKubeReference(binary: string, timeoutMs = 120_000): Promise<KubeReference> {
-  const etcd: TestEtcd = await startEtcd();
+export async function startKubeReference(binary: string, options: number | KubeReferenceOptions = {}): Promise<KubeReference> {
+  const { timeoutMs = 120_000, etcd: givenEtcd, extraArgs = [] } = typeof options === 'number' ? { timeoutMs: options } : options;
+  const etcd: TestEtcd = givenEtcd ?? (await startEtcd());
   const dir = mkdtempSync(join(tmpdir(), 'kapi-kube-reference-'));
   const port = await freePort();
   const url = `https://127.0.0.1:${port}`;
@@ -84,6 +93,7 @@ export async function startKubeReference(binary: string, timeoutMs = 120_000): P
       '--api-audiences=https://kubernetes.default.svc',
       '--authorization-mode=AlwaysAllow',
       `--token-auth-file=${state.tokens}`,
+      ...extraArgs,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -102,7 +112,7 @@ export async function startKubeReference(binary: string, timeoutMs = 120_000): P
       await exited;
       clearTimeout(timer);
     }
-    await etcd.stop();
+    if (givenEtcd === undefined) await etcd.stop();
     rmSync(dir, { recursive: true, force: true });
   };
   const get = (path: string, accept?: string) =>

@@ -44,7 +44,7 @@ export class RestClient {
 
   constructor(
     readonly baseUrl: string,
-    private readonly options: { maxSockets?: number; timeoutMs?: number } = {},
+    private readonly options: { maxSockets?: number; timeoutMs?: number; headers?: Record<string, string> } = {},
   ) {
     const https = baseUrl.startsWith('https:');
     const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 16 };
@@ -61,6 +61,7 @@ export class RestClient {
           method,
           agent: this.agent,
           headers: {
+            ...this.options.headers,
             accept: 'application/json',
             ...(payload !== undefined ? { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) } : {}),
           },

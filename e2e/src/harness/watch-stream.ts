@@ -37,7 +37,7 @@ export interface WatchStream {
  * off (loopback test servers). A new connection per watch (no agent), so killing it affects
  * nothing else.
  */
-export function openWatch<T = KubeObject>(baseUrl: string, path: string, onEvent: (event: WatchEvent<T>) => void): WatchStream {
+export function openWatch<T = KubeObject>(baseUrl: string, path: string, onEvent: (event: WatchEvent<T>) => void, headers: Record<string, string> = {}): WatchStream {
   const send = baseUrl.startsWith('https:') ? httpsRequest : httpRequest;
   let killed = false;
   let req: ClientRequest | undefined;
@@ -51,7 +51,7 @@ export function openWatch<T = KubeObject>(baseUrl: string, path: string, onEvent
       settled = true;
       resolve({ status, contentType, badLines, ...end, ...(killed ? { reason: 'killed' as const } : {}) });
     };
-    req = send(`${baseUrl}${path}`, { method: 'GET', agent: false, rejectUnauthorized: false, headers: { accept: 'application/json' } }, (res) => {
+    req = send(`${baseUrl}${path}`, { method: 'GET', agent: false, rejectUnauthorized: false, headers: { ...headers, accept: 'application/json' } }, (res) => {
       status = res.statusCode ?? 0;
       contentType = res.headers['content-type'];
       if (status !== 200) {

@@ -14,6 +14,7 @@ import { builtinDefinitions, type ResourceDefinition } from '@kapi/registry';
 import { uniquePrefix } from '@kapi/storage/testing';
 import { MINIMAL_OBJECTS, type MinimalObject } from './testing/minimal-objects.js';
 import { startTestServer, type TestServer } from './testing/fixture.js';
+import { decodeStoredObject } from '@kapi/storage';
 
 const PB = 'application/vnd.kubernetes.protobuf';
 const NAMESPACE = 'default';
@@ -71,10 +72,14 @@ void describe('catalogue round trips', () => {
     return { status: res.status, object: JSON.parse(res.body.toString('utf8')) as Obj };
   };
   /** The value etcd holds for `key` (the etcd v3 JSON gateway), or undefined. */
-  const etcdValue = async (key: string): Promise<Record<string, unknown> | undefined> => {
+  const etcdBytes = async (key: string): Promise<Buffer | undefined> => {
     const res = await fetch(`${t.etcd.endpoints[0]}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from(key).toString('base64') }) });
     const kvs = ((await res.json()) as { kvs?: { value: string }[] }).kvs;
-    return kvs === undefined ? undefined : (JSON.parse(Buffer.from(kvs[0]!.value, 'base64').toString('utf8')) as Record<string, unknown>);
+    return kvs === undefined ? undefined : Buffer.from(kvs[0]!.value, 'base64');
+  };
+  const etcdValue = async (key: string): Promise<Record<string, unknown> | undefined> => {
+    const bytes = await etcdBytes(key);
+    return bytes === undefined ? undefined : (decodeStoredObject(bytes, key) as Record<string, unknown>);
   };
 
   before(async () => {
@@ -117,6 +122,8 @@ void describe('catalogue round trips', () => {
       const stored = await etcdValue(key);
       assert.ok(stored, `nothing at ${key}`);
       assert.equal(stored['apiVersion'], d.storageApiVersion ?? apiVersion);
+      // As kube-apiserver stores built-ins: protobuf (`k8s\0` + runtime.Unknown).
+      assert.equal((await etcdBytes(key))!.subarray(0, 4).toString('latin1'), 'k8s\0');
 
       // Get and list: JSON and protobuf carry the same object.
       const path = `${collection}/${name}`;

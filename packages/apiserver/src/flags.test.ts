@@ -279,12 +279,25 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
   });
 
   void it('refuses security flags kapi does not implement instead of ignoring them', () => {
-    for (const flag of ['encryption-provider-config', 'audit-log-path', 'audit-policy-file', 'service-account-key-file', 'service-account-signing-key-file',
+    for (const flag of ['audit-log-path', 'audit-policy-file', 'service-account-key-file', 'service-account-signing-key-file',
       'requestheader-client-ca-file', 'requestheader-username-headers', 'enable-admission-plugins', 'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'tls-min-version']) {
       assert.equal(flagError(['--etcd-servers=x', `--${flag}=/some/value`]), `--${flag} is not implemented by kapi`);
     }
     assert.equal(flagError(['--etcd-servers=x', '--enable-bootstrap-token-auth']), '--enable-bootstrap-token-auth is not implemented by kapi');
+    // Encryption configurations are read once, at start.
+    assert.equal(flagError(['--etcd-servers=x', '--encryption-provider-config-automatic-reload']), '--encryption-provider-config-automatic-reload is not implemented by kapi');
     // An empty value (kwokctl's --admission-control=) asks for nothing and is accepted.
     assert.equal(parsed(['--etcd-servers=x', '--admission-control=', '--enable-bootstrap-token-auth=false']).etcdServers.length, 1);
+  });
+
+  void it('takes --storage-media-type as kube does, and --encryption-provider-config', () => {
+    assert.equal(parsed(['--etcd-servers=x']).storageMediaType, 'application/vnd.kubernetes.protobuf');
+    assert.equal(parsed(['--etcd-servers=x', '--storage-media-type=application/json']).storageMediaType, 'application/json');
+    assert.equal(parsed(['--etcd-servers=x', '--storage-media-type=application/yaml']).storageMediaType, 'application/yaml');
+    assert.equal(
+      flagError(['--etcd-servers=x', '--storage-media-type=text/plain']),
+      '--storage-media-type "text/plain" invalid, allowed values: application/json, application/vnd.kubernetes.protobuf, application/yaml',
+    );
+    assert.equal(parsed(['--etcd-servers=x', '--encryption-provider-config=/etc/enc.yaml']).encryptionProviderConfig, '/etc/enc.yaml');
   });
 });

@@ -156,6 +156,12 @@ export interface ResourceDefinition {
    * version's apiVersion.
    */
   storageApiVersion?: string;
+  /**
+   * Readers of stored objects in apiVersions this definition does not serve, by apiVersion:
+   * each turns such an object into the storage form (a private copy; it may be mutated).
+   * kube-apiserver 1.32 stores CustomResourceDefinitions as apiextensions.k8s.io/v1beta1.
+   */
+  storedVersionReaders?: Readonly<Record<string, (stored: KubeObject) => KubeObject>>;
   /** The resource has a `status` the main resource ignores on update (and on create, unless `statusOnCreate`). */
   hasStatus?: boolean;
   /** A create keeps the status it is sent (kube's nodes: a kubelet registers its node with status). */

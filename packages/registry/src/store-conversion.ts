@@ -63,6 +63,13 @@ export function versionConversion(definition: ResourceDefinition, version: Versi
   }
   const normalized = (stored: KubeObject): { obj: KubeObject; copied: boolean } => {
     if (stored.apiVersion === storageApiVersion || stored.apiVersion === undefined) return { obj: stored, copied: false };
+    const reader = definition.storedVersionReaders?.[stored.apiVersion];
+    if (reader !== undefined) {
+      const obj = reader(deepCopy(stored));
+      obj.apiVersion = storageApiVersion;
+      obj.kind = kind;
+      return { obj, copied: true };
+    }
     const from = others.get(stored.apiVersion);
     if (from?.toStorage === undefined) return { obj: stored, copied: false };
     const obj = from.toStorage(deepCopy(stored));

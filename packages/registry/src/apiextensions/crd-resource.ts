@@ -12,6 +12,7 @@ import { ALL_VERBS } from '../builtin/builtin-strategy.js';
 import { APIEXTENSIONS_GROUP, CLEANUP_FINALIZER, type CustomResourceDefinition } from './crd-types.js';
 import { crdSchema } from './crd-schema.js';
 import { validateApiApproval, validateCrd, validateCrdUpdate, validateNames, validateStoredVersions } from './crd-validation.js';
+import { crdFromV1beta1 } from './crd-v1beta1.js';
 
 /** kube's v1 defaults: listKind = <kind>List, singular = lowercased kind, conversion strategy None; printer-column priority 0 left out. */
 export function defaultCrd(obj: KubeObject): void {
@@ -47,6 +48,9 @@ export const customResourceDefinitions: ResourceDefinition = {
   listKind: 'CustomResourceDefinitionList',
   plural: 'customresourcedefinitions',
   singular: 'customresourcedefinition',
+  // kube-apiserver's key prefix, so either server reads the CRDs the other stored.
+  storagePrefix: 'apiextensions.k8s.io/customresourcedefinitions',
+  storedVersionReaders: { 'apiextensions.k8s.io/v1beta1': crdFromV1beta1 },
   shortNames: ['crd', 'crds'],
   categories: ['api-extensions'],
   namespaced: false,
