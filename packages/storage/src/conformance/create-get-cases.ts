@@ -96,15 +96,15 @@ export const createAndGetCases: ConformanceCase[] = [
     },
   },
   {
-    name: 'get/list: a stored value that is not an object fails with a StorageError, not a crash',
+    name: 'get/list: a stored value that is not an object fails with a StorageError (Corrupt), not a crash',
     raw: true,
     async run(ctx) {
       const key = keyFor(ctx.prefix, 'bad');
       await rawOf(ctx).put(key, Buffer.from('{not json'));
-      await rejectsWith(ctx.storage.get(key), 'Internal');
-      await rejectsWith(ctx.storage.list(`${ctx.prefix}/configmaps`), 'Internal');
+      await rejectsWith(ctx.storage.get(key), 'Corrupt');
+      await rejectsWith(ctx.storage.list(`${ctx.prefix}/configmaps`), 'Corrupt');
       await rawOf(ctx).put(key, Buffer.from('"a string"'));
-      await rejectsWith(ctx.storage.get(key), 'Internal');
+      await rejectsWith(ctx.storage.get(key), 'Corrupt');
     },
   },
   {

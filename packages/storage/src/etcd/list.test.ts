@@ -105,7 +105,7 @@ void test('chunked lists return what one range returns, and ask for the next chu
   }
 });
 
-void test('an undecodable value fails a chunked list with Internal while the next chunk is in flight', async () => {
+void test('an undecodable value fails a chunked list with Corrupt while the next chunk is in flight', async () => {
   const etcd = await startEtcd();
   const client = createEtcdClient(etcd.endpoints);
   try {
@@ -113,7 +113,7 @@ void test('an undecodable value fails a chunked list with Internal while the nex
     const prefix = `${uniquePrefix()}/configmaps`;
     for (let i = 0; i < 12; i++) await client.put(`${prefix}/a/cm-${String(i).padStart(2, '0')}`).value(jsonCodec.encode(configMap('a', i)));
     await client.put(`${prefix}/a/cm-03x`).value('not json');
-    await assert.rejects(list(kv, prefix, {}, tiny), (err: unknown) => isStorageError(err, 'Internal') && /unable to decode stored object/.test((err as Error).message));
+    await assert.rejects(list(kv, prefix, {}, tiny), (err: unknown) => isStorageError(err, 'Corrupt') && /not valid JSON/.test((err as Error).message));
   } finally {
     client.close();
     await etcd.stop();
