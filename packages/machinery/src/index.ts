@@ -164,6 +164,7 @@ export {
   encodeEnvelope,
   decodeEnvelope,
   encodeObjectRaw,
+  encodeObjectGo,
   envelopeObject,
   encodeList,
   encodeWatchFrame,

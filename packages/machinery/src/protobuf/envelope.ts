@@ -28,6 +28,15 @@ export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array
 }
 
 /**
+ * The envelope as Go writes it: Unknown's empty `contentEncoding` and `contentType` are
+ * written too (kube-apiserver's stored values end with them).
+ */
+export function encodeEnvelopeGo(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
+  const typeMeta = envelopeMessages.typeMeta().encode({ apiVersion, kind }).finish();
+  return assemble(PROTOBUF_MAGIC, [{ field: 1, parts: [typeMeta] }, { field: 2, parts: [raw] }, { field: 3, parts: [] }, { field: 4, parts: [] }]);
+}
+
+/**
  * Wraps a message given as parts (raw bytes and length-delimited fields, e.g. a list's
  * metadata and its cached items) in the envelope, copying each part once.
  */

@@ -24,6 +24,37 @@ export interface FieldCodec {
   fromProto(value: unknown): unknown;
   /** The message of a struct, list-of-structs or map-of-structs field (for coverage checks against schemas). */
   readonly nested?: MessageCodec;
+  /**
+   * For a Go value (non-pointer) field: what Go's generated encoder writes when the field is
+   * absent from the JSON (an empty string, 0, an empty message...). Used in Go-bytes mode.
+   */
+  readonly goZero?: () => unknown;
+}
+
+let goBytes = false;
+
+/** Go's zero time (0001-01-01T00:00:00Z) in Unix seconds: what a value metav1.Time field holds when unset. */
+export const GO_ZERO_TIME_SECONDS = -62135596800;
+
+/**
+ * Runs `encode` in Go-bytes mode: messages are built as k8s.io/api's generated Go encoder
+ * writes them — every value (non-pointer) field present, zero values included, map keys
+ * sorted, timestamps with their nanos — so the bytes equal kube-apiserver's for the same
+ * object. Synchronous; the mode ends with `encode`.
+ */
+export function withGoBytes<T>(encode: () => T): T {
+  const previous = goBytes;
+  goBytes = true;
+  try {
+    return encode();
+  } finally {
+    goBytes = previous;
+  }
+}
+
+/** Whether a Go-bytes encode is running (for codecs outside this file). */
+export function inGoBytesMode(): boolean {
+  return goBytes;
 }
 
 /** An embedded Go struct: its fields are the parent's in JSON, a nested message on the wire. */
@@ -66,6 +97,13 @@ export function toProtoMessage(codec: MessageCodec, json: unknown): Record<strin
     if (converted !== undefined) out[codec.protoNames?.[name] ?? name] = converted;
   }
   for (const member of codec.inline ?? []) out[member.proto] = toProtoMessage(member.codec, json);
+  if (goBytes) {
+    for (const name in codec.fields) {
+      const zero = codec.fields[name]!.goZero;
+      const wireName = codec.protoNames?.[name] ?? name;
+      if (zero !== undefined && out[wireName] === undefined) out[wireName] = zero();
+    }
+  }
   return out;
 }
 
@@ -153,13 +191,14 @@ function timestampCodec(format: (seconds: number, nanos: number) => string): Fie
     toProto: (v) => {
       if (typeof v !== 'string') return undefined;
       const parsed = parseTimestamp(v);
-      return parsed === undefined ? undefined : parsed.nanos === 0 ? { seconds: parsed.seconds } : parsed;
+      return parsed === undefined ? undefined : parsed.nanos === 0 && !goBytes ? { seconds: parsed.seconds } : parsed;
     },
     fromProto: (v) => {
       const t = v as ProtoTimestamp;
       const seconds = t.seconds === undefined || t.seconds === null ? 0 : toNumber(t.seconds);
       const nanos = t.nanos ?? 0;
-      return seconds === 0 && nanos === 0 ? undefined : format(seconds, nanos);
+      // Unset, or Go's zero time (which Go's JSON writes as null): left out.
+      return (seconds === 0 || seconds === GO_ZERO_TIME_SECONDS) && nanos === 0 ? undefined : format(seconds, nanos);
     },
   };
 }
@@ -193,7 +232,12 @@ export const anyJson: FieldCodec = rawExtension;
  * (Embedded as a message, not via `message()`: its JSON form is a scalar.)
  */
 export const intOrString: FieldCodec = {
-  toProto: (v) => (isInteger(v) ? { type: 0, intVal: v } : typeof v === 'string' ? { type: 1, strVal: v } : undefined),
+  toProto: (v) =>
+    isInteger(v)
+      ? goBytes ? { type: 0, intVal: v, strVal: '' } : { type: 0, intVal: v }
+      : typeof v === 'string'
+        ? goBytes ? { type: 1, intVal: 0, strVal: v } : { type: 1, strVal: v }
+        : undefined,
   fromProto: (v) => {
     const m = v as { type?: unknown; intVal?: number | null; strVal?: string | null };
     return toNumber(m.type ?? 0) === 1 ? (m.strVal ?? '') : (m.intVal ?? 0);
@@ -212,7 +256,10 @@ export function mapOf(value: FieldCodec): FieldCodec {
     toProto: (v) => {
       if (!isRecord(v)) return undefined;
       const out: Record<string, unknown> = {};
-      for (const [k, item] of Object.entries(v)) {
+      const entries = Object.entries(v);
+      // Go's encoder writes map entries in key order.
+      if (goBytes) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const [k, item] of entries) {
         if (item === null || item === undefined) continue;
         const converted = value.toProto(item);
         if (converted !== undefined) out[k] = converted;

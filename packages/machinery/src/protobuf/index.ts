@@ -4,6 +4,7 @@ export { PROTOBUF_MAGIC, ProtobufDecodeError, encodeEnvelope, decodeEnvelope } f
 export type { DecodedObject } from './object-codec.js';
 export {
   encodeObjectRaw,
+  encodeObjectGo,
   envelopeObject,
   encodeList,
   encodeWatchFrame,

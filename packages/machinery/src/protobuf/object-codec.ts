@@ -4,9 +4,9 @@
  * per shared object and build envelopes and lists around the cached bytes.
  */
 import type { KubeList, ListMeta } from '../object.js';
-import { decodeEnvelope, decodeMessage, encodeEnvelope, encodeEnvelopeParts, ProtobufDecodeError, type Envelope } from './envelope.js';
+import { decodeEnvelope, decodeMessage, encodeEnvelope, encodeEnvelopeGo, encodeEnvelopeParts, ProtobufDecodeError, type Envelope } from './envelope.js';
 import type { LengthDelimited } from './wire-writer.js';
-import { fromProtoMessage, toProtoMessage, type MessageCodec } from './field-codec.js';
+import { fromProtoMessage, toProtoMessage, withGoBytes, type MessageCodec } from './field-codec.js';
 import { watchEventMessage } from './messages.js';
 import { protobufKind, protobufKindOfList, type ProtobufKind } from './kind-codecs.js';
 import { checkWireTypes } from './wire-types.js';
@@ -29,6 +29,17 @@ export function hasProtobuf(apiVersion: string, kind: string): boolean {
 export function encodeObjectRaw(obj: { apiVersion?: unknown; kind?: unknown; [field: string]: unknown }): Uint8Array {
   const { codec } = kindOf(obj);
   return codec.type.encode(toProtoMessage(codec, obj)).finish();
+}
+
+/**
+ * The object enveloped, byte for byte as kube-apiserver's Go encoder writes it (what it stores
+ * in etcd): every value field present with its zero value, map keys in order, Unknown's empty
+ * fields. Throws for a kind without protobuf.
+ */
+export function encodeObjectGo(obj: { apiVersion?: unknown; kind?: unknown; [field: string]: unknown }): Buffer {
+  const { codec } = kindOf(obj);
+  const raw = withGoBytes(() => codec.type.encode(toProtoMessage(codec, obj)).finish());
+  return encodeEnvelopeGo(String(obj.apiVersion ?? ''), String(obj.kind ?? ''), raw);
 }
 
 /** The object enveloped (`k8s\0` + Unknown), from its message bytes. */

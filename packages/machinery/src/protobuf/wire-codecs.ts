@@ -85,11 +85,40 @@ function schemaOrBool(field: WireField): FieldCodec {
   };
 }
 
+
+/** What Go's encoder writes for an absent value (non-pointer) field of this kind; undefined when it writes nothing. */
+function goZeroOf(field: WireField): (() => unknown) | undefined {
+  if (field.container !== undefined || field.presence === 'pointer') return undefined;
+  switch (field.kind) {
+    case 'string':
+      return () => '';
+    case 'int32':
+    case 'int64':
+      return () => 0;
+    case 'bool':
+      return () => false;
+    case 'time':
+    case 'microTime':
+      return () => ({ seconds: f.GO_ZERO_TIME_SECONDS, nanos: 0 });
+    case 'quantity':
+      return () => ({ string: '0' });
+    case 'intOrString':
+      return () => ({ type: 0, intVal: 0, strVal: '' });
+    case 'message': {
+      const name = field.message!;
+      return () => f.toProtoMessage(messageCodecOf(name), {});
+    }
+    default:
+      return undefined;
+  }
+}
+
 function fieldCodec(field: WireField): FieldCodec {
   const value = scalarCodec({ ...field, ...(field.container !== undefined ? { presence: 'required' } : {}) });
   if (field.container === 'list') return f.listOf(value);
   if (field.container === 'map') return f.mapOf(value);
-  return value;
+  const goZero = goZeroOf(field);
+  return goZero === undefined ? value : { ...value, goZero };
 }
 
 /**

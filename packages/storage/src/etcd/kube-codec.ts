@@ -7,7 +7,7 @@
  */
 import jsYaml from 'js-yaml';
 import type { KubeObject } from '@kapi/machinery';
-import { PROTOBUF_MAGIC, decodeEnvelope, decodeEnveloped, encodeObjectRaw, envelopeObject, hasProtobuf, isPlainObject } from '@kapi/machinery';
+import { PROTOBUF_MAGIC, decodeEnvelope, decodeEnveloped, encodeObjectGo, hasProtobuf, isPlainObject } from '@kapi/machinery';
 import { StorageError } from '../errors.js';
 import { decodeJson, jsonCodec, type Codec } from './codec.js';
 
@@ -79,8 +79,7 @@ export function kubeStorageCodec(mediaType: StorageMediaType = 'application/vnd.
   return {
     encode(obj) {
       if (mediaType === 'application/vnd.kubernetes.protobuf' && hasProtobuf(String(obj.apiVersion ?? ''), String(obj.kind ?? ''))) {
-        const stored = withoutResourceVersion(obj);
-        return envelopeObject(stored, encodeObjectRaw(stored));
+        return encodeObjectGo(withoutResourceVersion(obj));
       }
       if (mediaType === 'application/yaml') return Buffer.from(jsYaml.dump(withoutResourceVersion(obj), { noRefs: true, lineWidth: -1 }));
       return jsonCodec.encode(obj);
