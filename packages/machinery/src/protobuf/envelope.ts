@@ -80,6 +80,9 @@ export function decodeMessage<T>(decode: () => T): T {
     const message = (err as Error).message ?? String(err);
     // protobufjs reports truncation as "index out of range: <pos> + <n> > <len>"; Go says "unexpected EOF".
     if (/index out of range/.test(message)) throw new ProtobufDecodeError('unexpected EOF');
+    // protobufjs: "invalid wire type 7 at offset 1"; Go's generated Unmarshal: "illegal wireType 7".
+    const wireType = /invalid wire type (\d+)/.exec(message);
+    if (wireType !== null) throw new ProtobufDecodeError(`proto: illegal wireType ${wireType[1]}`);
     throw new ProtobufDecodeError(`proto: ${message}`);
   }
 }
