@@ -32,9 +32,10 @@ export function encodeObjectRaw(obj: { apiVersion?: unknown; kind?: unknown; [fi
 }
 
 /**
- * The object enveloped, byte for byte as kube-apiserver's Go encoder writes it (what it stores
- * in etcd): every value field present with its zero value, map keys in order, Unknown's empty
- * fields. Throws for a kind without protobuf.
+ * The object enveloped as kube-apiserver's Go encoder writes it (what it stores in etcd), in
+ * Go-bytes mode (see `withGoBytes`) with Unknown's empty fields. Byte for byte the same as
+ * kube's unless the object leaves out a value struct or a non-omitempty scalar Go would write
+ * as zero. Throws for a kind without protobuf.
  */
 export function encodeObjectGo(obj: { apiVersion?: unknown; kind?: unknown; [field: string]: unknown }): Buffer {
   const { codec } = kindOf(obj);

@@ -86,9 +86,15 @@ function schemaOrBool(field: WireField): FieldCodec {
 }
 
 
-/** What Go's encoder writes for an absent value (non-pointer) field of this kind; undefined when it writes nothing. */
+/**
+ * What Go's encoder writes for an absent value (non-pointer) field, for the fields whose zero
+ * value decodes back to "absent" (omitempty scalars): their bytes match Go's and no JSON
+ * changes. Go also writes value structs and non-omitempty scalars when absent; kapi does
+ * not, because decoding those gives `{}`/`""` members the JSON of kapi's objects lacks today
+ * (kube's objects, read by kapi, do carry them).
+ */
 function goZeroOf(field: WireField): (() => unknown) | undefined {
-  if (field.container !== undefined || field.presence === 'pointer') return undefined;
+  if (field.container !== undefined || field.presence !== 'omitempty') return undefined;
   switch (field.kind) {
     case 'string':
       return () => '';
@@ -97,17 +103,6 @@ function goZeroOf(field: WireField): (() => unknown) | undefined {
       return () => 0;
     case 'bool':
       return () => false;
-    case 'time':
-    case 'microTime':
-      return () => ({ seconds: f.GO_ZERO_TIME_SECONDS, nanos: 0 });
-    case 'quantity':
-      return () => ({ string: '0' });
-    case 'intOrString':
-      return () => ({ type: 0, intVal: 0, strVal: '' });
-    case 'message': {
-      const name = field.message!;
-      return () => f.toProtoMessage(messageCodecOf(name), {});
-    }
     default:
       return undefined;
   }
