@@ -1,9 +1,11 @@
 /**
  * Keys that expire: each write grants a fresh etcd lease of the given TTL and puts the key
  * under it, so a key not rewritten within its TTL disappears (kube's storage writes with a
- * TTL the same way: `/registry/masterleases/<ip>`). Values are JSON.
+ * TTL the same way: `/registry/masterleases/<ip>`). Values are written as JSON and read in any
+ * format kube stores (kube-apiserver writes its master leases as protobuf Endpoints).
  */
 import type { Etcd3 } from 'etcd3';
+import { decodeStoredObject } from './kube-codec.js';
 
 export interface TtlKeys {
   /** Writes `value` at `<prefix><name>`, expiring `ttlSeconds` after this write. */
@@ -25,11 +27,11 @@ export function ttlKeys(client: Etcd3, prefix: string): TtlKeys {
       }
     },
     async list() {
-      const all = await client.getAll().prefix(prefix).strings();
-      return Object.entries(all).map(([key, text]) => {
+      const all = await client.getAll().prefix(prefix).buffers();
+      return Object.entries(all).map(([key, bytes]) => {
         let value: unknown;
         try {
-          value = JSON.parse(text) as unknown;
+          value = decodeStoredObject(bytes, key);
         } catch {
           value = undefined;
         }
