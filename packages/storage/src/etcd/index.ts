@@ -1,5 +1,5 @@
 export { createEtcdStorage, type EtcdStorage, type EtcdStorageOptions } from './etcd-storage.js';
-export { createEtcdClient, type EtcdClientOptions } from './client.js';
+export { createEtcdClient, etcdCredentials, type EtcdClientOptions, type EtcdTlsFiles } from './client.js';
 export { DEFAULT_MAX_REQUEST_BYTES } from './request-size.js';
 export { jsonCodec, type Codec } from './codec.js';
 export { toStorageError } from './errors.js';
