@@ -56,6 +56,8 @@ function peerGateArgs(layout) {
   return [
     `--control=127.0.0.1:${layout.ports.gateControl}`,
     ...etcdMembers.map((m) => `--gate=${m},127.0.0.1:${layout.ports.etcdGate[m]},127.0.0.1:${layout.ports.etcdPeer[m]}`),
+    // Peer traffic is mutual TLS: the gate ends it (to read which member sends) and re-opens it.
+    `--tls=${layout.etcdCertDir}/member.crt,${layout.etcdCertDir}/member.key,${layout.etcdCertDir}/ca.crt`,
   ];
 }
 

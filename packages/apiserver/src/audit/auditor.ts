@@ -126,20 +126,6 @@ function parseBody(body: Buffer | undefined): Record<string, unknown> | undefine
   }
 }
 
-/** kube's message for a refused credential: the methods the request tried. */
-function authenticationFailure(req: IncomingMessage, query: URLSearchParams): string {
-  const methods: string[] = [];
-  const authorization = (req.headers.authorization ?? '').trim();
-  const scheme = authorization.split(' ');
-  if (/^basic /i.test(authorization)) methods.push('basic');
-  if (scheme.length > 1 && scheme[0]!.toLowerCase() === 'bearer') methods.push('bearer');
-  if ((query.get('access_token') ?? '').trim() !== '') methods.push('access_token');
-  const socket = req.socket as { getPeerCertificate?: () => { raw?: Buffer } | null };
-  const peer = typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : null;
-  if (peer?.raw !== undefined) methods.push('x509');
-  return methods.length > 0 ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided';
-}
-
 /** Thrown when blocking-strict could not record a request's RequestReceived event. */
 export class AuditRejected extends Error {
   override readonly name = 'AuditRejected';
@@ -313,7 +299,9 @@ export function createAuditor(options: AuditorOptions): Auditor {
       levelTotal.inc({ level: config.level });
       if (config.level === 'None' || config.omitStages.has('ResponseStarted')) return;
       const ev = baseEvent(input, config.level, 'ResponseStarted', undefined);
-      ev['responseStatus'] = { metadata: {}, message: authenticationFailure(input.req, input.query), code: 401 };
+      // kube first notes the methods tried ("Authentication failed, attempted: ...") and then
+      // records the 401 Status it writes over them.
+      ev['responseStatus'] = { metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
       send(finishEvent(ev, input.receivedAt, {}));
     },
     async close() {
