@@ -90,6 +90,7 @@ void describe('audit log (--audit-policy-file, --audit-log-path)', () => {
     assert.deepEqual(ev!['sourceIPs'], ['127.0.0.1']);
     assert.deepEqual(ev!['responseStatus'], { metadata: {}, code: 200 });
     assert.equal(ev!.annotations?.['authorization.k8s.io/decision'], 'allow');
+    // Only system:public-info-viewer grants anonymous requests /version.
     assert.equal(ev!.annotations?.['authorization.k8s.io/reason'], 'RBAC: allowed by ClusterRoleBinding "system:public-info-viewer" of ClusterRole "system:public-info-viewer" to Group "system:unauthenticated"');
     assert.match(String(ev!['requestReceivedTimestamp']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     assert.ok(String(ev!['stageTimestamp']) >= String(ev!['requestReceivedTimestamp']));
