@@ -66,8 +66,8 @@ COPY --from=build /src/packages/registry/dist packages/registry/dist
 COPY --from=build /src/packages/apiserver/package.json packages/apiserver/
 COPY --from=build /src/packages/apiserver/dist packages/apiserver/dist
 COPY --from=build /src/packages/apiserver/bin packages/apiserver/bin
-# The balancer and the health check script of deploy/docker-compose.yml.
-COPY deploy/lb.mjs deploy/healthcheck.mjs deploy/
+# The balancer, the health check and the etcd certificate scripts of deploy/docker-compose.yml.
+COPY deploy/lb.mjs deploy/healthcheck.mjs deploy/etcd-certs.mjs deploy/
 RUN chmod 0755 packages/apiserver/bin/kapi-apiserver.js \
  && ln -s /opt/kapi/packages/apiserver/bin/kapi-apiserver.js /usr/local/bin/kapi-apiserver \
  && mkdir -p /var/lib/kapi/certs /var/run/kubernetes \

@@ -17,6 +17,7 @@
  * ports; the balancer gets the base port), ETCD_BIN [etcd], KAPI_APISERVER_BIN
  * [packages/apiserver/dist/bin.js]. The directory remembers its base port (cluster.json).
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +56,8 @@ function peerGateArgs(layout) {
   return [
     `--control=127.0.0.1:${layout.ports.gateControl}`,
     ...etcdMembers.map((m) => `--gate=${m},127.0.0.1:${layout.ports.etcdGate[m]},127.0.0.1:${layout.ports.etcdPeer[m]}`),
+    // Peer traffic is mutual TLS: the gate ends it (to read which member sends) and re-opens it.
+    `--tls=${layout.etcdCertDir}/member.crt,${layout.etcdCertDir}/member.key,${layout.etcdCertDir}/ca.crt`,
   ];
 }
 
@@ -79,11 +82,13 @@ function components(layout) {
   });
   for (const m of etcdMembers) {
     const url = layout.etcd(m).clientURL;
+    // Clients must present a certificate on the client port: health is read from the metrics port.
+    const health = layout.etcd(m).metricsURL;
     all.set(m, {
       argv: [etcd, ...etcdCommand(m, layout).args],
-      ports: [/** @type {number} */ (layout.ports.etcdClient[m]), /** @type {number} */ (layout.ports.etcdPeer[m])],
+      ports: [/** @type {number} */ (layout.ports.etcdClient[m]), /** @type {number} */ (layout.ports.etcdPeer[m]), /** @type {number} */ (layout.ports.etcdMetrics[m])],
       url,
-      ready: () => etcdHealthy(url),
+      ready: () => etcdHealthy(health),
     });
   }
   for (const r of kapiReplicas) {
@@ -165,6 +170,8 @@ async function up(/** @type {ReturnType<typeof configure>} */ cfg) {
   mkdirSync(cfg.dir, { recursive: true });
   writeFileSync(cfg.stateFile, `${JSON.stringify({ basePort: cfg.basePort }, null, 2)}\n`);
   try {
+    // etcd's client and peer traffic is mutual TLS: its CA and certificates, made once.
+    execFileSync(process.execPath, [join(root, 'deploy/etcd-certs.mjs'), cfg.layout.etcdCertDir, 'localhost', '127.0.0.1'], { stdio: ['ignore', 'ignore', 'inherit'] });
     await startOne(cfg, peerGate);
     say(`etcd: ${etcdMembers.map((m) => `${m} ${cfg.layout.etcd(m).clientURL}`).join(', ')}`);
     await Promise.all(etcdMembers.map((m) => startOne(cfg, m)));

@@ -17,16 +17,31 @@ export function composeDocument() {
   const readyz = (/** @type {number} */ port) => ['CMD', 'node', `${imagePaths.root}/deploy/healthcheck.mjs`, `https://127.0.0.1:${port}${readinessPath}`];
   const healthyEtcd = Object.fromEntries(etcdMembers.map((m) => [m, { condition: 'service_healthy' }]));
 
+  const etcdCerts = `etcd-certs:${imagePaths.etcdCertDir}`;
   /** @type {Record<string, Record<string, unknown>>} */
   const services = {};
+  // One shot, before etcd: the etcd CA, the members' certificate (server and peer) and kapi's
+  // client certificate (deploy/etcd-certs.mjs), kept in a volume across restarts.
+  services['etcd-certs'] = {
+    image: kapiImage,
+    build,
+    user: '0',
+    entrypoint: ['node', `${imagePaths.root}/deploy/etcd-certs.mjs`],
+    command: [imagePaths.etcdCertDir, 'localhost', '127.0.0.1', ...etcdMembers],
+    volumes: [etcdCerts],
+    restart: 'no',
+  };
+  const certsMade = { 'etcd-certs': { condition: 'service_completed_successfully' } };
+  const tlsFlags = [`--cacert=${imagePaths.etcdCertDir}/ca.crt`, `--cert=${imagePaths.etcdCertDir}/member.crt`, `--key=${imagePaths.etcdCertDir}/member.key`];
   for (const m of etcdMembers) {
     services[m] = {
       image: etcdImage,
       entrypoint: ['/usr/local/bin/etcd'],
       command: etcdCommand(m, layout).args,
-      volumes: [`${m}-data:${imagePaths.etcdDataDir.replace(/\/data$/, '')}`],
+      volumes: [`${m}-data:${imagePaths.etcdDataDir.replace(/\/data$/, '')}`, `${etcdCerts}:ro`],
+      depends_on: certsMade,
       healthcheck: {
-        test: ['CMD', '/usr/local/bin/etcdctl', '--endpoints=http://127.0.0.1:2379', 'endpoint', 'health'],
+        test: ['CMD', '/usr/local/bin/etcdctl', '--endpoints=https://127.0.0.1:2379', ...tlsFlags, 'endpoint', 'health'],
         interval: '2s',
         timeout: '5s',
         retries: 30,
@@ -41,7 +56,7 @@ export function composeDocument() {
       image: kapiImage,
       build,
       command: kapiCommand(r, layout).args,
-      volumes: [`kapi-certs:${imagePaths.certDir}`],
+      volumes: [`kapi-certs:${imagePaths.certDir}`, `${etcdCerts}:ro`],
       // The first replica generates the serving pair in the shared volume; the others reuse it.
       depends_on: r === first ? healthyEtcd : { ...healthyEtcd, [first]: { condition: 'service_healthy' } },
       healthcheck: { test: readyz(layout.kapi(r).securePort), interval: '2s', timeout: '3s', retries: 3, start_period: '20s' },
@@ -62,6 +77,6 @@ export function composeDocument() {
   return {
     name: 'kapi',
     services,
-    volumes: Object.fromEntries([...etcdMembers.map((m) => `${m}-data`), 'kapi-certs'].map((v) => [v, {}])),
+    volumes: Object.fromEntries([...etcdMembers.map((m) => `${m}-data`), 'kapi-certs', 'etcd-certs'].map((v) => [v, {}])),
   };
 }

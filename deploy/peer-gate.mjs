@@ -8,11 +8,12 @@
  * and HTTP control.
  *
  *   node deploy/peer-gate.mjs --control=127.0.0.1:16444 \
- *     --gate=etcd-1,127.0.0.1:16454,127.0.0.1:16451 --gate=etcd-2,... --gate=etcd-3,...
+ *     --gate=etcd-1,127.0.0.1:16454,127.0.0.1:16451 --gate=etcd-2,... --gate=etcd-3,... [--tls=member.crt,member.key,ca.crt]
  *
  * Control (HTTP on --control): POST /partition/<member>, POST /heal/<member>, POST /heal,
  * GET /status → {"partitioned": [...], "connections": {...}}.
  */
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { openPeerGates } from '@kapi/storage/testing/peer-gate';
 
@@ -33,9 +34,17 @@ const log = (/** @type {string} */ line) => process.stderr.write(`${new Date().t
 /** @type {import('@kapi/storage/testing/peer-gate').PeerGateSpec[]} */
 const specs = [];
 let control;
+/** @type {{ cert: string, key: string, ca: string } | undefined} */
+let tls;
 for (const arg of process.argv.slice(2)) {
-  const m = /^--(gate|control)=(.*)$/.exec(arg) ?? fail(`unexpected argument ${JSON.stringify(arg)}`);
+  const m = /^--(gate|control|tls)=(.*)$/.exec(arg) ?? fail(`unexpected argument ${JSON.stringify(arg)}`);
   if (m[1] === 'control') control = splitHostPort(m[2] ?? '');
+  else if (m[1] === 'tls') {
+    // --tls=<cert file>,<key file>,<ca file>: peer traffic is mutual TLS (the gate ends and re-opens it).
+    const [cert, key, ca] = (m[2] ?? '').split(',');
+    if (!cert || !key || !ca) fail(`--tls wants <cert>,<key>,<ca> files, got ${JSON.stringify(m[2])}`);
+    tls = { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8'), ca: readFileSync(ca, 'utf8') };
+  }
   else {
     const [member, listen, target] = (m[2] ?? '').split(',');
     if (!member || !listen || !target) fail(`--gate wants <member>,<listen host:port>,<member's peer host:port>, got ${JSON.stringify(m[2])}`);
@@ -44,7 +53,7 @@ for (const arg of process.argv.slice(2)) {
 }
 if (!control || specs.length === 0) fail('--control and at least one --gate are required');
 
-const gates = await openPeerGates(specs).catch((/** @type {Error} */ err) => fail(err.message));
+const gates = await openPeerGates(specs, tls !== undefined ? { tls } : {}).catch((/** @type {Error} */ err) => fail(err.message));
 
 const controlServer = http.createServer((req, res) => {
   const [, verb, member] = /^\/(partition|heal|status)(?:\/([^/?]+))?\/?$/.exec(req.url ?? '') ?? [];

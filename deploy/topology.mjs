@@ -53,9 +53,10 @@ export const shutdownDelayDuration = '3s';
 export const addressFlags = Object.freeze({
   etcd: [
     '--data-dir', '--listen-client-urls', '--advertise-client-urls', '--listen-peer-urls',
-    '--initial-advertise-peer-urls', '--initial-cluster',
+    '--initial-advertise-peer-urls', '--initial-cluster', '--listen-metrics-urls',
+    '--trusted-ca-file', '--cert-file', '--key-file', '--peer-trusted-ca-file', '--peer-cert-file', '--peer-key-file',
   ],
-  kapi: ['--etcd-servers', '--bind-address', '--secure-port', '--cert-dir'],
+  kapi: ['--etcd-servers', '--bind-address', '--secure-port', '--cert-dir', '--etcd-cafile', '--etcd-certfile', '--etcd-keyfile'],
   lb: ['--listen', '--backends'],
 });
 
@@ -66,6 +67,7 @@ export const addressFlags = Object.freeze({
  * @property {string} listenPeerURL     --listen-peer-urls
  * @property {string} peerURL           --initial-advertise-peer-urls (what the other members dial)
  * @property {string} dataDir           --data-dir
+ * @property {string} metricsURL        --listen-metrics-urls: plain HTTP /health, /livez, /readyz, /metrics
  *
  * @typedef {object} KapiAddresses
  * @property {string} bindAddress  --bind-address
@@ -77,6 +79,7 @@ export const addressFlags = Object.freeze({
  * @property {(member: string) => EtcdAddresses} etcd
  * @property {(replica: string) => KapiAddresses} kapi
  * @property {string} certDir       --cert-dir shared by the replicas (the first one generates the pair)
+ * @property {string} etcdCertDir   the etcd CA and certificates (deploy/etcd-certs.sh): client and peer traffic is mutual TLS
  * @property {string} lbListen      host:port the balancer listens on
  *
  * @typedef {object} Command
@@ -106,6 +109,16 @@ export function etcdCommand(member, layout) {
       '--pre-vote=true',
       '--logger=zap',
       '--log-outputs=stderr',
+      `--listen-metrics-urls=${self.metricsURL}`,
+      // Clients (kapi) and peers must present a certificate signed by the etcd CA.
+      '--client-cert-auth=true',
+      `--trusted-ca-file=${layout.etcdCertDir}/ca.crt`,
+      `--cert-file=${layout.etcdCertDir}/member.crt`,
+      `--key-file=${layout.etcdCertDir}/member.key`,
+      '--peer-client-cert-auth=true',
+      `--peer-trusted-ca-file=${layout.etcdCertDir}/ca.crt`,
+      `--peer-cert-file=${layout.etcdCertDir}/member.crt`,
+      `--peer-key-file=${layout.etcdCertDir}/member.key`,
     ],
   };
 }
@@ -123,6 +136,9 @@ export function kapiCommand(replica, layout) {
       `--secure-port=${self.securePort}`,
       `--cert-dir=${layout.certDir}`,
       `--shutdown-delay-duration=${shutdownDelayDuration}`,
+      `--etcd-cafile=${layout.etcdCertDir}/ca.crt`,
+      `--etcd-certfile=${layout.etcdCertDir}/client.crt`,
+      `--etcd-keyfile=${layout.etcdCertDir}/client.key`,
     ],
   };
 }
@@ -152,9 +168,10 @@ export const localPortOffsets = Object.freeze({
   etcdClient: { 'etcd-1': 5, 'etcd-2': 6, 'etcd-3': 7 },
   etcdPeer: { 'etcd-1': 8, 'etcd-2': 9, 'etcd-3': 10 },
   etcdGate: { 'etcd-1': 11, 'etcd-2': 12, 'etcd-3': 13 },
+  etcdMetrics: { 'etcd-1': 14, 'etcd-2': 15, 'etcd-3': 16 },
 });
 /** How many consecutive ports the local cluster uses from its base port. */
-export const localPortCount = 14;
+export const localPortCount = 17;
 export const defaultLocalBasePort = 16443;
 
 /**
@@ -165,6 +182,7 @@ export const defaultLocalBasePort = 16443;
  * @property {Record<string, number>} etcdClient
  * @property {Record<string, number>} etcdPeer  where each member listens for peers
  * @property {Record<string, number>} etcdGate  the peer gate in front of each member (its advertised peer URL)
+ * @property {Record<string, number>} etcdMetrics  each member's plain-HTTP health and metrics port
  */
 
 /** @param {number} base @returns {LocalPorts} */
@@ -178,6 +196,7 @@ export function localPorts(base) {
     etcdClient: map(localPortOffsets.etcdClient),
     etcdPeer: map(localPortOffsets.etcdPeer),
     etcdGate: map(localPortOffsets.etcdGate),
+    etcdMetrics: map(localPortOffsets.etcdMetrics),
   };
 }
 
@@ -195,14 +214,16 @@ export function localLayout({ dir, basePort }) {
     dir,
     ports,
     etcd: (member) => ({
-      listenClientURL: `http://${host}:${ports.etcdClient[member]}`,
-      clientURL: `http://${host}:${ports.etcdClient[member]}`,
-      listenPeerURL: `http://${host}:${ports.etcdPeer[member]}`,
-      peerURL: `http://${host}:${ports.etcdGate[member]}`,
+      listenClientURL: `https://${host}:${ports.etcdClient[member]}`,
+      clientURL: `https://${host}:${ports.etcdClient[member]}`,
+      listenPeerURL: `https://${host}:${ports.etcdPeer[member]}`,
+      peerURL: `https://${host}:${ports.etcdGate[member]}`,
+      metricsURL: `http://${host}:${ports.etcdMetrics[member]}`,
       dataDir: `${dir}/${member}`,
     }),
     kapi: (replica) => ({ bindAddress: host, securePort: /** @type {number} */ (ports.kapi[replica]), host }),
     certDir: `${dir}/certs`,
+    etcdCertDir: `${dir}/etcd-certs`,
     lbListen: `${host}:${ports.lb}`,
   };
 }
@@ -211,6 +232,7 @@ export function localLayout({ dir, basePort }) {
 export const imagePaths = Object.freeze({
   root: '/opt/kapi',
   certDir: '/var/lib/kapi/certs',
+  etcdCertDir: '/var/lib/kapi/etcd-certs',
   etcdDataDir: '/var/lib/etcd/data',
 });
 
@@ -223,14 +245,16 @@ export function composeLayout() {
   return {
     kind: 'compose',
     etcd: (member) => ({
-      listenClientURL: 'http://0.0.0.0:2379',
-      clientURL: `http://${member}:2379`,
-      listenPeerURL: 'http://0.0.0.0:2380',
-      peerURL: `http://${member}:2380`,
+      listenClientURL: 'https://0.0.0.0:2379',
+      clientURL: `https://${member}:2379`,
+      listenPeerURL: 'https://0.0.0.0:2380',
+      peerURL: `https://${member}:2380`,
+      metricsURL: 'http://0.0.0.0:2381',
       dataDir: imagePaths.etcdDataDir,
     }),
     kapi: (replica) => ({ bindAddress: '0.0.0.0', securePort: 6443, host: replica }),
     certDir: imagePaths.certDir,
+    etcdCertDir: imagePaths.etcdCertDir,
     lbListen: '0.0.0.0:6443',
   };
 }

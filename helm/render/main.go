@@ -2,7 +2,10 @@
 // using Helm's own chart loader, values coalescing and template engine (helm.sh/helm/v3).
 // There is no helm binary on the development machines; the chart tests run this instead.
 //
-//	go run . -chart ../kapi -release kapi -namespace kapi-system [-f values.yaml ...] [-set a.b=c ...]
+//	go run . -chart ../kapi -release kapi -namespace kapi-system [-f values.yaml ...] [-set a.b=c ...] [-existing objects.yaml]
+//
+// -existing names a YAML file of objects the chart's `lookup` finds (a stand-in for the
+// cluster, e.g. the Secrets a previous render created), so an upgrade can be rendered.
 //
 // Output: every rendered manifest (hooks and tests included), sorted by template name, each
 // preceded by "---" and a "# Source: <chart>/templates/<file>" line; NOTES.txt goes to
@@ -22,7 +25,49 @@ import (
 	"helm.sh/helm/v3/pkg/cli/values"
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/getter"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 )
+
+// existingObjects answers the chart's lookup calls from a fixed set of objects.
+type existingObjects struct{ client *dynamicfake.FakeDynamicClient }
+
+func (e existingObjects) GetClientFor(apiVersion, kind string) (dynamic.NamespaceableResourceInterface, bool, error) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, false, err
+	}
+	resource := strings.ToLower(kind) + "s"
+	return e.client.Resource(gv.WithResource(resource)), true, nil
+}
+
+func loadExisting(file string) (existingObjects, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return existingObjects{}, err
+	}
+	defer f.Close()
+	decoder := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	var objects []runtime.Object
+	for {
+		var obj map[string]interface{}
+		if err := decoder.Decode(&obj); err != nil {
+			if err.Error() == "EOF" {
+				break
+			}
+			return existingObjects{}, err
+		}
+		if obj == nil {
+			continue
+		}
+		objects = append(objects, &unstructured.Unstructured{Object: obj})
+	}
+	return existingObjects{client: dynamicfake.NewSimpleDynamicClient(runtime.NewScheme(), objects...)}, nil
+}
 
 type stringList []string
 
@@ -39,6 +84,7 @@ func main() {
 	notes := flag.Bool("notes", false, "also render NOTES.txt and print it to stderr")
 	flag.Var(&valueFiles, "f", "values file (repeatable)")
 	flag.Var(&sets, "set", "key=value override, Helm --set syntax (repeatable)")
+	existing := flag.String("existing", "", "YAML file of objects the chart's lookup finds")
 	flag.Var(&apiVersions, "api-versions", "extra API version for .Capabilities.APIVersions (repeatable)")
 	flag.Parse()
 	if *chartPath == "" {
@@ -79,7 +125,16 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	rendered, err := engine.Render(chrt, renderValues)
+	var rendered map[string]string
+	if *existing != "" {
+		provider, lerr := loadExisting(*existing)
+		if lerr != nil {
+			fail(lerr)
+		}
+		rendered, err = engine.RenderWithClientProvider(chrt, renderValues, provider)
+	} else {
+		rendered, err = engine.Render(chrt, renderValues)
+	}
 	if err != nil {
 		fail(err)
 	}

@@ -97,9 +97,20 @@ async function workload(label: string, count: number): Promise<string[]> {
   return failures;
 }
 
+/** etcd's client port wants a certificate of its CA (the cluster's etcd-certs/, deploy/etcd-certs.mjs): kapi's client certificate. */
+function etcdClientTls(): { ca: string; cert: string; key: string } {
+  const dir = join(info.dir, 'etcd-certs');
+  return { ca: readFileSync(join(dir, 'ca.crt'), 'utf8'), cert: readFileSync(join(dir, 'client.crt'), 'utf8'), key: readFileSync(join(dir, 'client.key'), 'utf8') };
+}
+
+/** A request to etcd's JSON gateway of one member, over mutual TLS. */
+function etcdRequest(method: string, url: string, options: { body?: unknown; timeoutMs?: number } = {}): ReturnType<typeof httpRequestJson> {
+  return httpRequestJson(method, url, { ...options, ...etcdClientTls() });
+}
+
 /** etcd's JSON gateway: /v3/maintenance/status of one member. */
 async function memberStatus(clientURL: string): Promise<{ leader: string; memberId: string; raftIndex: number }> {
-  const res = await httpRequestJson('POST', `${clientURL}/v3/maintenance/status`, { body: {}, timeoutMs: 3000 });
+  const res = await etcdRequest('POST', `${clientURL}/v3/maintenance/status`, { body: {}, timeoutMs: 3000 });
   assert.equal(res.status, 200, res.body);
   const s = res.json as { header: { member_id: string }; leader: string; raftIndex: string };
   return { leader: s.leader, memberId: s.header.member_id, raftIndex: Number(s.raftIndex) };
@@ -165,6 +176,20 @@ void test('CRUD through the balancer with kubectl and HTTPS; every replica takes
   assert.deepEqual(items, created.map((o) => o.metadata.name).sort());
   const del = await httpRequestJson('DELETE', `${info.server}/api/v1/namespaces/${ns}/configmaps/http-0`, { ca });
   assert.equal(del.status, 200, del.body);
+});
+
+void test('etcd serves clients and peers over mutual TLS only', async () => {
+  for (const m of topology.etcdMembers) {
+    const url = info.processes[m]!.url!;
+    assert.match(url, /^https:/);
+    assert.equal((await etcdRequest('POST', `${url}/v3/maintenance/status`, { body: {} })).status, 200, m);
+    // Without a client certificate the TLS handshake is refused; plain HTTP gets no answer.
+    await assert.rejects(httpRequestJson('POST', `${url}/v3/maintenance/status`, { body: {}, ca: etcdClientTls().ca, timeoutMs: 3000 }), /certificate/);
+    await assert.rejects(httpRequestJson('POST', `${url.replace('https:', 'http:')}/v3/maintenance/status`, { body: {}, timeoutMs: 3000 }));
+    const args = info.processes[m]!.argv;
+    for (const flag of ['--client-cert-auth=true', '--peer-client-cert-auth=true']) assert.ok(args.includes(flag), `${m}: ${flag}`);
+  }
+  for (const r of topology.kapiReplicas) assert.ok(info.processes[r]!.argv.some((a) => a.startsWith('--etcd-certfile=')), r);
 });
 
 void test('kill -9 of a replica costs no request through the balancer; restart brings it back', async () => {
@@ -262,15 +287,15 @@ void test('partition: each etcd member in turn is cut off by the peer gate; it f
         assert.deepEqual((status.json as { partitioned: string[] }).partitioned, [member]);
         if (round === 0) {
           for (let i = 0; i < 5; i++) {
-            const put = await httpRequestJson('POST', `${url(others[i % 2]!)}/v3/kv/put`, { body: { key: b64(`/partition-test/k${i}`), value: b64('v') } });
+            const put = await etcdRequest('POST', `${url(others[i % 2]!)}/v3/kv/put`, { body: { key: b64(`/partition-test/k${i}`), value: b64('v') } });
             assert.equal(put.status, 200, put.body);
           }
           const majority = await memberStatus(url(others[0]!));
           const cut = await memberStatus(url(member));
           assert.ok(cut.raftIndex < majority.raftIndex, `partitioned ${member} at raft index ${cut.raftIndex}, the majority at ${majority.raftIndex}`);
           // A linearizable read needs the leader, which the partitioned member cannot reach.
-          await assert.rejects(httpRequestJson('POST', `${url(member)}/v3/kv/range`, { body: { key: b64('/partition-test/k0') }, timeoutMs: 1500 }));
-          const stale = await httpRequestJson('POST', `${url(member)}/v3/kv/range`, { body: { key: b64('/partition-test/k4'), serializable: true } });
+          await assert.rejects(etcdRequest('POST', `${url(member)}/v3/kv/range`, { body: { key: b64('/partition-test/k0') }, timeoutMs: 1500 }));
+          const stale = await etcdRequest('POST', `${url(member)}/v3/kv/range`, { body: { key: b64('/partition-test/k4'), serializable: true } });
           assert.equal((stale.json as { count?: string }).count, undefined, 'the partitioned member has not seen the writes');
         }
 
@@ -348,7 +373,7 @@ void test('partition: each etcd member in turn is cut off by the peer gate; it f
         await sleep(200);
       }
       if (round === 0) {
-        const range = await httpRequestJson('POST', `${url(member)}/v3/kv/range`, { body: { key: b64('/partition-test/k4'), serializable: true } });
+        const range = await etcdRequest('POST', `${url(member)}/v3/kv/range`, { body: { key: b64('/partition-test/k4'), serializable: true } });
         assert.equal((range.json as { count?: string }).count, '1', `${member} has the writes made while it was cut off`);
       }
     }

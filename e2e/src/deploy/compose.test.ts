@@ -82,8 +82,15 @@ void test('compose commands are the commands `make cluster` runs, differing only
 void test('compose services: three etcd members, three replicas and the balancer, each with a health check and restart policy', async () => {
   const { etcdImage, kapiImage } = await loadCompose();
   assert.equal(compose.name, 'kapi');
-  assert.deepEqual(Object.keys(compose.services).sort(), [...topology.etcdMembers, ...topology.kapiReplicas, topology.balancer].sort());
-  for (const [name, service] of Object.entries(compose.services)) {
+  assert.deepEqual(Object.keys(compose.services).sort(), [...topology.etcdMembers, ...topology.kapiReplicas, topology.balancer, 'etcd-certs'].sort());
+  // The one-shot service that makes etcd's CA and certificates into the etcd-certs volume (kept across restarts).
+  const certs = compose.services['etcd-certs']!;
+  assert.equal(certs.image, kapiImage);
+  assert.deepEqual(certs.entrypoint, ['node', '/opt/kapi/deploy/etcd-certs.mjs']);
+  assert.deepEqual(certs.command, ['/var/lib/kapi/etcd-certs', 'localhost', '127.0.0.1', ...topology.etcdMembers]);
+  assert.deepEqual(certs.volumes, ['etcd-certs:/var/lib/kapi/etcd-certs']);
+  assert.equal(certs.restart, 'no');
+  for (const [name, service] of Object.entries(compose.services).filter(([n]) => n !== 'etcd-certs')) {
     assert.ok(service.healthcheck, `${name} has no healthcheck`);
     assert.equal(service.healthcheck.test[0], 'CMD', `${name}: exec-form health check (the images have no shell to rely on)`);
     assert.match(service.healthcheck.interval, /^\d+s$/);
@@ -99,11 +106,16 @@ void test('compose services: three etcd members, three replicas and the balancer
     assert.match(s.image ?? '', /^quay\.io\/coreos\/etcd:v3\.5\.\d+$/);
     assert.equal(s.image, etcdImage);
     assert.deepEqual(s.entrypoint, ['/usr/local/bin/etcd']);
-    assert.deepEqual(s.healthcheck!.test.slice(1), ['/usr/local/bin/etcdctl', '--endpoints=http://127.0.0.1:2379', 'endpoint', 'health']);
-    // Each member advertises itself by its service name and lists every member by name.
-    assert.equal(flag(s.command!, '--advertise-client-urls'), `http://${m}:2379`);
-    assert.equal(flag(s.command!, '--initial-advertise-peer-urls'), `http://${m}:2380`);
-    assert.equal(flag(s.command!, '--initial-cluster'), topology.etcdMembers.map((x) => `${x}=http://${x}:2380`).join(','));
+    const tls = ['--cacert=/var/lib/kapi/etcd-certs/ca.crt', '--cert=/var/lib/kapi/etcd-certs/member.crt', '--key=/var/lib/kapi/etcd-certs/member.key'];
+    assert.deepEqual(s.healthcheck!.test.slice(1), ['/usr/local/bin/etcdctl', '--endpoints=https://127.0.0.1:2379', ...tls, 'endpoint', 'health']);
+    // Each member advertises itself by its service name and lists every member by name, over mutual TLS.
+    assert.equal(flag(s.command!, '--advertise-client-urls'), `https://${m}:2379`);
+    assert.equal(flag(s.command!, '--initial-advertise-peer-urls'), `https://${m}:2380`);
+    assert.equal(flag(s.command!, '--initial-cluster'), topology.etcdMembers.map((x) => `${x}=https://${x}:2380`).join(','));
+    assert.equal(flag(s.command!, '--client-cert-auth'), 'true');
+    assert.equal(flag(s.command!, '--peer-client-cert-auth'), 'true');
+    assert.equal(flag(s.command!, '--trusted-ca-file'), '/var/lib/kapi/etcd-certs/ca.crt');
+    assert.ok(s.volumes!.includes('etcd-certs:/var/lib/kapi/etcd-certs:ro'));
     assert.equal(flag(s.command!, '--experimental-watch-progress-notify-interval'), '5s');
     const dataDir = flag(s.command!, '--data-dir');
     assert.ok(s.volumes!.some((v) => dataDir.startsWith(`${v.split(':')[1]}/`)), `${m}: --data-dir ${dataDir} is on a volume`);
@@ -119,6 +131,8 @@ void test('compose services: three etcd members, three replicas and the balancer
     assert.deepEqual(s.healthcheck!.test.slice(1), ['node', '/opt/kapi/deploy/healthcheck.mjs', `https://127.0.0.1:${port}${topology.readinessPath}`]);
     const certDir = flag(s.command!, '--cert-dir');
     assert.ok(s.volumes!.includes(`kapi-certs:${certDir}`), `${r}: --cert-dir is the shared kapi-certs volume`);
+    assert.deepEqual([flag(s.command!, '--etcd-cafile'), flag(s.command!, '--etcd-certfile'), flag(s.command!, '--etcd-keyfile')], ['/var/lib/kapi/etcd-certs/ca.crt', '/var/lib/kapi/etcd-certs/client.crt', '/var/lib/kapi/etcd-certs/client.key']);
+    assert.ok(s.volumes!.includes('etcd-certs:/var/lib/kapi/etcd-certs:ro'));
   }
   const lb = compose.services[topology.balancer]!;
   assert.deepEqual(lb.entrypoint, ['node', '/opt/kapi/deploy/lb.mjs']);
@@ -135,7 +149,8 @@ void test('compose depends_on: replicas wait for healthy etcd members, the other
   assert.deepEqual(compose.services[first!]!.depends_on, etcdHealthy);
   for (const r of rest) assert.deepEqual(compose.services[r]!.depends_on, { ...etcdHealthy, [first!]: { condition: 'service_healthy' } });
   assert.deepEqual(Object.keys(compose.services[topology.balancer]!.depends_on ?? {}).sort(), [...topology.kapiReplicas].sort());
-  for (const m of topology.etcdMembers) assert.equal(compose.services[m]!.depends_on, undefined);
+  for (const m of topology.etcdMembers) assert.deepEqual(compose.services[m]!.depends_on, { 'etcd-certs': { condition: 'service_completed_successfully' } });
+  assert.equal(compose.services['etcd-certs']!.depends_on, undefined);
 
   const visiting = new Set<string>();
   const done = new Set<string>();

@@ -57,6 +57,10 @@ export interface RenderOptions {
   namespace?: string;
   /** Helm `--set` overrides. */
   set?: string[];
+  /** A YAML file of objects the chart's `lookup` finds (what the cluster holds, for rendering an upgrade). */
+  existing?: string;
+  /** Render as an upgrade (.Release.IsUpgrade). */
+  upgrade?: boolean;
 }
 
 export interface RenderResult {
@@ -70,6 +74,8 @@ export interface RenderResult {
 export function renderChart(renderer: string, options: RenderOptions = {}): Promise<RenderResult> {
   const args = ['-chart', chartDir, '-release', options.release ?? 'kapi', '-namespace', options.namespace ?? 'kapi-system', '-notes'];
   for (const s of options.set ?? []) args.push('-set', s);
+  if (options.existing !== undefined) args.push('-existing', options.existing);
+  if (options.upgrade === true) args.push('-upgrade');
   return new Promise((resolve, reject) => {
     execFile(renderer, args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? Number((error as { code?: number }).code ?? -1) : 0;

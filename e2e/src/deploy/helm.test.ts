@@ -11,6 +11,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify as stringifyYaml } from 'yaml';
 import { startEtcd, type TestEtcd } from '@kapi/storage/testing';
 import { startKapiServer, type KapiServer } from '@kapi/apiserver/testing';
 import { ensureRenderer, goBinary, renderChart, type Manifest, type RenderOptions } from './helm-render.js';
@@ -110,9 +114,11 @@ void test('the chart renders the HA control plane: kinds and counts', { skip }, 
   assert.deepEqual(kinds, [
     'apps/v1/Deployment',
     'apps/v1/StatefulSet',
+    'networking.k8s.io/v1/NetworkPolicy',
     'policy/v1/PodDisruptionBudget',
     'policy/v1/PodDisruptionBudget',
     'v1/Pod',
+    'v1/Secret',
     'v1/Secret',
     'v1/Service',
     'v1/Service',
@@ -174,23 +180,34 @@ void test('etcd: three members in a Parallel StatefulSet with PVCs, a headless S
   assert.deepEqual(claim?.spec.accessModes, ['ReadWriteOnce']);
 
   const etcd = sts.spec.template.spec.containers[0]!;
-  assert.deepEqual(etcd.volumeMounts, [{ name: 'data', mountPath: '/var/lib/etcd' }]);
+  assert.deepEqual(etcd.volumeMounts, [{ name: 'data', mountPath: '/var/lib/etcd' }, { name: 'etcd-tls', mountPath: '/var/lib/etcd-tls', readOnly: true }]);
   assert.deepEqual(etcd.env, [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }]);
-  assert.deepEqual(etcd.ports?.map((p) => [p.name, p.containerPort]), [['client', 2379], ['peer', 2380]]);
+  assert.deepEqual(etcd.ports?.map((p) => [p.name, p.containerPort]), [['client', 2379], ['peer', 2380], ['metrics', 2381]]);
   const args = etcd.args ?? [];
   const arg = (name: string) => args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
   const domain = `${headless.metadata.name}.${namespace}.svc.cluster.local`;
   const members = [0, 1, 2].map((i) => `${sts.metadata.name}-${i}`);
-  assert.equal(arg('--initial-cluster'), members.map((m) => `${m}=http://${m}.${domain}:2380`).join(','));
-  assert.equal(arg('--initial-advertise-peer-urls'), `http://$(POD_NAME).${domain}:2380`);
-  assert.equal(arg('--advertise-client-urls'), `http://$(POD_NAME).${domain}:2379`);
+  assert.equal(arg('--initial-cluster'), members.map((m) => `${m}=https://${m}.${domain}:2380`).join(','));
+  assert.equal(arg('--initial-advertise-peer-urls'), `https://$(POD_NAME).${domain}:2380`);
+  assert.equal(arg('--advertise-client-urls'), `https://$(POD_NAME).${domain}:2379`);
+  // Client and peer traffic over mutual TLS, with the chart's etcd certificates.
+  assert.equal(arg('--client-cert-auth'), 'true');
+  assert.equal(arg('--peer-client-cert-auth'), 'true');
+  assert.equal(arg('--listen-metrics-urls'), 'http://0.0.0.0:2381');
+  const tlsVolume = sts.spec.template.spec.volumes!.find((v) => v.name === 'etcd-tls')!;
+  assert.equal(tlsVolume.secret?.secretName, 'kapi-etcd-tls');
+  for (const flag of ['--trusted-ca-file', '--cert-file', '--key-file', '--peer-trusted-ca-file', '--peer-cert-file', '--peer-key-file']) {
+    const file = arg(flag)!;
+    assert.ok(tlsVolume.secret!.items!.some((i) => `/var/lib/etcd-tls/${i.path}` === file), `${flag}=${file} is in the etcd-tls volume`);
+  }
   assert.equal(arg('--data-dir')?.startsWith('/var/lib/etcd/'), true);
   assert.equal(arg('--experimental-watch-progress-notify-interval'), '5s');
   assert.deepEqual(flagNames(args), flagNames(topology.etcdCommand('etcd-1', topology.composeLayout()).args), 'the flags make cluster and compose pass');
 
-  assert.deepEqual(etcd.livenessProbe, { httpGet: { path: '/livez', port: 'client', scheme: 'HTTP' }, ...kubeadm.liveness });
-  assert.deepEqual(etcd.readinessProbe, { httpGet: { path: '/readyz', port: 'client', scheme: 'HTTP' }, ...kubeadm.readiness });
-  assert.deepEqual(etcd.startupProbe, { httpGet: { path: '/readyz', port: 'client', scheme: 'HTTP' }, ...kubeadm.startup });
+  // The client port wants a client certificate: the probes use the plain-HTTP metrics port.
+  assert.deepEqual(etcd.livenessProbe, { httpGet: { path: '/livez', port: 'metrics', scheme: 'HTTP' }, ...kubeadm.liveness });
+  assert.deepEqual(etcd.readinessProbe, { httpGet: { path: '/readyz', port: 'metrics', scheme: 'HTTP' }, ...kubeadm.readiness });
+  assert.deepEqual(etcd.startupProbe, { httpGet: { path: '/readyz', port: 'metrics', scheme: 'HTTP' }, ...kubeadm.startup });
   assert.ok(etcd.resources?.requests?.['cpu'] && etcd.resources.requests['memory'] && etcd.resources.limits?.['memory']);
   assert.equal(find<Budget>(objects, 'PodDisruptionBudget', 'kapi-etcd').spec.minAvailable, 2);
 });
@@ -213,7 +230,13 @@ void test('kapi: replicas with kubeadm\'s /livez and /readyz probe timings, ever
   const args = kapi.args ?? [];
   assert.deepEqual(flagNames(args), flagNames(topology.kapiCommand('kapi-1', topology.composeLayout()).args), 'the flags make cluster and compose pass');
   const servers = args.find((a) => a.startsWith('--etcd-servers='))!.slice('--etcd-servers='.length).split(',');
-  assert.deepEqual(servers, [0, 1, 2].map((i) => `http://${sts.metadata.name}-${i}.${sts.spec.serviceName}.${namespace}.svc.cluster.local:2379`));
+  assert.deepEqual(servers, [0, 1, 2].map((i) => `https://${sts.metadata.name}-${i}.${sts.spec.serviceName}.${namespace}.svc.cluster.local:2379`));
+  const etcdTls = pod.volumes!.find((v) => v.name === 'etcd-tls')!;
+  assert.equal(etcdTls.secret?.secretName, 'kapi-etcd-tls');
+  for (const flag of ['--etcd-cafile', '--etcd-certfile', '--etcd-keyfile']) {
+    const file = args.find((a) => a.startsWith(`${flag}=`))!.slice(flag.length + 1);
+    assert.ok(etcdTls.secret!.items!.some((i) => `/var/lib/kapi/etcd/${i.path}` === file), `${flag}=${file} is in the etcd-tls volume`);
+  }
   assert.ok(args.includes('--secure-port=6443'));
 
   const service = find<ServiceManifest>(objects, 'Service', 'kapi');
@@ -227,7 +250,7 @@ void test('kapi: replicas with kubeadm\'s /livez and /readyz probe timings, ever
   assert.equal(mount.readOnly, true);
   const volume = pod.volumes!.find((v) => v.name === mount.name)!;
   assert.deepEqual(volume.secret?.items, [{ key: 'tls.crt', path: 'apiserver.crt' }, { key: 'tls.key', path: 'apiserver.key' }]);
-  assert.equal(volume.secret?.secretName, find(objects, 'Secret').metadata.name);
+  assert.equal(volume.secret?.secretName, find(objects, 'Secret', 'kapi-tls').metadata.name);
   assert.match(deployment.spec.template.metadata.annotations?.['checksum/tls'] ?? '', /^[0-9a-f]{64}$/);
 });
 
@@ -289,18 +312,99 @@ void test('values: ServiceMonitor, hard anti-affinity, five etcd members, an exi
   const etcdArgs = find<Workload>(five, 'StatefulSet').spec.template.spec.containers[0]!.args!;
   assert.equal(etcdArgs.find((a) => a.startsWith('--initial-cluster='))!.split(',').length, 5);
 
-  const own = (await render({ set: ['apiServer.tls.existingSecret=my-tls', 'etcd.persistence.enabled=false'] })).manifests;
+  const own = (await render({ set: ['apiServer.tls.existingSecret=my-tls', 'etcd.tls.existingSecret=my-etcd-tls', 'etcd.persistence.enabled=false'] })).manifests;
   assert.equal(own.filter((o) => o.kind === 'Secret').length, 0);
   const ownPod = find<Workload>(own, 'Deployment').spec.template;
-  assert.equal(ownPod.spec.volumes!.find((v) => v.secret)?.secret?.secretName, 'my-tls');
+  assert.equal(ownPod.spec.volumes!.find((v) => v.name === 'certs')?.secret?.secretName, 'my-tls');
+  assert.equal(ownPod.spec.volumes!.find((v) => v.name === 'etcd-tls')?.secret?.secretName, 'my-etcd-tls');
   assert.equal(ownPod.metadata.annotations?.['checksum/tls'], undefined);
   const ephemeral = find<Workload>(own, 'StatefulSet');
   assert.equal(ephemeral.spec.volumeClaimTemplates, undefined);
-  assert.deepEqual(ephemeral.spec.template.spec.volumes, [{ name: 'data', emptyDir: {} }]);
+  assert.deepEqual(ephemeral.spec.template.spec.volumes?.[0], { name: 'data', emptyDir: {} });
+  assert.equal(ephemeral.spec.template.spec.volumes?.[1]?.secret?.secretName, 'my-etcd-tls');
 
   const bad = await renderChart(renderer, { set: ['apiServer.podAntiAffinity=sometimes'] });
   assert.notEqual(bad.code, 0);
-  assert.match(bad.stderr, /podAntiAffinity must be "soft", "hard" or "", not "sometimes"/);
+  // values.schema.json refuses it before the template's own check would.
+  assert.match(bad.stderr, /at '\/apiServer\/podAntiAffinity': value must be one of '', 'soft', 'hard'/);
+});
+
+void test('etcd certificates: one CA signs the members\' certificate (server and peer, every member\'s name) and kapi\'s client certificate', { skip }, () => {
+  const secret = find<Manifest & { data: Record<string, string> }>(objects, 'Secret', 'kapi-etcd-tls');
+  assert.deepEqual(Object.keys(secret.data).sort(), ['ca.crt', 'client.crt', 'client.key', 'member.crt', 'member.key']);
+  const pem = (key: string) => new X509Certificate(Buffer.from(secret.data[key]!, 'base64'));
+  const ca = pem('ca.crt');
+  const member = pem('member.crt');
+  const client = pem('client.crt');
+  assert.ok(ca.ca);
+  for (const cert of [member, client]) assert.ok(cert.checkIssued(ca) && cert.verify(ca.publicKey));
+  for (const i of [0, 1, 2]) assert.ok(member.checkHost(`kapi-etcd-${i}.kapi-etcd-headless.${namespace}.svc.cluster.local`), `member ${i}`);
+  assert.ok(member.checkIP('127.0.0.1'));
+  assert.match(member.keyUsage?.join(',') ?? '', /1\.3\.6\.1\.5\.5\.7\.3\.1/, 'serverAuth');
+  assert.match(member.keyUsage?.join(',') ?? '', /1\.3\.6\.1\.5\.5\.7\.3\.2/, 'clientAuth (peers dial each other)');
+  assert.match(client.subject, /CN=kapi-apiserver/);
+  assert.match(client.keyUsage?.join(',') ?? '', /1\.3\.6\.1\.5\.5\.7\.3\.2/);
+  // Another CA: the API's serving CA is not etcd's.
+  const api = find<Manifest & { data: Record<string, string> }>(objects, 'Secret', 'kapi-tls');
+  assert.notEqual(api.data['ca.crt'], secret.data['ca.crt']);
+});
+
+void test('NetworkPolicy: only kapi reaches etcd\'s client port, only members its peer port; health and metrics stay open', { skip }, () => {
+  const policy = find<Manifest & { spec: { podSelector: { matchLabels: Record<string, string> }; policyTypes: string[]; ingress: { from?: { podSelector: { matchLabels: Record<string, string> } }[]; ports: { port: number }[] }[] } }>(objects, 'NetworkPolicy', 'kapi-etcd');
+  const etcdPods = find<Workload>(objects, 'StatefulSet').spec.template.metadata.labels;
+  const kapiPods = find<Workload>(objects, 'Deployment').spec.template.metadata.labels;
+  assert.ok(subset(policy.spec.podSelector.matchLabels, etcdPods) && !subset(policy.spec.podSelector.matchLabels, kapiPods));
+  assert.deepEqual(policy.spec.policyTypes, ['Ingress']);
+  const allowed = (labels: Record<string, string> | undefined, port: number) =>
+    policy.spec.ingress.some((rule) => rule.ports.some((p) => p.port === port) && (rule.from === undefined || rule.from.some((f) => subset(f.podSelector.matchLabels, labels))));
+  assert.ok(allowed(kapiPods, 2379));
+  assert.ok(!allowed(kapiPods, 2380));
+  assert.ok(allowed(etcdPods, 2380) && allowed(etcdPods, 2379));
+  assert.ok(!allowed({ app: 'stranger' }, 2379) && !allowed({ app: 'stranger' }, 2380));
+  assert.ok(allowed({ app: 'stranger' }, 2381));
+});
+
+void test('certificates are made once: rendering an upgrade over the stored Secrets changes neither them nor the pods\' checksum', { skip }, async () => {
+  const secrets = objects.filter((o) => o.kind === 'Secret');
+  const dir = mkdtempSync(join(tmpdir(), 'kapi-helm-'));
+  try {
+    const file = join(dir, 'existing.yaml');
+    writeFileSync(file, secrets.map((o) => stringifyYaml(o)).join('---\n'));
+    const upgraded = (await render({ existing: file, upgrade: true })).manifests;
+    for (const secret of secrets) assert.deepEqual(find<Manifest & { data: unknown }>(upgraded, 'Secret', secret.metadata.name).data, (secret as Manifest & { data: unknown }).data, secret.metadata.name);
+    const checksum = (list: Manifest[]) => find<Workload>(list, 'Deployment').spec.template.metadata.annotations?.['checksum/tls'];
+    assert.equal(checksum(upgraded), checksum(objects));
+    // Without the stored Secrets (a fresh install) the chart makes a new CA, and the checksum follows it.
+    const fresh = (await render()).manifests;
+    assert.notEqual(checksum(fresh), checksum(objects));
+    assert.notDeepEqual(find<Manifest & { data: unknown }>(fresh, 'Secret', 'kapi-tls').data, find<Manifest & { data: unknown }>(objects, 'Secret', 'kapi-tls').data);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+void test('values.schema.json: integer replica counts, an odd etcd; no budget over a single replica; etcd.tls.enabled=false is plain HTTP', { skip }, async () => {
+  for (const [set, message] of [
+    ['apiServer.replicaCount=three', /replicaCount/],
+    ['apiServer.replicaCount=1.5', /replicaCount/],
+    ['etcd.replicaCount=4', /replicaCount/],
+    ['etcd.replicaCount=0', /replicaCount/],
+  ] as const) {
+    const bad = await renderChart(renderer, { set: [set] });
+    assert.notEqual(bad.code, 0, set);
+    assert.match(bad.stderr, /values don't meet the specifications of the schema/, set);
+    assert.match(bad.stderr, message, set);
+  }
+  const single = (await render({ set: ['apiServer.replicaCount=1', 'etcd.replicaCount=1'] })).manifests;
+  assert.equal(single.filter((o) => o.kind === 'PodDisruptionBudget').length, 0, 'a budget over one pod would block every drain');
+  assert.equal(find<Workload>(single, 'StatefulSet').spec.replicas, 1);
+
+  const plain = (await render({ set: ['etcd.tls.enabled=false', 'etcd.networkPolicy.enabled=false'] })).manifests;
+  assert.deepEqual(plain.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name), ['kapi-tls']);
+  assert.equal(plain.filter((o) => o.kind === 'NetworkPolicy').length, 0);
+  const plainArgs = find<Workload>(plain, 'Deployment').spec.template.spec.containers[0]!.args!;
+  assert.match(plainArgs.find((a) => a.startsWith('--etcd-servers='))!, /^--etcd-servers=http:\/\//);
+  assert.equal(plainArgs.some((a) => a.startsWith('--etcd-cafile')), false);
 });
 
 // ---- server-side validation in a real kapi ----
@@ -353,7 +457,7 @@ void test('server-side validation: kapi accepts every rendered object of a kind 
 
 void test('server-side validation is real: kapi\'s dry run rejects a broken rendered Secret with 422', { skip }, async () => {
   assert.ok(server, 'the previous test started kapi');
-  const secret = structuredClone(find<Manifest & { data: Record<string, string> }>(objects, 'Secret'));
+  const secret = structuredClone(find<Manifest & { data: Record<string, string> }>(objects, 'Secret', 'kapi-tls'));
   secret.data['not a valid key!'] = 'eA==';
   const res = await httpRequestJson('POST', `${server.url}/api/v1/namespaces/${namespace}/secrets?dryRun=All`, { body: secret });
   assert.equal(res.status, 422, res.body);

@@ -11,12 +11,12 @@ export interface HttpResult {
 
 /**
  * Sends `method url` with `body` (JSON-encoded when not a string). TLS verification is off
- * unless `ca` is given. Rejects on socket errors and after `timeoutMs` (default 10 s).
+ * unless `ca` is given; `cert`/`key` are a client certificate (etcd's client-cert-auth). Rejects on socket errors and after `timeoutMs` (default 10 s).
  */
 export function httpRequestJson(
   method: string,
   url: string,
-  options: { body?: unknown; ca?: string; timeoutMs?: number; headers?: Record<string, string> } = {},
+  options: { body?: unknown; ca?: string; cert?: string; key?: string; timeoutMs?: number; headers?: Record<string, string> } = {},
 ): Promise<HttpResult> {
   const send = url.startsWith('https:') ? httpsRequest : httpRequest;
   const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
@@ -30,6 +30,7 @@ export function httpRequestJson(
         timeout: timeoutMs,
         rejectUnauthorized: options.ca !== undefined,
         ...(options.ca !== undefined ? { ca: options.ca } : {}),
+        ...(options.cert !== undefined && options.key !== undefined ? { cert: options.cert, key: options.key } : {}),
         headers: {
           accept: 'application/json',
           ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),

@@ -82,7 +82,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- define "kapi.etcd.clientURLs" -}}
 {{- $urls := list }}
 {{- range $i := until (int .Values.etcd.replicaCount) }}
-{{- $urls = append $urls (printf "http://%s:%d" (include "kapi.etcd.memberHost" (dict "root" $ "i" $i)) (int $.Values.etcd.ports.client)) }}
+{{- $urls = append $urls (printf "%s://%s:%d" (include "kapi.etcd.scheme" $) (include "kapi.etcd.memberHost" (dict "root" $ "i" $i)) (int $.Values.etcd.ports.client)) }}
 {{- end }}
 {{- join "," $urls }}
 {{- end }}
@@ -91,7 +91,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- define "kapi.etcd.initialCluster" -}}
 {{- $members := list }}
 {{- range $i := until (int .Values.etcd.replicaCount) }}
-{{- $members = append $members (printf "%s-%d=http://%s:%d" (include "kapi.etcd.fullname" $) $i (include "kapi.etcd.memberHost" (dict "root" $ "i" $i)) (int $.Values.etcd.ports.peer)) }}
+{{- $members = append $members (printf "%s-%d=%s://%s:%d" (include "kapi.etcd.fullname" $) $i (include "kapi.etcd.scheme" $) (include "kapi.etcd.memberHost" (dict "root" $ "i" $i)) (int $.Values.etcd.ports.peer)) }}
 {{- end }}
 {{- join "," $members }}
 {{- end }}
@@ -141,4 +141,57 @@ failureThreshold: {{ .probe.failureThreshold }}
 
 {{- define "kapi.image" -}}
 {{- printf "%s:%s" .image.repository (default .root.Chart.AppVersion .image.tag) }}
+{{- end }}
+
+{{- define "kapi.etcd.tlsSecretName" -}}
+{{- default (printf "%s-etcd-tls" (include "kapi.fullname" .)) .Values.etcd.tls.existingSecret }}
+{{- end }}
+
+{{/*
+Every certificate the chart generates, made once per render and kept in the cluster: on an
+upgrade `lookup` returns the stored Secrets and their data is reused, so a no-op upgrade
+changes nothing (and pods are not restarted). Memoized on the root context so that the Secrets
+and the pods' checksum annotations see the same material within one render (each `include`
+would otherwise make a new CA). Returns JSON: {"api": {...}, "etcd": {...}} of base64 values.
+*/}}
+{{- define "kapi.generatedTLS" -}}
+{{- if not (hasKey . "kapiGeneratedTLS") }}
+{{- $days := int .Values.apiServer.tls.validityDays }}
+{{- $out := dict }}
+{{- if not .Values.apiServer.tls.existingSecret }}
+{{- $stored := lookup "v1" "Secret" .Release.Namespace (include "kapi.tlsSecretName" .) }}
+{{- if and $stored $stored.data }}
+{{- $_ := set $out "api" (dict "tls.crt" (index $stored.data "tls.crt") "tls.key" (index $stored.data "tls.key") "ca.crt" (index $stored.data "ca.crt")) }}
+{{- else }}
+{{- $svc := include "kapi.apiserver.fullname" . }}
+{{- $ns := .Release.Namespace }}
+{{- $dnsNames := list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.%s" $svc $ns .Values.clusterDomain) "localhost" }}
+{{- $dnsNames = concat $dnsNames .Values.apiServer.tls.extraDNSNames }}
+{{- $ca := genCA (printf "%s-ca" $svc) $days }}
+{{- $cert := genSignedCert $svc (list "127.0.0.1") $dnsNames $days $ca }}
+{{- $_ := set $out "api" (dict "tls.crt" ($cert.Cert | b64enc) "tls.key" ($cert.Key | b64enc) "ca.crt" ($ca.Cert | b64enc)) }}
+{{- end }}
+{{- end }}
+{{- if and .Values.etcd.tls.enabled (not .Values.etcd.tls.existingSecret) }}
+{{- $stored := lookup "v1" "Secret" .Release.Namespace (include "kapi.etcd.tlsSecretName" .) }}
+{{- if and $stored $stored.data }}
+{{- $_ := set $out "etcd" $stored.data }}
+{{- else }}
+{{- $headless := include "kapi.etcd.headless" . }}
+{{- $ns := .Release.Namespace }}
+{{- $names := list (printf "*.%s" $headless) (printf "*.%s.%s" $headless $ns) (printf "*.%s.%s.svc" $headless $ns) (printf "*.%s.%s.svc.%s" $headless $ns .Values.clusterDomain) "localhost" }}
+{{- $ca := genCA (printf "%s-etcd-ca" (include "kapi.fullname" .)) $days }}
+{{- $member := genSignedCert "etcd" (list "127.0.0.1") $names $days $ca }}
+{{- $client := genSignedCert "kapi-apiserver" nil nil $days $ca }}
+{{- $_ := set $out "etcd" (dict "ca.crt" ($ca.Cert | b64enc) "member.crt" ($member.Cert | b64enc) "member.key" ($member.Key | b64enc) "client.crt" ($client.Cert | b64enc) "client.key" ($client.Key | b64enc)) }}
+{{- end }}
+{{- end }}
+{{- $_ := set . "kapiGeneratedTLS" ($out | toJson) }}
+{{- end }}
+{{- index . "kapiGeneratedTLS" }}
+{{- end }}
+
+{{/* The etcd URL scheme: https when etcd.tls.enabled. */}}
+{{- define "kapi.etcd.scheme" -}}
+{{- if .Values.etcd.tls.enabled }}https{{ else }}http{{ end }}
 {{- end }}

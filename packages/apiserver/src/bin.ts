@@ -105,6 +105,8 @@ async function main(): Promise<void> {
     },
     ...(flags.advertiseAddress !== '' ? { advertiseAddress: flags.advertiseAddress } : {}),
     endpointReconcilerType: flags.endpointReconcilerType,
+    ...(flags.etcdCaFile !== '' || flags.etcdCertFile !== '' || flags.etcdKeyFile !== '' ? { etcdTls: { caFile: flags.etcdCaFile, certFile: flags.etcdCertFile, keyFile: flags.etcdKeyFile } } : {}),
+    audit: flags.audit,
     anonymousAuth: anonymousAllowed(flags),
     controllers: {
       leaderElection: flags.leaderElect

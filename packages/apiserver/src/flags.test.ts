@@ -279,11 +279,12 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
   });
 
   void it('refuses security flags kapi does not implement instead of ignoring them', () => {
-    for (const flag of ['audit-log-path', 'audit-policy-file', 'service-account-key-file', 'service-account-signing-key-file',
-      'requestheader-client-ca-file', 'requestheader-username-headers', 'enable-admission-plugins', 'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'tls-min-version']) {
+    for (const flag of ['audit-webhook-config-file', 'audit-webhook-mode', 'audit-webhook-batch-max-size', 'service-account-key-file', 'service-account-signing-key-file',
+      'requestheader-client-ca-file', 'requestheader-username-headers', 'enable-admission-plugins', 'tls-min-version']) {
       assert.equal(flagError(['--etcd-servers=x', `--${flag}=/some/value`]), `--${flag} is not implemented by kapi`);
     }
     assert.equal(flagError(['--etcd-servers=x', '--enable-bootstrap-token-auth']), '--enable-bootstrap-token-auth is not implemented by kapi');
+    assert.equal(flagError(['--etcd-servers=x', '--audit-webhook-truncate-enabled']), '--audit-webhook-truncate-enabled is not implemented by kapi');
     // Encryption configurations are read once, at start.
     assert.equal(flagError(['--etcd-servers=x', '--encryption-provider-config-automatic-reload']), '--encryption-provider-config-automatic-reload is not implemented by kapi');
     // An empty value (kwokctl's --admission-control=) asks for nothing and is accepted.
@@ -299,5 +300,29 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
       '--storage-media-type "text/plain" invalid, allowed values: application/json, application/vnd.kubernetes.protobuf, application/yaml',
     );
     assert.equal(parsed(['--etcd-servers=x', '--encryption-provider-config=/etc/enc.yaml']).encryptionProviderConfig, '/etc/enc.yaml');
+  });
+
+  void it('reads the etcd TLS and audit log flags, with kube\'s defaults and checks', () => {
+    const flags = parsed(['--etcd-servers=https://e:2379', '--etcd-cafile=/ca', '--etcd-certfile=/c', '--etcd-keyfile=/k', '--audit-policy-file=/p', '--audit-log-path=-']);
+    assert.deepEqual([flags.etcdCaFile, flags.etcdCertFile, flags.etcdKeyFile], ['/ca', '/c', '/k']);
+    assert.deepEqual(flags.audit, { policyFile: '/p', logPath: '-', maxAgeDays: 0, maxBackups: 0, maxSizeMb: 0, compress: false, mode: 'blocking', bufferSize: 10000, maxBatchSize: 1, maxBatchWaitMs: 0 });
+    const batch = parsed(['--etcd-servers=x', '--audit-log-path=/l', '--audit-log-mode=batch', '--audit-log-batch-max-size=50', '--audit-log-batch-max-wait=2s', '--audit-log-truncate-enabled', '--audit-log-maxsize=5', '--audit-log-compress']);
+    assert.equal(batch.audit.maxBatchWaitMs, 2000);
+    assert.equal(batch.audit.truncateMaxEventBytes, 102400);
+    assert.equal(batch.audit.compress, true);
+    // kube's texts (checked against kube-apiserver 1.32).
+    const log = ['--etcd-servers=x', '--audit-log-path=/l'];
+    assert.equal(flagError([...log, '--audit-log-mode=foo']), 'invalid audit log mode foo, allowed modes are "batch,blocking,blocking-strict"');
+    assert.equal(flagError([...log, '--audit-log-version=v2']), 'invalid group version, allowed versions are ["audit.k8s.io/v1"]');
+    assert.equal(flagError([...log, '--audit-log-format=bogus']), 'invalid audit log format bogus, allowed formats are "legacy,json"');
+    assert.equal(flagError([...log, '--audit-log-maxage=-1']), "--audit-log-maxage -1 can't be a negative number");
+    assert.equal(flagError([...log, '--audit-log-maxbackup=-3']), "--audit-log-maxbackup -3 can't be a negative number");
+    assert.equal(flagError([...log, '--audit-log-maxsize=-2']), "--audit-log-maxsize -2 can't be a negative number");
+    assert.equal(flagError([...log, '--audit-log-mode=batch', '--audit-log-batch-buffer-size=0']), 'invalid audit batch log buffer size 0, must be a positive number');
+    // What kapi does not build is refused, not ignored.
+    assert.equal(flagError([...log, '--audit-log-format=legacy']), '--audit-log-format=legacy is not implemented by kapi (json is)');
+    assert.equal(flagError([...log, '--audit-log-mode=batch', '--audit-log-batch-throttle-enable']), '--audit-log-batch-throttle-enable is not implemented by kapi');
+    // Without a log path kube does not check the log options.
+    assert.equal(parsed(['--etcd-servers=x', '--audit-log-mode=foo']).audit.mode, 'foo');
   });
 });

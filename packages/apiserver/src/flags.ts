@@ -7,6 +7,7 @@ import { builtinDefinitions, customResourceDefinitions } from '@kapi/registry';
 import { isIP } from 'node:net';
 import { formatGoDuration, parseGoDuration } from './duration.js';
 import { resolveRuntimeConfig, RuntimeConfigError } from './runtime-config.js';
+import type { AuditMode, AuditSettings } from './audit/index.js';
 
 export interface ServerFlags {
   etcdServers: string[];
@@ -75,6 +76,12 @@ export interface ServerFlags {
   endpointReconcilerType: 'lease' | 'none';
   /** --anonymous-auth as given; kube turns it off when AlwaysAllow is among the modes (see `anonymousAllowed`). */
   anonymousAuth: boolean;
+  /** --etcd-cafile, --etcd-certfile, --etcd-keyfile ("" = unset). */
+  etcdCaFile: string;
+  etcdCertFile: string;
+  etcdKeyFile: string;
+  /** The --audit-* flags of the log backend. */
+  audit: AuditSettings;
 }
 
 /**
@@ -157,23 +164,47 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'storage-media-type': { type: 'string', defaultText: 'application/vnd.kubernetes.protobuf', help: 'The media type to use to store objects in storage. Some resources or storage backends may only support a specific media type and will ignore this setting. Supported media types: [application/json, application/yaml, application/vnd.kubernetes.protobuf]' },
   'encryption-provider-config': { type: 'string', defaultText: '', help: 'The file containing configuration for encryption providers to be used for storing secrets in etcd' },
   'anonymous-auth': { type: 'bool', defaultText: 'true', help: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.' },
+  'etcd-cafile': { type: 'string', defaultText: '', help: 'SSL Certificate Authority file used to secure etcd communication.' },
+  'etcd-certfile': { type: 'string', defaultText: '', help: 'SSL certification file used to secure etcd communication.' },
+  'etcd-keyfile': { type: 'string', defaultText: '', help: 'SSL key file used to secure etcd communication.' },
+  'audit-policy-file': { type: 'string', defaultText: '', help: 'Path to the file that defines the audit policy configuration.' },
+  'audit-log-path': { type: 'string', defaultText: '', help: 'If set, all requests coming to the apiserver will be logged to this file.  \'-\' means standard out.' },
+  'audit-log-maxage': { type: 'int', defaultText: '0', help: 'The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.' },
+  'audit-log-maxbackup': { type: 'int', defaultText: '0', help: 'The maximum number of old audit log files to retain. Setting a value of 0 will mean there\'s no restriction on the number of files.' },
+  'audit-log-maxsize': { type: 'int', defaultText: '0', help: 'The maximum size in megabytes of the audit log file before it gets rotated.' },
+  'audit-log-compress': { type: 'bool', defaultText: 'false', help: 'If set, the rotated log files will be compressed using gzip.' },
+  'audit-log-format': { type: 'string', defaultText: 'json', help: 'Format of saved audits. "legacy" indicates 1-line text format for each event. "json" indicates structured json format. Known formats are legacy,json. kapi writes json only (legacy is a startup error).' },
+  'audit-log-mode': { type: 'string', defaultText: 'blocking', help: 'Strategy for sending audit events. Blocking indicates sending events should block server responses. Batch causes the backend to buffer and write events asynchronously. Known modes are batch,blocking,blocking-strict. kapi writes events off the request path in every mode; blocking-strict fails a request whose event cannot be queued.' },
+  'audit-log-version': { type: 'string', defaultText: 'audit.k8s.io/v1', help: 'API group and version used for serializing audit events written to log.' },
+  'audit-log-batch-buffer-size': { type: 'int', defaultText: '10000', help: 'The size of the buffer to store events before batching and writing. Only used in batch mode.' },
+  'audit-log-batch-max-size': { type: 'int', defaultText: '1', help: 'The maximum size of a batch. Only used in batch mode.' },
+  'audit-log-batch-max-wait': { type: 'duration', defaultText: '0s', help: 'The amount of time to wait before force writing the batch that hadn\'t reached the max size. Only used in batch mode.' },
+  'audit-log-batch-throttle-enable': { type: 'bool', defaultText: 'false', help: 'Whether batching throttling is enabled. Only used in batch mode. Not implemented by kapi: true is a startup error.' },
+  'audit-log-batch-throttle-qps': { type: 'string', defaultText: '0', help: 'Maximum average number of batches per second. Only used in batch mode.' },
+  'audit-log-batch-throttle-burst': { type: 'int', defaultText: '0', help: 'Maximum number of requests sent at the same moment if ThrottleQPS was not utilized before. Only used in batch mode.' },
+  'audit-log-truncate-enabled': { type: 'bool', defaultText: 'false', help: 'Whether event and batch truncating is enabled.' },
+  'audit-log-truncate-max-batch-size': { type: 'int', defaultText: '10485760', help: 'Maximum size of the batch sent to the underlying backend. Actual serialized size can be several hundreds of bytes greater. If a batch exceeds this limit, it is split into several batches of smaller size.' },
+  'audit-log-truncate-max-event-size': { type: 'int', defaultText: '102400', help: 'Maximum size of the audit event sent to the underlying backend. If the size of an event is greater than this number, first request and response are removed, and if this doesn\'t reduce the size enough, event is discarded.' },
   // kube security flags kapi does not implement yet: setting one is a startup error, never silently ignored.
   ...unimplementedFlags([
-    'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'admission-control',
+    'admission-control',
     'enable-admission-plugins', 'disable-admission-plugins',
     'service-account-issuer', 'service-account-key-file', 'service-account-signing-key-file', 'api-audiences',
     'requestheader-client-ca-file', 'requestheader-allowed-names',
     'requestheader-username-headers', 'requestheader-group-headers', 'requestheader-extra-headers-prefix',
-    'audit-log-path', 'audit-policy-file', 'audit-webhook-config-file', 'tls-cipher-suites', 'tls-min-version',
+    'audit-webhook-config-file', 'audit-webhook-mode', 'audit-webhook-version', 'audit-webhook-initial-backoff',
+    'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
+    'audit-webhook-batch-throttle-qps', 'audit-webhook-batch-throttle-burst',
+    'audit-webhook-truncate-max-batch-size', 'audit-webhook-truncate-max-event-size',
+    'tls-cipher-suites', 'tls-min-version',
     'authorization-config', 'authentication-config', 'oidc-issuer-url', 'authorization-webhook-config-file',
     'authentication-token-webhook-config-file', 'authorization-policy-file',
-  ], ['enable-bootstrap-token-auth', 'encryption-provider-config-automatic-reload']),
+  ], ['enable-bootstrap-token-auth', 'encryption-provider-config-automatic-reload', 'audit-webhook-batch-throttle-enable', 'audit-webhook-truncate-enabled']),
   // Accepted and ignored: common kube-apiserver flags (kubeadm, charts, kwokctl) with no security effect here.
   ...ignoredFlags({
     string: [
       'etcd-servers-overrides', 'storage-backend',
       'proxy-client-cert-file', 'proxy-client-key-file',
-      'audit-log-format', 'audit-log-mode', 'audit-log-version',
       'kubelet-client-certificate', 'kubelet-client-key',
       'kubelet-preferred-address-types', 'external-hostname', 'cors-allowed-origins',
       'profiling-mode',
@@ -184,8 +215,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
       'logtostderr', 'alsologtostderr',
     ],
     int: [
-      'default-watch-cache-size', 'lease-reuse-duration-seconds', 'audit-log-maxsize', 'audit-log-maxage',
-      'audit-log-maxbackup', 'http2-max-streams-per-connection', 'max-connection-bytes-per-sec', 'apiserver-count', 'kubelet-port',
+      'default-watch-cache-size', 'lease-reuse-duration-seconds', 'http2-max-streams-per-connection', 'max-connection-bytes-per-sec', 'apiserver-count', 'kubelet-port',
     ],
     duration: [
       'storage-initialization-timeout', 'event-ttl', 'service-account-max-token-expiration',
@@ -402,6 +432,32 @@ function validateServiceNetwork(flags: ServerFlags): void {
   if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);
 }
 
+/** kube's audit log option checks (only when --audit-log-path is set), then what kapi does not build. */
+function validateAuditLog(audit: AuditSettings, get: <T extends FlagValue>(name: string) => T): void {
+  const modes = ['batch', 'blocking', 'blocking-strict'];
+  if (!modes.includes(audit.mode ?? '')) throw new FlagError(`invalid audit log mode ${audit.mode}, allowed modes are ${JSON.stringify(modes.join(','))}`);
+  if (audit.mode === 'batch') {
+    if ((audit.bufferSize ?? 0) <= 0) throw new FlagError(`invalid audit batch log buffer size ${audit.bufferSize}, must be a positive number`);
+    if ((audit.maxBatchSize ?? 0) <= 0) throw new FlagError(`invalid audit batch log max size ${audit.maxBatchSize}, must be a positive number`);
+    if ((audit.maxBatchWaitMs ?? 0) < 0) throw new FlagError(`invalid audit batch log max wait ${formatGoDuration(audit.maxBatchWaitMs ?? 0)}, must be a positive number`);
+    if (get<boolean>('audit-log-batch-throttle-enable')) throw new FlagError('--audit-log-batch-throttle-enable is not implemented by kapi');
+  }
+  if (get<boolean>('audit-log-truncate-enabled')) {
+    const maxBatch = get<number>('audit-log-truncate-max-batch-size');
+    const maxEvent = get<number>('audit-log-truncate-max-event-size');
+    if (maxEvent <= 0) throw new FlagError(`invalid audit truncate log max event size ${maxEvent}, must be a positive number`);
+    if (maxBatch < maxEvent) throw new FlagError(`invalid audit truncate log max batch size ${maxBatch}, must be greater than or equal to the max event size (${maxEvent})`);
+  }
+  const version = get<string>('audit-log-version');
+  if (version !== 'audit.k8s.io/v1') throw new FlagError('invalid group version, allowed versions are ["audit.k8s.io/v1"]');
+  const format = get<string>('audit-log-format');
+  if (format !== 'json' && format !== 'legacy') throw new FlagError(`invalid audit log format ${format}, allowed formats are "legacy,json"`);
+  if (format === 'legacy') throw new FlagError('--audit-log-format=legacy is not implemented by kapi (json is)');
+  if ((audit.maxAgeDays ?? 0) < 0) throw new FlagError(`--audit-log-maxage ${audit.maxAgeDays} can't be a negative number`);
+  if ((audit.maxBackups ?? 0) < 0) throw new FlagError(`--audit-log-maxbackup ${audit.maxBackups} can't be a negative number`);
+  if ((audit.maxSizeMb ?? 0) < 0) throw new FlagError(`--audit-log-maxsize ${audit.maxSizeMb} can't be a negative number`);
+}
+
 /** kube's authorization-mode checks, then kapi's: a kube mode kapi does not build is an error. */
 function validateAuthorizationModes(modes: readonly string[]): void {
   if (modes.length === 0) throw new FlagError('at least one authorization-mode must be passed');
@@ -479,11 +535,28 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     serviceNodePortRange: get<string>('service-node-port-range'),
     advertiseAddress: get<string>('advertise-address'),
     endpointReconcilerType: get<string>('endpoint-reconciler-type') as 'lease' | 'none',
+    etcdCaFile: get<string>('etcd-cafile'),
+    etcdCertFile: get<string>('etcd-certfile'),
+    etcdKeyFile: get<string>('etcd-keyfile'),
+    audit: {
+      policyFile: get<string>('audit-policy-file'),
+      logPath: get<string>('audit-log-path'),
+      maxAgeDays: get<number>('audit-log-maxage'),
+      maxBackups: get<number>('audit-log-maxbackup'),
+      maxSizeMb: get<number>('audit-log-maxsize'),
+      compress: get<boolean>('audit-log-compress'),
+      mode: get<string>('audit-log-mode') as AuditMode,
+      bufferSize: get<number>('audit-log-batch-buffer-size'),
+      maxBatchSize: get<number>('audit-log-batch-max-size'),
+      maxBatchWaitMs: get<number>('audit-log-batch-max-wait'),
+      ...(get<boolean>('audit-log-truncate-enabled') ? { truncateMaxEventBytes: get<number>('audit-log-truncate-max-event-size') } : {}),
+    },
   };
   for (const [name, value] of values) {
     if (FLAGS[name]?.unimplemented === true && value !== '' && value !== false) throw new FlagError(`--${name} is not implemented by kapi`);
   }
   validateAuthorizationModes(flags.authorizationModes);
+  if (flags.audit.logPath !== '') validateAuditLog(flags.audit, get);
   if (flags.etcdServers.length === 0) throw new FlagError('--etcd-servers must be specified');
   validatePort('secure-port', flags.securePort, false);
   validatePort('insecure-port', flags.insecurePort, true);

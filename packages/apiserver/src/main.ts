@@ -22,9 +22,10 @@ import {
 } from '@kapi/registry';
 import type { Tracer } from '@opentelemetry/api';
 import { applyRuntimeConfig, resolveRuntimeConfig } from './runtime-config.js';
-import { DEFAULT_MAX_REQUEST_BYTES, createEtcdClient, createEtcdStorage, kubeStorageCodec, startCompactor, startStorageMetricsPoller, ttlKeys, type StorageMediaType } from '@kapi/storage';
+import { DEFAULT_MAX_REQUEST_BYTES, createEtcdClient, createEtcdStorage, kubeStorageCodec, startCompactor, startStorageMetricsPoller, ttlKeys, type EtcdTlsFiles, type StorageMediaType } from '@kapi/storage';
 import { advertisedAddress, masterLeases } from './master-leases.js';
 import { loadEncryptionConfig } from './encryption-config.js';
+import { startAuditing, type AuditSettings } from './audit/index.js';
 import { createWatchCache, type WatchCacheOptions } from '@kapi/watch-cache';
 import { loadServingCertificate } from './certs.js';
 import { ServerLifecycle } from './filters/lifecycle.js';
@@ -157,6 +158,10 @@ export interface ApiServerOptions {
    * (programmatic only: tests that must see an empty cluster).
    */
   readonly kubernetesService?: false | Pick<KubernetesServiceOptions, 'intervalMs' | 'leaseTTLSeconds' | 'repairIntervalMs'>;
+  /** --etcd-cafile/--etcd-certfile/--etcd-keyfile: TLS (and a client certificate) to etcd. */
+  readonly etcdTls?: EtcdTlsFiles;
+  /** --audit-policy-file and the --audit-log-* flags; none = no audit events. */
+  readonly audit?: AuditSettings;
 }
 
 export interface RunningServer {
@@ -238,13 +243,22 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   // One etcd client for the storage and the compactor (every replica runs one; they agree
   // through compact_rev_key). Interval 0 compacts nothing but still learns others' compactions.
   const etcdMaxRequestBytes = options.etcdMaxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
-  const etcdClient = createEtcdClient([...options.etcdServers], { maxRequestBytes: etcdMaxRequestBytes });
+  const etcdClient = createEtcdClient([...options.etcdServers], { maxRequestBytes: etcdMaxRequestBytes, ...(options.etcdTls !== undefined ? { tls: options.etcdTls } : {}) });
   const compactor = startCompactor({
     client: etcdClient,
     intervalMs: options.etcdCompactionIntervalMs ?? 5 * 60_000,
     onError: (err) => logger.warn(`etcd compaction failed: ${err instanceof Error ? err.message : String(err)}`),
   });
   const metrics = createApiMetrics();
+  let auditor: ReturnType<typeof startAuditing>;
+  try {
+    auditor = startAuditing(options.audit, metrics.registry, (err) => logger.error('audit log: could not write events', err));
+  } catch (err) {
+    metrics.close();
+    await compactor.stop();
+    etcdClient.close();
+    throw err;
+  }
   const etcdPrefix = (options.etcdPrefix ?? '/registry').replace(/\/$/, '');
   const allDefinitions = [...builtinDefinitions, customResourceDefinitions];
   const servedDefinitions = applyRuntimeConfig(allDefinitions, resolveRuntimeConfig(allDefinitions, options.runtimeConfig ?? {}));
@@ -426,6 +440,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     }),
     ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
     ...(options.requestLogVerbosity !== undefined ? { requestLogVerbosity: options.requestLogVerbosity } : {}),
+    ...(auditor !== undefined ? { auditor } : {}),
     auth: {
       ...(authenticator !== undefined ? { authenticator } : {}),
       authorizer,
@@ -459,6 +474,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     await crdController.stop();
     storageMetrics.stop();
     metrics.close();
+    await auditor?.close();
     await compactor.stop();
     await storage.close();
     etcdClient.close();
@@ -522,6 +538,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await aggregation?.stop();
       await rbacPolicy?.stop();
       await crdController.stop();
+      // kube's sequence: the audit backend shuts down once requests have drained (its queue is written out).
+      await auditor?.close();
       storageMetrics.stop();
       metrics.close();
       await compactor.stop();

@@ -6,7 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, trace, type Tracer } from '@opentelemetry/api';
 import type { JSONSchemaProps, StatusError } from '@kapi/machinery';
-import { badRequest } from '@kapi/machinery';
+import { badRequest, isStatusError } from '@kapi/machinery';
+import { performance } from 'node:perf_hooks';
 import type { Registry } from '@kapi/registry';
 import { createApiSurface, type ApiSurface } from './api-surface.js';
 import { serveDiscoveryDocument, serveDiscoveryRoot } from './discovery/handler.js';
@@ -31,6 +32,7 @@ import { deprecationOf } from './deprecation.js';
 import { versionInfo } from './version.js';
 import { ImpersonationError } from './auth/impersonation.js';
 import { authorizeRequest, type RequestAuthorization } from './auth/request-auth.js';
+import { AuditRejected, auditIdOf, type AuditRecord, type Auditor } from './audit/auditor.js';
 import type { UserInfo } from './auth/user.js';
 
 export interface RequestHandlerOptions {
@@ -60,6 +62,8 @@ export interface RequestHandlerOptions {
    * port. None: every request is allowed.
    */
   readonly auth?: RequestAuthorization;
+  /** Audit records (--audit-policy-file with a backend); none = no events (the Audit-Id header is sent regardless). */
+  readonly auditor?: Auditor;
 }
 
 /** Health endpoints: never limited, never refused while shutting down (probes must see the truth). */
@@ -86,6 +90,16 @@ function countBody(res: ServerResponse): () => number {
 }
 
 /** Calls `onHeaders` once, just before the response headers are written. */
+/** Calls `onHeaders` once, right after the response headers are written. */
+function afterHeaders(res: ServerResponse, onHeaders: () => void): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  (res as unknown as { writeHead: (...args: unknown[]) => ServerResponse }).writeHead = (...args: unknown[]) => {
+    const out = writeHead(...args);
+    onHeaders();
+    return out;
+  };
+}
+
 function beforeHeaders(res: ServerResponse, onHeaders: () => void): void {
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
   (res as unknown as { writeHead: (...args: unknown[]) => ServerResponse }).writeHead = (...args: unknown[]) => {
@@ -260,7 +274,18 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
 
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const start = process.hrtime.bigint();
+    const receivedAt = performance.now();
     const method = req.method ?? 'GET';
+    // kube's WithAuditInit: every response names its audit ID (the client's Audit-ID, or a new one).
+    const auditID = auditIdOf(req);
+    res.setHeader('Audit-Id', auditID);
+    let audit: AuditRecord | undefined;
+    const beginAudit = (user: UserInfo | undefined): void => {
+      if (options.auditor === undefined || info === undefined || url === undefined) return;
+      const record = options.auditor.begin({ req, res, auditID, info, query: url.query, receivedAt, ...(user !== undefined ? { user } : {}) });
+      if (record === 'rejected') throw new AuditRejected();
+      audit = record;
+    };
     const state: RequestState = { warnings: [], matched: false };
     let info: RequestInfo | undefined;
     let url: ParsedUrl | undefined;
@@ -301,17 +326,41 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     }
 
     // kube's authentication, impersonation and authorization filters: a refused request takes no seat.
-    if (options.auth !== undefined && parseError === undefined && info !== undefined && url !== undefined && (req.socket as { encrypted?: boolean }).encrypted === true) {
+    const authenticating = options.auth !== undefined && parseError === undefined && info !== undefined && url !== undefined && (req.socket as { encrypted?: boolean }).encrypted === true;
+    if (authenticating && options.auth !== undefined && info !== undefined && url !== undefined) {
+      const parsedUrl = url;
+      const parsedInfo = info;
+      let authFailed = false;
       try {
-        state.user = authorizeRequest(options.auth, req, info, url.query);
+        state.user = authorizeRequest(options.auth, req, info, url.query, {
+          authenticated: (user) => beginAudit(user),
+          authenticationFailed: () => {
+            authFailed = true;
+          },
+          impersonated: (user) => audit?.impersonated(user),
+          authorized: (allowed, reason) => audit?.authorized(allowed, reason),
+        });
       } catch (err) {
-        if (err instanceof ImpersonationError) {
+        if (err instanceof ImpersonationError || err instanceof AuditRejected) {
           // kube's responsewriters.InternalError: plain text, the URI quoted.
           writePlainError(res, 500, `Internal Server Error: ${JSON.stringify(req.url ?? '/')}: ${err.message}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
         } else {
           writeError(res, toStatusError(err), outputForErrors(req.headers.accept, info.isResourceRequest), state.warnings);
         }
+        if (authFailed) options.auditor?.failedAuthentication({ req, res, auditID, info: parsedInfo, query: parsedUrl.query, receivedAt });
+        else audit?.complete(res.statusCode);
         logRequest(req, method, res.statusCode, start);
+        if (!req.complete) req.resume();
+        return;
+      }
+    }
+
+    if (!authenticating && parseError === undefined) {
+      try {
+        beginAudit(undefined);
+      } catch {
+        writePlainError(res, 500, `Internal Server Error: ${JSON.stringify(req.url ?? '/')}: failed to store audit event`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+        logRequest(req, method, 500, start);
         if (!req.complete) req.resume();
         return;
       }
@@ -332,6 +381,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
             metrics.recordDropped(l);
             metrics.recordTermination(l, 429);
           }
+          audit?.complete(429);
           logRequest(req, method, 429, start);
           if (!req.complete) req.resume();
           return;
@@ -339,6 +389,10 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       }
       endInflight = metrics.startInflight(kind);
       if (longRunning) {
+        if (audit !== undefined) {
+          const record = audit;
+          afterHeaders(res, () => record.responseStarted(res.statusCode));
+        }
         beforeHeaders(res, () => {
           releaseSeat?.();
           endInflight?.();
@@ -353,8 +407,10 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
 
     let finished = false;
     let timer: NodeJS.Timeout | undefined;
+    let unexpected: unknown;
     const fail = (err: unknown) => {
       const status: StatusError = toStatusError(err);
+      if (!isStatusError(err) && err !== parseError) unexpected = err ?? new Error('unknown error');
       if (status.code >= 500 && status.reason === 'InternalError') logger.error(`${method} ${req.url}: unexpected error`, err);
       // The rest of an oversized body is not read: close the connection instead.
       if (status.code === 413 && !res.headersSent) res.setHeader('Connection', 'close');
@@ -383,6 +439,10 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
           ...(state.deprecated !== undefined ? { deprecated: state.deprecated } : {}),
         });
       }
+      audit?.complete(res.statusCode, {
+        ...(unexpected !== undefined ? { panic: unexpected } : {}),
+        ...(state.deprecated !== undefined ? { deprecated: state.deprecated } : {}),
+      });
       span.end(res.statusCode);
       logRequest(req, method, res.statusCode, start);
       if (!req.complete) req.resume();

@@ -40,6 +40,8 @@ export {
   createEtcdStorage,
   createEtcdClient,
   type EtcdClientOptions,
+  etcdCredentials,
+  type EtcdTlsFiles,
   DEFAULT_MAX_REQUEST_BYTES,
   jsonCodec,
   storageCodec,

@@ -6,7 +6,7 @@
  */
 import type { Attributes, Authorizer, AuthorizerResult } from './authorizer.js';
 import type { RbacPolicy } from './rbac-policy.js';
-import { appliesTo, ruleAllows, type Binding, type PolicyRule } from './rbac-rules.js';
+import { describeBinding, matchingSubject, ruleAllows, type Binding, type PolicyRule } from './rbac-rules.js';
 import type { UserInfo } from './user.js';
 
 const MAX_CACHED_DECISIONS = 50_000;
@@ -23,7 +23,7 @@ export function visitRules(
   policy: RbacPolicy,
   user: UserInfo,
   namespace: string,
-  visit: (rule: PolicyRule) => boolean,
+  visit: (rule: PolicyRule, source: () => string) => boolean,
   missing: (message: string) => void,
   notFound: (kind: 'clusterrole' | 'role', name: string) => string = roleNotFound,
 ): void {
@@ -43,13 +43,15 @@ export function visitRules(
     return undefined;
   };
   for (const binding of policy.clusterRoleBindings()) {
-    if (!appliesTo(user, binding.subjects, '')) continue;
-    for (const rule of rulesOf(binding, '') ?? []) if (!visit(rule)) return;
+    const subject = matchingSubject(user, binding.subjects, '');
+    if (subject === undefined) continue;
+    for (const rule of rulesOf(binding, '') ?? []) if (!visit(rule, () => describeBinding(binding, subject, ''))) return;
   }
   if (namespace === '') return;
   for (const binding of policy.roleBindings(namespace)) {
-    if (!appliesTo(user, binding.subjects, namespace)) continue;
-    for (const rule of rulesOf(binding, namespace) ?? []) if (!visit(rule)) return;
+    const subject = matchingSubject(user, binding.subjects, namespace);
+    if (subject === undefined) continue;
+    for (const rule of rulesOf(binding, namespace) ?? []) if (!visit(rule, () => describeBinding(binding, subject, namespace))) return;
   }
 }
 
@@ -72,11 +74,22 @@ export function rbacAuthorizer(policy: RbacPolicy): Authorizer {
       const key = `${user.name}\u0000${user.groups.join('\u0001')}\u0000${attributes.verb}\u0000${attributes.resourceRequest ? `${attributes.namespace}\u0000${attributes.apiGroup}\u0000${attributes.resource}\u0000${attributes.subresource}\u0000${attributes.name}` : `\u0002${attributes.path}`}`;
       const hit = cache.get(key);
       if (hit !== undefined) return hit;
-      let allowed = false;
+      let allowedBy: string | undefined;
       const errors: string[] = [];
-      visitRules(policy, user, attributes.resourceRequest ? attributes.namespace : '', (rule) => !(allowed = ruleAllows(attributes, rule)), (message) => errors.push(message));
-      const result: AuthorizerResult = allowed
-        ? { decision: 'Allow', reason: '' }
+      visitRules(
+        policy,
+        user,
+        attributes.resourceRequest ? attributes.namespace : '',
+        (rule, source) => {
+          if (!ruleAllows(attributes, rule)) return true;
+          allowedBy = source();
+          return false;
+        },
+        (message) => errors.push(message),
+      );
+      // kube's reason for an allow (the audit annotation authorization.k8s.io/reason).
+      const result: AuthorizerResult = allowedBy !== undefined
+        ? { decision: 'Allow', reason: `RBAC: allowed by ${allowedBy}` }
         : { decision: 'NoOpinion', reason: errors.length > 0 ? `RBAC: ${aggregate(errors)}` : '' };
       cache.set(key, result);
       return result;

@@ -36,22 +36,36 @@ const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
 /** Whether one of `subjects` names the user (a ServiceAccount without a namespace takes the binding's). */
 export function appliesTo(user: UserInfo, subjects: readonly Subject[] | undefined, bindingNamespace: string): boolean {
+  return matchingSubject(user, subjects, bindingNamespace) !== undefined;
+}
+
+/** The first of `subjects` that names the user, if any. */
+export function matchingSubject(user: UserInfo, subjects: readonly Subject[] | undefined, bindingNamespace: string): Subject | undefined {
   for (const subject of subjects ?? []) {
     switch (subject.kind) {
       case 'User':
-        if (user.name === subject.name) return true;
+        if (user.name === subject.name) return subject;
         break;
       case 'Group':
-        if (user.groups.includes(subject.name)) return true;
+        if (user.groups.includes(subject.name)) return subject;
         break;
       case 'ServiceAccount': {
         const namespace = subject.namespace !== undefined && subject.namespace !== '' ? subject.namespace : bindingNamespace;
-        if (namespace !== '' && user.name === `${SERVICE_ACCOUNT_PREFIX}${namespace}:${subject.name}`) return true;
+        if (namespace !== '' && user.name === `${SERVICE_ACCOUNT_PREFIX}${namespace}:${subject.name}`) return subject;
         break;
       }
     }
   }
-  return false;
+  return undefined;
+}
+
+/** kube's text for the binding that granted a rule: `ClusterRoleBinding "x" of ClusterRole "y" to Group "z"`. */
+export function describeBinding(binding: Binding, subject: Subject, bindingNamespace: string): string {
+  const who = subject.kind === 'ServiceAccount'
+    ? `${subject.kind} ${JSON.stringify(`${subject.name}/${subject.namespace !== undefined && subject.namespace !== '' ? subject.namespace : bindingNamespace}`)}`
+    : `${subject.kind} ${JSON.stringify(subject.name)}`;
+  const name = bindingNamespace === '' ? `ClusterRoleBinding ${JSON.stringify(binding.metadata.name)}` : `RoleBinding ${JSON.stringify(`${binding.metadata.name}/${bindingNamespace}`)}`;
+  return `${name} of ${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)} to ${who}`;
 }
 
 function includesOrAll(values: readonly string[] | undefined, wanted: string): boolean {

@@ -19,23 +19,40 @@ export interface RequestAuthorization {
   readonly onAuthenticationFailure?: (req: IncomingMessage, reason: string) => void;
 }
 
+/** Told each step of `authorizeRequest` (the audit record follows them). */
+export interface AuthSteps {
+  /** Authentication succeeded (before impersonation). */
+  authenticated?(user: UserInfo): void;
+  /** The credential was refused (the request is answered 401). */
+  authenticationFailed?(): void;
+  impersonated?(user: UserInfo): void;
+  /** The authorizer's decision on the request. */
+  authorized?(allowed: boolean, reason: string): void;
+}
+
 /**
  * The user a request acts as, once allowed. Throws a 401 StatusError (no or a refused
  * credential), a 403 (impersonation or the request not allowed), or an ImpersonationError.
  */
-export function authorizeRequest(auth: RequestAuthorization, req: IncomingMessage, info: RequestInfo, query: URLSearchParams): UserInfo {
+export function authorizeRequest(auth: RequestAuthorization, req: IncomingMessage, info: RequestInfo, query: URLSearchParams, steps: AuthSteps = {}): UserInfo {
   let user: UserInfo = ANONYMOUS;
   if (auth.authenticator !== undefined) {
     const result = auth.authenticator.authenticate(req);
     if ('failure' in result) {
       auth.onAuthenticationFailure?.(req, result.failure);
+      steps.authenticationFailed?.();
       throw unauthorized();
     }
     user = result.user;
   }
-  if (hasImpersonation(req.rawHeaders)) user = impersonate(user, req.headers, req.rawHeaders, auth.authorizer);
+  steps.authenticated?.(user);
+  if (hasImpersonation(req.rawHeaders)) {
+    user = impersonate(user, req.headers, req.rawHeaders, auth.authorizer);
+    steps.impersonated?.(user);
+  }
   const attributes = requestAttributes(user, info, query);
   const decision = auth.authorizer.authorize(attributes);
+  steps.authorized?.(decision.decision === 'Allow', decision.reason);
   if (decision.decision !== 'Allow') throw forbiddenRequest(attributes, decision.reason);
   return user;
 }

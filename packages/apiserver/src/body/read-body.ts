@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { badRequest, requestEntityTooLarge } from '@kapi/machinery';
 import { MAX_REQUEST_BODY_BYTES } from './limits.js';
+import { noteRequestBody } from '../audit/capture.js';
 
 /**
  * Reads the whole body. Throws 413 `Request entity too large: limit is 3145728` as soon as
@@ -31,7 +32,10 @@ export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): 
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!failed) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      if (failed) return;
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      noteRequestBody(req, body);
+      resolve(body);
     });
     req.on('error', (err) => {
       if (!failed) reject(badRequest(`unable to read the request body: ${err.message}`));

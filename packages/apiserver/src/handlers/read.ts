@@ -4,6 +4,7 @@ import { listJsonParts, listProtobuf, withoutItemTypeMeta } from '../http/encode
 import { MEDIA_TYPES } from '../http/negotiation.js';
 import { writeEncoded, writeObject } from '../http/respond.js';
 import { parseListOptions } from './options.js';
+import { noteResponseObject } from '../audit/capture.js';
 import type { RequestScope } from './scope.js';
 
 /** GET on an item: 200 with the object; 404 when absent (from the Getter). */
@@ -30,6 +31,7 @@ export async function handleList(scope: RequestScope): Promise<void> {
   const write = { warnings: scope.warnings };
   // kube's built-in list items are typed structs without apiVersion/kind; custom resources keep them.
   const withoutTypeMeta = scope.resource.definition.bodyDecoding !== 'unstructured';
+  if (transform === undefined && (encoding === 'json' || encoding === 'protobuf')) noteResponseObject(scope.res, list);
   if (transform === undefined && encoding === 'json') writeEncoded(scope.res, 200, listJsonParts(list, { withoutTypeMeta }), 'json', write);
   else if (transform === undefined && encoding === 'protobuf') writeEncoded(scope.res, 200, listProtobuf(list), 'protobuf', { ...write, contentType: MEDIA_TYPES.protobuf });
   else writeObject(scope.res, 200, withoutTypeMeta && transform === undefined ? withoutItemTypeMeta(list) : list, scope.output, write);

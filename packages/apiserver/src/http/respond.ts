@@ -13,6 +13,7 @@ import { StatusError, hasProtobuf, internalError, isStatusError } from '@kapi/ma
 import { listProtobuf, protobufOf, type BodyParts } from './encode-once.js';
 import { MEDIA_TYPES, type Encoding, type OutputFormat } from './negotiation.js';
 import { isList, transformResponse, type ResourceOutput } from './resource-output.js';
+import { noteResponseObject } from '../audit/capture.js';
 
 /** kube's defaultGzipThresholdBytes: smaller bodies are not worth compressing. */
 export const GZIP_THRESHOLD_BYTES = 128 * 1024;
@@ -78,6 +79,7 @@ export function encodeBody(value: unknown, encoding: Encoding): { body: string |
  */
 export function writeObject(res: ServerResponse, code: number, value: unknown, output: Encoding | ResourceOutput, options: WriteOptions = {}): void {
   if (res.headersSent || res.destroyed) return;
+  noteResponseObject(res, value);
   const { encoding, transform } = typeof output === 'string' ? { encoding: output, transform: undefined } : output;
   const { body, contentType } = encodeBody(transformResponse(value, transform), encoding);
   writeEncoded(res, code, body, encoding, { ...options, contentType: options.contentType ?? contentType });

@@ -4,6 +4,7 @@
  * with a kubeconfig for that identity.
  */
 import { execFile } from 'node:child_process';
+import type { IncomingHttpHeaders } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ export interface SecureResponse {
   readonly status: number;
   readonly text: string;
   readonly json: Record<string, unknown>;
+  readonly headers: IncomingHttpHeaders;
 }
 
 export interface SecureServer {
@@ -99,7 +101,7 @@ export async function startSecureServer(options: Partial<ApiServerOptions> & { t
             } catch {
               // not JSON
             }
-            resolve({ status: res.statusCode ?? 0, text, json });
+            resolve({ status: res.statusCode ?? 0, text, json, headers: res.headers });
           });
           res.on('error', reject);
         });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Etcd3, type IOptions } from 'etcd3';
 import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, isBrokenCircuitError, noop, retry } from 'cockatiel';
 import { isConnectionFailure } from './errors.js';
@@ -49,6 +50,43 @@ export interface EtcdClientOptions {
    * by default, the Go client's default send limit).
    */
   readonly maxRequestBytes?: number;
+  /**
+   * TLS to etcd (kube's --etcd-cafile, --etcd-certfile, --etcd-keyfile): the authorities that
+   * sign etcd's serving certificate (default the system's) and the client certificate and key
+   * presented to an etcd that requires client certificates. Certificate and key go together.
+   */
+  readonly tls?: EtcdTlsFiles;
+}
+
+/** PEM files for TLS to etcd; each may be empty. */
+export interface EtcdTlsFiles {
+  readonly caFile?: string;
+  readonly certFile?: string;
+  readonly keyFile?: string;
+}
+
+/**
+ * The gRPC credentials for `tls`, read now so that a missing or unreadable file fails the
+ * start with its name (kube: "open <file>: no such file or directory"), undefined when no file is given.
+ */
+export function etcdCredentials(tls: EtcdTlsFiles | undefined): IOptions['credentials'] | undefined {
+  const caFile = tls?.caFile ?? '';
+  const certFile = tls?.certFile ?? '';
+  const keyFile = tls?.keyFile ?? '';
+  if (caFile === '' && certFile === '' && keyFile === '') return undefined;
+  if ((certFile === '') !== (keyFile === '')) throw new Error(`KeyFile and CertFile must both be present[key: ${keyFile}, cert: ${certFile}]`);
+  const read = (file: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new Error(`open ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`);
+    }
+  };
+  // An empty root list means "the system's authorities" to gRPC, as an unset --etcd-cafile does to kube.
+  return {
+    rootCertificate: caFile === '' ? (undefined as unknown as Buffer) : read(caFile),
+    ...(certFile !== '' ? { certChain: read(certFile), privateKey: read(keyFile) } : {}),
+  };
 }
 
 /**
@@ -74,8 +112,10 @@ export interface EtcdClientOptions {
  */
 export function createEtcdClient(endpoints: string[], clientOptions: EtcdClientOptions = {}): Etcd3 {
   const maxRequestBytes = clientOptions.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  const credentials = etcdCredentials(clientOptions.tls);
   const options: IOptions = {
     hosts: endpoints,
+    ...(credentials !== undefined ? { credentials } : {}),
     dialTimeout: clientOptions.dialTimeoutMs ?? 5000,
     faultHandling:
       endpoints.length > 1

@@ -1,5 +1,5 @@
 import type { Etcd3 } from 'etcd3';
-import { createEtcdClient } from './client.js';
+import { createEtcdClient, type EtcdTlsFiles } from './client.js';
 import type { KubeObject } from '@kapi/machinery';
 import { yieldIfBusy } from '@kapi/machinery';
 import type { ChangeFeed, Counter, FeedHandle, Storage, Watcher } from '../interface.js';
@@ -29,6 +29,8 @@ export interface EtcdStorageOptions {
   client?: Etcd3;
   /** Passed to the etcd3 client as its dial timeout. Default 5000 ms. */
   dialTimeoutMs?: number;
+  /** TLS files for the client the storage creates (see `EtcdClientOptions.tls`). Ignored when `client` is given. */
+  tls?: EtcdTlsFiles;
   /**
    * The largest write request the etcd cluster takes: its `--max-request-bytes` (default
    * 1.5 MiB, etcd's default). A create or update whose request would be larger is refused
@@ -108,7 +110,11 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
   const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   const client =
     options.client ??
-    createEtcdClient(options.endpoints, { maxRequestBytes, ...(options.dialTimeoutMs !== undefined ? { dialTimeoutMs: options.dialTimeoutMs } : {}) });
+    createEtcdClient(options.endpoints, {
+      maxRequestBytes,
+      ...(options.dialTimeoutMs !== undefined ? { dialTimeoutMs: options.dialTimeoutMs } : {}),
+      ...(options.tls !== undefined ? { tls: options.tls } : {}),
+    });
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   const instrumentation = createEtcdInstrumentation({
     ...(options.metricsRegistry !== undefined ? { registry: options.metricsRegistry } : {}),
@@ -143,7 +149,7 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
   let trustCheck: Promise<boolean> | undefined;
   const progressRequestsTrusted = (): Promise<boolean> => {
     if (trusted !== undefined) return Promise.resolve(trusted);
-    trustCheck ??= checkProgressRequestsOrdered(client, options.client ? [] : options.endpoints, requestTimeoutMs).then(
+    trustCheck ??= checkProgressRequestsOrdered(client, options.client ? [] : options.endpoints, requestTimeoutMs, options.tls).then(
       (ordered) => {
         trusted = ordered;
         return ordered;

@@ -1,5 +1,5 @@
 import type { Etcd3 } from 'etcd3';
-import { createEtcdClient } from './client.js';
+import { createEtcdClient, type EtcdTlsFiles } from './client.js';
 
 /**
  * Whether an etcd server version answers on-demand progress requests only after every event
@@ -22,12 +22,12 @@ export function progressRequestsOrdered(version: string): boolean {
  * one). Trusted only when every endpoint is new enough. Rejects when an endpoint cannot be
  * asked (the caller may ask again later).
  */
-export async function checkProgressRequestsOrdered(client: Etcd3, endpoints: readonly string[], timeoutMs: number): Promise<boolean> {
+export async function checkProgressRequestsOrdered(client: Etcd3, endpoints: readonly string[], timeoutMs: number, tls?: EtcdTlsFiles): Promise<boolean> {
   const ask = async (c: Etcd3) => (await c.maintenance.status({ deadline: Date.now() + timeoutMs })).version;
   if (endpoints.length <= 1) return progressRequestsOrdered(await ask(client));
   const versions = await Promise.all(
     endpoints.map(async (endpoint) => {
-      const single = createEtcdClient([endpoint]);
+      const single = createEtcdClient([endpoint], tls !== undefined ? { tls } : {});
       try {
         return await ask(single);
       } finally {

@@ -1,5 +1,5 @@
 export { createEtcdStorage, type EtcdStorage, type EtcdStorageOptions } from './etcd-storage.js';
-export { createEtcdClient, type EtcdClientOptions } from './client.js';
+export { createEtcdClient, etcdCredentials, type EtcdClientOptions, type EtcdTlsFiles } from './client.js';
 export { DEFAULT_MAX_REQUEST_BYTES } from './request-size.js';
 export { jsonCodec, storageCodec, decodeJson, TransformError, type Codec, type StorageCodec, type StorageCodecOptions } from './codec.js';
 export { kubeStorageCodec, decodeStoredObject, STORAGE_MEDIA_TYPES, type StorageMediaType } from './kube-codec.js';

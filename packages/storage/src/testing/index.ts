@@ -1,4 +1,4 @@
-export { startEtcd, type StartEtcdOptions, type TestEtcd } from './start-etcd.js';
+export { startEtcd, type StartEtcdOptions, type TestEtcd, type TestEtcdTls } from './start-etcd.js';
 export { uniquePrefix } from './unique-prefix.js';
 export { freePort } from './free-port.js';
 export {

@@ -1,4 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls';
 
 /** One member's gate: where it listens, and the member's own peer listener it forwards to. */
 export interface PeerGateSpec {
@@ -48,7 +49,18 @@ interface PeerConnection {
  *
  * Resolves once every gate listens; rejects (closing the others) when one cannot.
  */
-export async function openPeerGates(specs: readonly PeerGateSpec[]): Promise<PeerGates> {
+export interface PeerGateOptions {
+  /**
+   * Peer traffic over mutual TLS (etcd's --peer-client-cert-auth): each gate ends the TLS of
+   * the connections it accepts (asking for a certificate of `ca`) and opens its own to the
+   * member with `cert`/`key` (a member certificate, usable for server and client auth), so it
+   * can still read the sender from the request head. PEM strings.
+   */
+  readonly tls?: { readonly cert: string; readonly key: string; readonly ca: string };
+}
+
+export async function openPeerGates(specs: readonly PeerGateSpec[], options: PeerGateOptions = {}): Promise<PeerGates> {
+  const tls = options.tls;
   const partitioned = new Set<string>();
   const connections = new Set<PeerConnection>();
   const dropped = (c: PeerConnection) => partitioned.has(c.to) || (c.from !== undefined && partitioned.has(c.from));
@@ -86,7 +98,9 @@ export async function openPeerGates(specs: readonly PeerGateSpec[]): Promise<Pee
         blackhole(conn);
         return;
       }
-      const upstream = connect(spec.target.port, spec.target.host);
+      const upstream = tls !== undefined
+        ? tlsConnect({ port: spec.target.port, host: spec.target.host, cert: tls.cert, key: tls.key, ca: tls.ca })
+        : connect(spec.target.port, spec.target.host);
       conn.upstream = upstream;
       upstream.on('error', () => client.destroy());
       upstream.on('close', () => client.destroy());
@@ -113,7 +127,9 @@ export async function openPeerGates(specs: readonly PeerGateSpec[]): Promise<Pee
   };
   try {
     for (const spec of specs) {
-      const server = createServer((client) => accept(spec, client));
+      const server = tls !== undefined
+        ? createTlsServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: true }, (client) => accept(spec, client))
+        : createServer((client) => accept(spec, client));
       servers.push(server);
       await new Promise<void>((resolve, reject) => {
         server.once('error', (err) => reject(new Error(`cannot listen on ${spec.listen.host}:${spec.listen.port} for ${spec.member}: ${err.message}`)));

@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshPort } from './free-port.js';
@@ -19,6 +20,23 @@ export interface StartEtcdOptions {
   startTimeoutMs?: number;
   /** Copy etcd's output to this process's stderr (default false; `KAPI_ETCD_VERBOSE=1` too). */
   verbose?: boolean;
+  /**
+   * Serve clients over TLS and require a client certificate signed by a test CA (etcd's
+   * `--client-cert-auth`): the endpoints are `https://`, and `tls` on the result holds the CA
+   * and a client certificate and key. Default false.
+   */
+  tls?: boolean;
+}
+
+/** PEM files (made with openssl) for an etcd started with `tls: true`. */
+export interface TestEtcdTls {
+  /** The CA that signed etcd's serving certificate and the client certificate. */
+  readonly caFile: string;
+  /** A client certificate etcd accepts (CN=kapi-etcd-client) and its key. */
+  readonly certFile: string;
+  readonly keyFile: string;
+  /** The folder holding them (removed by `stop`). */
+  readonly dir: string;
 }
 
 /** A real etcd started for a test, on free loopback ports with a temporary data dir. */
@@ -27,6 +45,8 @@ export interface TestEtcd {
   readonly endpoints: string[];
   /** The temporary data directory (removed by `stop`). */
   readonly dataDir: string;
+  /** With `tls: true`: the CA and client certificate files. */
+  readonly tls?: TestEtcdTls;
   /** Whether the etcd process is currently running. */
   running(): boolean;
   /**
@@ -47,7 +67,7 @@ export interface TestEtcd {
   restart(): Promise<void>;
 }
 
-const live = new Set<{ child: ChildProcess | undefined; dataDir: string }>();
+const live = new Set<{ child: ChildProcess | undefined; dataDir: string; certDir?: string }>();
 let exitHandlersInstalled = false;
 
 /** Last-resort cleanup: kill every etcd we started and delete its data, synchronously. */
@@ -59,6 +79,7 @@ function cleanupAllSync(): void {
       // already gone
     }
     rmSync(entry.dataDir, { recursive: true, force: true });
+    if (entry.certDir !== undefined) rmSync(entry.certDir, { recursive: true, force: true });
   }
   live.clear();
 }
@@ -81,7 +102,56 @@ function waitForExit(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-async function isHealthy(clientUrl: string): Promise<boolean> {
+/** A CA, a serving certificate for 127.0.0.1/localhost and a client certificate, with openssl. */
+function makeEtcdCertificates(): TestEtcdTls & { serverCertFile: string; serverKeyFile: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'kapi-etcd-tls-'));
+  const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  run(['req', '-x509', ...newKey, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=kapi-etcd-test-ca']);
+  const sign = (name: string, subject: string, extensions: string) => {
+    run(['req', ...newKey, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
+    writeFileSync(join(dir, `${name}.ext`), extensions);
+    run(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', '1', '-extfile', `${name}.ext`]);
+  };
+  sign('server', '/CN=etcd', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n');
+  sign('client', '/CN=kapi-etcd-client', 'extendedKeyUsage=clientAuth\n');
+  return {
+    dir,
+    caFile: join(dir, 'ca.crt'),
+    certFile: join(dir, 'client.crt'),
+    keyFile: join(dir, 'client.key'),
+    serverCertFile: join(dir, 'server.crt'),
+    serverKeyFile: join(dir, 'server.key'),
+  };
+}
+
+function isHealthyTls(clientUrl: string, tls: TestEtcdTls): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(`${clientUrl}/health`, {
+      ca: readFileSync(tls.caFile),
+      cert: readFileSync(tls.certFile),
+      key: readFileSync(tls.keyFile),
+      timeout: 1000,
+    }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        try {
+          resolve(res.statusCode === 200 && (JSON.parse(body) as { health?: string }).health === 'true');
+        } catch {
+          resolve(false);
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
+async function isHealthy(clientUrl: string, tls?: TestEtcdTls): Promise<boolean> {
+  if (tls !== undefined) return isHealthyTls(clientUrl, tls);
   try {
     const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(1000) });
     const body = (await res.json()) as { health?: string };
@@ -106,8 +176,10 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<TestEtc
   const verbose = options.verbose ?? process.env.KAPI_ETCD_VERBOSE === '1';
   const startTimeoutMs = options.startTimeoutMs ?? 20_000;
   const dataDir = mkdtempSync(join(tmpdir(), 'kapi-etcd-'));
-  const entry: { child: ChildProcess | undefined; dataDir: string } = { child: undefined, dataDir };
+  const certs = options.tls === true ? makeEtcdCertificates() : undefined;
+  const entry: { child: ChildProcess | undefined; dataDir: string; certDir?: string } = { child: undefined, dataDir, ...(certs ? { certDir: certs.dir } : {}) };
   live.add(entry);
+  const scheme = certs !== undefined ? 'https' : 'http';
 
   let clientUrl = '';
   let peerUrl = '';
@@ -124,6 +196,9 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<TestEtc
       `--initial-advertise-peer-urls=${peerUrl}`,
       `--initial-cluster=${name}=${peerUrl}`,
       '--initial-cluster-state=new',
+      ...(certs !== undefined
+        ? [`--cert-file=${certs.serverCertFile}`, `--key-file=${certs.serverKeyFile}`, `--trusted-ca-file=${certs.caFile}`, '--client-cert-auth']
+        : []),
       '--logger=zap',
       `--log-level=${verbose ? 'info' : 'error'}`,
       ...(options.watchProgressNotifyIntervalMs !== undefined
@@ -155,7 +230,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<TestEtc
       if (child.exitCode !== null || child.signalCode !== null) {
         throw new Error(`etcd exited early (code ${child.exitCode}, signal ${child.signalCode}):\n${output}`);
       }
-      if (await isHealthy(clientUrl)) return;
+      if (await isHealthy(clientUrl, certs)) return;
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
         await waitForExit(child);
@@ -178,12 +253,13 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<TestEtc
   const cleanup = async (): Promise<void> => {
     await terminate('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
+    if (certs !== undefined) rmSync(certs.dir, { recursive: true, force: true });
     live.delete(entry);
   };
 
   let lastError: unknown;
   for (let attempt = 0; attempt < 4; attempt++) {
-    clientUrl = `http://127.0.0.1:${await freshPort()}`;
+    clientUrl = `${scheme}://127.0.0.1:${await freshPort()}`;
     peerUrl = `http://127.0.0.1:${await freshPort()}`;
     try {
       await launch();
@@ -205,6 +281,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<TestEtc
   return {
     endpoints: [clientUrl],
     dataDir,
+    ...(certs !== undefined ? { tls: { caFile: certs.caFile, certFile: certs.certFile, keyFile: certs.keyFile, dir: certs.dir } } : {}),
     running: () => {
       const child = entry.child;
       return child !== undefined && child.exitCode === null && child.signalCode === null;
