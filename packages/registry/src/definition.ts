@@ -117,6 +117,13 @@ export interface ScaleDefinition {
   readonly specReplicasPath: string;
   readonly statusReplicasPath: string;
   readonly labelSelectorPath?: string;
+  /**
+   * Built-in kinds: the Scale's status.selector computed from the object (kube prints a
+   * workload's LabelSelector as a selector string), instead of `labelSelectorPath`.
+   */
+  readonly selector?: (obj: KubeObject) => string | undefined;
+  /** PATCH accepts a strategic merge patch (built-in kinds; custom resources refuse it, 415). */
+  readonly strategicMergePatch?: boolean;
 }
 
 /** A subresource of a resource (kube's `<resource>/<name>/<subresource>`), served over the object itself. */
@@ -193,6 +200,8 @@ export interface ResourceDefinition {
    * with kube's generic `"<f>" is not a known field selector: only ...`.
    */
   selectableFields?: Record<string, FieldGetter>;
+  /** The 400 message for a field selector on a field not in `selectableFields` (default `field label not supported: <f>`; Jobs word it their own way). */
+  unsupportedFieldLabel?: (field: string) => string;
   /**
    * Selectable fields the watch cache indexes (kube's cacher IndexerFuncs: pods by
    * `spec.nodeName`): a LIST or watch with an `=` requirement on one is served from the

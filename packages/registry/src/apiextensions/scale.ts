@@ -39,7 +39,10 @@ function integerAt(obj: KubeObject, path: string): number {
 export function toScale(obj: KubeObject, scale: ScaleDefinition): KubeObject {
   const meta = obj.metadata;
   const status: Record<string, unknown> = { replicas: integerAt(obj, scale.statusReplicasPath) };
-  if (scale.labelSelectorPath !== undefined) {
+  if (scale.selector !== undefined) {
+    const selector = scale.selector(obj);
+    if (selector !== undefined && selector !== '') status['selector'] = selector;
+  } else if (scale.labelSelectorPath !== undefined) {
     const selector = evaluateJsonPath(compileJsonPath(scale.labelSelectorPath), obj)[0];
     if (typeof selector === 'string' && selector !== '') status['selector'] = selector;
   }
@@ -128,6 +131,10 @@ export function scaleSubresource(scale: ScaleDefinition, target: ScaleTarget): R
             case 'application/merge-patch+json':
             case 'application/apply-patch+yaml':
               return applyMergePatch(current, patch.body);
+            case 'application/strategic-merge-patch+json':
+              // A Scale has no lists: a strategic merge patch of it is a merge patch.
+              if (scale.strategicMergePatch === true) return applyMergePatch(current, patch.body);
+              throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
             default:
               throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
           }
