@@ -37,7 +37,7 @@ function defaultDaemonSet(obj: KubeObject): void {
     setIfAbsent(rolling, 'maxSurge', 0);
   }
   setIfAbsent(spec, 'revisionHistoryLimit', 10);
-  defaultPodTemplateSpec(spec['template']);
+  defaultPodTemplateSpec(ensureRecord(spec, 'template'));
 }
 
 function validateDaemonSet(obj: KubeObject): FieldError[] {

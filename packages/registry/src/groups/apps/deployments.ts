@@ -43,7 +43,7 @@ function defaultDeployment(obj: KubeObject): void {
   }
   setIfAbsent(spec, 'revisionHistoryLimit', 10);
   setIfAbsent(spec, 'progressDeadlineSeconds', 600);
-  defaultPodTemplateSpec(spec['template']);
+  defaultPodTemplateSpec(ensureRecord(spec, 'template'));
 }
 
 /** 0, "0" or "0%". */

@@ -110,33 +110,30 @@ export function nonNegative(spec: Json, key: string, path: string): FieldError[]
 export function validateSelectorAndTemplate(spec: Json, path: string, emptyKind?: string): FieldError[] {
   const errs: FieldError[] = [];
   const selector = spec['selector'];
-  const template = recordAt(spec, 'template');
-  const labels = template === undefined ? undefined : recordAt(template, 'metadata')?.['labels'];
+  // The template is a struct in these kinds: an absent one is an empty one.
+  const template = recordAt(spec, 'template') ?? {};
+  const labels = recordAt(template, 'metadata')?.['labels'];
   if (!isPlainObject(selector)) {
     errs.push(fieldRequired(`${path}.selector`));
   } else if (emptyKind !== undefined && Object.keys(selector['matchLabels'] ?? {}).length + ((selector['matchExpressions'] as unknown[] | undefined)?.length ?? 0) === 0) {
     errs.push(invalidGo(`${path}.selector`, goLabelSelector(selector), `empty selector is invalid for ${emptyKind}`));
   }
-  if (template === undefined) {
-    errs.push(fieldRequired(`${path}.template`));
+  let parsed;
+  try {
+    parsed = labelSelectorFromObject(isPlainObject(selector) ? (selector as LabelSelectorObject) : undefined);
+  } catch {
     return errs;
   }
-  let selects = false;
-  try {
-    const parsed = labelSelectorFromObject(isPlainObject(selector) ? (selector as LabelSelectorObject) : undefined);
-    selects = !parsed.empty && parsed.matches(isPlainObject(labels) ? (labels as Record<string, string>) : {});
-  } catch {
-    selects = false;
+  // An empty selector (selects everything) is not checked against the labels; an absent one selects nothing.
+  if (!(isPlainObject(selector) && parsed.empty) && !parsed.matches(isPlainObject(labels) ? (labels as Record<string, string>) : {})) {
+    errs.push(invalidGo(`${path}.template.metadata.labels`, goStringMap(labels), '`selector` does not match template `labels`'));
   }
-  if (!selects) errs.push(invalidGo(`${path}.template.metadata.labels`, goStringMap(labels), '`selector` does not match template `labels`'));
   return errs;
 }
 
 /** The template's containers must be given; `restartPolicy` must be one of `allowed`. */
 export function validatePodTemplate(spec: Json, path: string, allowed: readonly string[]): FieldError[] {
-  const template = recordAt(spec, 'template');
-  if (template === undefined) return [];
-  const pod = recordAt(template, 'spec') ?? {};
+  const pod = recordAt(recordAt(spec, 'template') ?? {}, 'spec') ?? {};
   const errs: FieldError[] = [];
   const containers = pod['containers'];
   if (!Array.isArray(containers) || containers.length === 0) errs.push(fieldRequired(`${path}.template.spec.containers`));

@@ -30,7 +30,7 @@ import {
 function defaultReplicaSet(obj: KubeObject): void {
   const spec = ensureRecord(obj, 'spec');
   setIfAbsent(spec, 'replicas', 1);
-  defaultPodTemplateSpec(spec['template']);
+  defaultPodTemplateSpec(ensureRecord(spec, 'template'));
 }
 
 function validateReplicaSet(obj: KubeObject): FieldError[] {

@@ -7,7 +7,7 @@
  * minReadySeconds may change. `kubectl get sts`: READY; /scale is the view of spec.replicas.
  */
 import type { FieldError, KubeObject } from '@kapi/machinery';
-import { ageColumn, column, fieldForbidden, fieldNotSupported, isPlainObject, nameColumn } from '@kapi/machinery';
+import { ageColumn, column, fieldForbidden, fieldInvalid, fieldNotSupported, isPlainObject, nameColumn } from '@kapi/machinery';
 import type { ResourceOverride } from '../../builtin/override.js';
 import { builtinStrategy, recordAt } from '../../builtin/builtin-strategy.js';
 import { semanticEqual } from '../../semantic-equal.js';
@@ -49,21 +49,22 @@ function defaultStatefulSet(obj: KubeObject): void {
       setIfAbsent(ensureRecord(claim, 'status'), 'phase', 'Pending');
     }
   }
-  defaultPodTemplateSpec(spec['template']);
+  defaultPodTemplateSpec(ensureRecord(spec, 'template'));
 }
 
 function validateStatefulSet(obj: KubeObject): FieldError[] {
   const spec = specOf(obj);
-  const errs = [
+  const errs: FieldError[] = [];
+  const policy = spec['podManagementPolicy'];
+  if (policy !== 'OrderedReady' && policy !== 'Parallel') errs.push(fieldInvalid('spec.podManagementPolicy', policy ?? '', "must be 'OrderedReady' or 'Parallel'"));
+  const type = recordAt(spec, 'updateStrategy')?.['type'];
+  if (type !== 'RollingUpdate' && type !== 'OnDelete') errs.push(fieldNotSupported('spec.updateStrategy.type', type ?? '', ['OnDelete', 'RollingUpdate']));
+  errs.push(
     ...nonNegative(spec, 'replicas', 'spec'),
     ...nonNegative(spec, 'minReadySeconds', 'spec'),
     ...validateSelectorAndTemplate(spec, 'spec', 'statefulset'),
     ...validatePodTemplate(spec, 'spec', ['Always']),
-  ];
-  const policy = spec['podManagementPolicy'];
-  if (policy !== 'OrderedReady' && policy !== 'Parallel') errs.push(fieldNotSupported('spec.podManagementPolicy', policy ?? '', ['OrderedReady', 'Parallel']));
-  const type = recordAt(spec, 'updateStrategy')?.['type'];
-  if (type !== 'RollingUpdate' && type !== 'OnDelete') errs.push(fieldNotSupported('spec.updateStrategy.type', type ?? '', ['OnDelete', 'RollingUpdate']));
+  );
   return errs;
 }
 

@@ -50,7 +50,7 @@ function defaultJobSpec(spec: Record<string, unknown>): void {
   setIfAbsent(spec, 'suspend', false);
   setIfAbsent(spec, 'podReplacementPolicy', spec['podFailurePolicy'] !== undefined ? 'Failed' : 'TerminatingOrFailed');
   setIfAbsent(spec, 'manualSelector', false);
-  defaultPodTemplateSpec(spec['template'], { restartPolicy: false });
+  defaultPodTemplateSpec(ensureRecord(spec, 'template'), { restartPolicy: false });
 }
 
 function copyTemplateLabels(obj: KubeObject): void {
