@@ -122,8 +122,13 @@ export interface ScaleDefinition {
    * workload's LabelSelector as a selector string), instead of `labelSelectorPath`.
    */
   readonly selector?: (obj: KubeObject) => string | undefined;
-  /** PATCH accepts a strategic merge patch (built-in kinds; custom resources refuse it, 415). */
-  readonly strategicMergePatch?: boolean;
+  /**
+   * kube's built-in Scale REST (deployments, replicasets, statefulsets, replicationcontrollers)
+   * rather than the custom resources' one: PATCH also accepts a strategic merge patch, a
+   * Scale is validated as itself (422 `Scale.autoscaling`), its name must match the URL's
+   * (400), and a missing object is `<plural>/scale` not found.
+   */
+  readonly builtin?: boolean;
 }
 
 /** A subresource of a resource (kube's `<resource>/<name>/<subresource>`), served over the object itself. */

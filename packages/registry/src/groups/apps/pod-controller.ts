@@ -196,7 +196,7 @@ export function scaleSubresource(selector: (obj: KubeObject) => string | undefin
   return {
     name: 'scale',
     verbs: ['get', 'patch', 'update'],
-    scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', selector, strategicMergePatch: true },
+    scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', selector, builtin: true },
   };
 }
 
