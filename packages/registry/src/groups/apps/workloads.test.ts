@@ -67,6 +67,12 @@ void describe('workload strategies (apps, batch, policy, core rc)', () => {
     assert.equal(noPolicy.message, 'Job.batch "j2" is invalid: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"');
     const changed = await rejectsWithStatus(jobs.updater.update(ns, 'j', { ...created, spec: { ...spec(created), completions: 5 } }, {}), { code: 422 });
     assert.equal(changed.message, 'Job.batch "j" is invalid: spec.completions: Invalid value: 5: field is immutable');
+    const templateChange = (o: KubeObject) => ({ ...o, spec: { ...spec(o), template: { ...(spec(o)['template'] as object), spec: { ...((spec(o)['template'] as Record<string, unknown>)['spec'] as object), nodeSelector: { zone: 'a' } } } } });
+    await rejectsWithStatus(jobs.updater.update(ns, 'j', templateChange(created), {}), { code: 422 });
+    // Suspended and never started: the pods' scheduling directives may change.
+    const suspended = await jobs.creater.create(ns, { metadata: { name: 'js' }, spec: { suspend: true, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'i' }] } } } }, {});
+    const { object: moved } = await jobs.updater.update(ns, 'js', templateChange(suspended), {});
+    assert.deepEqual(((spec(moved)['template'] as Record<string, unknown>)['spec'] as Record<string, unknown>)['nodeSelector'], { zone: 'a' });
   });
 
   void it('a DaemonSet keeps the template generation annotation; a StatefulSet refuses changes outside its mutable fields', async () => {

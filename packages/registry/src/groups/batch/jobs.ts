@@ -5,7 +5,8 @@
  * unless manualSelector, the server generates the selector (the controller-uid label) and
  * labels the template with the uid and job name; the Job takes the template's labels when
  * it has none. Validation: restartPolicy OnFailure or Never, a generated selector untouched;
- * selector, completions, completionMode and template never change.
+ * selector, completions, completionMode and template never change (a suspended Job that
+ * never started may change its pods' scheduling directives).
  * `kubectl get jobs`: STATUS COMPLETIONS DURATION; field selector status.successful.
  */
 import type { FieldError, KubeObject } from '@kapi/machinery';
@@ -109,10 +110,29 @@ function validateJobUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   for (const field of ['completions', 'completionMode']) {
     if (!semanticEqual(spec[field], oldSpec[field])) errs.push(fieldInvalid(`spec.${field}`, spec[field], FIELD_IMMUTABLE_ERROR_MSG));
   }
-  if (!semanticEqual(spec['template'], oldSpec['template'])) {
+  if (!semanticEqual(templateForComparison(obj, old), templateForComparison(old, old))) {
     errs.push(invalidGo('spec.template', 'core.PodTemplateSpec{...}', FIELD_IMMUTABLE_ERROR_MSG));
   }
   return errs;
+}
+
+/**
+ * The template as far as it is immutable: a Job that is suspended and never started may
+ * change its pods' scheduling directives (labels, annotations, nodeSelector, tolerations,
+ * affinity, schedulingGates) as kube allows, for queueing controllers.
+ */
+function templateForComparison(obj: KubeObject, old: KubeObject): unknown {
+  const template = structuredClone(specOf(obj)['template']);
+  const suspendedUnstarted = specOf(old)['suspend'] === true && statusOf(old)['startTime'] === undefined;
+  if (!suspendedUnstarted || !isPlainObject(template)) return template;
+  const meta = recordAt(template, 'metadata');
+  if (meta !== undefined) {
+    delete meta['labels'];
+    delete meta['annotations'];
+  }
+  const pod = recordAt(template, 'spec');
+  if (pod !== undefined) for (const f of ['nodeSelector', 'tolerations', 'affinity', 'schedulingGates']) delete pod[f];
+  return template;
 }
 
 function hasCondition(obj: KubeObject, type: string): boolean {
