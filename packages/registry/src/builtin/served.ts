@@ -8,6 +8,7 @@
 import { servedGroups } from '@kapi/catalog';
 import type { ResourceDefinition } from '../definition.js';
 import { appsOverrides } from '../groups/apps/index.js';
+import { autoscalingOverrides } from '../groups/autoscaling/index.js';
 import { batchOverrides } from '../groups/batch/index.js';
 import { certificatesOverrides } from '../groups/certificates/index.js';
 import { coordinationOverrides } from '../groups/coordination/index.js';
@@ -24,6 +25,7 @@ import type { GroupOverrides } from './override.js';
 const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
   '': coreOverrides,
   apps: appsOverrides,
+  autoscaling: autoscalingOverrides,
   batch: batchOverrides,
   'certificates.k8s.io': certificatesOverrides,
   'coordination.k8s.io': coordinationOverrides,

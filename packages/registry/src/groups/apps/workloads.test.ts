@@ -107,3 +107,30 @@ void describe('workload strategies (apps, batch, policy, core rc)', () => {
     assert.equal(cj.message, 'CronJob.batch "c" is invalid: spec.schedule: Invalid value: "TZ=UTC * * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead');
   });
 });
+
+void describe('horizontal pod autoscalers (autoscaling/v2)', () => {
+  let fx: Fixture;
+  let registry: Registry;
+  before(async () => {
+    fx = await startFixture();
+    registry = await fx.newRegistry();
+  });
+  after(async () => fx.close());
+
+  void it('defaults the CPU target, minReplicas and a given behavior; validates the replica bounds', async () => {
+    const hpas = resource(registry, 'horizontalpodautoscalers', 'autoscaling', 'v2');
+    const created = await hpas.creater.create(ns, { metadata: { name: 'h' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 3, behavior: { scaleUp: { selectPolicy: 'Min' } } } }, {});
+    assert.deepEqual(spec(created)['metrics'], [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }]);
+    assert.equal(spec(created)['minReplicas'], 1);
+    assert.deepEqual(spec(created)['behavior'], {
+      scaleUp: { selectPolicy: 'Min', stabilizationWindowSeconds: 0, policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },
+      scaleDown: { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] },
+    });
+    assert.deepEqual(created['status'], { desiredReplicas: 0 });
+    const bad = await rejectsWithStatus(hpas.creater.create(ns, { metadata: { name: 'h2' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, minReplicas: 0, maxReplicas: 0 } }, {}), { code: 422 });
+    assert.equal(
+      bad.message,
+      'HorizontalPodAutoscaler.autoscaling "h2" is invalid: [spec.minReplicas: Invalid value: 0: must be greater than or equal to 1, spec.maxReplicas: Invalid value: 0: must be greater than 0, spec.metrics: Forbidden: must specify at least one Object or External metric to support scaling to zero replicas]',
+    );
+  });
+});
