@@ -42,8 +42,6 @@ const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
  * differently.
  */
 export const NOT_SERVED: Readonly<Record<string, string>> = {
-  'autoscaling/v1/horizontalpodautoscalers':
-    'v1 objects convert to and from the stored v2 form with kube\'s annotation round trip (targetCPUUtilizationPercentage, metrics, conditions, behavior): not written yet',
 };
 
 /**

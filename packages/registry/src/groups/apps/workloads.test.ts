@@ -134,3 +134,50 @@ void describe('horizontal pod autoscalers (autoscaling/v2)', () => {
     );
   });
 });
+
+void describe('autoscaling/v1 HorizontalPodAutoscalers over the stored v2 form', () => {
+  let fx: Fixture;
+  let registry: Registry;
+  before(async () => {
+    fx = await startFixture();
+    registry = await fx.newRegistry();
+  });
+  after(async () => fx.close());
+
+  void it('reads v2 fields v1 cannot hold as kube\'s annotations, and a v1 write brings them back', async () => {
+    const v2 = resource(registry, 'horizontalpodautoscalers', 'autoscaling', 'v2');
+    const v1 = resource(registry, 'horizontalpodautoscalers', 'autoscaling', 'v1');
+    const created = await v2.creater.create(
+      ns,
+      {
+        metadata: { name: 'h' },
+        spec: {
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+          maxReplicas: 5,
+          metrics: [
+            { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '100Mi' } } },
+            { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
+          ],
+          behavior: { scaleDown: { stabilizationWindowSeconds: 60 } },
+        },
+      },
+      {},
+    );
+    const asV1 = await v1.getter.get(ns, 'h', {});
+    assert.equal(asV1.apiVersion, 'autoscaling/v1');
+    assert.deepEqual(asV1['spec'], { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 5, targetCPUUtilizationPercentage: 70 });
+    assert.deepEqual(asV1.metadata.annotations, {
+      'autoscaling.alpha.kubernetes.io/metrics': '[{"type":"Resource","resource":{"name":"memory","targetAverageValue":"100Mi"}}]',
+      'autoscaling.alpha.kubernetes.io/behavior':
+        '{"ScaleUp":{"StabilizationWindowSeconds":0,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":4,"PeriodSeconds":15},{"Type":"Percent","Value":100,"PeriodSeconds":15}]},"ScaleDown":{"StabilizationWindowSeconds":60,"SelectPolicy":"Max","Policies":[{"Type":"Percent","Value":100,"PeriodSeconds":15}]}}',
+    });
+    await v1.updater.update(ns, 'h', asV1, {});
+    const back = await v2.getter.get(ns, 'h', {});
+    assert.deepEqual(spec(back)['behavior'], spec(created)['behavior']);
+    assert.deepEqual(back.metadata.annotations, undefined);
+    // kube's conversion puts the CPU target after the other metrics (here: where it was).
+    assert.deepEqual(spec(back)['metrics'], spec(created)['metrics']);
+    const made = await v1.creater.create(ns, { metadata: { name: 'plain' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 2 } }, {});
+    assert.deepEqual(made['spec'], { scaleTargetRef: { kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 2, targetCPUUtilizationPercentage: 80 });
+  });
+});

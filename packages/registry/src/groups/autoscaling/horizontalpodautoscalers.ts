@@ -9,6 +9,7 @@ import type { FieldError, KubeObject } from '@kapi/machinery';
 import { ageColumn, column, fieldForbidden, fieldInvalid, fieldRequired, isPlainObject, nameColumn } from '@kapi/machinery';
 import type { ResourceOverride } from '../../builtin/override.js';
 import { builtinStrategy, recordAt } from '../../builtin/builtin-strategy.js';
+import { hpaFromV1, hpaToV1 } from './hpa-v1.js';
 import { ensureRecord, intAt, setIfAbsent, specOf, statusOf, workloadStatusHooks } from '../apps/pod-controller.js';
 
 type Json = Record<string, unknown>;
@@ -21,6 +22,14 @@ function defaultRules(rules: Json, policies: Json[], window: number | undefined)
 
 function defaultHpa(obj: KubeObject): void {
   const spec = ensureRecord(obj, 'spec');
+  // autoscaling/v1: minReplicas, and the 80% CPU target kube's v2 defaulting gives a stored
+  // object without metrics when it is read back.
+  if (obj.apiVersion === 'autoscaling/v1') {
+    setIfAbsent(spec, 'minReplicas', 1);
+    const otherMetrics = obj.metadata.annotations?.['autoscaling.alpha.kubernetes.io/metrics'];
+    if (otherMetrics === undefined) setIfAbsent(spec, 'targetCPUUtilizationPercentage', 80);
+    return;
+  }
   setIfAbsent(spec, 'minReplicas', 1);
   if (!Array.isArray(spec['metrics']) || spec['metrics'].length === 0) {
     spec['metrics'] = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
@@ -100,6 +109,7 @@ export const hpaColumns = [
 
 export const hpaOverride: ResourceOverride = (generated) => ({
   ...generated,
+  versions: generated.versions.map((v) => (v.name === 'v1' ? { ...v, fromStorage: hpaToV1, toStorage: hpaFromV1 } : v)),
   printerColumns: hpaColumns,
   strategy: builtinStrategy({
     decode: defaultHpa,
