@@ -146,7 +146,7 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
         metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }],
       },
     },
-    resetStatus: { desiredReplicas: 0 },
+    createdStatus: { desiredReplicas: 0 },
     status: { currentReplicas: 1, desiredReplicas: 1 },
   },
   'batch/cronjobs': {
