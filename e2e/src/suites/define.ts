@@ -10,6 +10,7 @@ import { clientNodeSuite } from './client-node.js';
 import { kubectlSuite } from './kubectl.js';
 import { podsSuite } from './pods.js';
 import { pythonSuite } from './python.js';
+import { workloadsSuite } from './workloads.js';
 import { startTarget, type Target, type TargetKind, type TargetRef } from './targets.js';
 
 export function defineClientSuites(kind: TargetKind): void {
@@ -32,5 +33,6 @@ export function defineClientSuites(kind: TargetKind): void {
     clientNodeSuite(ref);
     clientGoSuite(ref);
     pythonSuite(ref);
+    workloadsSuite(ref);
   });
 }

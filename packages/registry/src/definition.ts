@@ -117,6 +117,18 @@ export interface ScaleDefinition {
   readonly specReplicasPath: string;
   readonly statusReplicasPath: string;
   readonly labelSelectorPath?: string;
+  /**
+   * Built-in kinds: the Scale's status.selector computed from the object (kube prints a
+   * workload's LabelSelector as a selector string), instead of `labelSelectorPath`.
+   */
+  readonly selector?: (obj: KubeObject) => string | undefined;
+  /**
+   * kube's built-in Scale REST (deployments, replicasets, statefulsets, replicationcontrollers)
+   * rather than the custom resources' one: PATCH also accepts a strategic merge patch, a
+   * Scale is validated as itself (422 `Scale.autoscaling`), its name must match the URL's
+   * (400), and a missing object is `<plural>/scale` not found.
+   */
+  readonly builtin?: boolean;
 }
 
 /** A subresource of a resource (kube's `<resource>/<name>/<subresource>`), served over the object itself. */
@@ -193,6 +205,8 @@ export interface ResourceDefinition {
    * with kube's generic `"<f>" is not a known field selector: only ...`.
    */
   selectableFields?: Record<string, FieldGetter>;
+  /** The 400 message for a field selector on a field not in `selectableFields` (default `field label not supported: <f>`; Jobs word it their own way). */
+  unsupportedFieldLabel?: (field: string) => string;
   /**
    * Selectable fields the watch cache indexes (kube's cacher IndexerFuncs: pods by
    * `spec.nodeName`): a LIST or watch with an `=` requirement on one is served from the

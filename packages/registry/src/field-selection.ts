@@ -23,7 +23,7 @@ export function checkFieldSelector(definition: ResourceDefinition, selector: Fie
       throw badRequest(`${JSON.stringify(field)} is not a known field selector: only "metadata.name", "metadata.namespace"`);
     }
     if (!Object.prototype.hasOwnProperty.call(definition.selectableFields, field)) {
-      throw badRequest(`field label not supported: ${field}`);
+      throw badRequest(definition.unsupportedFieldLabel?.(field) ?? `field label not supported: ${field}`);
     }
   }
 }

@@ -26,7 +26,7 @@ export function reconcileNamespace(obj: KubeObject, definition: ResourceDefiniti
 
 /**
  * Before create: drops deletion fields, selfLink and (for resources with status) status;
- * runs `prepareForCreate`; assigns uid, creationTimestamp, generation 1 (only for resources
+ * assigns uid; runs `prepareForCreate`; assigns creationTimestamp, generation 1 (only for resources
  * that manage generation, on create or always; others keep what the client sent, as kube
  * does) and, when `name`
  * is empty and `generateName` set, a generated name. Throws 400 when the body carries a
@@ -42,8 +42,9 @@ export function prepareObjectForCreate(obj: KubeObject, definition: ResourceDefi
   delete meta.deletionGracePeriodSeconds;
   delete meta['selfLink'];
   if (definition.hasStatus && definition.statusOnCreate !== true) delete obj['status'];
-  definition.strategy?.prepareForCreate?.(obj, req);
+  // The uid first: a Job's generated selector names it.
   meta.uid = newUID();
+  definition.strategy?.prepareForCreate?.(obj, req);
   meta.creationTimestamp = nowRFC3339();
   if (definition.managesGeneration) meta.generation = 1;
   assignGeneratedName(obj);

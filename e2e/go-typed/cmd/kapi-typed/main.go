@@ -26,6 +26,11 @@
 //	    object that does not decode, one {"event":"resource",…} line per resource and wire,
 //	    then {"event":"done","objects","undecodable"}.
 //
+//	kapi-typed roundtrip --kubeconfig K --namespace N
+//	    create/get/update/updateStatus of a Pod, Deployment, Service and Node with (nearly)
+//	    every field set, each answer compared field by field with what was sent; one
+//	    {"event":"step","kind","step","ok","diff":[…]} line per comparison, then {"event":"done"}.
+//
 // Every HTTP exchange's Content-Types are recorded and reported, so the driver can check
 // that protobuf really went over the wire.
 package main
@@ -37,7 +42,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: kapi-typed crud|informer|typed-list|golden|decode-check [flags]")
+		fmt.Fprintln(os.Stderr, "usage: kapi-typed crud|informer|typed-list|golden|decode-check|roundtrip [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -52,6 +57,8 @@ func main() {
 		err = runGolden()
 	case "decode-check":
 		err = runDecodeCheck(os.Args[2:])
+	case "roundtrip":
+		err = runRoundTrip(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

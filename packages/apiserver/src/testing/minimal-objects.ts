@@ -69,6 +69,7 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
   '/replicationcontrollers': {
     object: { metadata: meta('rc-sample'), spec: { replicas: 1, selector: labels, template: podTemplate } },
     change: { spec: { replicas: 2 } },
+    createdStatus: { replicas: 0 },
     status: { replicas: 1, readyReplicas: 1 },
   },
   '/resourcequotas': { object: { metadata: meta('quota-sample'), spec: { hard: { pods: '10' } } }, status: { hard: { pods: '10' }, used: { pods: '1' } } },
@@ -115,6 +116,7 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
   'apps/daemonsets': {
     object: { metadata: meta('ds-sample'), spec: { selector: { matchLabels: labels }, template: podTemplate } },
     change: { spec: { minReadySeconds: 5 } },
+    createdStatus: { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 },
     status: { currentNumberScheduled: 1, numberMisscheduled: 0, desiredNumberScheduled: 1, numberReady: 1 },
   },
   'apps/deployments': {
@@ -125,11 +127,13 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
   'apps/replicasets': {
     object: { metadata: meta('rs-sample'), spec: { replicas: 1, selector: { matchLabels: labels }, template: podTemplate } },
     change: { spec: { replicas: 2 } },
+    createdStatus: { replicas: 0 },
     status: { replicas: 1 },
   },
   'apps/statefulsets': {
     object: { metadata: meta('sts-sample'), spec: { replicas: 1, serviceName: 'sts', selector: { matchLabels: labels }, template: podTemplate } },
     change: { spec: { replicas: 2 } },
+    createdStatus: { replicas: 0, availableReplicas: 0 },
     status: { replicas: 1, readyReplicas: 1, availableReplicas: 1 },
   },
   'autoscaling/horizontalpodautoscalers': {
@@ -142,6 +146,7 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
         metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }],
       },
     },
+    createdStatus: { desiredReplicas: 0 },
     status: { currentReplicas: 1, desiredReplicas: 1 },
   },
   'batch/cronjobs': {
@@ -200,6 +205,7 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
   'policy/poddisruptionbudgets': {
     object: { metadata: meta('pdb-sample'), spec: { minAvailable: 1, selector: { matchLabels: labels } } },
     change: { spec: { minAvailable: '50%' } },
+    createdStatus: { currentHealthy: 0, desiredHealthy: 0, disruptionsAllowed: 0, expectedPods: 0 },
     status: { currentHealthy: 1, desiredHealthy: 1, disruptionsAllowed: 0, expectedPods: 1 },
   },
   'rbac.authorization.k8s.io/clusterroles': { object: { metadata: meta('clusterrole-sample'), rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] } },

@@ -13,8 +13,13 @@ import type { GroupResource, KubeObject, SchemaDefinitions, StatusError } from '
 import {
   applyJsonPatch,
   applyMergePatch,
+  badRequest,
   decodeJsonPatch,
+  fieldInvalid,
+  invalid,
   isConflict,
+  isNotFound,
+  notFound,
   isPlainObject,
   managedFields,
   typedDecodeError,
@@ -28,6 +33,7 @@ import { SCALE_KIND, scaleSchema } from '../schemas/autoscaling.js';
 import { compileJsonPath, dottedFields, evaluateJsonPath } from './jsonpath.js';
 
 const SCALE_API_VERSION = 'autoscaling/v1';
+const SCALE_GROUP_KIND = { group: 'autoscaling', kind: 'Scale' };
 const RETRIES = 5;
 
 function integerAt(obj: KubeObject, path: string): number {
@@ -39,7 +45,10 @@ function integerAt(obj: KubeObject, path: string): number {
 export function toScale(obj: KubeObject, scale: ScaleDefinition): KubeObject {
   const meta = obj.metadata;
   const status: Record<string, unknown> = { replicas: integerAt(obj, scale.statusReplicasPath) };
-  if (scale.labelSelectorPath !== undefined) {
+  if (scale.selector !== undefined) {
+    const selector = scale.selector(obj);
+    if (selector !== undefined && selector !== '') status['selector'] = selector;
+  } else if (scale.labelSelectorPath !== undefined) {
     const selector = evaluateJsonPath(compileJsonPath(scale.labelSelectorPath), obj)[0];
     if (typeof selector === 'string' && selector !== '') status['selector'] = selector;
   }
@@ -53,7 +62,8 @@ export function toScale(obj: KubeObject, scale: ScaleDefinition): KubeObject {
       resourceVersion: meta.resourceVersion,
       creationTimestamp: meta.creationTimestamp,
     },
-    spec: { replicas: integerAt(obj, scale.specReplicasPath) },
+    // ScaleSpec.replicas is omitempty.
+    spec: integerAt(obj, scale.specReplicasPath) === 0 ? {} : { replicas: integerAt(obj, scale.specReplicasPath) },
     status,
   };
 }
@@ -77,12 +87,19 @@ const patchFailure: ScaleFailure = (scale, detail) => patchResultError(managedFi
  * The replicas of a Scale body (apiVersion/kind checks: 400); `fail` answers a Scale its Go
  * type cannot hold. Range checks are the object's (custom-resource.ts).
  */
-function replicasOf(body: unknown, definitions: SchemaDefinitions, fail: ScaleFailure): { replicas: number; resourceVersion?: string } {
+function replicasOf(body: unknown, definitions: SchemaDefinitions, fail: ScaleFailure, builtin?: { name: string }): { replicas: number; resourceVersion?: string } {
   const scale = decodeBody(body, SCALE_KIND);
   const undecodable = typedDecodeError(scale, scaleSchema, { definitions, rootStruct: SCALE_KIND.kind });
   if (undecodable !== undefined) throw fail(body, undecodable);
   const spec = isPlainObject(scale['spec']) ? scale['spec'] : {};
   const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 0;
+  if (builtin !== undefined) {
+    const bodyName = scale.metadata.name;
+    if (typeof bodyName === 'string' && bodyName !== '' && bodyName !== builtin.name) {
+      throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${builtin.name})`);
+    }
+    if (replicas < 0) throw invalid(SCALE_GROUP_KIND, builtin.name, [fieldInvalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
+  }
   const rv = scale.metadata.resourceVersion;
   return { replicas, ...(typeof rv === 'string' && rv !== '' ? { resourceVersion: rv } : {}) };
 }
@@ -98,12 +115,22 @@ export interface ScaleTarget {
 /** The roles of `<resource>/<name>/scale` over the main resource's getter and updater. */
 export function scaleSubresource(scale: ScaleDefinition, target: ScaleTarget): RestSubresource {
   const specFields = dottedFields(scale.specReplicasPath) ?? ['spec', 'replicas'];
+  const scaleResource = { group: target.resource.group, resource: `${target.resource.resource}/scale` };
+  /** The object; for built-ins a missing one is `<plural>/scale` not found, as kube words it. */
+  const get: Getter['get'] = async (req, name, options) => {
+    try {
+      return await target.getter.get(req, name, options);
+    } catch (err) {
+      if (scale.builtin === true && isNotFound(err)) throw notFound(scaleResource, name);
+      throw err;
+    }
+  };
 
   /** Reads the object, lets `change` compute the new Scale from the current one, writes the replicas. */
   const write = async (req: RequestContext, name: string, options: WriteOptions, change: (current: KubeObject) => unknown, fail: ScaleFailure) => {
     for (let attempt = 1; ; attempt++) {
-      const obj = structuredClone(await target.getter.get(req, name, {}));
-      const wanted = replicasOf(change(toScale(obj, scale)), target.definitions, fail);
+      const obj = structuredClone(await get(req, name, {}));
+      const wanted = replicasOf(change(toScale(obj, scale)), target.definitions, fail, scale.builtin === true ? { name } : undefined);
       setAt(obj, specFields, wanted.replicas);
       obj.metadata.resourceVersion = wanted.resourceVersion ?? obj.metadata.resourceVersion;
       try {
@@ -117,7 +144,7 @@ export function scaleSubresource(scale: ScaleDefinition, target: ScaleTarget): R
 
   return {
     name: 'scale',
-    getter: { get: async (req, name, options) => toScale(await target.getter.get(req, name, options), scale) },
+    getter: { get: async (req, name, options) => toScale(await get(req, name, options), scale) },
     updater: { update: (req, name, body, options) => write(req, name, options, () => body, putFailure) },
     patcher: {
       patch: (req, name, patch: Patch, options) =>
@@ -128,6 +155,10 @@ export function scaleSubresource(scale: ScaleDefinition, target: ScaleTarget): R
             case 'application/merge-patch+json':
             case 'application/apply-patch+yaml':
               return applyMergePatch(current, patch.body);
+            case 'application/strategic-merge-patch+json':
+              // A Scale has no lists: a strategic merge patch of it is a merge patch.
+              if (scale.builtin === true) return applyMergePatch(current, patch.body);
+              throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
             default:
               throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
           }

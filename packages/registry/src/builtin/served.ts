@@ -7,12 +7,16 @@
  */
 import { servedGroups } from '@kapi/catalog';
 import type { ResourceDefinition } from '../definition.js';
+import { appsOverrides } from '../groups/apps/index.js';
+import { autoscalingOverrides } from '../groups/autoscaling/index.js';
+import { batchOverrides } from '../groups/batch/index.js';
 import { certificatesOverrides } from '../groups/certificates/index.js';
 import { coordinationOverrides } from '../groups/coordination/index.js';
 import { coreOverrides } from '../groups/core/index.js';
 import { discoveryOverrides } from '../groups/discovery/index.js';
 import { eventsOverrides } from '../groups/events/index.js';
 import { networkingOverrides } from '../groups/networking/index.js';
+import { policyOverrides } from '../groups/policy/index.js';
 import { rbacOverrides } from '../groups/rbac/index.js';
 import { catalogDefinition } from './catalog-definition.js';
 import type { GroupOverrides } from './override.js';
@@ -20,11 +24,15 @@ import type { GroupOverrides } from './override.js';
 /** Hand-written behaviour by group. */
 const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
   '': coreOverrides,
+  apps: appsOverrides,
+  autoscaling: autoscalingOverrides,
+  batch: batchOverrides,
   'certificates.k8s.io': certificatesOverrides,
   'coordination.k8s.io': coordinationOverrides,
   'discovery.k8s.io': discoveryOverrides,
   'events.k8s.io': eventsOverrides,
   'networking.k8s.io': networkingOverrides,
+  policy: policyOverrides,
   'rbac.authorization.k8s.io': rbacOverrides,
 };
 
@@ -34,8 +42,6 @@ const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
  * differently.
  */
 export const NOT_SERVED: Readonly<Record<string, string>> = {
-  'autoscaling/v1/horizontalpodautoscalers':
-    'v1 objects convert to and from the stored v2 form with kube\'s annotation round trip (targetCPUUtilizationPercentage, metrics, conditions, behavior): not written yet',
 };
 
 /**
@@ -62,10 +68,6 @@ export const SERVED_ELSEWHERE: ReadonlySet<string> = new Set([
  */
 export const SUBRESOURCES_NOT_SERVED: Readonly<Record<string, string>> = {
   '/serviceaccounts/token': 'issues a signed token (TokenRequest)',
-  '/replicationcontrollers/scale': 'the autoscaling/v1 Scale view of spec.replicas',
-  'apps/deployments/scale': 'the autoscaling/v1 Scale view of spec.replicas',
-  'apps/replicasets/scale': 'the autoscaling/v1 Scale view of spec.replicas',
-  'apps/statefulsets/scale': 'the autoscaling/v1 Scale view of spec.replicas',
 };
 
 function build(): ResourceDefinition[] {

@@ -8,6 +8,8 @@ import { namespaceBehaviour } from './namespaces.js';
 import { nodeBehaviour } from './nodes.js';
 import { POD_INDEXED_FIELDS } from './pods/pod-index.js';
 import { bindingsOverride, podOverride } from './pods/index.js';
+import { podTemplateBehaviour } from './podtemplates.js';
+import { replicationControllerOverride } from './replicationcontrollers.js';
 import { secretBehaviour } from './secrets.js';
 import { serviceAccountBehaviour } from './serviceaccounts.js';
 import { serviceBehaviour } from './services.js';
@@ -23,4 +25,6 @@ export const coreOverrides: GroupOverrides = {
   nodes: withBehaviour(nodeBehaviour),
   pods: withIndexedFields(POD_INDEXED_FIELDS, podOverride),
   bindings: bindingsOverride,
+  podtemplates: withBehaviour(podTemplateBehaviour),
+  replicationcontrollers: replicationControllerOverride,
 };
