@@ -52,8 +52,9 @@ export function apiResourceList(gv: GroupVersionResources): Record<string, unkno
         verbs,
         ...(d.shortNames !== undefined && d.shortNames.length > 0 ? { shortNames: [...d.shortNames] } : {}),
         ...(d.categories !== undefined && d.categories.length > 0 ? { categories: [...d.categories] } : {}),
-        // Resources that store nothing (the review APIs, componentstatuses) have no storage version.
-        ...(d.versions.some((v) => v.storage) ? { storageVersionHash: storageHash(d) } : {}),
+        // Resources that store nothing have no storage version: the create-only ones (the
+        // review APIs, bindings) and componentstatuses (probed on each read).
+        ...(d.versions.some((v) => v.storage) && (r.getter !== undefined || r.lister !== undefined) ? { storageVersionHash: storageHash(d) } : {}),
       };
       // Subresources follow their resource as `<plural>/<sub>`, with no singular name.
       // A subresource of another kind names its group and version (kube's APIResource.group/version).
