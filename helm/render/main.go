@@ -4,6 +4,9 @@
 //
 //	go run . -chart ../kapi -release kapi -namespace kapi-system [-f values.yaml ...] [-set a.b=c ...] [-existing objects.yaml]
 //
+// -create DIR writes the chart `helm create` scaffolds (Helm's own chartutil.Create; the chart
+// is named after DIR's base name) and exits, so a test can render a stock chart.
+//
 // -existing names a YAML file of objects the chart's `lookup` finds (a stand-in for the
 // cluster, e.g. the Secrets a previous render created), so an upgrade can be rendered.
 //
@@ -86,7 +89,14 @@ func main() {
 	flag.Var(&sets, "set", "key=value override, Helm --set syntax (repeatable)")
 	existing := flag.String("existing", "", "YAML file of objects the chart's lookup finds")
 	flag.Var(&apiVersions, "api-versions", "extra API version for .Capabilities.APIVersions (repeatable)")
+	create := flag.String("create", "", "write the chart `helm create` makes to this directory and exit")
 	flag.Parse()
+	if *create != "" {
+		if _, err := chartutil.Create(path.Base(*create), path.Dir(*create)); err != nil {
+			fail(err)
+		}
+		return
+	}
 	if *chartPath == "" {
 		fail(fmt.Errorf("-chart is required"))
 	}

@@ -53,6 +53,8 @@ export async function ensureRenderer(go: string): Promise<{ path: string; builtM
 }
 
 export interface RenderOptions {
+  /** The chart directory (default helm/kapi). */
+  chart?: string;
   release?: string;
   namespace?: string;
   /** Helm `--set` overrides. */
@@ -70,9 +72,16 @@ export interface RenderResult {
   stderr: string;
 }
 
-/** Runs the renderer on helm/kapi and parses every rendered YAML document. */
+/** Writes the chart `helm create <basename of dir>` makes into `dir` (which must not exist). */
+export function createChart(renderer: string, dir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(renderer, ['-create', dir], { timeout: 60_000 }, (error, _stdout, stderr) => (error ? reject(new Error(`helm create: ${stderr}`)) : resolve()));
+  });
+}
+
+/** Runs the renderer on a chart (helm/kapi unless told) and parses every rendered YAML document. */
 export function renderChart(renderer: string, options: RenderOptions = {}): Promise<RenderResult> {
-  const args = ['-chart', chartDir, '-release', options.release ?? 'kapi', '-namespace', options.namespace ?? 'kapi-system', '-notes'];
+  const args = ['-chart', options.chart ?? chartDir, '-release', options.release ?? 'kapi', '-namespace', options.namespace ?? 'kapi-system', '-notes'];
   for (const s of options.set ?? []) args.push('-set', s);
   if (options.existing !== undefined) args.push('-existing', options.existing);
   if (options.upgrade === true) args.push('-upgrade');
