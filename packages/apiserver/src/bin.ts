@@ -106,6 +106,20 @@ async function main(): Promise<void> {
     ...(flags.advertiseAddress !== '' ? { advertiseAddress: flags.advertiseAddress } : {}),
     endpointReconcilerType: flags.endpointReconcilerType,
     anonymousAuth: anonymousAllowed(flags),
+    admissionPlugins: flags.admissionPlugins,
+    ...(flags.serviceAccountIssuers.length > 0 ? {
+      serviceAccountTokens: {
+        issuers: flags.serviceAccountIssuers,
+        keyFiles: flags.serviceAccountKeyFiles,
+        signingKeyFile: flags.serviceAccountSigningKeyFile,
+        apiAudiences: flags.apiAudiences,
+        maxExpirationSeconds: Math.floor(flags.serviceAccountMaxTokenExpirationMs / 1000),
+        extendExpiration: flags.serviceAccountExtendTokenExpiration,
+        lookup: flags.serviceAccountLookup,
+        ...(flags.serviceAccountJwksUri !== '' ? { jwksUri: flags.serviceAccountJwksUri } : {}),
+      },
+    } : {}),
+    ...(flags.rootCaFile !== '' ? { rootCaFile: flags.rootCaFile } : {}),
     controllers: {
       leaderElection: flags.leaderElect
         ? {
