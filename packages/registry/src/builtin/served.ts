@@ -61,7 +61,6 @@ export const SERVED_ELSEWHERE: ReadonlySet<string> = new Set([
  * as namespaces' `finalize`). Requests for them answer 404 until a later slice adds them.
  */
 export const SUBRESOURCES_NOT_SERVED: Readonly<Record<string, string>> = {
-  '/serviceaccounts/token': 'issues a signed token (TokenRequest)',
   '/replicationcontrollers/scale': 'the autoscaling/v1 Scale view of spec.replicas',
   'apps/deployments/scale': 'the autoscaling/v1 Scale view of spec.replicas',
   'apps/replicasets/scale': 'the autoscaling/v1 Scale view of spec.replicas',
