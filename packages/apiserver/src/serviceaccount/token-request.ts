@@ -133,7 +133,8 @@ export function tokenRequestSubresource(issuer: TokenIssuer, read: ObjectReader)
           uid = str(secret.metadata.uid);
         } else {
           const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
-          throw badRequest(`cannot bind token to object of type ${group === '' ? '' : `${group}/`}${version}, Kind=${kind}`);
+          // Go's GroupVersionKind.String(): `<group>/<version>, Kind=<kind>` (an empty group leaves the slash).
+          throw badRequest(`cannot bind token to object of type ${group}/${version}, Kind=${kind}`);
         }
         if (str(boundRef['uid']) !== '' && str(boundRef['uid']) !== uid) {
           throw conflict({ group, resource: kind }, refName, `the UID in the bound object reference (${str(boundRef['uid'])}) does not match the UID in record. The object might have been deleted and then recreated`);
