@@ -19,8 +19,9 @@ export interface ObjectCache {
 
 const key = (namespace: string, name: string) => `${namespace}/${name}`;
 
-/** An empty cache for a resource the registry does not serve. */
-const EMPTY: ObjectCache = { get: () => undefined, list: () => [], synced: () => true, onChange: () => () => undefined, stop: () => Promise.resolve() };
+/** An empty cache (a resource the registry does not serve, or one nothing needs). */
+export const EMPTY_OBJECT_CACHE: ObjectCache = { get: () => undefined, list: () => [], synced: () => true, onChange: () => () => undefined, stop: () => Promise.resolve() };
+const EMPTY = EMPTY_OBJECT_CACHE;
 
 /** The resource listed and watched through a field selector (e.g. `metadata.name=kube-root-ca.crt`). */
 function selecting(resource: RestResource, fieldSelector: string): RestResource {

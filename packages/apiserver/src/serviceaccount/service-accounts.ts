@@ -12,7 +12,7 @@ import type { Registry, RestSubresource, TermController } from '@kapi/registry';
 import { defaultServiceAccountController, rootCaPublisher, tokenSecretController, type ControllerCaches } from './controllers.js';
 import { readPublicKeys, readSigningKey, type SigningKey, type VerificationKey } from './keys.js';
 import { issuerDiscoveryRoutes, type DiscoveryRoute } from './oidc-discovery.js';
-import { startObjectCache } from './object-cache.js';
+import { EMPTY_OBJECT_CACHE, startObjectCache } from './object-cache.js';
 import { createServiceAccountTokenAuthenticator, type ServiceAccountTokenAuthenticator } from './token-authenticator.js';
 import { tokenRequestSubresource, type ObjectReader } from './token-request.js';
 
@@ -85,7 +85,8 @@ export function startServiceAccounts(registry: Pick<Registry, 'lookup'>, options
     namespaces: startObjectCache(registry, 'namespaces', report('namespace informer')),
     serviceAccounts: startObjectCache(registry, 'serviceaccounts', report('serviceaccount informer')),
     rootCaConfigMaps: startObjectCache(registry, 'configmaps', report('configmap informer'), 'metadata.name=kube-root-ca.crt'),
-    secrets: startObjectCache(registry, 'secrets', report('secret informer')),
+    // Secrets matter to tokens only (legacy and secret-bound ones, the token controller).
+    secrets: options.tokens !== undefined ? startObjectCache(registry, 'secrets', report('secret informer')) : EMPTY_OBJECT_CACHE,
   };
   const read: ObjectReader = async (plural, namespace, name) => {
     const resource = registry.lookup('', 'v1', plural);
