@@ -107,6 +107,7 @@ async function main(): Promise<void> {
     endpointReconcilerType: flags.endpointReconcilerType,
     anonymousAuth: anonymousAllowed(flags),
     admissionPlugins: flags.admissionPlugins,
+    serviceAccountControllers: flags.serviceAccountControllers,
     ...(flags.serviceAccountIssuers.length > 0 ? {
       serviceAccountTokens: {
         issuers: flags.serviceAccountIssuers,

@@ -337,3 +337,13 @@ void describe('service account and admission flags (kube\'s validation)', () => 
     assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']), 'admission plugin NodeRestriction is not implemented by kapi (built: NamespaceLifecycle, ServiceAccount)');
   });
 });
+
+void describe('--controllers (kube-controller-manager\'s, for the controllers kapi runs)', () => {
+  void it('enables every service account controller by default and turns named ones off', () => {
+    assert.deepEqual(parsed(['--etcd-servers=x']).serviceAccountControllers, { serviceAccount: true, serviceAccountToken: true, rootCaPublisher: true });
+    assert.deepEqual(parsed(['--etcd-servers=x', '--controllers=*,-serviceaccount-controller,-root-ca-cert-publisher']).serviceAccountControllers, { serviceAccount: false, serviceAccountToken: true, rootCaPublisher: false });
+    assert.deepEqual(parsed(['--etcd-servers=x', '--controllers=serviceaccount-token']).serviceAccountControllers, { serviceAccount: false, serviceAccountToken: true, rootCaPublisher: false });
+    assert.match(flagError(['--etcd-servers=x', '--controllers=*,-deployment-controller']), /^"deployment-controller" is not in the list of known controllers/);
+    assert.match(flagError(['--etcd-servers=x', '--controllers=*,-namespace-controller']), /kapi always runs namespace-controller/);
+  });
+});

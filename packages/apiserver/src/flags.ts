@@ -92,6 +92,52 @@ export interface ServerFlags {
   rootCaFile: string;
   /** The admission plugins kapi runs, resolved from --enable/--disable-admission-plugins and --admission-control. */
   admissionPlugins: string[];
+  /** kube-controller-manager's --controllers, resolved: the service account controllers kapi runs. */
+  serviceAccountControllers: ServiceAccountControllerSet;
+}
+
+/** Which of kube-controller-manager's service account controllers run. */
+export interface ServiceAccountControllerSet {
+  readonly serviceAccount: boolean;
+  readonly serviceAccountToken: boolean;
+  readonly rootCaPublisher: boolean;
+}
+
+/** kube-controller-manager's names (and their older aliases) of the controllers kapi runs. */
+const CONTROLLER_NAMES: Readonly<Record<string, string>> = {
+  'serviceaccount-controller': 'serviceaccount-controller',
+  serviceaccount: 'serviceaccount-controller',
+  'serviceaccount-token-controller': 'serviceaccount-token-controller',
+  'serviceaccount-token': 'serviceaccount-token-controller',
+  'root-ca-certificate-publisher-controller': 'root-ca-certificate-publisher-controller',
+  'root-ca-cert-publisher': 'root-ca-certificate-publisher-controller',
+  'namespace-controller': 'namespace-controller',
+  namespace: 'namespace-controller',
+  'garbage-collector-controller': 'garbage-collector-controller',
+  garbagecollector: 'garbage-collector-controller',
+};
+
+/**
+ * KCM's --controllers: `*` (every on-by-default one), `name`, `-name`. kapi runs the
+ * namespace controller and the garbage collector (off with --enable-garbage-collector=false)
+ * always; naming a controller kapi does not run is an error.
+ */
+function resolveControllers(entries: readonly string[]): ServiceAccountControllerSet {
+  const enabled = new Map<string, boolean>();
+  let star = false;
+  for (const entry of entries) {
+    if (entry === '*') {
+      star = true;
+      continue;
+    }
+    const off = entry.startsWith('-');
+    const name = CONTROLLER_NAMES[off ? entry.slice(1) : entry];
+    if (name === undefined) throw new FlagError(`${JSON.stringify(off ? entry.slice(1) : entry)} is not in the list of known controllers (kapi runs ${[...new Set(Object.values(CONTROLLER_NAMES))].join(', ')})`);
+    if (off && (name === 'namespace-controller' || name === 'garbage-collector-controller')) throw new FlagError(`--controllers: kapi always runs ${name} (use --enable-garbage-collector=false for the collector)`);
+    enabled.set(name, !off);
+  }
+  const on = (name: string) => enabled.get(name) ?? star;
+  return { serviceAccount: on('serviceaccount-controller'), serviceAccountToken: on('serviceaccount-token-controller'), rootCaPublisher: on('root-ca-certificate-publisher-controller') };
 }
 
 /**
@@ -184,6 +230,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'service-account-jwks-uri': { type: 'string', defaultText: '', help: 'Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration. Default: https://<first non-loopback IPv4 address>:<secure port>/openid/v1/jwks.' },
   'service-account-lookup': { type: 'bool', defaultText: 'true', help: 'If true, validate ServiceAccount tokens exist in etcd as part of authentication.' },
   'root-ca-file': { type: 'string', defaultText: '', help: 'kube-controller-manager\'s flag (kapi runs its root CA publisher): the CA bundle published as ca.crt of the kube-root-ca.crt ConfigMap in every namespace and of service account token Secrets. Default: the serving certificate (--tls-cert-file, or the generated one).' },
+  controllers: { type: 'stringList', defaultText: '*', help: 'kube-controller-manager\'s list of controllers to enable, for those kapi runs: \'*\' enables all on-by-default controllers, \'foo\' enables the controller named \'foo\', \'-foo\' disables it. kapi runs namespace-controller, garbage-collector-controller (both always), serviceaccount-controller, serviceaccount-token-controller and root-ca-certificate-publisher-controller.' },
   'enable-admission-plugins': { type: 'stringList', defaultText: '', help: 'admission plugins that should be enabled in addition to default enabled ones (kube\'s default set; kapi runs NamespaceLifecycle and ServiceAccount of it). Naming a plugin kapi does not build is a startup error.' },
   'disable-admission-plugins': { type: 'stringList', defaultText: '', help: 'admission plugins that should be disabled although they are in the default enabled plugins list.' },
   'admission-control': { type: 'stringList', defaultText: '', help: 'Exactly the admission plugins to run (DEPRECATED: Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.)' },
@@ -551,6 +598,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     serviceAccountLookup: get<boolean>('service-account-lookup'),
     rootCaFile: get<string>('root-ca-file'),
     admissionPlugins: [],
+    serviceAccountControllers: resolveControllers(get<string[]>('controllers')),
   };
   for (const [name, value] of values) {
     if (FLAGS[name]?.unimplemented === true && value !== '' && value !== false) throw new FlagError(`--${name} is not implemented by kapi`);

@@ -169,6 +169,8 @@ export interface ApiServerOptions {
   readonly rootCaFile?: string;
   /** The admission plugins to run (admission/plugins.ts resolves the flags); default kube's defaults kapi builds: NamespaceLifecycle, ServiceAccount. */
   readonly admissionPlugins?: readonly string[];
+  /** kube-controller-manager's --controllers for the service account controllers; default all on. */
+  readonly serviceAccountControllers?: { readonly serviceAccount: boolean; readonly serviceAccountToken: boolean; readonly rootCaPublisher: boolean };
 }
 
 export interface RunningServer {
@@ -334,6 +336,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     defaultJwksUri: () => `https://${urlHost(advertiseAddress !== '' ? advertiseAddress : externalHost(options.bindAddress ?? '0.0.0.0'))}:${boundPort ?? securePort ?? 6443}/openid/v1/jwks`,
     onError: (what, err) => logger.warn(`${what}: ${err instanceof Error ? err.message : String(err)}`),
     ...(saTokens?.lookup === false ? { lookup: false } : {}),
+    ...(options.serviceAccountControllers !== undefined ? { enabled: options.serviceAccountControllers } : {}),
   });
   let rbacPolicy: RbacPolicyStore | undefined;
   const authorizer: Authorizer = unionAuthorizer(modes.map((mode) => {

@@ -76,6 +76,8 @@ export interface ServiceAccountServiceOptions {
   readonly onError: (what: string, err: unknown) => void;
   /** --service-account-lookup (default true): tokens of deleted service accounts (or bound objects) are refused. */
   readonly lookup?: boolean;
+  /** kube-controller-manager's --controllers for these controllers; default all on. */
+  readonly enabled?: { readonly serviceAccount: boolean; readonly serviceAccountToken: boolean; readonly rootCaPublisher: boolean };
 }
 
 /** Builds the services over the registry (which must serve core/v1). The caches start at once. */
@@ -134,10 +136,11 @@ export function startServiceAccounts(registry: Pick<Registry, 'lookup'>, options
       return cached ?? read('serviceaccounts', namespace, name);
     },
     controllers() {
+      const enabled = options.enabled ?? { serviceAccount: true, serviceAccountToken: true, rootCaPublisher: true };
       controllers ??= [
-        defaultServiceAccountController(registry, caches, report('serviceaccount controller')),
-        ...(options.rootCaPem !== undefined ? [rootCaPublisher(registry, caches, options.rootCaPem, report('root-ca-cert-publisher'))] : []),
-        ...(tokens !== undefined ? [tokenSecretController(registry, caches, tokens.signingKey, options.rootCaPem, report('tokens controller'))] : []),
+        ...(enabled.serviceAccount ? [defaultServiceAccountController(registry, caches, report('serviceaccount controller'))] : []),
+        ...(enabled.rootCaPublisher && options.rootCaPem !== undefined ? [rootCaPublisher(registry, caches, options.rootCaPem, report('root-ca-cert-publisher'))] : []),
+        ...(enabled.serviceAccountToken && tokens !== undefined ? [tokenSecretController(registry, caches, tokens.signingKey, options.rootCaPem, report('tokens controller'))] : []),
       ];
       return controllers;
     },
