@@ -222,6 +222,7 @@ void describe('service accounts (tokens, controllers, admission, discovery)', ()
     assert.equal(created.status, 201, JSON.stringify(created.json));
     const spec = rec(created.json['spec']);
     assert.equal(spec['serviceAccountName'], 'default');
+    assert.equal(spec['serviceAccount'], 'default', 'the deprecated field mirrors it, as kube\'s v1 conversion does');
     const volumes = spec['volumes'] as Obj[];
     assert.equal(volumes.length, 2);
     const volume = volumes[1]!;

@@ -105,8 +105,12 @@ export function serviceAccountAdmission(readServiceAccount: ServiceAccountReader
       if (referencesSecrets(spec)) throw refuse('a mirror pod may not reference secrets');
       return;
     }
-    if (typeof spec['serviceAccountName'] !== 'string' || spec['serviceAccountName'] === '') spec['serviceAccountName'] = DEFAULT_SERVICE_ACCOUNT;
+    // v1's deprecated `serviceAccount` names the account when serviceAccountName does not (kube's conversion), and mirrors it.
+    if (typeof spec['serviceAccountName'] !== 'string' || spec['serviceAccountName'] === '') {
+      spec['serviceAccountName'] = typeof spec['serviceAccount'] === 'string' && spec['serviceAccount'] !== '' ? spec['serviceAccount'] : DEFAULT_SERVICE_ACCOUNT;
+    }
     const accountName = spec['serviceAccountName'] as string;
+    spec['serviceAccount'] = accountName;
     let serviceAccount: KubeObject | undefined;
     try {
       serviceAccount = await readServiceAccount(req.namespace, accountName);
