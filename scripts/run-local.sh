@@ -7,6 +7,8 @@
 # O=system:masters); kapi runs with --client-ca-file, --authorization-mode=RBAC and
 # kube's default --anonymous-auth (anonymous requests are system:anonymous, which RBAC lets
 # read only /healthz, /version and the like). The kubeconfig uses the client certificate.
+# Service account tokens are signed with sa.key (made once, kept in the cert dir); the local
+# CA is published to every namespace as kube-root-ca.crt (kube-controller-manager's --root-ca-file).
 #
 # Environment overrides (defaults in brackets):
 #   KAPI_DATA_DIR [.data]   ETCD_CLIENT_PORT [2379]   ETCD_PEER_PORT [2380]
@@ -103,12 +105,20 @@ if [ ! -f "$CERT_DIR/serving.crt" ] || ! grep -qx "$SAN" "$CERT_DIR/serving.san"
   echo "$SAN" >"$CERT_DIR/serving.san"
 fi
 [ -f "$CERT_DIR/admin.crt" ] || sign admin "/O=system:masters/CN=kapi-admin" "extendedKeyUsage=clientAuth"
+# Service account tokens (kubeadm's sa.key/sa.pub): `kubectl create token`, pods' kube-api-access volumes.
+if [ ! -f "$CERT_DIR/sa.key" ] || [ ! -f "$CERT_DIR/sa.pub" ]; then
+  openssl genrsa -out "$CERT_DIR/sa.key" 2048 2>/dev/null
+  openssl rsa -in "$CERT_DIR/sa.key" -pubout -out "$CERT_DIR/sa.pub" 2>/dev/null
+fi
 
-say "starting kapi-apiserver on $SERVER_URL (certs in $CERT_DIR; RBAC, client certificates from ca.crt)"
+say "starting kapi-apiserver on $SERVER_URL (certs in $CERT_DIR; RBAC, client certificates from ca.crt, service account tokens)"
 node "$APISERVER" --etcd-servers="$ETCD_URL" --etcd-prefix="$ETCD_PREFIX" \
   --secure-port="$SECURE_PORT" --bind-address="$BIND_ADDRESS" --cert-dir="$CERT_DIR" \
   --tls-cert-file="$CERT_DIR/serving.crt" --tls-private-key-file="$CERT_DIR/serving.key" \
-  --client-ca-file="$CERT_DIR/ca.crt" --authorization-mode=RBAC "$@" &
+  --client-ca-file="$CERT_DIR/ca.crt" --authorization-mode=RBAC \
+  --service-account-issuer=https://kubernetes.default.svc \
+  --service-account-key-file="$CERT_DIR/sa.pub" --service-account-signing-key-file="$CERT_DIR/sa.key" \
+  --root-ca-file="$CERT_DIR/ca.crt" "$@" &
 SERVER_PID=$!
 ready=""
 for _ in $(seq 1 600); do

@@ -108,6 +108,21 @@ async function main(): Promise<void> {
     ...(flags.etcdCaFile !== '' || flags.etcdCertFile !== '' || flags.etcdKeyFile !== '' ? { etcdTls: { caFile: flags.etcdCaFile, certFile: flags.etcdCertFile, keyFile: flags.etcdKeyFile } } : {}),
     audit: flags.audit,
     anonymousAuth: anonymousAllowed(flags),
+    admissionPlugins: flags.admissionPlugins,
+    serviceAccountControllers: flags.serviceAccountControllers,
+    ...(flags.serviceAccountIssuers.length > 0 ? {
+      serviceAccountTokens: {
+        issuers: flags.serviceAccountIssuers,
+        keyFiles: flags.serviceAccountKeyFiles,
+        signingKeyFile: flags.serviceAccountSigningKeyFile,
+        apiAudiences: flags.apiAudiences,
+        maxExpirationSeconds: Math.floor(flags.serviceAccountMaxTokenExpirationMs / 1000),
+        extendExpiration: flags.serviceAccountExtendTokenExpiration,
+        lookup: flags.serviceAccountLookup,
+        ...(flags.serviceAccountJwksUri !== '' ? { jwksUri: flags.serviceAccountJwksUri } : {}),
+      },
+    } : {}),
+    ...(flags.rootCaFile !== '' ? { rootCaFile: flags.rootCaFile } : {}),
     controllers: {
       leaderElection: flags.leaderElect
         ? {

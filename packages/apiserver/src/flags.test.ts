@@ -279,8 +279,8 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
   });
 
   void it('refuses security flags kapi does not implement instead of ignoring them', () => {
-    for (const flag of ['audit-webhook-config-file', 'audit-webhook-mode', 'audit-webhook-batch-max-size', 'service-account-key-file', 'service-account-signing-key-file',
-      'requestheader-client-ca-file', 'requestheader-username-headers', 'enable-admission-plugins', 'tls-min-version']) {
+    for (const flag of ['audit-webhook-config-file', 'audit-webhook-mode', 'audit-webhook-batch-max-size', 'service-account-signing-endpoint',
+      'requestheader-client-ca-file', 'requestheader-username-headers', 'tls-min-version']) {
       assert.equal(flagError(['--etcd-servers=x', `--${flag}=/some/value`]), `--${flag} is not implemented by kapi`);
     }
     assert.equal(flagError(['--etcd-servers=x', '--enable-bootstrap-token-auth']), '--enable-bootstrap-token-auth is not implemented by kapi');
@@ -324,5 +324,51 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
     assert.equal(flagError([...log, '--audit-log-mode=batch', '--audit-log-batch-throttle-enable']), '--audit-log-batch-throttle-enable is not implemented by kapi');
     // Without a log path kube does not check the log options.
     assert.equal(parsed(['--etcd-servers=x', '--audit-log-mode=foo']).audit.mode, 'foo');
+  });
+});
+
+void describe('service account and admission flags (kube\'s validation)', () => {
+  const sa = ['--etcd-servers=x', '--service-account-issuer=https://kubernetes.default.svc', '--service-account-key-file=/k.pub', '--service-account-signing-key-file=/k.key'];
+  void it('reads the issuers (repeatable, not comma-split), keys, audiences and expirations', () => {
+    const flags = parsed([...sa, '--service-account-issuer=https://a,b', '--service-account-key-file=/other.pem', '--api-audiences=x,y', '--service-account-max-token-expiration=2h', '--service-account-extend-token-expiration=false']);
+    assert.deepEqual(flags.serviceAccountIssuers, ['https://kubernetes.default.svc', 'https://a,b']);
+    assert.deepEqual(flags.serviceAccountKeyFiles, ['/k.pub', '/other.pem']);
+    assert.deepEqual(flags.apiAudiences, ['x', 'y']);
+    assert.equal(flags.serviceAccountMaxTokenExpirationMs, 7_200_000);
+    assert.equal(flags.serviceAccountExtendTokenExpiration, false);
+    assert.equal(parsed(sa).serviceAccountExtendTokenExpiration, true);
+    assert.equal(parsed(sa).serviceAccountLookup, true);
+    assert.deepEqual(parsed(['--etcd-servers=x']).serviceAccountIssuers, [], 'kapi starts without service account tokens');
+  });
+  void it('refuses incomplete or invalid service account flags with kube\'s texts', () => {
+    assert.equal(flagError(['--etcd-servers=x', '--service-account-issuer=https://x']),
+      '[either `--service-account-key-file` or `--service-account-signing-endpoint` must be set, --service-account-signing-key-file, --service-account-issuer, and --api-audiences should be specified together]');
+    assert.equal(flagError(['--etcd-servers=x', '--service-account-issuer=https://x', '--service-account-signing-key-file=/k']), 'either `--service-account-key-file` or `--service-account-signing-endpoint` must be set');
+    assert.equal(flagError(['--etcd-servers=x', '--service-account-signing-key-file=/k']),
+      '[service-account-issuer is a required flag, either `--service-account-key-file` or `--service-account-signing-endpoint` must be set, --service-account-signing-key-file, --service-account-issuer, and --api-audiences should be specified together]');
+    assert.equal(flagError([...sa, '--service-account-issuer=https://kubernetes.default.svc']), 'service-account-issuer "https://kubernetes.default.svc" is already specified');
+    assert.equal(flagError([...sa, '--service-account-max-token-expiration=1m']), 'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+  });
+  void it('resolves the admission plugins from kube\'s default set, refusing unknown, overlapping and unbuilt ones', () => {
+    assert.deepEqual(parsed(['--etcd-servers=x']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount']);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ServiceAccount,PodSecurity']).admissionPlugins, ['NamespaceLifecycle']);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--admission-control=ServiceAccount']).admissionPlugins, ['ServiceAccount']);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount']);
+    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=Foo']), 'enable-admission-plugins plugin "Foo" is unknown');
+    assert.equal(flagError(['--etcd-servers=x', '--disable-admission-plugins=Bar']), 'disable-admission-plugins plugin "Bar" is unknown');
+    assert.equal(flagError(['--etcd-servers=x', '--admission-control=Baz']), 'admission-control plugin "Baz" is unknown');
+    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=ServiceAccount', '--disable-admission-plugins=ServiceAccount']), '[ServiceAccount] in enable-admission-plugins and disable-admission-plugins overlapped');
+    assert.equal(flagError(['--etcd-servers=x', '--admission-control=NamespaceLifecycle', '--enable-admission-plugins=ServiceAccount']), 'admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive');
+    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']), 'admission plugin NodeRestriction is not implemented by kapi (built: NamespaceLifecycle, ServiceAccount)');
+  });
+});
+
+void describe('--controllers (kube-controller-manager\'s, for the controllers kapi runs)', () => {
+  void it('enables every service account controller by default and turns named ones off', () => {
+    assert.deepEqual(parsed(['--etcd-servers=x']).serviceAccountControllers, { serviceAccount: true, serviceAccountToken: true, rootCaPublisher: true });
+    assert.deepEqual(parsed(['--etcd-servers=x', '--controllers=*,-serviceaccount-controller,-root-ca-cert-publisher']).serviceAccountControllers, { serviceAccount: false, serviceAccountToken: true, rootCaPublisher: false });
+    assert.deepEqual(parsed(['--etcd-servers=x', '--controllers=serviceaccount-token']).serviceAccountControllers, { serviceAccount: false, serviceAccountToken: true, rootCaPublisher: false });
+    assert.match(flagError(['--etcd-servers=x', '--controllers=*,-deployment-controller']), /^"deployment-controller" is not in the list of known controllers/);
+    assert.match(flagError(['--etcd-servers=x', '--controllers=*,-namespace-controller']), /kapi always runs namespace-controller/);
   });
 });

@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { formatGoDuration, parseGoDuration } from './duration.js';
 import { resolveRuntimeConfig, RuntimeConfigError } from './runtime-config.js';
 import type { AuditMode, AuditSettings } from './audit/index.js';
+import { resolveAdmissionPlugins } from './admission/plugins.js';
 
 export interface ServerFlags {
   etcdServers: string[];
@@ -82,6 +83,68 @@ export interface ServerFlags {
   etcdKeyFile: string;
   /** The --audit-* flags of the log backend. */
   audit: AuditSettings;
+  /** --service-account-issuer (repeatable; the first signs). Empty: no service account tokens (kube requires it). */
+  serviceAccountIssuers: string[];
+  /** --service-account-key-file (repeatable). */
+  serviceAccountKeyFiles: string[];
+  serviceAccountSigningKeyFile: string;
+  /** --api-audiences; empty = the issuers. */
+  apiAudiences: string[];
+  serviceAccountMaxTokenExpirationMs: number;
+  serviceAccountExtendTokenExpiration: boolean;
+  serviceAccountJwksUri: string;
+  /** --service-account-lookup: tokens are refused once their service account (or bound object) is gone. */
+  serviceAccountLookup: boolean;
+  /** kube-controller-manager's --root-ca-file: the CA published as kube-root-ca.crt ("" = the serving certificate). */
+  rootCaFile: string;
+  /** The admission plugins kapi runs, resolved from --enable/--disable-admission-plugins and --admission-control. */
+  admissionPlugins: string[];
+  /** kube-controller-manager's --controllers, resolved: the service account controllers kapi runs. */
+  serviceAccountControllers: ServiceAccountControllerSet;
+}
+
+/** Which of kube-controller-manager's service account controllers run. */
+export interface ServiceAccountControllerSet {
+  readonly serviceAccount: boolean;
+  readonly serviceAccountToken: boolean;
+  readonly rootCaPublisher: boolean;
+}
+
+/** kube-controller-manager's names (and their older aliases) of the controllers kapi runs. */
+const CONTROLLER_NAMES: Readonly<Record<string, string>> = {
+  'serviceaccount-controller': 'serviceaccount-controller',
+  serviceaccount: 'serviceaccount-controller',
+  'serviceaccount-token-controller': 'serviceaccount-token-controller',
+  'serviceaccount-token': 'serviceaccount-token-controller',
+  'root-ca-certificate-publisher-controller': 'root-ca-certificate-publisher-controller',
+  'root-ca-cert-publisher': 'root-ca-certificate-publisher-controller',
+  'namespace-controller': 'namespace-controller',
+  namespace: 'namespace-controller',
+  'garbage-collector-controller': 'garbage-collector-controller',
+  garbagecollector: 'garbage-collector-controller',
+};
+
+/**
+ * KCM's --controllers: `*` (every on-by-default one), `name`, `-name`. kapi runs the
+ * namespace controller and the garbage collector (off with --enable-garbage-collector=false)
+ * always; naming a controller kapi does not run is an error.
+ */
+function resolveControllers(entries: readonly string[]): ServiceAccountControllerSet {
+  const enabled = new Map<string, boolean>();
+  let star = false;
+  for (const entry of entries) {
+    if (entry === '*') {
+      star = true;
+      continue;
+    }
+    const off = entry.startsWith('-');
+    const name = CONTROLLER_NAMES[off ? entry.slice(1) : entry];
+    if (name === undefined) throw new FlagError(`${JSON.stringify(off ? entry.slice(1) : entry)} is not in the list of known controllers (kapi runs ${[...new Set(Object.values(CONTROLLER_NAMES))].join(', ')})`);
+    if (off && (name === 'namespace-controller' || name === 'garbage-collector-controller')) throw new FlagError(`--controllers: kapi always runs ${name} (use --enable-garbage-collector=false for the collector)`);
+    enabled.set(name, !off);
+  }
+  const on = (name: string) => enabled.get(name) ?? star;
+  return { serviceAccount: on('serviceaccount-controller'), serviceAccountToken: on('serviceaccount-token-controller'), rootCaPublisher: on('root-ca-certificate-publisher-controller') };
 }
 
 /**
@@ -98,7 +161,8 @@ export class FlagError extends Error {
   override readonly name = 'FlagError';
 }
 
-type FlagType = 'string' | 'stringList' | 'int' | 'bool' | 'duration' | 'mapStringString' | 'mapStringBool';
+/** `stringArray`: pflag's StringArray, one value per occurrence (no comma splitting). */
+type FlagType = 'string' | 'stringList' | 'stringArray' | 'int' | 'bool' | 'duration' | 'mapStringString' | 'mapStringBool';
 
 interface FlagSpec {
   readonly type: FlagType;
@@ -185,11 +249,22 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'audit-log-truncate-enabled': { type: 'bool', defaultText: 'false', help: 'Whether event and batch truncating is enabled.' },
   'audit-log-truncate-max-batch-size': { type: 'int', defaultText: '10485760', help: 'Maximum size of the batch sent to the underlying backend. Actual serialized size can be several hundreds of bytes greater. If a batch exceeds this limit, it is split into several batches of smaller size.' },
   'audit-log-truncate-max-event-size': { type: 'int', defaultText: '102400', help: 'Maximum size of the audit event sent to the underlying backend. If the size of an event is greater than this number, first request and response are removed, and if this doesn\'t reduce the size enough, event is discarded.' },
+  'service-account-issuer': { type: 'stringArray', defaultText: '', help: 'Identifier of the service account token issuer. The issuer will assert this identifier in "iss" claim of issued tokens. This value is a string or URI. If it is not an https URL, issuer discovery (/.well-known/openid-configuration) is not served. When this flag is specified multiple times, the first is used to generate tokens and all are used to determine which issuers are accepted. kapi serves no service account tokens without it (kube-apiserver requires it).' },
+  'service-account-key-file': { type: 'stringArray', defaultText: '', help: 'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. Must be specified when --service-account-signing-key-file is provided' },
+  'service-account-signing-key-file': { type: 'string', defaultText: '', help: 'Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key.' },
+  'api-audiences': { type: 'stringList', defaultText: '', help: 'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If the --service-account-issuer flag is configured and this flag is not, this field defaults to a single element list containing the issuer URL.' },
+  'service-account-max-token-expiration': { type: 'duration', defaultText: '0s', help: 'The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value.' },
+  'service-account-extend-token-expiration': { type: 'bool', defaultText: 'true', help: 'Turns on projected service account expiration extension during token generation, which helps safe transition from legacy token to bound service account token feature. If this flag is enabled, admission injected tokens would be extended up to 1 year to prevent unexpected failure during transition, ignoring value of service-account-max-token-expiration.' },
+  'service-account-jwks-uri': { type: 'string', defaultText: '', help: 'Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration. Default: https://<advertise address>:<secure port>/openid/v1/jwks.' },
+  'service-account-lookup': { type: 'bool', defaultText: 'true', help: 'If true, validate ServiceAccount tokens exist in etcd as part of authentication.' },
+  'root-ca-file': { type: 'string', defaultText: '', help: 'kube-controller-manager\'s flag (kapi runs its root CA publisher): the CA bundle published as ca.crt of the kube-root-ca.crt ConfigMap in every namespace and of service account token Secrets. Default: the serving certificate (--tls-cert-file, or the generated one).' },
+  controllers: { type: 'stringList', defaultText: '*', help: 'kube-controller-manager\'s list of controllers to enable, for those kapi runs: \'*\' enables all on-by-default controllers, \'foo\' enables the controller named \'foo\', \'-foo\' disables it. kapi runs namespace-controller, garbage-collector-controller (both always), serviceaccount-controller, serviceaccount-token-controller and root-ca-certificate-publisher-controller.' },
+  'enable-admission-plugins': { type: 'stringList', defaultText: '', help: 'admission plugins that should be enabled in addition to default enabled ones (kube\'s default set; kapi runs NamespaceLifecycle and ServiceAccount of it). Naming a plugin kapi does not build is a startup error.' },
+  'disable-admission-plugins': { type: 'stringList', defaultText: '', help: 'admission plugins that should be disabled although they are in the default enabled plugins list.' },
+  'admission-control': { type: 'stringList', defaultText: '', help: 'Exactly the admission plugins to run (DEPRECATED: Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.)' },
   // kube security flags kapi does not implement yet: setting one is a startup error, never silently ignored.
   ...unimplementedFlags([
-    'admission-control',
-    'enable-admission-plugins', 'disable-admission-plugins',
-    'service-account-issuer', 'service-account-key-file', 'service-account-signing-key-file', 'api-audiences',
+    'service-account-signing-endpoint',
     'requestheader-client-ca-file', 'requestheader-allowed-names',
     'requestheader-username-headers', 'requestheader-group-headers', 'requestheader-extra-headers-prefix',
     'audit-webhook-config-file', 'audit-webhook-mode', 'audit-webhook-version', 'audit-webhook-initial-backoff',
@@ -210,7 +285,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
       'profiling-mode',
     ],
     bool: [
-      'allow-privileged', 'enable-priority-and-fairness', 'profiling', 'service-account-lookup',
+      'allow-privileged', 'enable-priority-and-fairness', 'profiling',
       'enable-aggregator-routing',
       'logtostderr', 'alsologtostderr',
     ],
@@ -218,7 +293,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
       'default-watch-cache-size', 'lease-reuse-duration-seconds', 'http2-max-streams-per-connection', 'max-connection-bytes-per-sec', 'apiserver-count', 'kubelet-port',
     ],
     duration: [
-      'storage-initialization-timeout', 'event-ttl', 'service-account-max-token-expiration',
+      'storage-initialization-timeout', 'event-ttl',
     ],
     float: ['goaway-chance'],
   }),
@@ -265,6 +340,8 @@ function parseValue(name: string, spec: FlagSpec, raw: string): FlagValue {
       return raw;
     case 'stringList':
       return raw === '' ? [] : raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    case 'stringArray':
+      return raw === '' ? [] : [raw];
     case 'int': {
       if (!/^[+-]?[0-9]+$/.test(raw)) throw invalidArgument(raw, name, `strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
       const n = Number(raw);
@@ -349,7 +426,7 @@ function scan(argv: readonly string[], program: string): Map<string, FlagValue> 
     else throw new FlagError(`flag needs an argument: ${display}`);
     const value = parseValue(name, spec, raw);
     const previous = values.get(name);
-    if (spec.type === 'stringList' && Array.isArray(previous)) values.set(name, [...previous, ...(value as string[])]);
+    if ((spec.type === 'stringList' || spec.type === 'stringArray') && Array.isArray(previous)) values.set(name, [...previous, ...(value as string[])]);
     else if ((spec.type === 'mapStringString' || spec.type === 'mapStringBool') && previous !== undefined) values.set(name, { ...(previous as Record<string, unknown>), ...(value as Record<string, unknown>) } as FlagValue);
     else values.set(name, value);
   }
@@ -458,6 +535,37 @@ function validateAuditLog(audit: AuditSettings, get: <T extends FlagValue>(name:
   if ((audit.maxSizeMb ?? 0) < 0) throw new FlagError(`--audit-log-maxsize ${audit.maxSizeMb} can't be a negative number`);
 }
 
+/** The largest --service-account-max-token-expiration kube allows (2^32 s), and the smallest (an hour). */
+const MAX_TOKEN_EXPIRATION_MS = 2 ** 32 * 1000;
+const MIN_TOKEN_EXPIRATION_MS = 3600 * 1000;
+
+/**
+ * kube's service account flag checks, in its order. kapi runs without service account
+ * tokens when none of the issuer, key, signing key and audience flags is given (kube
+ * requires them); once one is given, kube's rules apply.
+ */
+function serviceAccountErrors(flags: ServerFlags): string[] {
+  const attempted = flags.serviceAccountIssuers.length > 0 || flags.serviceAccountSigningKeyFile !== '' || flags.apiAudiences.length > 0;
+  if (!attempted && flags.serviceAccountKeyFiles.length === 0) return [];
+  const errors: string[] = [];
+  if (flags.serviceAccountIssuers.length === 0) errors.push('service-account-issuer is a required flag');
+  const seen = new Set<string>();
+  for (const issuer of flags.serviceAccountIssuers) {
+    if (issuer === '') errors.push('service-account-issuer should not be an empty string');
+    else if (issuer.includes(':') && !URL.canParse(issuer)) errors.push(`service-account-issuer ${JSON.stringify(issuer)} contained a ':' but was not a valid URL`);
+    if (seen.has(issuer)) errors.push(`service-account-issuer ${JSON.stringify(issuer)} is already specified`);
+    seen.add(issuer);
+  }
+  if (flags.serviceAccountKeyFiles.length === 0) errors.push('either `--service-account-key-file` or `--service-account-signing-endpoint` must be set');
+  const max = flags.serviceAccountMaxTokenExpirationMs;
+  if (max !== 0 && (max < MIN_TOKEN_EXPIRATION_MS || max > MAX_TOKEN_EXPIRATION_MS)) errors.push('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+  if (!attempted) errors.push('--service-account-signing-key-file and --service-account-issuer are required flags');
+  else if (flags.serviceAccountSigningKeyFile === '' || flags.serviceAccountIssuers.length === 0) {
+    errors.push('--service-account-signing-key-file, --service-account-issuer, and --api-audiences should be specified together');
+  }
+  return errors;
+}
+
 /** kube's authorization-mode checks, then kapi's: a kube mode kapi does not build is an error. */
 function validateAuthorizationModes(modes: readonly string[]): void {
   if (modes.length === 0) throw new FlagError('at least one authorization-mode must be passed');
@@ -551,12 +659,33 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
       maxBatchWaitMs: get<number>('audit-log-batch-max-wait'),
       ...(get<boolean>('audit-log-truncate-enabled') ? { truncateMaxEventBytes: get<number>('audit-log-truncate-max-event-size') } : {}),
     },
+    serviceAccountIssuers: get<string[]>('service-account-issuer'),
+    serviceAccountKeyFiles: get<string[]>('service-account-key-file'),
+    serviceAccountSigningKeyFile: get<string>('service-account-signing-key-file'),
+    apiAudiences: get<string[]>('api-audiences'),
+    serviceAccountMaxTokenExpirationMs: get<number>('service-account-max-token-expiration'),
+    serviceAccountExtendTokenExpiration: get<boolean>('service-account-extend-token-expiration'),
+    serviceAccountJwksUri: get<string>('service-account-jwks-uri'),
+    serviceAccountLookup: get<boolean>('service-account-lookup'),
+    rootCaFile: get<string>('root-ca-file'),
+    admissionPlugins: [],
+    serviceAccountControllers: resolveControllers(get<string[]>('controllers')),
   };
   for (const [name, value] of values) {
     if (FLAGS[name]?.unimplemented === true && value !== '' && value !== false) throw new FlagError(`--${name} is not implemented by kapi`);
   }
   validateAuthorizationModes(flags.authorizationModes);
   if (flags.audit.logPath !== '') validateAuditLog(flags.audit, get);
+  const securityErrors = [...serviceAccountErrors(flags)];
+  const admission = resolveAdmissionPlugins({
+    enable: get<string[]>('enable-admission-plugins'),
+    disable: get<string[]>('disable-admission-plugins'),
+    admissionControl: get<string[]>('admission-control'),
+  });
+  if ('errors' in admission) securityErrors.push(...admission.errors);
+  else flags.admissionPlugins = admission.plugins;
+  // kube reports these together (an aggregate: one message, or `[a, b]`).
+  if (securityErrors.length > 0) throw new FlagError(securityErrors.length === 1 ? securityErrors[0]! : `[${securityErrors.join(', ')}]`);
   if (flags.etcdServers.length === 0) throw new FlagError('--etcd-servers must be specified');
   validatePort('secure-port', flags.securePort, false);
   validatePort('insecure-port', flags.insecurePort, true);

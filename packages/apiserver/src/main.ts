@@ -48,6 +48,8 @@ import { reviewResources } from './auth/reviews.js';
 import { readTokenFile } from './auth/token-file.js';
 import { withExtraResources } from './auth/extra-resources.js';
 import { componentStatusResource } from './component-statuses.js';
+import { serviceAccountAdmission } from './admission/service-account.js';
+import { externalHost, readServiceAccountKeys, startServiceAccounts, type ServiceAccountServices, type ServiceAccountTokenOptions } from './serviceaccount/service-accounts.js';
 
 export interface ApiServerOptions {
   /** etcd client URLs (--etcd-servers). Required. */
@@ -162,6 +164,18 @@ export interface ApiServerOptions {
   readonly etcdTls?: EtcdTlsFiles;
   /** --audit-policy-file and the --audit-log-* flags; none = no audit events. */
   readonly audit?: AuditSettings;
+  /**
+   * Service account tokens (--service-account-issuer, keys, --api-audiences, expirations):
+   * TokenRequest, the token authenticator, issuer discovery, legacy token Secrets. None: no
+   * service account tokens (kube requires them). Throws ServiceAccountKeyError for unreadable keys.
+   */
+  readonly serviceAccountTokens?: ServiceAccountTokenOptions & { readonly lookup?: boolean };
+  /** kube-controller-manager's --root-ca-file: published as kube-root-ca.crt; default the serving certificate. */
+  readonly rootCaFile?: string;
+  /** The admission plugins to run (admission/plugins.ts resolves the flags); default kube's defaults kapi builds: NamespaceLifecycle, ServiceAccount. */
+  readonly admissionPlugins?: readonly string[];
+  /** kube-controller-manager's --controllers for the service account controllers; default all on. */
+  readonly serviceAccountControllers?: { readonly serviceAccount: boolean; readonly serviceAccountToken: boolean; readonly rootCaPublisher: boolean };
 }
 
 export interface RunningServer {
@@ -234,6 +248,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const tokens = options.tokenAuthFile ? readTokenFile(options.tokenAuthFile) : undefined;
   const modes = options.authorizationModes ?? ['AlwaysAllow'];
   const advertiseAddress = options.kubernetesService === false ? '' : (options.advertiseAddress ?? advertisedAddress(options.bindAddress ?? '0.0.0.0'));
+  const saTokens = options.serviceAccountTokens;
+  const saKeys = saTokens !== undefined ? readServiceAccountKeys(saTokens) : undefined;
+  const rootCaFromFile = options.rootCaFile ? readFileWithContext(options.rootCaFile, 'root-ca-file') : undefined;
+  const admissionPlugins = options.admissionPlugins ?? ['NamespaceLifecycle', 'ServiceAccount'];
   const certificate = securePort !== null ? await loadServingCertificate({
     ...(options.tlsCertFile ? { certFile: options.tlsCertFile } : {}),
     ...(options.tlsPrivateKeyFile ? { keyFile: options.tlsPrivateKeyFile } : {}),
@@ -319,6 +337,20 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...(options.serviceNetwork !== undefined ? { serviceNetwork: options.serviceNetwork } : {}),
     onReleaseError: (err) => logger.warn(`releasing a service IP or node port failed (the repair pass frees it): ${err instanceof Error ? err.message : String(err)}`),
     ...(authenticating ? { writeGuard: (definition: ResourceDefinition) => escalationGuard(escalation, definition) } : {}),
+    namespaceLifecycle: admissionPlugins.includes('NamespaceLifecycle'),
+    ...(admissionPlugins.includes('ServiceAccount') ? {
+      admitCreate: (definition: ResourceDefinition) => (definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined),
+    } : {}),
+  });
+  let boundPort: number | undefined;
+  const serviceAccounts: ServiceAccountServices = startServiceAccounts(storedRegistry, {
+    ...(saTokens !== undefined && saKeys !== undefined ? { tokens: { ...saTokens, ...saKeys } } : {}),
+    ...(rootCaFromFile ?? certificate?.cert) !== undefined ? { rootCaPem: (rootCaFromFile ?? certificate?.cert)! } : {},
+    // kube's external address: the advertised one.
+    defaultJwksUri: () => `https://${urlHost(advertiseAddress !== '' ? advertiseAddress : externalHost(options.bindAddress ?? '0.0.0.0'))}:${boundPort ?? securePort ?? 6443}/openid/v1/jwks`,
+    onError: (what, err) => logger.warn(`${what}: ${err instanceof Error ? err.message : String(err)}`),
+    ...(saTokens?.lookup === false ? { lookup: false } : {}),
+    ...(options.serviceAccountControllers !== undefined ? { enabled: options.serviceAccountControllers } : {}),
   });
   let rbacPolicy: RbacPolicyStore | undefined;
   const authorizer: Authorizer = unionAuthorizer(modes.map((mode) => {
@@ -335,14 +367,24 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     }
   }));
   const anonymous = options.anonymousAuth === true;
-  const authenticator = clientCa !== undefined || tokens !== undefined || anonymous
-    ? createAuthenticator({ ...(tokens !== undefined ? { tokens } : {}), clientCertificates: clientCa !== undefined, anonymous })
+  const saAuthenticator = serviceAccounts.authenticator;
+  const authenticator = clientCa !== undefined || tokens !== undefined || anonymous || saAuthenticator !== undefined
+    ? createAuthenticator({
+      ...(tokens !== undefined ? { tokens } : {}),
+      clientCertificates: clientCa !== undefined,
+      anonymous,
+      ...(saAuthenticator !== undefined ? { serviceAccountTokens: saAuthenticator, apiAudiences: serviceAccounts.apiAudiences } : {}),
+    })
     : undefined;
-  const registry = withExtraResources(storedRegistry, [
-    ...reviewResources({ authorizer, ...(authenticator !== undefined ? { authenticateToken: (token: string) => authenticator.authenticateToken(token) } : {}) }),
-    // Probed on each read; etcdCheck is the healthz check below (defined once the server's checks are).
-    componentStatusResource({ checkEtcd: () => etcdCheck.check() }),
-  ]);
+  const registry = withExtraResources(
+    storedRegistry,
+    [
+      ...reviewResources({ authorizer, ...(authenticator !== undefined ? { reviewToken: (token: string, audiences?: readonly string[]) => authenticator.reviewToken(token, audiences) } : {}) }),
+      // Probed on each read; etcdCheck is the healthz check below (defined once the server's checks are).
+      componentStatusResource({ checkEtcd: () => etcdCheck.check() }),
+    ],
+    serviceAccounts.subresources,
+  );
   // Set once the server has started: resources served after that are new CRDs.
   let started = false;
   // One readiness check per watch cache (a cache that is (re-)listing cannot serve). The cache
@@ -441,6 +483,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
     ...(options.requestLogVerbosity !== undefined ? { requestLogVerbosity: options.requestLogVerbosity } : {}),
     ...(auditor !== undefined ? { auditor } : {}),
+    extraRoutes: serviceAccounts.routes,
     auth: {
       ...(authenticator !== undefined ? { authenticator } : {}),
       authorizer,
@@ -458,6 +501,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       servers.push(server);
       const bind = options.bindAddress ?? '0.0.0.0';
       result.securePort = await listen(server, securePort, bind);
+      boundPort = result.securePort;
       result.url = `https://${urlHost(bind)}:${result.securePort}`;
       result.certificate = certificate.cert;
     }
@@ -471,6 +515,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   } catch (err) {
     await Promise.all(servers.map((server) => stopListening(server, 0).closed));
     await rbacPolicy?.stop();
+    await serviceAccounts.stop();
     await crdController.stop();
     storageMetrics.stop();
     metrics.close();
@@ -537,6 +582,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await controllers?.stop();
       await aggregation?.stop();
       await rbacPolicy?.stop();
+      await serviceAccounts.stop();
       await crdController.stop();
       // kube's sequence: the audit backend shuts down once requests have drained (its queue is written out).
       await auditor?.close();
@@ -554,7 +600,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   if (!closing) await crdController.synced();
   if (options.controllers !== false && !closing) {
     const controllerOptions = options.controllers ?? {};
-    controllers = startControllers(registry, garbageCollection ? controllerOptions : { ...controllerOptions, garbageCollector: false });
+    const withServiceAccounts = { ...controllerOptions, additional: [...(controllerOptions.additional ?? []), ...serviceAccounts.controllers()] };
+    controllers = startControllers(registry, garbageCollection ? withServiceAccounts : { ...withServiceAccounts, garbageCollector: false });
     // Their first lists come from the watch caches: wait briefly so that readyz (informer-sync) passes on return.
     for (const deadline = Date.now() + 5000; !controllers.synced() && !closing && Date.now() < deadline; ) await sleep(10);
   }

@@ -64,6 +64,8 @@ export interface RequestHandlerOptions {
   readonly auth?: RequestAuthorization;
   /** Audit records (--audit-policy-file with a backend); none = no events (the Audit-Id header is sent regardless). */
   readonly auditor?: Auditor;
+  /** More non-resource routes by first path segment (service account issuer discovery). */
+  readonly extraRoutes?: Readonly<Record<string, NonResourceRoute>>;
 }
 
 /** Health endpoints: never limited, never refused while shutting down (probes must see the truth). */
@@ -163,7 +165,7 @@ interface RequestState {
   user?: UserInfo;
 }
 
-type NonResourceRoute = (req: IncomingMessage, res: ServerResponse, url: ParsedUrl) => Promise<void> | void;
+export type NonResourceRoute = (req: IncomingMessage, res: ServerResponse, url: ParsedUrl) => Promise<void> | void;
 
 /** Builds the request handler. Never throws from the returned function; every failure becomes a Status response. */
 export function createRequestHandler(options: RequestHandlerOptions): RequestHandler {
@@ -184,6 +186,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
 
   /** Non-resource routes by first path segment (label for metrics = `/<segment>`). */
   const routes: Record<string, NonResourceRoute> = {
+    ...options.extraRoutes,
     healthz: health('healthz'),
     livez: health('livez'),
     readyz: health('readyz'),

@@ -63,6 +63,14 @@ export interface RequestContext {
 export type WriteGuard = (req: RequestContext, name: string, obj: KubeObject, old: KubeObject | undefined) => void;
 
 /**
+ * Admission of a create (kube's mutating then validating admission plugins, after the
+ * NamespaceLifecycle check): may mutate `obj` (the decoded, defaulted object in the storage
+ * version) and throws a StatusError to refuse. Runs before preparation and validation, on
+ * dry runs too.
+ */
+export type CreateAdmission = (req: RequestContext, obj: KubeObject) => Promise<void>;
+
+/**
  * Per-resource behaviour that data cannot express. The generic store calls the hooks in a
  * fixed order: prepareFor* → validate* → canonicalize. Hooks mutate the object they are given
  * (a private copy) and return field errors instead of throwing.

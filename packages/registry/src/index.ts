@@ -1,6 +1,6 @@
 // @kapi/registry — resource definitions, built-in schemas and the generic store.
 
-export type { Verb, VersionDefinition, FieldGetter, RequestContext, WriteGuard, Strategy, ResourceDefinition, SubresourceDefinition, ScaleDefinition } from './definition.js';
+export type { Verb, VersionDefinition, FieldGetter, RequestContext, WriteGuard, CreateAdmission, Strategy, ResourceDefinition, SubresourceDefinition, ScaleDefinition } from './definition.js';
 export type {
   GetOptions,
   ListOptions,
@@ -64,6 +64,7 @@ export {
   garbageCollector,
   microTime,
   type ControllerOptions,
+  type TermController,
   type RunningControllers,
   type LeaderElector,
   type LeaderElectionOptions,

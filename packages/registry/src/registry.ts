@@ -5,7 +5,7 @@
  */
 import { isAlreadyExists } from '@kapi/machinery';
 import type { Storage } from '@kapi/storage';
-import type { ResourceDefinition, WriteGuard } from './definition.js';
+import type { CreateAdmission, ResourceDefinition, WriteGuard } from './definition.js';
 import { builtinDefinitions } from './builtin/index.js';
 import { checkNamespaceDeletable } from './namespace-lifecycle.js';
 import type { RestResource } from './rest.js';
@@ -34,6 +34,13 @@ export interface RegistryOptions {
    * default the built-in ones (pods/binding, pods/eviction, pods/log, the proxies...).
    */
   readonly subresources?: (definition: ResourceDefinition) => SubresourceFactories | undefined;
+  /**
+   * kube's NamespaceLifecycle admission plugin (default true): creates need an existing,
+   * not terminating namespace, and the immortal namespaces cannot be deleted.
+   */
+  readonly namespaceLifecycle?: boolean;
+  /** The admission of a resource's creates, if any (asked once per definition served). */
+  readonly admitCreate?: (definition: ResourceDefinition) => CreateAdmission | undefined;
 }
 
 /** A change to the set of served resources (CRDs come and go at runtime). */
@@ -108,6 +115,10 @@ export function createRegistry(options: RegistryOptions): Registry {
     const factories = factoriesOf(definition);
     return factories === undefined ? {} : { subresourceFactories: factories, lookup: lookupPreferred };
   };
+  const admissionOf = (definition: ResourceDefinition): { admitCreate?: CreateAdmission } => {
+    const admit = options.admitCreate?.(definition);
+    return admit === undefined ? {} : { admitCreate: admit };
+  };
   const storesFor = (definition: ResourceDefinition): RestResource[] =>
     definition.versions
       .filter((v) => v.served)
@@ -118,8 +129,10 @@ export function createRegistry(options: RegistryOptions): Registry {
           storage: options.storage,
           cohabitants: initial.filter((d) => d !== definition && d.group !== definition.group && storageKey(d) === storageKey(definition)),
           ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
-          ...(isNamespaces(definition) ? { deletionGuard: checkNamespaceDeletable } : {}),
+          ...(isNamespaces(definition) && options.namespaceLifecycle !== false ? { deletionGuard: checkNamespaceDeletable } : {}),
           ...(isServices(definition) ? { reserver } : {}),
+          ...(options.namespaceLifecycle === false ? { namespaceLifecycle: false as const } : {}),
+          ...admissionOf(definition),
           ...(options.garbageCollection === false ? { garbageCollection: false } : {}),
           ...guardOf(definition),
           ...subresourcesOf(definition),

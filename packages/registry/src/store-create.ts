@@ -16,7 +16,7 @@ const GENERATE_NAME_ATTEMPTS = 8;
 
 /**
  * The steps between decoding and storage on create, in kube's order: admission (the
- * request's namespace must exist: 404 otherwise), the write guard (403), namespace reconciliation (400 on
+ * request's namespace must exist: 404 otherwise; then the resource's create admission), the write guard (403), namespace reconciliation (400 on
  * mismatch), server-set metadata and `prepareForCreate`, the reservation of what the object
  * holds outside itself (kube's BeginCreate: it runs before validation, so its 422s come
  * first), validation (422; the reservation is reverted). Mutates `obj`. Returns the
@@ -26,6 +26,7 @@ export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestConte
   if (ctx.definition.namespaced && ctx.namespaces !== undefined && req.namespace !== '') {
     await ctx.namespaces.ensureNamespaceExists(req.namespace, { resource: ctx.resource, name: nameOf(obj) });
   }
+  await ctx.admitCreate?.(req, obj);
   ctx.writeGuard?.(req, urlName, obj, undefined);
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForCreate(obj, ctx.definition, req);

@@ -7,7 +7,7 @@
 import type { JSONSchemaProps, SchemaDefinitions } from '@kapi/machinery';
 import { schemaAtom } from '@kapi/machinery';
 import type { Storage, Watcher as StorageWatcher } from '@kapi/storage';
-import type { ResourceDefinition, WriteGuard } from './definition.js';
+import type { CreateAdmission, ResourceDefinition, WriteGuard } from './definition.js';
 import type { Reserver } from './reservation.js';
 import { definitions as builtinSchemas } from './builtin/index.js';
 import { formatApiVersion } from './decode-body.js';
@@ -49,6 +49,8 @@ export interface StoreOptions {
   readonly deletionGuard?: (name: string) => void;
   /** Called on each create and update of the main resource; throw a StatusError to refuse. */
   readonly writeGuard?: WriteGuard;
+  /** Admission of creates (after the namespace check); may mutate the object. */
+  readonly admitCreate?: CreateAdmission;
   /** Deletes manage the `orphan`/`foregroundDeletion` finalizers (kube's EnableGarbageCollection); default true. */
   readonly garbageCollection?: boolean;
   /** What the resource's objects hold outside themselves (Services: cluster IPs, node ports), reserved around its writes. */
@@ -106,6 +108,7 @@ export function createStoreContext(options: StoreOptions): StoreContext {
     deletionGuard: options.deletionGuard,
     writeGuard: options.writeGuard,
     reserver: options.reserver,
+    admitCreate: options.admitCreate,
     garbageCollection: options.garbageCollection ?? true,
     atom: schemaAtom(version.schema, schemas),
   };

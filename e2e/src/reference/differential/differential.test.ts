@@ -31,7 +31,10 @@ void describe('differential: kapi answers as kube-apiserver 1.32', { skip: binar
   let kube: KubeReference;
   let kapi: TestCluster;
   before(async () => {
-    [kube, kapi] = await Promise.all([startKubeReference(binary!), startCluster()]);
+    // The reference is a kube-apiserver without a kube-controller-manager: kapi runs without the
+    // controllers that would put a default ServiceAccount and kube-root-ca.crt in every namespace.
+    const controllers = '--controllers=*,-serviceaccount-controller,-root-ca-certificate-publisher-controller';
+    [kube, kapi] = await Promise.all([startKubeReference(binary!), startCluster({ server: { extraArgs: [controllers] } })]);
   });
   after(async () => {
     await Promise.all([kube?.stop(), kapi?.stop()]);

@@ -7,6 +7,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import type { ServiceAccountTokenAuthenticator } from '../serviceaccount/token-authenticator.js';
 import { ANONYMOUS, CREDENTIAL_ID_KEY, withAuthenticatedGroup, type UserInfo } from './user.js';
 
 /** A user, or a credential that was presented and refused (the reason is logged, never sent). */
@@ -15,9 +16,15 @@ export type Authentication = { readonly user: UserInfo } | { readonly failure: s
 export interface Authenticator {
   /** Never throws. */
   authenticate(req: IncomingMessage): Authentication;
-  /** The user of a bearer token (TokenReview), system:authenticated included; undefined when unknown. */
-  authenticateToken(token: string): UserInfo | undefined;
+  /**
+   * A bearer token as TokenReview reviews it: the user (system:authenticated included) and
+   * the audiences it is valid for among `audiences` (default --api-audiences), or kube's
+   * error text.
+   */
+  reviewToken(token: string, audiences?: readonly string[]): TokenReviewResult;
 }
+
+export type TokenReviewResult = { readonly user: UserInfo; readonly audiences: readonly string[] } | { readonly error: string };
 
 export interface AuthenticatorOptions {
   /** Users by static token (--token-auth-file). */
@@ -26,6 +33,10 @@ export interface AuthenticatorOptions {
   readonly clientCertificates?: boolean;
   /** --anonymous-auth. */
   readonly anonymous: boolean;
+  /** Service account JWTs (--service-account-issuer and keys). */
+  readonly serviceAccountTokens?: ServiceAccountTokenAuthenticator;
+  /** --api-audiences: static tokens are valid for these only, when set. */
+  readonly apiAudiences?: readonly string[];
 }
 
 /** The ExtKeyUsage OID a client certificate must carry when it lists any (Go's x509 verify). */
@@ -72,8 +83,29 @@ export function bearerToken(header: string | undefined): string | undefined {
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const tokens = new Map<string, UserInfo>();
   for (const [token, user] of options.tokens ?? []) tokens.set(token, withAuthenticatedGroup(user));
+  const implicit = options.apiAudiences ?? [];
+  const bearerTokens = options.tokens !== undefined || options.serviceAccountTokens !== undefined;
+  /** kube's union of token authenticators: the first that knows the token; failures are collected. */
+  const reviewToken = (token: string, requested?: readonly string[]): TokenReviewResult => {
+    const failures: string[] = [];
+    const user = tokens.get(token);
+    if (user !== undefined) {
+      // Audience-agnostic tokens are valid for the apiserver's own audiences.
+      if (implicit.length === 0) return { user, audiences: requested ?? [] };
+      const wanted = requested !== undefined && requested.length > 0 ? requested : implicit;
+      const audiences = implicit.filter((a) => wanted.includes(a));
+      if (audiences.length > 0) return { user, audiences };
+      failures.push(`token audiences ${goList(implicit)} is invalid for the target audiences ${goList(wanted)}`);
+    }
+    const result = options.serviceAccountTokens?.authenticate(token, requested);
+    if (result !== undefined) {
+      if ('user' in result) return result;
+      failures.push(result.failure);
+    }
+    return { error: failures.length === 0 ? 'invalid bearer token' : `[invalid bearer token, ${failures.join(', ')}]` };
+  };
   return {
-    authenticateToken: (token) => tokens.get(token),
+    reviewToken,
     authenticate(req) {
       const failures: string[] = [];
       const socket = req.socket as TLSSocket;
@@ -84,12 +116,12 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
           else return { user: result };
         }
       }
-      if (options.tokens !== undefined) {
+      if (bearerTokens) {
         const token = bearerToken(req.headers.authorization);
         if (token !== undefined) {
-          const user = tokens.get(token);
-          if (user !== undefined) return { user };
-          failures.push('invalid bearer token');
+          const result = reviewToken(token);
+          if ('user' in result) return { user: result.user };
+          failures.push(result.error);
         }
       }
       if (failures.length > 0) return { failure: failures.length === 1 ? failures[0]! : `[${failures.join(', ')}]` };
@@ -97,4 +129,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       return { failure: 'no credentials' };
     },
   };
+}
+
+function goList(values: readonly string[]): string {
+  return `[${values.map((v) => JSON.stringify(v)).join(' ')}]`;
 }

@@ -8,6 +8,7 @@
 import { servedGroups } from '@kapi/catalog';
 import { badRequest, fieldInvalid, invalid, nowRFC3339, type FieldError, type KubeObject } from '@kapi/machinery';
 import { catalogDefinition, type Creater, type RequestContext, type RestResource } from '@kapi/registry';
+import type { TokenReviewResult } from './authenticator.js';
 import type { Attributes, Authorizer } from './authorizer.js';
 import type { PolicyRule } from './rbac-rules.js';
 import { ANONYMOUS, type UserInfo } from './user.js';
@@ -15,7 +16,7 @@ import { ANONYMOUS, type UserInfo } from './user.js';
 export interface ReviewDependencies {
   readonly authorizer: Authorizer;
   /** The bearer-token authenticator, for TokenReview (none: every token is unknown). */
-  readonly authenticateToken?: (token: string) => UserInfo | undefined;
+  readonly reviewToken?: (token: string, audiences?: readonly string[]) => TokenReviewResult;
 }
 
 type Body = Record<string, unknown>;
@@ -146,8 +147,10 @@ function creaters(deps: ReviewDependencies): Record<string, Creater> {
         const spec = record(body['spec']) ?? {};
         const token = str(spec['token']);
         if (token === '') return Promise.reject(badRequest('token is required for TokenReview in authentication'));
-        const user = deps.authenticateToken?.(token);
-        const status = user !== undefined ? { authenticated: true, user: userInfoJson(user) } : { user: {}, error: 'invalid bearer token' };
+        const result = deps.reviewToken?.(token, strings(spec['audiences'])) ?? { error: 'invalid bearer token' };
+        const status = 'user' in result
+          ? { ...(result.audiences.length > 0 ? { audiences: [...result.audiences] } : {}), authenticated: true, user: userInfoJson(result.user) }
+          : { user: {}, error: result.error };
         return Promise.resolve({ ...body, apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: metadataOf(body), spec, status } as unknown as KubeObject);
       },
     },

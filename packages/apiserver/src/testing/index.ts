@@ -15,3 +15,4 @@ export {
 } from './kapi-server.js';
 export { kubeconfigYaml, writeKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 export { MINIMAL_OBJECTS, type MinimalObject } from './minimal-objects.js';
+export { writeServiceAccountKeys, type ServiceAccountKeyFiles } from './service-account-keys.js';

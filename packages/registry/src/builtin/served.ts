@@ -67,7 +67,6 @@ export const SERVED_ELSEWHERE: ReadonlySet<string> = new Set([
  * as namespaces' `finalize`). Requests for them answer 404 until a later slice adds them.
  */
 export const SUBRESOURCES_NOT_SERVED: Readonly<Record<string, string>> = {
-  '/serviceaccounts/token': 'issues a signed token (TokenRequest)',
 };
 
 function build(): ResourceDefinition[] {

@@ -13,6 +13,15 @@ export { startLeaderElection, microTime, type LeaderElectionOptions, type Leader
 export { namespaceController, type NamespaceController, type NamespaceControllerOptions } from './namespace-controller.js';
 export { garbageCollector, type GarbageCollector, type GarbageCollectorOptions } from './garbage-collector.js';
 
+/** A controller that acts only while this replica leads (see startControllers). */
+export interface TermController {
+  /** True once its informers have made their first lists. */
+  synced(): boolean;
+  /** Acts until `term` aborts; resolves when it stopped acting. */
+  run(term: AbortSignal): Promise<void>;
+  stop(): Promise<void>;
+}
+
 export interface ControllerOptions {
   /** false: no leader election, this replica always acts (kube's --leader-elect=false). */
   readonly leaderElection?: LeaderElectionOptions | false;
@@ -20,6 +29,8 @@ export interface ControllerOptions {
   readonly namespaceResyncMs?: number;
   /** The garbage collector's options; false = no garbage collector. */
   readonly garbageCollector?: GarbageCollectorOptions | false;
+  /** More controllers run in the leader's terms (the apiserver's service account controllers). */
+  readonly additional?: readonly TermController[];
 }
 
 export interface RunningControllers {
@@ -52,23 +63,24 @@ function alwaysLeader(): LeaderElector {
 export function startControllers(registry: Registry, options: ControllerOptions = {}): RunningControllers {
   const namespaces = namespaceController(registry, { resyncMs: options.namespaceResyncMs ?? 1000 });
   const collector = options.garbageCollector === false ? undefined : garbageCollector(registry, options.garbageCollector ?? {});
+  const additional = options.additional ?? [];
   const elector = options.leaderElection === false ? alwaysLeader() : startLeaderElection(registry, options.leaderElection);
   const loop = (async () => {
     for (;;) {
       const term = await elector.nextTerm();
       if (term === undefined) return;
-      await Promise.all([namespaces.run(term), collector?.run(term)]);
+      await Promise.all([namespaces.run(term), collector?.run(term), ...additional.map((c) => c.run(term))]);
     }
   })();
   return {
     elector: options.leaderElection === false ? undefined : elector,
     garbageCollector: collector,
     namespaces,
-    synced: () => namespaces.synced() && (collector?.synced() ?? true),
+    synced: () => namespaces.synced() && (collector?.synced() ?? true) && additional.every((c) => c.synced()),
     async stop(): Promise<void> {
       await elector.stop();
       await loop;
-      await Promise.all([namespaces.stop(), collector?.stop()]);
+      await Promise.all([namespaces.stop(), collector?.stop(), ...additional.map((c) => c.stop())]);
     },
   };
 }
