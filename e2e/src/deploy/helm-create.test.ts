@@ -38,7 +38,7 @@ after(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-test('kubectl apply of a rendered `helm create` chart creates every object; a second apply changes nothing', { skip }, async () => {
+void test('kubectl apply of a rendered `helm create` chart creates every object; a second apply changes nothing', { skip }, async () => {
   const kinds = manifests.map((m) => m.kind).sort();
   // The scaffold: ServiceAccount, Service, Deployment, HPA, Ingress and the `helm test` Pod.
   assert.deepEqual(kinds, ['Deployment', 'HorizontalPodAutoscaler', 'Ingress', 'Pod', 'Service', 'ServiceAccount']);
