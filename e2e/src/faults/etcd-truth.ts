@@ -5,6 +5,7 @@
 import { Etcd3, type Watcher } from 'etcd3';
 import { compactRevKey } from '@kapi/storage';
 import type { HistoryEvent, KeyState } from './checker.js';
+import type { EtcdCredentials } from '../harness/etcd-credentials.js';
 import { decodeStoredObject } from '@kapi/storage';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -14,9 +15,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * library's default backoff grows to 30 s: after a restart of every member the recorder would
  * lag that long, and the pending timers keep the process alive after `close()`).
  */
-export function etcdClient(hosts: string[]): Etcd3 {
+export function etcdClient(hosts: string[], credentials?: EtcdCredentials): Etcd3 {
   const constant = { duration: 250, next: () => constant };
-  return new Etcd3({ hosts, faultHandling: { watchBackoff: constant } });
+  return new Etcd3({ hosts, faultHandling: { watchBackoff: constant }, ...(credentials !== undefined ? { credentials } : {}) });
 }
 
 /**

@@ -110,7 +110,7 @@ export async function runFaultSuite(options: FaultSuiteOptions): Promise<FaultSu
   const cluster: ClusterTarget = await startClusterTarget();
   log(`cluster up: ${cluster.server}`);
   const client = new RestClient(cluster.server, { maxSockets: 32, timeoutMs: 10_000 });
-  const etcd = etcdClient(cluster.etcdEndpoints);
+  const etcd = etcdClient(cluster.etcdEndpoints, cluster.etcdCredentials);
   const ns = 'faults';
   const prefix = `/registry/configmaps/${ns}/`;
   const violations: string[] = [];

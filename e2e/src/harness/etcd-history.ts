@@ -1,5 +1,6 @@
 import { Etcd3 } from 'etcd3';
 import type { AcknowledgedWrite } from './churn.js';
+import type { EtcdCredentials } from './etcd-credentials.js';
 
 /**
  * The ground truth a watch must reproduce, read from etcd itself (etcd3 gRPC watch, not
@@ -8,8 +9,8 @@ import type { AcknowledgedWrite } from './churn.js';
  * mod_revision is ADDED, any other put MODIFIED, a delete DELETED at the deleting revision —
  * named by the key's last segment. Rejects after `timeoutMs` or when the revisions were compacted.
  */
-export async function etcdHistory(endpoints: string[], keyPrefix: string, afterRevision: bigint, untilRevision: bigint, timeoutMs = 30_000): Promise<AcknowledgedWrite[]> {
-  const client = new Etcd3({ hosts: endpoints });
+export async function etcdHistory(endpoints: string[], keyPrefix: string, afterRevision: bigint, untilRevision: bigint, timeoutMs = 30_000, credentials?: EtcdCredentials): Promise<AcknowledgedWrite[]> {
+  const client = new Etcd3({ hosts: endpoints, ...(credentials !== undefined ? { credentials } : {}) });
   const events: AcknowledgedWrite[] = [];
   const nameOf = (key: Buffer | string | undefined) => String(key ?? '').slice(keyPrefix.length);
   try {
@@ -45,8 +46,8 @@ export async function etcdHistory(endpoints: string[], keyPrefix: string, afterR
 }
 
 /** Compacts etcd's history up to its current revision (physical) and returns that revision. */
-export async function compactEtcd(endpoints: string[]): Promise<bigint> {
-  const client = new Etcd3({ hosts: endpoints });
+export async function compactEtcd(endpoints: string[], credentials?: EtcdCredentials): Promise<bigint> {
+  const client = new Etcd3({ hosts: endpoints, ...(credentials !== undefined ? { credentials } : {}) });
   try {
     const revision = (await client.get('/kapi-e2e/compact-probe').exec()).header.revision;
     await client.kv.compact({ revision, physical: true });

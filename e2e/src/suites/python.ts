@@ -37,7 +37,7 @@ export function pythonSuite(target: TargetRef): void {
   void describe('Python kubernetes client', () => {
     void it('CRUD, patch, preconditions, paging with continue, watch with resume and the expired-resourceVersion error', async () => {
       // The last step watches from resourceVersion 1: compact etcd first so that is history etcd no longer has.
-      await compactEtcd(target().etcdEndpoints);
+      await compactEtcd(target().etcdEndpoints, target().etcdCredentials);
       const ns = 'suite-python';
       const run = await runPythonClient(target().kubeconfig, ns);
       const failed = run.lines.filter((l) => l.ok === false);

@@ -6,8 +6,9 @@
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { startCluster } from '../harness/cluster.js';
+import { etcdCredentialsIn, type EtcdCredentials } from '../harness/etcd-credentials.js';
 import { Kubectl } from '../harness/kubectl.js';
 import { RestClient } from '../harness/rest.js';
 import { freePortBlock, LocalCluster, type ClusterInfo } from '../deploy/local-cluster.js';
@@ -27,6 +28,8 @@ export interface Target {
   readonly dir: string;
   /** etcd client URLs (all members for the cluster). */
   readonly etcdEndpoints: string[];
+  /** The client certificate etcd asks for (the local cluster's etcd is mutual TLS), if any. */
+  readonly etcdCredentials?: EtcdCredentials;
   /** A kubectl with its own cache dir, bound to {@link kubeconfig}. */
   kubectl(): Kubectl;
   /** A JSON client of {@link server}; the caller closes it. */
@@ -90,6 +93,7 @@ export async function startClusterTarget(): Promise<ClusterTarget> {
     caFile: existsSync(caFile) ? caFile : undefined,
     dir,
     etcdEndpoints: topology.etcdMembers.map((m) => info.processes[m]!.url!),
+    etcdCredentials: etcdCredentialsIn(join(dirname(info.certDir), 'etcd-certs')),
     kubectl: () => new Kubectl({ kubeconfig: info.kubeconfig, cacheDir: join(dir, `kube-cache-${Math.random().toString(36).slice(2)}`), timeoutMs: 60_000 }),
     rest: () => new RestClient(info.server, { maxSockets: 16 }),
     async stop() {

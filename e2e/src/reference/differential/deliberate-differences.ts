@@ -39,9 +39,7 @@ export const NOT_YET: readonly DeclaredDifference[] = [
     path: /^(status|warning|body)(\.|$)/,
     reason: 'kube admission adds kubernetes.io/pv(c)-protection finalizers; pods get a grace period; replication controllers and jobs default to orphaning dependents (object returned with the orphan finalizer, jobs with a warning); kapi deletes at once (issue 23)',
   },
-  { cases: catalogue(['apps/daemonsets']), path: 'body.metadata.annotations', reason: 'kube\'s DaemonSet strategy sets deprecated.daemonset.template.generation (issue 23)' },
   { cases: catalogue(['storage.k8s.io/csidrivers']), path: 'body.metadata.generation', reason: 'kube\'s CSIDriver strategy keeps no generation; kapi counts one (issue 23)' },
-  { cases: 'apps v1 resources', path: /^body\.resources/, reason: 'the scale subresources of workloads are not served yet (registry NOT_SERVED)' },
 
   // Request errors whose codes or texts differ.
   { cases: 'create null body', path: /^(status|body\.(code|reason|message|details))/, reason: 'a null body is decoded as an empty object by kube (422 name required); kapi\'s body decoder refuses it (400); the body decoders are being reworked (issue 23)' },

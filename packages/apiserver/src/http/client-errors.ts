@@ -12,6 +12,7 @@
  * for the responses in progress to finish, in order, and follows them.
  */
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { methodNotRegistered } from './generic-errors.js';
 
@@ -22,10 +23,11 @@ function answerFor(err: NodeJS.ErrnoException): Buffer {
   if (err.code === 'HPE_INVALID_METHOD') {
     // Go parses any method token and kube's handlers refuse one they do not route with a
     // 405 MethodNotAllowed Status (kube-apiserver 1.32); Node's parser stops earlier, so that
-    // answer is written here.
+    // answer is written here, with the Audit-Id every kube answer carries (a new one: the
+    // request's headers are not parsed this far).
     const body = `${JSON.stringify(methodNotRegistered().status)}\n`;
     return Buffer.from(
-      `HTTP/1.1 405 ${STATUS_CODES[405]}\r\nCache-Control: no-cache, private\r\nContent-Type: application/json\r\n` +
+      `HTTP/1.1 405 ${STATUS_CODES[405]}\r\nAudit-Id: ${randomUUID()}\r\nCache-Control: no-cache, private\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       'latin1',
     );
