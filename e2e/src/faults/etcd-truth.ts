@@ -2,6 +2,8 @@
  * Ground truth straight from etcd (gRPC, not through kapi): a recorder of every change of the
  * namespace's keys from a start revision on, the leader, compaction, and the final state.
  */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { Etcd3, type Watcher } from 'etcd3';
 import { compactRevKey } from '@kapi/storage';
 import type { HistoryEvent, KeyState } from './checker.js';
@@ -119,17 +121,36 @@ export async function finalState(client: Etcd3, keyPrefix: string): Promise<{ st
   return { states, revisions, values };
 }
 
+/** POSTs `{}` to a path of etcd's JSON gateway (mutual TLS with `credentials`); the parsed answer, or undefined on any failure within 2 s. */
+function gatewayPost(url: string, credentials: EtcdCredentials | undefined): Promise<unknown> {
+  return new Promise((resolve) => {
+    const target = new URL(url);
+    const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const tls = credentials !== undefined ? { ca: credentials.rootCertificate, cert: credentials.certChain, key: credentials.privateKey } : {};
+    const req = request(target, { method: 'POST', timeout: 2000, ...tls }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        try {
+          resolve(res.statusCode === 200 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined);
+        } catch {
+          resolve(undefined);
+        }
+      });
+      res.on('error', () => resolve(undefined));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+    req.end('{}');
+  });
+}
+
 /** The member whose /v3/maintenance/status names itself as leader, via etcd's JSON gateway. */
-export async function findLeader(members: Record<string, string>): Promise<string | undefined> {
+export async function findLeader(members: Record<string, string>, credentials?: EtcdCredentials): Promise<string | undefined> {
   for (const [name, url] of Object.entries(members)) {
-    try {
-      const res = await fetch(`${url}/v3/maintenance/status`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(2000) });
-      if (!res.ok) continue;
-      const s = (await res.json()) as { header: { member_id: string }; leader: string };
-      if (s.leader === s.header.member_id) return name;
-    } catch {
-      // down or partitioned: ask the next one
-    }
+    // down or partitioned: ask the next one
+    const s = (await gatewayPost(`${url}/v3/maintenance/status`, credentials)) as { header: { member_id: string }; leader: string } | undefined;
+    if (s !== undefined && s.leader === s.header.member_id) return name;
   }
   return undefined;
 }

@@ -62,7 +62,7 @@ export class FaultInjector {
   private async leader(timeoutMs = 30_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const l = await findLeader(this.memberURLs());
+      const l = await findLeader(this.memberURLs(), this.o.cluster.etcdCredentials);
       if (l) return l;
       if (Date.now() > deadline) throw new Error(`no etcd leader within ${timeoutMs} ms`);
       await sleep(200);
