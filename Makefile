@@ -104,6 +104,7 @@ schemas: setup
 # kube's bootstrap RBAC roles and bindings (needs the k8s.io/kubernetes v1.32.13 module; reuses its go.sum).
 bootstrap-policy:
 	cd scripts/bootstrap-policy-gen && GOFLAGS=-mod=mod go run . > ../../packages/catalog/generated/bootstrap-policy.json
+	cd scripts/bootstrap-policy-gen && GOFLAGS=-mod=mod go run . flowcontrol > ../../packages/catalog/generated/flowcontrol-bootstrap.json
 
 proto: setup
 	bash scripts/generate-proto.sh

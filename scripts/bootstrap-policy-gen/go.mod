@@ -6,6 +6,7 @@ godebug default=go1.23
 
 require (
 	k8s.io/api v0.32.13
+	k8s.io/apiserver v0.32.13
 	k8s.io/kubernetes v1.32.13
 )
 
@@ -105,7 +106,6 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/apiextensions-apiserver v0.0.0 // indirect
 	k8s.io/apimachinery v0.32.13 // indirect
-	k8s.io/apiserver v0.32.13 // indirect
 	k8s.io/client-go v0.32.13 // indirect
 	k8s.io/cloud-provider v0.0.0 // indirect
 	k8s.io/cluster-bootstrap v0.0.0 // indirect

@@ -40,6 +40,7 @@ import { readFileSync } from 'node:fs';
 import { createAuthenticator } from './auth/authenticator.js';
 import { alwaysAllow, alwaysDeny, unionAuthorizer, type Authorizer } from './auth/authorizer.js';
 import { reconcileBootstrapPolicy } from './auth/bootstrap-policy.js';
+import { ensureFlowcontrolBootstrap, keepFlowcontrolBootstrap, type FlowcontrolBootstrapKeeper } from './flowcontrol/bootstrap.js';
 import { startAggregationController, type AggregationController } from './auth/aggregation-controller.js';
 import { rbacAuthorizer } from './auth/rbac-authorizer.js';
 import { escalationGuard, type EscalationDependencies } from './auth/escalation.js';
@@ -527,6 +528,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   }
 
   let wake: (() => void) | undefined;
+  let flowcontrolKeeper: FlowcontrolBootstrapKeeper | undefined;
   const bootstrap = (async () => {
     for (let delay = 100; !closing; delay = Math.min(delay * 2, 5000)) {
       try {
@@ -537,6 +539,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
           aggregation ??= startAggregationController(storedRegistry, rbacPolicy, (err) => logger.warn(`clusterrole aggregation: ${err instanceof Error ? err.message : String(err)}`));
         }
         rbacBootstrapped = true;
+        await ensureFlowcontrolBootstrap(storedRegistry);
+        flowcontrolKeeper ??= keepFlowcontrolBootstrap(storedRegistry, 60_000, (err) => logger.warn(`flowcontrol bootstrap configuration: ${err instanceof Error ? err.message : String(err)}`));
         return;
       } catch (err) {
         logger.warn(`creating system namespaces failed, retrying in ${delay}ms: ${err instanceof Error ? err.message : String(err)}`);
@@ -578,6 +582,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       for (const listener of listeners) listener.force();
       await Promise.all(listeners.map((l) => l.closed));
       await bootstrap;
+      await flowcontrolKeeper?.stop();
       await kubernetesService?.stop();
       await controllers?.stop();
       await aggregation?.stop();

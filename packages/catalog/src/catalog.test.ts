@@ -97,6 +97,7 @@ void describe('the generated catalogue', () => {
       copyFileSync(join(generated, 'discovery.json'), join(out, 'discovery.json'));
       // Written by `make bootstrap-policy`, not `make schemas`.
       copyFileSync(join(generated, 'bootstrap-policy.json'), join(out, 'bootstrap-policy.json'));
+      copyFileSync(join(generated, 'flowcontrol-bootstrap.json'), join(out, 'flowcontrol-bootstrap.json'));
       const kubeDir = (JSON.parse(kube.stdout) as { Dir: string }).Dir;
       const run = spawnSync('go', ['run', '.', '-out', out, '-kube', kubeDir], { cwd: genDir, env, encoding: 'utf8' });
       if (run.status !== 0 && /cannot find module|module lookup disabled/.test(run.stderr)) return t.skip(`the generator's modules are not cached: ${run.stderr}`);

@@ -9,3 +9,5 @@ export { wireMessage } from './wire.js';
 export { protobufDescriptor } from './protobuf-descriptor.js';
 export type { BootstrapPolicy } from './bootstrap-policy.js';
 export { bootstrapPolicy } from './bootstrap-policy.js';
+export type { FlowcontrolBootstrap } from './flowcontrol-bootstrap.js';
+export { flowcontrolBootstrap } from './flowcontrol-bootstrap.js';

@@ -1,0 +1,109 @@
+/**
+ * kube's API Priority and Fairness bootstrap configuration at start: a fresh server serves
+ * every mandatory and suggested FlowSchema and PriorityLevelConfiguration with kube's spec and
+ * `autoupdate-spec: "true"`, a restart writes nothing, and the next start puts back a deleted
+ * mandatory FlowSchema and a changed suggested spec, keeps a suggested object annotated
+ * "false" and the exempt level's shares, and deletes an auto-updated object kube no longer has.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { flowcontrolBootstrap } from '@kapi/catalog';
+import { startEtcd, uniquePrefix, type TestEtcd } from '@kapi/storage/testing';
+import { silentLogger } from './logger.js';
+import { startApiServer, type RunningServer } from './main.js';
+
+const FC = '/apis/flowcontrol.apiserver.k8s.io/v1';
+const AUTOUPDATE = 'apf.kubernetes.io/autoupdate-spec';
+
+interface Item {
+  metadata: { name: string; resourceVersion: string; annotations?: Record<string, string> };
+  spec: Record<string, unknown>;
+}
+
+void describe('the flowcontrol bootstrap configuration', () => {
+  let etcd: TestEtcd;
+  before(async () => {
+    etcd = await startEtcd();
+  });
+  after(async () => {
+    await etcd.stop();
+  });
+  const start = (etcdPrefix: string): Promise<RunningServer> =>
+    startApiServer({ etcdServers: etcd.endpoints, etcdPrefix, securePort: null, insecurePort: 0, logger: silentLogger, controllers: false });
+  const call = async (server: RunningServer, method: string, path: string, body?: unknown): Promise<Response> =>
+    fetch(server.insecureUrl! + path, { method, ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
+  const json = async <T>(server: RunningServer, method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await call(server, method, path, body);
+    assert.ok(res.ok, `${method} ${path}: ${res.status} ${await res.clone().text()}`);
+    return (await res.json()) as T;
+  };
+  const served = async (server: RunningServer, plural: string): Promise<Map<string, Item>> =>
+    new Map((await json<{ items: Item[] }>(server, 'GET', `${FC}/${plural}`)).items.map((item) => [item.metadata.name, item]));
+  const config = flowcontrolBootstrap();
+  const expected = (objs: readonly Record<string, unknown>[]) => new Map(objs.map((o) => [(o['metadata'] as { name: string }).name, o as unknown as Item]));
+  const wantedSchemas = expected([...config.mandatoryFlowSchemas, ...config.suggestedFlowSchemas]);
+  const wantedLevels = expected([...config.mandatoryPriorityLevelConfigurations, ...config.suggestedPriorityLevelConfigurations]);
+
+  void it("serves every object with kube's spec and annotation, and a restart writes nothing", async () => {
+    const prefix = uniquePrefix();
+    const first = await start(prefix);
+    let schemas: Map<string, Item>;
+    let levels: Map<string, Item>;
+    try {
+      schemas = await served(first, 'flowschemas');
+      levels = await served(first, 'prioritylevelconfigurations');
+    } finally {
+      await first.close();
+    }
+    assert.equal(wantedSchemas.size, 13);
+    assert.equal(wantedLevels.size, 8);
+    for (const [got, wanted] of [[schemas, wantedSchemas], [levels, wantedLevels]] as const) {
+      assert.deepEqual([...got.keys()].sort(), [...wanted.keys()].sort());
+      for (const [name, want] of wanted) {
+        assert.deepEqual(got.get(name)!.spec, want.spec, name);
+        assert.deepEqual(got.get(name)!.metadata.annotations, { [AUTOUPDATE]: 'true' }, name);
+      }
+    }
+    const second = await start(prefix);
+    try {
+      const rv = (m: Map<string, Item>) => [...m.values()].map((i) => `${i.metadata.name}@${i.metadata.resourceVersion}`).sort();
+      assert.deepEqual(rv(await served(second, 'flowschemas')), rv(schemas));
+      assert.deepEqual(rv(await served(second, 'prioritylevelconfigurations')), rv(levels));
+    } finally {
+      await second.close();
+    }
+  });
+
+  void it('restores what kube restores at the next start and leaves the rest alone', async () => {
+    const prefix = uniquePrefix();
+    let server = await start(prefix);
+    try {
+      assert.equal((await call(server, 'DELETE', `${FC}/flowschemas/catch-all`)).status, 200);
+      const probes = await json<Item>(server, 'GET', `${FC}/flowschemas/probes`);
+      await json(server, 'PUT', `${FC}/flowschemas/probes`, { ...probes, spec: { ...probes.spec, matchingPrecedence: 3 } });
+      const global = await json<Item>(server, 'GET', `${FC}/flowschemas/global-default`);
+      await json(server, 'PUT', `${FC}/flowschemas/global-default`, { ...global, metadata: { ...global.metadata, annotations: { [AUTOUPDATE]: 'false' } }, spec: { ...global.spec, matchingPrecedence: 9998 } });
+      const exempt = await json<Item>(server, 'GET', `${FC}/prioritylevelconfigurations/exempt`);
+      await json(server, 'PUT', `${FC}/prioritylevelconfigurations/exempt`, { ...exempt, spec: { type: 'Exempt', exempt: { nominalConcurrencyShares: 7, lendablePercent: 0 } } });
+      const leftover = { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', spec: { priorityLevelConfiguration: { name: 'global-default' }, matchingPrecedence: 5000 } };
+      await json(server, 'POST', `${FC}/flowschemas`, { ...leftover, metadata: { name: 'retired', annotations: { [AUTOUPDATE]: 'true' } } });
+      await json(server, 'POST', `${FC}/flowschemas`, { ...leftover, metadata: { name: 'mine' } });
+    } finally {
+      await server.close();
+    }
+    server = await start(prefix);
+    try {
+      const schemas = await served(server, 'flowschemas');
+      assert.deepEqual(schemas.get('catch-all')?.spec, wantedSchemas.get('catch-all')!.spec, 'the deleted mandatory FlowSchema is back');
+      assert.equal(schemas.get('probes')?.spec['matchingPrecedence'], wantedSchemas.get('probes')!.spec['matchingPrecedence'], 'an auto-updated suggested spec is put back');
+      assert.equal(schemas.get('global-default')?.spec['matchingPrecedence'], 9998, 'autoupdate-spec "false" is left alone');
+      assert.equal(schemas.get('global-default')?.metadata.annotations?.[AUTOUPDATE], 'false');
+      assert.equal(schemas.has('retired'), false, 'an auto-updated object kube no longer has is deleted');
+      assert.equal(schemas.has('mine'), true, 'an object without the annotation is the operator\'s');
+      const exempt = await json<Item>(server, 'GET', `${FC}/prioritylevelconfigurations/exempt`);
+      assert.deepEqual(exempt.spec, { type: 'Exempt', exempt: { nominalConcurrencyShares: 7, lendablePercent: 0 } }, "the exempt level's shares are the operator's");
+    } finally {
+      await server.close();
+    }
+  });
+});
