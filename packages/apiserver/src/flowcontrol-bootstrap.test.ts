@@ -16,7 +16,7 @@ const FC = '/apis/flowcontrol.apiserver.k8s.io/v1';
 const AUTOUPDATE = 'apf.kubernetes.io/autoupdate-spec';
 
 interface Item {
-  metadata: { name: string; resourceVersion: string; annotations?: Record<string, string> };
+  metadata: { name: string; resourceVersion: string; annotations?: Record<string, string>; managedFields?: { manager: string; operation: string }[] };
   spec: Record<string, unknown>;
 }
 
@@ -62,6 +62,7 @@ void describe('the flowcontrol bootstrap configuration', () => {
       for (const [name, want] of wanted) {
         assert.deepEqual(got.get(name)!.spec, want.spec, name);
         assert.deepEqual(got.get(name)!.metadata.annotations, { [AUTOUPDATE]: 'true' }, name);
+        assert.deepEqual(got.get(name)!.metadata.managedFields?.map((f) => [f.manager, f.operation]), [['api-priority-and-fairness-config-producer-v1', 'Update']], name);
       }
     }
     const second = await start(prefix);

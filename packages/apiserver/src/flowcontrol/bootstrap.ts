@@ -16,6 +16,8 @@ import type { Registry, RequestContext, RestResource } from '@kapi/registry';
 export const FLOWCONTROL_GROUP = 'flowcontrol.apiserver.k8s.io';
 const AUTOUPDATE = 'apf.kubernetes.io/autoupdate-spec';
 const CTX: RequestContext = { namespace: '', userAgent: 'kube-apiserver/v1.32.0' };
+/** kube's ensurer writes as this field manager. */
+const FIELD_MANAGER = 'api-priority-and-fairness-config-producer-v1';
 
 type Obj = Record<string, unknown> & { metadata: { name: string; generation?: number; annotations?: Record<string, string> }; spec?: Record<string, unknown> };
 
@@ -80,7 +82,7 @@ async function ensure(resource: RestResource, plural: string, kind: string, raw:
     } catch (err) {
       if (!isNotFound(err)) throw err;
       try {
-        await resource.creater!.create(CTX, structuredClone(bootstrap), {});
+        await resource.creater!.create(CTX, structuredClone(bootstrap), { fieldManager: FIELD_MANAGER });
         return;
       } catch (createErr) {
         if (!isAlreadyExists(createErr)) throw createErr;
@@ -90,7 +92,7 @@ async function ensure(resource: RestResource, plural: string, kind: string, raw:
     const update = revised(plural, current as unknown as Obj, bootstrap, mandatory);
     if (update === undefined) return;
     try {
-      await resource.updater!.update(CTX, name, update, {});
+      await resource.updater!.update(CTX, name, update, { fieldManager: FIELD_MANAGER });
     } catch (err) {
       if (!isConflict(err)) throw err;
     }
