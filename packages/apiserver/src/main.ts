@@ -40,7 +40,7 @@ import { readFileSync } from 'node:fs';
 import { createAuthenticator } from './auth/authenticator.js';
 import { alwaysAllow, alwaysDeny, unionAuthorizer, type Authorizer } from './auth/authorizer.js';
 import { reconcileBootstrapPolicy } from './auth/bootstrap-policy.js';
-import { ensureFlowcontrolBootstrap, keepFlowcontrolBootstrap, type FlowcontrolBootstrapKeeper } from './flowcontrol/bootstrap.js';
+import { ensureFlowcontrolBootstrap, FLOWCONTROL_GROUP, keepFlowcontrolBootstrap, type FlowcontrolBootstrapKeeper } from './flowcontrol/bootstrap.js';
 import { startAggregationController, type AggregationController } from './auth/aggregation-controller.js';
 import { rbacAuthorizer } from './auth/rbac-authorizer.js';
 import { escalationGuard, type EscalationDependencies } from './auth/escalation.js';
@@ -459,7 +459,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     name: 'poststarthook/rbac/bootstrap-roles',
     check: () => (rbacBootstrapped && rbacPolicy?.synced() === true ? Promise.resolve() : Promise.reject(new Error('not finished'))),
   }];
-  readyzChecks.unshift(pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, ...rbacCheck, crdSynced, informerSync, ...cacheChecks, shutdownCheck);
+  // kube's priority-and-fairness-config-producer post-start hook (installed when flowcontrol.apiserver.k8s.io/v1 is served): the bootstrap FlowSchemas and priority levels ensured once.
+  let flowcontrolBootstrapped = false;
+  const flowcontrolCheck: HealthCheck[] = storedRegistry.lookup(FLOWCONTROL_GROUP, 'v1', 'flowschemas') === undefined ? [] : [{
+    name: 'poststarthook/priority-and-fairness-config-producer',
+    check: () => (flowcontrolBootstrapped ? Promise.resolve() : Promise.reject(new Error('not finished'))),
+  }];
+  readyzChecks.unshift(pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, ...rbacCheck, ...flowcontrolCheck, crdSynced, informerSync, ...cacheChecks, shutdownCheck);
   const livezGraceMs = options.livezGracePeriodMs ?? 0;
   const hooksForLivez = [delayedCheck(bootstrapCheck, startedAt, livezGraceMs)];
   const shutdown = new AbortController();
@@ -540,6 +546,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         }
         rbacBootstrapped = true;
         await ensureFlowcontrolBootstrap(storedRegistry);
+        flowcontrolBootstrapped = true;
         flowcontrolKeeper ??= keepFlowcontrolBootstrap(storedRegistry, 60_000, (err) => logger.warn(`flowcontrol bootstrap configuration: ${err instanceof Error ? err.message : String(err)}`));
         return;
       } catch (err) {
