@@ -4,6 +4,8 @@
  * `autoupdate-spec: "true"`, a restart writes nothing, and the next start puts back a deleted
  * mandatory FlowSchema and a changed suggested spec, keeps a suggested object annotated
  * "false" and the exempt level's shares, and deletes an auto-updated object kube no longer has.
+ * Two replicas starting together on an empty etcd both come up; with the group off nothing is
+ * written and readyz has no priority-and-fairness-config-producer hook.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,8 +30,8 @@ void describe('the flowcontrol bootstrap configuration', () => {
   after(async () => {
     await etcd.stop();
   });
-  const start = (etcdPrefix: string): Promise<RunningServer> =>
-    startApiServer({ etcdServers: etcd.endpoints, etcdPrefix, securePort: null, insecurePort: 0, logger: silentLogger, controllers: false });
+  const start = (etcdPrefix: string, runtimeConfig?: Record<string, string>): Promise<RunningServer> =>
+    startApiServer({ etcdServers: etcd.endpoints, etcdPrefix, securePort: null, insecurePort: 0, logger: silentLogger, controllers: false, ...(runtimeConfig !== undefined ? { runtimeConfig } : {}) });
   const call = async (server: RunningServer, method: string, path: string, body?: unknown): Promise<Response> =>
     fetch(server.insecureUrl! + path, { method, ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
   const json = async <T>(server: RunningServer, method: string, path: string, body?: unknown): Promise<T> => {
@@ -103,6 +105,31 @@ void describe('the flowcontrol bootstrap configuration', () => {
       assert.equal(schemas.has('mine'), true, 'an object without the annotation is the operator\'s');
       const exempt = await json<Item>(server, 'GET', `${FC}/prioritylevelconfigurations/exempt`);
       assert.deepEqual(exempt.spec, { type: 'Exempt', exempt: { nominalConcurrencyShares: 7, lendablePercent: 0 } }, "the exempt level's shares are the operator's");
+    } finally {
+      await server.close();
+    }
+  });
+
+  void it('lets two replicas ensure an empty etcd at once: one copy of each object, no error', async () => {
+    const prefix = uniquePrefix();
+    const [a, b] = await Promise.all([start(prefix), start(prefix)]);
+    try {
+      for (const server of [a, b]) {
+        assert.deepEqual([...(await served(server, 'flowschemas')).keys()].sort(), [...wantedSchemas.keys()].sort());
+        assert.deepEqual([...(await served(server, 'prioritylevelconfigurations')).keys()].sort(), [...wantedLevels.keys()].sort());
+        assert.equal((await call(server, 'GET', '/readyz/poststarthook/priority-and-fairness-config-producer')).status, 200);
+      }
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  void it('writes nothing and has no readyz hook when flowcontrol.apiserver.k8s.io/v1 is off', async () => {
+    const server = await start(uniquePrefix(), { 'flowcontrol.apiserver.k8s.io/v1': 'false' });
+    try {
+      assert.equal((await call(server, 'GET', `${FC}/flowschemas`)).status, 404);
+      assert.equal((await call(server, 'GET', '/readyz/poststarthook/priority-and-fairness-config-producer')).status, 404);
+      assert.equal((await call(server, 'GET', '/readyz')).status, 200);
     } finally {
       await server.close();
     }
