@@ -49,8 +49,7 @@ void test('a client-go informer mirrors 1,000 ConfigMaps exactly through churn, 
   writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${proxy.port}` });
   reflector = new LineProcess(binary, ['--kubeconfig', kubeconfig, '--namespace', ns, '--watch-timeout-seconds', '3', '--check-timeout', '30s']);
   const synced = await reflector.next('synced', 60_000);
-  // The seeded 1,000 and kube-root-ca.crt (the root CA publisher's, in every namespace).
-  assert.equal(synced.count, 1001, JSON.stringify(synced));
+  assert.equal(synced.count, 1000, JSON.stringify(synced));
 
   // Writers talk to replica 0 directly (the replica restarted below is 1, so no write is
   // ambiguous); the informer reaches both replicas through the proxy.
@@ -69,7 +68,7 @@ void test('a client-go informer mirrors 1,000 ConfigMaps exactly through churn, 
   assert.deepEqual(result.violations, [], 'watch streams out of order or not JSON');
   assert.deepEqual(result.diff, [], `mirror differs from a fresh list (stderr:\n${reflector.stderr().slice(-4000)})`);
   assert.equal(result.match, true);
-  assert.equal(result.listCount, churned.live.size + 1, 'the churned ConfigMaps and kube-root-ca.crt');
+  assert.equal(result.listCount, churned.live.size);
   assert.ok(Number(result.watches) >= 3, 'the reflector re-watched after its connections were cut');
   const exit = await waitForExit(reflector);
   assert.equal(exit?.code, 0);
@@ -90,7 +89,7 @@ void test('a client-go informer whose resourceVersion was compacted while it was
   writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${cut.port}` });
   const informer = new LineProcess(binary, ['--kubeconfig', kubeconfig, '--namespace', expiredNs, '--check-timeout', '30s']);
   cleanups.push(() => informer.kill());
-  assert.equal((await informer.next('synced', 60_000)).count, 201, 'the seeded 200 and kube-root-ca.crt');
+  assert.equal((await informer.next('synced', 60_000)).count, 200);
 
   await cut.pause();
   const churned = await churnConfigMaps({ clients: [direct], namespace: expiredNs, existing: seeded, prefix: 'churn', writers: 2, durationMs: 1500 });
@@ -103,7 +102,7 @@ void test('a client-go informer whose resourceVersion was compacted while it was
   t.diagnostic(`writes while cut off ${churned.writes.length}, compacted at ${compacted}; lists ${String(result.lists)}, watches ${String(result.watches)}, error events ${JSON.stringify(result.errorEvents)}`);
   assert.deepEqual(result.violations, []);
   assert.deepEqual(result.diff, [], `mirror differs from a fresh list (stderr:\n${informer.stderr().slice(-4000)})`);
-  assert.equal(result.listCount, churned.live.size + 1, 'the churned ConfigMaps and kube-root-ca.crt');
+  assert.equal(result.listCount, churned.live.size);
   assert.ok(Number(result.lists) >= 2, 'the informer re-listed');
 });
 

@@ -139,7 +139,9 @@ export function startServiceAccounts(registry: Pick<Registry, 'lookup'>, options
       const enabled = options.enabled ?? { serviceAccount: true, serviceAccountToken: true, rootCaPublisher: true };
       controllers ??= [
         ...(enabled.serviceAccount ? [defaultServiceAccountController(registry, caches, report('serviceaccount controller'))] : []),
-        ...(enabled.rootCaPublisher && options.rootCaPem !== undefined ? [rootCaPublisher(registry, caches, options.rootCaPem, report('root-ca-cert-publisher'))] : []),
+        // kube-root-ca.crt is what a pod's service account token is checked against: kapi
+        // publishes it when it issues tokens (kube-apiserver always does: it requires an issuer).
+        ...(enabled.rootCaPublisher && tokens !== undefined && options.rootCaPem !== undefined ? [rootCaPublisher(registry, caches, options.rootCaPem, report('root-ca-cert-publisher'))] : []),
         ...(enabled.serviceAccountToken && tokens !== undefined ? [tokenSecretController(registry, caches, tokens.signingKey, options.rootCaPem, report('tokens controller'))] : []),
       ];
       return controllers;
