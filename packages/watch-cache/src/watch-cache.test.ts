@@ -43,7 +43,7 @@ runStorageConformance(
   },
   {
     skips: {
-      'get/list: a stored value that is not an object fails with a StorageError, not a crash':
+      'get/list: a stored value that is not an object fails with a StorageError (Corrupt), not a crash':
         'a value that does not decode ends the cache\'s feed; the cache re-lists (failing while the value is there), and meanwhile a list without a limit gets TooManyRequests ("storage is (re)initializing"), as kube\'s cacher does, not the decode error',
     },
   },
