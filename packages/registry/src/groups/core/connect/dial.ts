@@ -5,7 +5,7 @@
  * TCP dial so that an unreachable peer gets kube's dial error instead of a hang.
  */
 import { connect } from 'node:net';
-import { StatusError } from '@kapi/machinery';
+import { StatusError, badRequest } from '@kapi/machinery';
 
 /** How long a dial may take before it counts as failed. */
 const DIAL_TIMEOUT_MS = 5000;
@@ -49,4 +49,21 @@ export function plainError(message: string): StatusError {
 /** The answer when the peer accepts the connection: kapi does not relay streams. */
 export function relayUnsupported(what: string): StatusError {
   return new StatusError({ code: 503, reason: 'ServiceUnavailable', message: `kapi does not relay ${what}; the peer is reachable but no stream was opened` });
+}
+
+/** Loopback, link-local and unspecified addresses: kube's proxy refuses them. */
+export function isDisallowedAddress(host: string): boolean {
+  return host === '' || host === '0.0.0.0' || host === '::' || host === '::1' || host.startsWith('127.') || host.startsWith('169.254.') || host.toLowerCase().startsWith('fe80:') || host === 'localhost';
+}
+
+/**
+ * A proxy's answer when nothing is relayed: kube's refusal of a local address (400 `address
+ * not allowed`), a failed dial (503 `error trying to reach service`), else kapi's 503 for a
+ * reachable peer (`what` names the relay).
+ */
+export async function reachProxied(host: string, port: number, what: string): Promise<never> {
+  if (isDisallowedAddress(host)) throw badRequest('address not allowed');
+  const failed = await dial(host, port);
+  if (failed !== undefined) throw new StatusError({ code: 503, reason: 'ServiceUnavailable', message: `error trying to reach service: ${failed}` });
+  throw relayUnsupported(what);
 }

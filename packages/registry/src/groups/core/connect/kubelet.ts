@@ -7,11 +7,11 @@
  * Go's dial error (500).
  */
 import type { KubeObject } from '@kapi/machinery';
-import { StatusError, badRequest, isNotFound, notFound } from '@kapi/machinery';
+import { badRequest, isNotFound, notFound } from '@kapi/machinery';
 import type { RequestContext } from '../../../definition.js';
 import type { ConnectRequest, ConnectResponse, RestSubresource } from '../../../rest.js';
 import type { SubresourceStore } from '../../../subresource-store.js';
-import { dial, plainError, relayUnsupported } from './dial.js';
+import { dial, plainError, reachProxied, relayUnsupported } from './dial.js';
 
 type Rec = Record<string, unknown>;
 
@@ -137,11 +137,6 @@ export function podStreamSubresource(kind: PodStream): (store: SubresourceStore)
   });
 }
 
-/** Loopback, link-local and unspecified addresses: kube's proxy refuses them. */
-export function isDisallowedAddress(host: string): boolean {
-  return host === '' || host === '0.0.0.0' || host === '::' || host === '::1' || host.startsWith('127.') || host.startsWith('169.254.') || host.toLowerCase().startsWith('fe80:') || host === 'localhost';
-}
-
 /** The verbs the proxies answer (kube registers every method but HEAD and OPTIONS it proxies). */
 export const PROXY_VERBS = ['create', 'delete', 'get', 'patch', 'update'] as const;
 
@@ -159,10 +154,7 @@ export function nodeProxySubresource(store: SubresourceStore): RestSubresource {
         const name = parts.length === 3 ? parts[1]! : parts[0]!;
         const node = await store.get(req, name);
         const { host, port } = kubeletAddress(node);
-        if (isDisallowedAddress(host)) throw badRequest('address not allowed');
-        const failed = await dial(host, port);
-        if (failed !== undefined) throw new StatusError({ code: 503, reason: 'ServiceUnavailable', message: `error trying to reach service: ${failed}` });
-        throw relayUnsupported('proxied requests to kubelets');
+        return reachProxied(host, port, 'proxied requests to kubelets');
       },
     },
   };

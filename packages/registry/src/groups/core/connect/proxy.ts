@@ -4,11 +4,11 @@
  * kube's refusal of local addresses (400 `address not allowed`), then one bounded dial
  * (503 `error trying to reach service`).
  */
-import { StatusError, badRequest, isNotFound, notFound } from '@kapi/machinery';
+import { StatusError, isNotFound, notFound } from '@kapi/machinery';
 import type { RestSubresource } from '../../../rest.js';
 import type { SubresourceStore } from '../../../subresource-store.js';
-import { dial, relayUnsupported } from './dial.js';
-import { PROXY_VERBS, isDisallowedAddress } from './kubelet.js';
+import { reachProxied } from './dial.js';
+import { PROXY_VERBS } from './kubelet.js';
 
 type Rec = Record<string, unknown>;
 
@@ -24,12 +24,7 @@ function splitName(id: string): { name: string; port: string } {
   return { name: id, port: '' };
 }
 
-async function reach(host: string, port: number): Promise<never> {
-  if (isDisallowedAddress(host)) throw badRequest('address not allowed');
-  const failed = await dial(host, port);
-  if (failed !== undefined) throw new StatusError({ code: 503, reason: 'ServiceUnavailable', message: `error trying to reach service: ${failed}` });
-  throw relayUnsupported('proxied requests');
-}
+const reach = (host: string, port: number): Promise<never> => reachProxied(host, port, 'proxied requests');
 
 export function podProxySubresource(store: SubresourceStore): RestSubresource {
   return {
