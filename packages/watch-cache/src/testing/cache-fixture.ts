@@ -42,7 +42,16 @@ export async function startCacheFixture(etcd: TestEtcd, options: WatchCacheOptio
     logger: { warn: () => undefined },
     ...options,
   });
-  await cache.ready();
+  // The cache's own timers and the etcd client's reconnect backoff do not hold the process
+  // (a server's listening socket does); a test awaiting the cache while etcd is down would
+  // otherwise see its event loop run dry and be cancelled.
+  const keepAlive = setInterval(() => undefined, 1000);
+  try {
+    await cache.ready();
+  } catch (err) {
+    clearInterval(keepAlive);
+    throw err;
+  }
   return {
     backend,
     cache,
@@ -52,7 +61,10 @@ export async function startCacheFixture(etcd: TestEtcd, options: WatchCacheOptio
     metrics,
     compacted: (revision) => (compacted = Math.max(compacted, revision)),
     key: (name, namespace = 'default') => `${resource}/${namespace}/${name}`,
-    close: () => cache.close(),
+    close: async () => {
+      clearInterval(keepAlive);
+      await cache.close();
+    },
   };
 }
 
