@@ -17,6 +17,7 @@ COPY packages/machinery/package.json packages/machinery/
 COPY packages/storage/package.json packages/storage/
 COPY packages/watch-cache/package.json packages/watch-cache/
 COPY packages/registry/package.json packages/registry/
+COPY packages/controllers/package.json packages/controllers/
 COPY packages/apiserver/package.json packages/apiserver/
 COPY packages/bench/package.json packages/bench/
 COPY e2e/package.json e2e/
@@ -27,6 +28,7 @@ COPY packages/machinery packages/machinery
 COPY packages/storage packages/storage
 COPY packages/watch-cache packages/watch-cache
 COPY packages/registry packages/registry
+COPY packages/controllers packages/controllers
 COPY packages/apiserver packages/apiserver
 RUN npx tsc -b packages/apiserver \
  && find packages -path '*/dist/*' \( -name '*.test.js' -o -name '*.test.d.ts' -o -name '.tsbuildinfo' \) -delete
@@ -39,6 +41,7 @@ COPY packages/machinery/package.json packages/machinery/
 COPY packages/storage/package.json packages/storage/
 COPY packages/watch-cache/package.json packages/watch-cache/
 COPY packages/registry/package.json packages/registry/
+COPY packages/controllers/package.json packages/controllers/
 COPY packages/apiserver/package.json packages/apiserver/
 COPY packages/bench/package.json packages/bench/
 COPY e2e/package.json e2e/
@@ -63,6 +66,8 @@ COPY --from=build /src/packages/watch-cache/package.json packages/watch-cache/
 COPY --from=build /src/packages/watch-cache/dist packages/watch-cache/dist
 COPY --from=build /src/packages/registry/package.json packages/registry/
 COPY --from=build /src/packages/registry/dist packages/registry/dist
+COPY --from=build /src/packages/controllers/package.json packages/controllers/
+COPY --from=build /src/packages/controllers/dist packages/controllers/dist
 COPY --from=build /src/packages/apiserver/package.json packages/apiserver/
 COPY --from=build /src/packages/apiserver/dist packages/apiserver/dist
 COPY --from=build /src/packages/apiserver/bin packages/apiserver/bin

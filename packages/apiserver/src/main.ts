@@ -9,21 +9,30 @@ import {
   createRegistry,
   customResourceDefinitions,
   definitions,
-  startControllers,
   startCrdController,
-  type ControllerOptions,
   type CrdController,
   type ResourceDefinition,
-  type RunningControllers,
-  startKubernetesServiceController,
-  type KubernetesServiceController,
-  type KubernetesServiceOptions,
   type ServiceNetworkConfig,
 } from '@kapi/registry';
+import {
+  advertisedAddress,
+  ensureFlowcontrolBootstrap,
+  FLOWCONTROL_GROUP,
+  keepFlowcontrolBootstrap,
+  masterLeases,
+  startAggregationController,
+  startControllers,
+  startKubernetesServiceController,
+  type AggregationController,
+  type ControllerOptions,
+  type FlowcontrolBootstrapKeeper,
+  type KubernetesServiceController,
+  type KubernetesServiceOptions,
+  type RunningControllers,
+} from '@kapi/controllers';
 import type { Tracer } from '@opentelemetry/api';
 import { applyRuntimeConfig, resolveRuntimeConfig } from './runtime-config.js';
 import { DEFAULT_MAX_REQUEST_BYTES, createEtcdClient, createEtcdStorage, kubeStorageCodec, startCompactor, startStorageMetricsPoller, ttlKeys, type EtcdTlsFiles, type StorageMediaType } from '@kapi/storage';
-import { advertisedAddress, masterLeases } from './master-leases.js';
 import { loadEncryptionConfig } from './encryption-config.js';
 import { startAuditing, type AuditSettings } from './audit/index.js';
 import { createWatchCache, type WatchCacheOptions } from '@kapi/watch-cache';
@@ -40,8 +49,6 @@ import { readFileSync } from 'node:fs';
 import { createAuthenticator } from './auth/authenticator.js';
 import { alwaysAllow, alwaysDeny, unionAuthorizer, type Authorizer } from './auth/authorizer.js';
 import { reconcileBootstrapPolicy } from './auth/bootstrap-policy.js';
-import { ensureFlowcontrolBootstrap, FLOWCONTROL_GROUP, keepFlowcontrolBootstrap, type FlowcontrolBootstrapKeeper } from './flowcontrol/bootstrap.js';
-import { startAggregationController, type AggregationController } from './auth/aggregation-controller.js';
 import { rbacAuthorizer } from './auth/rbac-authorizer.js';
 import { escalationGuard, type EscalationDependencies } from './auth/escalation.js';
 import { startRbacPolicyStore, type RbacPolicyStore } from './auth/rbac-policy.js';

@@ -58,30 +58,16 @@ export { toStatusError } from './storage-errors.js';
 export { IMMORTAL_NAMESPACES } from './namespace-lifecycle.js';
 export { DEFAULT_PREFIX } from './keys.js';
 export {
-  startControllers,
-  startLeaderElection,
-  namespaceController,
-  garbageCollector,
-  microTime,
-  type ControllerOptions,
-  type TermController,
-  type RunningControllers,
-  type LeaderElector,
-  type LeaderElectionOptions,
-  type GarbageCollector,
-  type GarbageCollectorOptions,
-  startKubernetesServiceController,
-  type KubernetesServiceController,
-  type KubernetesServiceOptions,
-  type MasterLeases,
-} from './controllers/index.js';
-export {
   DEFAULT_SERVICE_CLUSTER_IP_RANGE,
   DEFAULT_SERVICE_NODE_PORT_RANGE,
   serviceIPRange,
   nodePortRange,
+  repairServiceNetwork,
+  newRepairState,
   type ServiceNetworkConfig,
 } from './groups/core/service-network/index.js';
+export { FINALIZER_ORPHAN, FINALIZER_FOREGROUND } from './store-delete.js';
+export { FINALIZER_KUBERNETES } from './groups/core/namespaces.js';
 export {
   customResourceDefinitions,
   apiextensionsDefinitions,
@@ -93,7 +79,9 @@ export {
   type CrdControllerOptions,
   type CustomResourceDefinition,
 } from './apiextensions/index.js';
-export { startInformer, type Informer, type InformerHandlers, type InformerOptions } from './controllers/informer.js';
+export { startInformer, type Informer, type InformerHandlers, type InformerOptions } from './informer/informer.js';
+export { createWorkQueue, type WorkQueue } from './informer/work-queue.js';
+export { sleep } from './informer/sleep.js';
 export { catalogDefinition } from './builtin/catalog-definition.js';
 export { checkFieldSelector, selectionPredicate } from './field-selection.js';
 export { builtinSubresourceFactories } from './builtin/subresources.js';

@@ -17,7 +17,7 @@ import type { CreateAdmission, RequestContext } from '@kapi/registry';
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 export const TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
 export const TOKEN_VOLUME_PREFIX = 'kube-api-access-';
-export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
+import { ROOT_CA_CONFIGMAP } from '@kapi/controllers';
 const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 /** The kubelet refreshes the token well before; 3607 marks a token the apiserver may extend. */
 const PROJECTED_TOKEN_EXPIRATION_SECONDS = 3607;

@@ -8,12 +8,12 @@
  */
 import { networkInterfaces } from 'node:os';
 import { isNotFound, type KubeObject } from '@kapi/machinery';
-import type { Registry, RestSubresource, TermController } from '@kapi/registry';
-import { defaultServiceAccountController, rootCaPublisher, tokenSecretController, type ControllerCaches } from './controllers.js';
+import type { Registry, RestSubresource } from '@kapi/registry';
+import { defaultServiceAccountController, EMPTY_OBJECT_CACHE, rootCaPublisher, startObjectCache, tokenSecretController, type ControllerCaches, type TermController } from '@kapi/controllers';
+import { signJwt } from './jwt.js';
 import { readPublicKeys, readSigningKey, type SigningKey, type VerificationKey } from './keys.js';
 import { issuerDiscoveryRoutes, type DiscoveryRoute } from './oidc-discovery.js';
-import { EMPTY_OBJECT_CACHE, startObjectCache } from './object-cache.js';
-import { createServiceAccountTokenAuthenticator, type ServiceAccountTokenAuthenticator } from './token-authenticator.js';
+import { createServiceAccountTokenAuthenticator, LEGACY_ISSUER, serviceAccountUsername, type ServiceAccountTokenAuthenticator } from './token-authenticator.js';
 import { tokenRequestSubresource, type ObjectReader } from './token-request.js';
 
 export interface ServiceAccountTokenOptions {
@@ -80,6 +80,20 @@ export interface ServiceAccountServiceOptions {
   readonly enabled?: { readonly serviceAccount: boolean; readonly serviceAccountToken: boolean; readonly rootCaPublisher: boolean };
 }
 
+/** The legacy (Secret-based) token of a service account, signed with `key`. */
+export function legacyToken(key: SigningKey, serviceAccount: KubeObject, secretName: string): string {
+  const namespace = serviceAccount.metadata.namespace ?? '';
+  const name = serviceAccount.metadata.name ?? '';
+  return signJwt(key, {
+    iss: LEGACY_ISSUER,
+    'kubernetes.io/serviceaccount/namespace': namespace,
+    'kubernetes.io/serviceaccount/secret.name': secretName,
+    'kubernetes.io/serviceaccount/service-account.name': name,
+    'kubernetes.io/serviceaccount/service-account.uid': String(serviceAccount.metadata.uid ?? ''),
+    sub: serviceAccountUsername(namespace, name),
+  });
+}
+
 /** Builds the services over the registry (which must serve core/v1). The caches start at once. */
 export function startServiceAccounts(registry: Pick<Registry, 'lookup'>, options: ServiceAccountServiceOptions): ServiceAccountServices {
   const report = (what: string) => (err: unknown) => options.onError(what, err);
@@ -142,7 +156,7 @@ export function startServiceAccounts(registry: Pick<Registry, 'lookup'>, options
         // kube-root-ca.crt is what a pod's service account token is checked against: kapi
         // publishes it when it issues tokens (kube-apiserver always does: it requires an issuer).
         ...(enabled.rootCaPublisher && tokens !== undefined && options.rootCaPem !== undefined ? [rootCaPublisher(registry, caches, options.rootCaPem, report('root-ca-cert-publisher'))] : []),
-        ...(enabled.serviceAccountToken && tokens !== undefined ? [tokenSecretController(registry, caches, tokens.signingKey, options.rootCaPem, report('tokens controller'))] : []),
+        ...(enabled.serviceAccountToken && tokens !== undefined ? [tokenSecretController(registry, caches, (account, secretName) => legacyToken(tokens.signingKey, account, secretName), options.rootCaPem, report('tokens controller'))] : []),
       ];
       return controllers;
     },

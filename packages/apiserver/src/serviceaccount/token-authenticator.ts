@@ -9,7 +9,7 @@ import type { KubeObject } from '@kapi/machinery';
 import { CREDENTIAL_ID_KEY, withAuthenticatedGroup, type UserInfo } from '../auth/user.js';
 import type { VerificationKey } from './keys.js';
 import { parseJwt, verifyJwt, type Claims } from './jwt.js';
-import type { ObjectCache } from './object-cache.js';
+import type { ObjectCache } from '@kapi/controllers';
 
 export const LEGACY_ISSUER = 'kubernetes/serviceaccount';
 export const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';

@@ -12,7 +12,7 @@
  * refuses creates, deletes every custom resource (all namespaces), then removes the
  * `customresourcecleanup.apiextensions.k8s.io` finalizer so the CRD goes.
  *
- * The CRDs come from the shared informer loop (controllers/informer.ts: a consistent first
+ * The CRDs come from the shared informer loop (informer/informer.ts: a consistent first
  * list, then a watch resumed from its last resourceVersion when it ends, a consistent
  * relist only after 410 Expired). Its synchronous handlers keep `known` (the CRDs as last
  * seen, and this controller's own status writes before their events arrive — kube's naming
@@ -26,8 +26,8 @@ import { isConflict, isNotFound } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
 import type { Registry } from '../registry.js';
 import type { RestResource } from '../rest.js';
-import { startInformer } from '../controllers/informer.js';
-import { createWorkQueue } from '../controllers/work-queue.js';
+import { startInformer } from '../informer/informer.js';
+import { createWorkQueue } from '../informer/work-queue.js';
 import { APIEXTENSIONS_GROUP, CLEANUP_FINALIZER, asCrd, isConditionTrue, type CustomResourceDefinition } from './crd-types.js';
 import { TERMINATING, desiredStatus, sameStatus } from './crd-status.js';
 import { customResourceDefinition } from './custom-resource.js';

@@ -1,6 +1,6 @@
 /**
- * Test support (not exported from the package): a real etcd per test file, a fresh key
- * prefix per registry, and assertions on StatusErrors.
+ * Test support (`@kapi/registry/testing`, for this package's tests and the controllers'): a
+ * real etcd per test file, a fresh key prefix per registry, and assertions on StatusErrors.
  */
 import assert from 'node:assert/strict';
 import type { Status } from '@kapi/machinery';

@@ -6,7 +6,7 @@
  */
 import { networkInterfaces } from 'node:os';
 import { isIP } from 'node:net';
-import type { MasterLeases } from '@kapi/registry';
+import type { MasterLeases } from './kubernetes-service.js';
 import type { TtlKeys } from '@kapi/storage';
 
 export function masterLeases(keys: TtlKeys): MasterLeases {

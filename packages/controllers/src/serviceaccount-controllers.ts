@@ -10,14 +10,13 @@
  * after a second. Writes go through the registry (admission and validation included).
  */
 import { isAlreadyExists, isConflict, isNotFound, type KubeObject } from '@kapi/machinery';
-import type { Registry, TermController } from '@kapi/registry';
-import { ROOT_CA_CONFIGMAP } from '../admission/service-account.js';
-import type { SigningKey } from './keys.js';
-import { signJwt } from './jwt.js';
+import type { Registry } from '@kapi/registry';
+import type { TermController } from './controller-manager.js';
 import type { ObjectCache } from './object-cache.js';
-import { LEGACY_ISSUER, serviceAccountUsername } from './token-authenticator.js';
 
 export const SERVICE_ACCOUNT_TOKEN_TYPE = 'kubernetes.io/service-account-token';
+/** The ConfigMap the root CA publisher writes in every namespace (and pods' projected volumes read). */
+export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 const SA_NAME_ANNOTATION = 'kubernetes.io/service-account.name';
 const SA_UID_ANNOTATION = 'kubernetes.io/service-account.uid';
 const DESCRIPTION_ANNOTATION = 'kubernetes.io/description';
@@ -198,22 +197,11 @@ export function rootCaPublisher(registry: Pick<Registry, 'lookup'>, caches: Cont
   });
 }
 
-/** The legacy (Secret-based) token of a service account. */
-export function legacyToken(key: SigningKey, serviceAccount: KubeObject, secretName: string): string {
-  const namespace = serviceAccount.metadata.namespace ?? '';
-  const name = serviceAccount.metadata.name ?? '';
-  return signJwt(key, {
-    iss: LEGACY_ISSUER,
-    'kubernetes.io/serviceaccount/namespace': namespace,
-    'kubernetes.io/serviceaccount/secret.name': secretName,
-    'kubernetes.io/serviceaccount/service-account.name': name,
-    'kubernetes.io/serviceaccount/service-account.uid': String(serviceAccount.metadata.uid ?? ''),
-    sub: serviceAccountUsername(namespace, name),
-  });
-}
+/** Signs the legacy (Secret-based) token of `serviceAccount` for the Secret `secretName` (the apiserver holds the key). */
+export type LegacyTokenSigner = (serviceAccount: KubeObject, secretName: string) => string;
 
 /** kube's serviceaccount-token controller for Secrets of type kubernetes.io/service-account-token. */
-export function tokenSecretController(registry: Pick<Registry, 'lookup'>, caches: ControllerCaches, key: SigningKey, caPem: string | undefined, onError: (err: unknown) => void): TermController {
+export function tokenSecretController(registry: Pick<Registry, 'lookup'>, caches: ControllerCaches, legacyToken: LegacyTokenSigner, caPem: string | undefined, onError: (err: unknown) => void): TermController {
   const api = writer(registry, 'kapi-controller-manager/tokens-controller');
   const tokenSecrets = (namespace?: string) => caches.secrets.list(namespace).filter((s) => s['type'] === SERVICE_ACCOUNT_TOKEN_TYPE);
   const keyOf = (obj: KubeObject) => `${nsKey(obj)}/${obj.metadata.name ?? ''}`;
@@ -244,7 +232,7 @@ export function tokenSecretController(registry: Pick<Registry, 'lookup'>, caches
       const b64 = (text: string) => Buffer.from(text).toString('base64');
       let changed = false;
       if ((data['token'] ?? '') === '') {
-        data['token'] = b64(legacyToken(key, account, name));
+        data['token'] = b64(legacyToken(account, name));
         changed = true;
       }
       if (caPem !== undefined && data['ca.crt'] !== b64(caPem)) {

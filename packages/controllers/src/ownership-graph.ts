@@ -12,8 +12,7 @@
  * what they find back through `virtualDelete`.
  */
 import type { KubeObject, OwnerReference } from '@kapi/machinery';
-import { FINALIZER_FOREGROUND, FINALIZER_ORPHAN } from '../store-delete.js';
-import type { WorkQueue } from './work-queue.js';
+import { FINALIZER_FOREGROUND, FINALIZER_ORPHAN, type WorkQueue } from '@kapi/registry';
 
 export interface Identity {
   readonly apiVersion: string;

@@ -7,11 +7,33 @@
  * replicas that run it together agree. The authorizer does not wait for it: it resolves
  * aggregation itself (rbac-policy.ts).
  */
-import { isConflict, isNotFound, labelSelectorFromObject } from '@kapi/machinery';
+import { isConflict, isNotFound, labelSelectorFromObject, type LabelSelectorObject } from '@kapi/machinery';
 import type { Registry } from '@kapi/registry';
-import type { RbacPolicyStore } from './rbac-policy.js';
-import type { PolicyRule } from './rbac-rules.js';
-import { RBAC_GROUP } from './rbac-policy.js';
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+/** A ClusterRole's rule as stored. */
+export interface PolicyRule {
+  readonly verbs?: readonly string[];
+  readonly apiGroups?: readonly string[];
+  readonly resources?: readonly string[];
+  readonly resourceNames?: readonly string[];
+  readonly nonResourceURLs?: readonly string[];
+}
+
+/** A ClusterRole as stored (read-only, shared). */
+export interface ClusterRoleObject {
+  readonly metadata: { readonly name: string; readonly labels?: Readonly<Record<string, string>> };
+  readonly rules?: readonly PolicyRule[] | null;
+  readonly aggregationRule?: { readonly clusterRoleSelectors?: readonly LabelSelectorObject[] | null } | null;
+}
+
+/** Where the controller reads ClusterRoles from (the apiserver's RBAC informers). */
+export interface ClusterRoleSource {
+  clusterRoles(): Iterable<ClusterRoleObject>;
+  /** Calls `listener` after every change; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void;
+}
 
 export interface AggregationController {
   stop(): Promise<void>;
@@ -23,7 +45,7 @@ function canonical(rule: PolicyRule): string {
   return JSON.stringify({ verbs: rule.verbs ?? [], apiGroups: list(rule.apiGroups), resources: list(rule.resources), resourceNames: list(rule.resourceNames), nonResourceURLs: list(rule.nonResourceURLs) });
 }
 
-export function startAggregationController(registry: Pick<Registry, 'lookup'>, policy: RbacPolicyStore, onError: (err: unknown) => void): AggregationController {
+export function startAggregationController(registry: Pick<Registry, 'lookup'>, policy: ClusterRoleSource, onError: (err: unknown) => void): AggregationController {
   const resource = registry.lookup(RBAC_GROUP, 'v1', 'clusterroles');
   if (resource?.updater === undefined) throw new Error(`the aggregation controller needs clusterroles.${RBAC_GROUP}/v1`);
   const updater = resource.updater;

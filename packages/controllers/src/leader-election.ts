@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeObject } from '@kapi/machinery';
 import { isAlreadyExists, isConflict, isNotFound } from '@kapi/machinery';
-import type { Registry } from '../registry.js';
+import { sleep, type Registry } from '@kapi/registry';
 
 export interface LeaderElectionOptions {
   /** The Lease's namespace; default kube-system. */
@@ -47,20 +47,6 @@ const USER_AGENT = 'kapi-controller-manager/leader-election';
 /** kube's MicroTime: RFC 3339 with microseconds. */
 export function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
-
-/** Waits `ms`, or less when `signal` aborts; never rejects. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
 }
 
 export function startLeaderElection(registry: Registry, options: LeaderElectionOptions = {}): LeaderElector {

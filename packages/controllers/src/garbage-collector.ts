@@ -28,12 +28,8 @@
 import { setMaxListeners } from 'node:events';
 import type { KubeObject, OwnerReference } from '@kapi/machinery';
 import { isConflict, isNotFound } from '@kapi/machinery';
-import type { Registry, RegistryChange } from '../registry.js';
-import type { RestResource } from '../rest.js';
-import { FINALIZER_FOREGROUND, FINALIZER_ORPHAN } from '../store-delete.js';
-import { startInformer, type Informer } from './informer.js';
+import { createWorkQueue, FINALIZER_FOREGROUND, FINALIZER_ORPHAN, startInformer, type Informer, type Registry, type RegistryChange, type RestResource, type WorkQueue } from '@kapi/registry';
 import { blockingDependents, ownerReferencesOf, OwnershipGraph, type GraphNode, type Identity } from './ownership-graph.js';
-import { createWorkQueue, type WorkQueue } from './work-queue.js';
 
 const USER_AGENT = 'kapi-controller-manager/garbage-collector';
 

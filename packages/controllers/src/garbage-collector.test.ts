@@ -8,12 +8,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@kapi/machinery';
 import type { Watch, WatchEvent } from '@kapi/storage';
-import type { Registry } from '../registry.js';
-import type { RestResource } from '../rest.js';
-import { resource, startCachedRegistry, type CachedRegistry } from '../testing/registry-fixture.js';
-import { startControllers } from './index.js';
+import { startInformer, type Registry, type RestResource } from '@kapi/registry';
+import { resource, startCachedRegistry, type CachedRegistry } from '@kapi/registry/testing';
+import { startControllers } from './controller-manager.js';
 import { garbageCollector } from './garbage-collector.js';
-import { startInformer } from './informer.js';
 
 async function until(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -14,12 +14,7 @@
 import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '@kapi/machinery';
 import { isConflict, isNotFound, nowRFC3339 } from '@kapi/machinery';
-import { FINALIZER_KUBERNETES } from '../groups/core/namespaces.js';
-import type { Registry } from '../registry.js';
-import type { DeleteOptions, RestResource } from '../rest.js';
-import { FINALIZER_ORPHAN } from '../store-delete.js';
-import { startInformer, type Informer } from './informer.js';
-import { createWorkQueue } from './work-queue.js';
+import { createWorkQueue, FINALIZER_KUBERNETES, FINALIZER_ORPHAN, startInformer, type DeleteOptions, type Informer, type Registry, type RestResource } from '@kapi/registry';
 
 const USER_AGENT = 'kapi-controller-manager/namespace-controller';
 const CLUSTER = { namespace: '', userAgent: USER_AGENT };

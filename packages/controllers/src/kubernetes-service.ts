@@ -10,9 +10,7 @@
  */
 import type { KubeObject } from '@kapi/machinery';
 import { isAlreadyExists, isConflict, isNotFound, isStatusError } from '@kapi/machinery';
-import { newRepairState, repairServiceNetwork } from '../groups/core/service-network/index.js';
-import type { Registry } from '../registry.js';
-import type { RestResource } from '../rest.js';
+import { newRepairState, repairServiceNetwork, type Registry, type RestResource } from '@kapi/registry';
 
 /** The TTL leases the replicas keep (`<prefix>/masterleases/<ip>`, kube's storageLeases). */
 export interface MasterLeases {

@@ -13,7 +13,7 @@
  */
 import type { KubeObject } from '@kapi/machinery';
 import type { RestResource } from '../rest.js';
-import { sleep } from './leader-election.js';
+import { sleep } from './sleep.js';
 
 export interface InformerHandlers {
   onList(items: readonly KubeObject[]): void;

@@ -4,7 +4,7 @@
  * with them warm), but they act only in the one holding the leader Lease, for as long as
  * its term lasts.
  */
-import type { Registry } from '../registry.js';
+import type { Registry } from '@kapi/registry';
 import { startLeaderElection, type LeaderElectionOptions, type LeaderElector } from './leader-election.js';
 import { garbageCollector, type GarbageCollector, type GarbageCollectorOptions } from './garbage-collector.js';
 import { namespaceController, type NamespaceController } from './namespace-controller.js';

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Registry } from '../registry.js';
-import { resource, startFixture, type Fixture } from '../testing/registry-fixture.js';
+import type { Registry } from '@kapi/registry';
+import { resource, startFixture, type Fixture } from '@kapi/registry/testing';
 import { microTime, startLeaderElection, type LeaderElector } from './leader-election.js';
 
 const TIMING = { leaseDurationMs: 1200, renewDeadlineMs: 800, retryPeriodMs: 100 };
