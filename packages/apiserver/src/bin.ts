@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     audit: flags.audit,
     anonymousAuth: anonymousAllowed(flags),
     admissionPlugins: flags.admissionPlugins,
-    serviceAccountControllers: flags.serviceAccountControllers,
+    enabledControllers: flags.enabledControllers,
     ...(flags.serviceAccountIssuers.length > 0 ? {
       serviceAccountTokens: {
         issuers: flags.serviceAccountIssuers,

@@ -364,11 +364,25 @@ void describe('service account and admission flags (kube\'s validation)', () => 
 });
 
 void describe('--controllers (kube-controller-manager\'s, for the controllers kapi runs)', () => {
-  void it('enables every service account controller by default and turns named ones off', () => {
-    assert.deepEqual(parsed(['--etcd-servers=x']).serviceAccountControllers, { serviceAccount: true, serviceAccountToken: true, rootCaPublisher: true });
-    assert.deepEqual(parsed(['--etcd-servers=x', '--controllers=*,-serviceaccount-controller,-root-ca-cert-publisher']).serviceAccountControllers, { serviceAccount: false, serviceAccountToken: true, rootCaPublisher: false });
-    assert.deepEqual(parsed(['--etcd-servers=x', '--controllers=serviceaccount-token']).serviceAccountControllers, { serviceAccount: false, serviceAccountToken: true, rootCaPublisher: false });
-    assert.match(flagError(['--etcd-servers=x', '--controllers=*,-deployment-controller']), /^"deployment-controller" is not in the list of known controllers/);
-    assert.match(flagError(['--etcd-servers=x', '--controllers=*,-namespace-controller']), /kapi always runs namespace-controller/);
+  const enabled = (args: string[]) => [...parsed(['--etcd-servers=x', ...args]).enabledControllers].sort();
+  const ALL = ['clusterrole-aggregation-controller', 'garbage-collector-controller', 'namespace-controller', 'root-ca-certificate-publisher-controller', 'serviceaccount-controller', 'serviceaccount-token-controller'];
+  void it('enables every kube-controller-manager controller kapi runs by default; `*`, `name` and `-name` as KCM reads them', () => {
+    assert.deepEqual(enabled([]), ALL);
+    assert.deepEqual(enabled(['--controllers=*']), ALL);
+    assert.deepEqual(enabled(['--controllers=*,-serviceaccount-controller,-root-ca-cert-publisher']), ALL.filter((n) => n !== 'serviceaccount-controller' && n !== 'root-ca-certificate-publisher-controller'));
+    assert.deepEqual(enabled(['--controllers=serviceaccount-token']), ['serviceaccount-token-controller']);
+    // As KCM: `*` counts wherever it stands, and the first mention of a controller decides it; without `*` only those named run.
+    assert.deepEqual(enabled(['--controllers=-namespace-controller,*']), ALL.filter((n) => n !== 'namespace-controller'));
+    assert.deepEqual(enabled(['--controllers=namespace-controller,-namespace']), ['namespace-controller']);
+    assert.deepEqual(enabled(['--controllers=-namespace-controller']), []);
+  });
+  void it('switches off every controller that overlaps kube-controller-manager, by new names and old aliases', () => {
+    assert.deepEqual(enabled(['--controllers=-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller']), []);
+    assert.deepEqual(enabled(['--controllers=*,-namespace,-garbagecollector,-serviceaccount,-serviceaccount-token,-root-ca-cert-publisher,-clusterrole-aggregation']), []);
+    assert.deepEqual(enabled(['--controllers=namespace,garbagecollector']), ['garbage-collector-controller', 'namespace-controller']);
+  });
+  void it('refuses names kapi does not run (kube-apiserver\'s own work is not switchable)', () => {
+    assert.match(flagError(['--etcd-servers=x', '--controllers=*,-deployment-controller']), /^"deployment-controller" is not in the list of known controllers \(kapi runs namespace-controller, garbage-collector-controller, /);
+    assert.match(flagError(['--etcd-servers=x', '--controllers=-bootstrap-controller']), /^"bootstrap-controller" is not in the list of known controllers/);
   });
 });

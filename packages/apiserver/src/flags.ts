@@ -4,6 +4,7 @@
  * ignored so that existing manifests and kwokctl command lines start unchanged.
  */
 import { builtinDefinitions, customResourceDefinitions } from '@kapi/registry';
+import { KUBE_CONTROLLER_MANAGER_CONTROLLERS, resolveControllerFlag, UnknownControllerError } from '@kapi/controllers';
 import { isIP } from 'node:net';
 import { formatGoDuration, parseGoDuration } from './duration.js';
 import { resolveRuntimeConfig, RuntimeConfigError } from './runtime-config.js';
@@ -99,52 +100,18 @@ export interface ServerFlags {
   rootCaFile: string;
   /** The admission plugins kapi runs, resolved from --enable/--disable-admission-plugins and --admission-control. */
   admissionPlugins: string[];
-  /** kube-controller-manager's --controllers, resolved: the service account controllers kapi runs. */
-  serviceAccountControllers: ServiceAccountControllerSet;
+  /** kube-controller-manager's --controllers, resolved: which of kapi's kube-controller-manager controllers run. */
+  enabledControllers: Set<string>;
 }
 
-/** Which of kube-controller-manager's service account controllers run. */
-export interface ServiceAccountControllerSet {
-  readonly serviceAccount: boolean;
-  readonly serviceAccountToken: boolean;
-  readonly rootCaPublisher: boolean;
-}
-
-/** kube-controller-manager's names (and their older aliases) of the controllers kapi runs. */
-const CONTROLLER_NAMES: Readonly<Record<string, string>> = {
-  'serviceaccount-controller': 'serviceaccount-controller',
-  serviceaccount: 'serviceaccount-controller',
-  'serviceaccount-token-controller': 'serviceaccount-token-controller',
-  'serviceaccount-token': 'serviceaccount-token-controller',
-  'root-ca-certificate-publisher-controller': 'root-ca-certificate-publisher-controller',
-  'root-ca-cert-publisher': 'root-ca-certificate-publisher-controller',
-  'namespace-controller': 'namespace-controller',
-  namespace: 'namespace-controller',
-  'garbage-collector-controller': 'garbage-collector-controller',
-  garbagecollector: 'garbage-collector-controller',
-};
-
-/**
- * KCM's --controllers: `*` (every on-by-default one), `name`, `-name`. kapi runs the
- * namespace controller and the garbage collector (off with --enable-garbage-collector=false)
- * always; naming a controller kapi does not run is an error.
- */
-function resolveControllers(entries: readonly string[]): ServiceAccountControllerSet {
-  const enabled = new Map<string, boolean>();
-  let star = false;
-  for (const entry of entries) {
-    if (entry === '*') {
-      star = true;
-      continue;
-    }
-    const off = entry.startsWith('-');
-    const name = CONTROLLER_NAMES[off ? entry.slice(1) : entry];
-    if (name === undefined) throw new FlagError(`${JSON.stringify(off ? entry.slice(1) : entry)} is not in the list of known controllers (kapi runs ${[...new Set(Object.values(CONTROLLER_NAMES))].join(', ')})`);
-    if (off && (name === 'namespace-controller' || name === 'garbage-collector-controller')) throw new FlagError(`--controllers: kapi always runs ${name} (use --enable-garbage-collector=false for the collector)`);
-    enabled.set(name, !off);
+/** KCM's --controllers over the controllers kapi runs (@kapi/controllers' catalogue). */
+function resolveControllers(entries: readonly string[]): Set<string> {
+  try {
+    return resolveControllerFlag(entries);
+  } catch (err) {
+    if (err instanceof UnknownControllerError) throw new FlagError(err.message);
+    throw err;
   }
-  const on = (name: string) => enabled.get(name) ?? star;
-  return { serviceAccount: on('serviceaccount-controller'), serviceAccountToken: on('serviceaccount-token-controller'), rootCaPublisher: on('root-ca-certificate-publisher-controller') };
 }
 
 /**
@@ -215,8 +182,8 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'service-node-port-range': { type: 'string', defaultText: '30000-32767', help: 'A port range to reserve for services with NodePort visibility. This must not overlap with the ephemeral port range on nodes. Example: \'30000-32767\'. Inclusive at both ends of the range.' },
   'advertise-address': { type: 'string', defaultText: '', help: 'The IP address on which to advertise the apiserver to members of the cluster (the `kubernetes` Endpoints). This address must be reachable by the rest of the cluster. If blank, the --bind-address will be used. If --bind-address is unspecified, the host\'s default interface will be used.' },
   'endpoint-reconciler-type': { type: 'string', defaultText: 'lease', help: 'Use an endpoint reconciler (lease, none) for the `kubernetes` Endpoints and EndpointSlice. kapi does not build master-count.' },
-  // kube-controller-manager's leader election flags: kapi runs the namespace controller and the garbage collector itself.
-  'leader-elect': { type: 'bool', defaultText: 'true', help: 'Start a leader election client and gain leadership before executing the main loop (kapi\'s namespace controller and garbage collector). Enable this when running replicated components for high availability.' },
+  // kube-controller-manager's leader election flags, for the kube-controller-manager controllers kapi runs itself (--controllers).
+  'leader-elect': { type: 'bool', defaultText: 'true', help: 'Start a leader election client and gain leadership before executing the main loop (kapi\'s kube-controller-manager controllers). Enable this when running replicated components for high availability.' },
   'leader-elect-lease-duration': { type: 'duration', defaultText: '15s', help: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that a leader can be stopped before it is replaced by another candidate. This is only applicable if leader election is enabled.' },
   'leader-elect-renew-deadline': { type: 'duration', defaultText: '10s', help: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration. This is only applicable if leader election is enabled.' },
   'leader-elect-retry-period': { type: 'duration', defaultText: '2s', help: 'The duration the clients should wait between attempting acquisition and renewal of a leadership. This is only applicable if leader election is enabled.' },
@@ -258,7 +225,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'service-account-jwks-uri': { type: 'string', defaultText: '', help: 'Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration. Default: https://<advertise address>:<secure port>/openid/v1/jwks.' },
   'service-account-lookup': { type: 'bool', defaultText: 'true', help: 'If true, validate ServiceAccount tokens exist in etcd as part of authentication.' },
   'root-ca-file': { type: 'string', defaultText: '', help: 'kube-controller-manager\'s flag (kapi runs its root CA publisher): the CA bundle published as ca.crt of the kube-root-ca.crt ConfigMap in every namespace and of service account token Secrets. Default: the serving certificate (--tls-cert-file, or the generated one).' },
-  controllers: { type: 'stringList', defaultText: '*', help: 'kube-controller-manager\'s list of controllers to enable, for those kapi runs: \'*\' enables all on-by-default controllers, \'foo\' enables the controller named \'foo\', \'-foo\' disables it. kapi runs namespace-controller, garbage-collector-controller (both always), serviceaccount-controller, serviceaccount-token-controller and root-ca-certificate-publisher-controller.' },
+  controllers: { type: 'stringList', defaultText: '*', help: `kube-controller-manager's list of controllers to enable, for those kapi runs: '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. kapi runs ${KUBE_CONTROLLER_MANAGER_CONTROLLERS.join(', ')}; switch them off when the real kube-controller-manager runs them.` },
   'enable-admission-plugins': { type: 'stringList', defaultText: '', help: 'admission plugins that should be enabled in addition to default enabled ones (kube\'s default set; kapi runs NamespaceLifecycle and ServiceAccount of it). Naming a plugin kapi does not build is a startup error.' },
   'disable-admission-plugins': { type: 'stringList', defaultText: '', help: 'admission plugins that should be disabled although they are in the default enabled plugins list.' },
   'admission-control': { type: 'stringList', defaultText: '', help: 'Exactly the admission plugins to run (DEPRECATED: Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.)' },
@@ -669,7 +636,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     serviceAccountLookup: get<boolean>('service-account-lookup'),
     rootCaFile: get<string>('root-ca-file'),
     admissionPlugins: [],
-    serviceAccountControllers: resolveControllers(get<string[]>('controllers')),
+    enabledControllers: resolveControllers(get<string[]>('controllers')),
   };
   for (const [name, value] of values) {
     if (FLAGS[name]?.unimplemented === true && value !== '' && value !== false) throw new FlagError(`--${name} is not implemented by kapi`);

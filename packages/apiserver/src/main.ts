@@ -18,15 +18,10 @@ import {
   advertisedAddress,
   ensureFlowcontrolBootstrap,
   FLOWCONTROL_GROUP,
-  keepFlowcontrolBootstrap,
+  kapiControllers,
   masterLeases,
-  startAggregationController,
   startControllers,
-  startKubernetesServiceController,
-  type AggregationController,
   type ControllerOptions,
-  type FlowcontrolBootstrapKeeper,
-  type KubernetesServiceController,
   type KubernetesServiceOptions,
   type RunningControllers,
 } from '@kapi/controllers';
@@ -130,7 +125,11 @@ export interface ApiServerOptions {
    * open-files limit free. At the cap the connection idle the longest is closed for a new one.
    */
   readonly maxConnections?: number;
-  /** The lifecycle controllers (namespace deletion) behind leader election; false = none. Default: on, kube's lease timings. */
+  /**
+   * kapi's leader-elected controllers (namespace deletion, garbage collection, service
+   * accounts) and their leader election; false = none of them (programmatic: tests that need
+   * a quiet cluster; the others still run). Default: on, kube's lease timings.
+   */
   readonly controllers?: false | ControllerOptions;
   /**
    * `--enable-garbage-collector` (default true). False: deletes add no `orphan`/`foregroundDeletion`
@@ -182,8 +181,8 @@ export interface ApiServerOptions {
   readonly rootCaFile?: string;
   /** The admission plugins to run (admission/plugins.ts resolves the flags); default kube's defaults kapi builds: NamespaceLifecycle, ServiceAccount. */
   readonly admissionPlugins?: readonly string[];
-  /** kube-controller-manager's --controllers for the service account controllers; default all on. */
-  readonly serviceAccountControllers?: { readonly serviceAccount: boolean; readonly serviceAccountToken: boolean; readonly rootCaPublisher: boolean };
+  /** kube-controller-manager's --controllers, resolved (@kapi/controllers' resolveControllerFlag): which of kapi's KCM controllers run; default every one. */
+  readonly enabledControllers?: ReadonlySet<string>;
 }
 
 export interface RunningServer {
@@ -358,7 +357,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     defaultJwksUri: () => `https://${urlHost(advertiseAddress !== '' ? advertiseAddress : externalHost(options.bindAddress ?? '0.0.0.0'))}:${boundPort ?? securePort ?? 6443}/openid/v1/jwks`,
     onError: (what, err) => logger.warn(`${what}: ${err instanceof Error ? err.message : String(err)}`),
     ...(saTokens?.lookup === false ? { lookup: false } : {}),
-    ...(options.serviceAccountControllers !== undefined ? { enabled: options.serviceAccountControllers } : {}),
   });
   let rbacPolicy: RbacPolicyStore | undefined;
   const authorizer: Authorizer = unionAuthorizer(modes.map((mode) => {
@@ -436,7 +434,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const lifecycle = new ServerLifecycle();
   let namespacesReady = false;
   let rbacBootstrapped = false;
-  let aggregation: AggregationController | undefined;
   let closing = false;
   const etcdCheck = boundedCheck('etcd', () => etcd.currentRevision(), options.etcdHealthcheckTimeoutMs ?? 2000);
   const etcdReadiness = boundedCheck('etcd-readiness', () => etcd.currentRevision(), options.etcdReadycheckTimeoutMs ?? 2000);
@@ -541,20 +538,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   }
 
   let wake: (() => void) | undefined;
-  let flowcontrolKeeper: FlowcontrolBootstrapKeeper | undefined;
   const bootstrap = (async () => {
     for (let delay = 100; !closing; delay = Math.min(delay * 2, 5000)) {
       try {
         await registry.ensureSystemNamespaces();
         namespacesReady = true;
-        if (rbacPolicy !== undefined) {
-          await reconcileBootstrapPolicy(storedRegistry);
-          aggregation ??= startAggregationController(storedRegistry, rbacPolicy, (err) => logger.warn(`clusterrole aggregation: ${err instanceof Error ? err.message : String(err)}`));
-        }
+        if (rbacPolicy !== undefined) await reconcileBootstrapPolicy(storedRegistry);
         rbacBootstrapped = true;
         await ensureFlowcontrolBootstrap(storedRegistry);
         flowcontrolBootstrapped = true;
-        flowcontrolKeeper ??= keepFlowcontrolBootstrap(storedRegistry, 60_000, (err) => logger.warn(`flowcontrol bootstrap configuration: ${err instanceof Error ? err.message : String(err)}`));
         return;
       } catch (err) {
         logger.warn(`creating system namespaces failed, retrying in ${delay}ms: ${err instanceof Error ? err.message : String(err)}`);
@@ -570,7 +562,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   })();
 
   let controllers: RunningControllers | undefined;
-  let kubernetesService: KubernetesServiceController | undefined;
   let closed: Promise<void> | undefined;
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   const close = (): Promise<void> => {
@@ -596,10 +587,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       for (const listener of listeners) listener.force();
       await Promise.all(listeners.map((l) => l.closed));
       await bootstrap;
-      await flowcontrolKeeper?.stop();
-      await kubernetesService?.stop();
       await controllers?.stop();
-      await aggregation?.stop();
       await rbacPolicy?.stop();
       await serviceAccounts.stop();
       await crdController.stop();
@@ -617,23 +605,29 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await bootstrap;
   // Every CRD stored so far is served before the server reports itself started (as readyz's crd-informer-synced).
   if (!closing) await crdController.synced();
-  if (options.controllers !== false && !closing) {
-    const controllerOptions = options.controllers ?? {};
-    const withServiceAccounts = { ...controllerOptions, additional: [...(controllerOptions.additional ?? []), ...serviceAccounts.controllers()] };
-    controllers = startControllers(registry, garbageCollection ? withServiceAccounts : { ...withServiceAccounts, garbageCollector: false });
+  if (!closing) {
+    const tuning = options.controllers === false ? {} : (options.controllers ?? {});
+    const reconciler = options.endpointReconcilerType ?? 'lease';
+    controllers = startControllers(registry, kapiControllers({
+      registry,
+      onError: (name, err) => logger.warn(`${name}: ${err instanceof Error ? err.message : String(err)}`),
+      ...(tuning.namespaceResyncMs !== undefined ? { namespaceResyncMs: tuning.namespaceResyncMs } : {}),
+      ...(garbageCollection && tuning.garbageCollector !== false ? { garbageCollector: tuning.garbageCollector ?? {} } : {}),
+      ...serviceAccounts.controllerInputs,
+      ...(rbacPolicy !== undefined ? { clusterRoles: rbacPolicy } : {}),
+      ...(options.kubernetesService !== false && result.securePort !== undefined ? {
+        kubernetesService: {
+          ...options.kubernetesService,
+          advertiseAddress,
+          securePort: result.securePort,
+          endpointReconciler: reconciler,
+          ...(reconciler === 'lease' ? { leases: masterLeases(ttlKeys(etcdClient, `${etcdPrefix}/masterleases/`)) } : {}),
+        },
+      } : {}),
+      ...(storedRegistry.lookup(FLOWCONTROL_GROUP, 'v1', 'flowschemas') !== undefined ? { flowcontrol: { intervalMs: 60_000 } } : {}),
+    }, { leaderElected: options.controllers !== false, ...(options.enabledControllers !== undefined ? { enabled: options.enabledControllers } : {}) }), tuning.leaderElection !== undefined ? { leaderElection: tuning.leaderElection } : {});
     // Their first lists come from the watch caches: wait briefly so that readyz (informer-sync) passes on return.
     for (const deadline = Date.now() + 5000; !controllers.synced() && !closing && Date.now() < deadline; ) await sleep(10);
-  }
-  if (options.kubernetesService !== false && !closing && result.securePort !== undefined) {
-    const reconciler = options.endpointReconcilerType ?? 'lease';
-    kubernetesService = startKubernetesServiceController(storedRegistry, {
-      ...options.kubernetesService,
-      advertiseAddress,
-      securePort: result.securePort,
-      endpointReconciler: reconciler,
-      ...(reconciler === 'lease' ? { leases: masterLeases(ttlKeys(etcdClient, `${etcdPrefix}/masterleases/`)) } : {}),
-      onError: (err) => logger.warn(`kubernetes service controller: ${err instanceof Error ? err.message : String(err)}`),
-    });
   }
   // Requests are authorized from the RBAC informers: wait (bounded) for their first lists.
   for (const deadline = Date.now() + 10_000; rbacPolicy !== undefined && !rbacPolicy.synced() && !closing && Date.now() < deadline; ) await sleep(10);

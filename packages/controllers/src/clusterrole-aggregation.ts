@@ -9,6 +9,7 @@
  */
 import { isConflict, isNotFound, labelSelectorFromObject, type LabelSelectorObject } from '@kapi/machinery';
 import type { Registry } from '@kapi/registry';
+import type { TermController } from './controller.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
@@ -35,9 +36,6 @@ export interface ClusterRoleSource {
   onChange(listener: () => void): () => void;
 }
 
-export interface AggregationController {
-  stop(): Promise<void>;
-}
 
 /** The rule as its Go struct encodes it (empty lists omitted), for comparisons. */
 function canonical(rule: PolicyRule): string {
@@ -45,13 +43,14 @@ function canonical(rule: PolicyRule): string {
   return JSON.stringify({ verbs: rule.verbs ?? [], apiGroups: list(rule.apiGroups), resources: list(rule.resources), resourceNames: list(rule.resourceNames), nonResourceURLs: list(rule.nonResourceURLs) });
 }
 
-export function startAggregationController(registry: Pick<Registry, 'lookup'>, policy: ClusterRoleSource, onError: (err: unknown) => void): AggregationController {
+/** Aggregates while it runs: at the start of a run, then after each change of the policy. */
+export function clusterRoleAggregationController(registry: Pick<Registry, 'lookup'>, policy: ClusterRoleSource, onError: (err: unknown) => void): TermController {
   const resource = registry.lookup(RBAC_GROUP, 'v1', 'clusterroles');
   if (resource?.updater === undefined) throw new Error(`the aggregation controller needs clusterroles.${RBAC_GROUP}/v1`);
   const updater = resource.updater;
   let scheduled: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
-  let stopped = false;
+  let stopped = true;
 
   const sync = async (): Promise<void> => {
     const roles = [...policy.clusterRoles()].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
@@ -86,14 +85,20 @@ export function startAggregationController(registry: Pick<Registry, 'lookup'>, p
       running = running.then(sync).catch(onError);
     }, 20);
   };
-  const unsubscribe = policy.onChange(schedule);
-  schedule();
   return {
-    async stop() {
+    synced: () => true,
+    async run(signal) {
+      if (signal.aborted) return;
+      stopped = false;
+      const unsubscribe = policy.onChange(schedule);
+      schedule();
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       stopped = true;
       unsubscribe();
       clearTimeout(scheduled);
+      scheduled = undefined;
       await running;
     },
+    stop: () => Promise.resolve(),
   };
 }

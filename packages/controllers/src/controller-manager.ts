@@ -1,46 +1,28 @@
 /**
- * The controllers kapi runs itself (kube-controller-manager's part of the lifecycle): their
- * informers and the garbage collector's graph run in every replica (so a new leader starts
- * with them warm), but they act only in the one holding the leader Lease, for as long as
- * its term lasts.
+ * Runs kapi's controllers: the leader-elected ones act only in the terms this replica holds
+ * the leader Lease (their informers, and the garbage collector's graph, run in every replica
+ * so that a new leader starts with them warm); the others act from start to stop. No
+ * leader-elected controller, no leader election (no Lease is written).
  */
 import type { Registry } from '@kapi/registry';
+import type { Controller } from './controller.js';
 import { startLeaderElection, type LeaderElectionOptions, type LeaderElector } from './leader-election.js';
-import { garbageCollector, type GarbageCollector, type GarbageCollectorOptions } from './garbage-collector.js';
-import { namespaceController, type NamespaceController } from './namespace-controller.js';
 
-export { startLeaderElection, microTime, type LeaderElectionOptions, type LeaderElector } from './leader-election.js';
-export { namespaceController, type NamespaceController, type NamespaceControllerOptions } from './namespace-controller.js';
-export { garbageCollector, type GarbageCollector, type GarbageCollectorOptions } from './garbage-collector.js';
-
-/** A controller that acts only while this replica leads (see startControllers). */
-export interface TermController {
-  /** True once its informers have made their first lists. */
-  synced(): boolean;
-  /** Acts until `term` aborts; resolves when it stopped acting. */
-  run(term: AbortSignal): Promise<void>;
-  stop(): Promise<void>;
-}
-
-export interface ControllerOptions {
-  /** false: no leader election, this replica always acts (kube's --leader-elect=false). */
+export interface ControllerManagerOptions {
+  /** false: no leader election, this replica always leads (kube's --leader-elect=false). */
   readonly leaderElection?: LeaderElectionOptions | false;
-  /** When a terminating namespace with content left is looked at again; default 1000 ms. */
-  readonly namespaceResyncMs?: number;
-  /** The garbage collector's options; false = no garbage collector. */
-  readonly garbageCollector?: GarbageCollectorOptions | false;
-  /** More controllers run in the leader's terms (the apiserver's service account controllers). */
-  readonly additional?: readonly TermController[];
 }
 
 export interface RunningControllers {
-  /** undefined with leader election off. */
+  /** undefined with leader election off, or with no leader-elected controller. */
   readonly elector: LeaderElector | undefined;
-  readonly garbageCollector: GarbageCollector | undefined;
-  readonly namespaces: NamespaceController;
-  /** True once every informer (namespaces, every garbage-collector monitor) has made its first list. */
+  /** The names of the controllers running, in the order given. */
+  readonly names: readonly string[];
+  /** The running controller of that name. */
+  get(name: string): Controller | undefined;
+  /** True once every controller's informers have made their first lists. */
   synced(): boolean;
-  /** Stops acting, releases the lease, and resolves once the loops have ended. */
+  /** Stops acting, releases the lease, and resolves once every controller has stopped. */
   stop(): Promise<void>;
 }
 
@@ -60,33 +42,30 @@ function alwaysLeader(): LeaderElector {
   };
 }
 
-export function startControllers(registry: Registry, options: ControllerOptions = {}): RunningControllers {
-  const namespaces = namespaceController(registry, { resyncMs: options.namespaceResyncMs ?? 1000 });
-  const collector = options.garbageCollector === false ? undefined : garbageCollector(registry, options.garbageCollector ?? {});
-  const additional = options.additional ?? [];
-  const elector = options.leaderElection === false ? alwaysLeader() : startLeaderElection(registry, options.leaderElection);
-  const loop = (async () => {
+export function startControllers(registry: Registry, controllers: readonly Controller[], options: ControllerManagerOptions = {}): RunningControllers {
+  const elected = controllers.filter((c) => c.leaderElected);
+  const everyReplica = controllers.filter((c) => !c.leaderElected);
+  const lifetime = new AbortController();
+  const campaigning = elected.length > 0 && options.leaderElection !== false;
+  const elector = elected.length === 0 ? undefined : campaigning ? startLeaderElection(registry, options.leaderElection || undefined) : alwaysLeader();
+  const terms = (async () => {
     for (;;) {
-      const term = await elector.nextTerm();
+      const term = await elector?.nextTerm();
       if (term === undefined) return;
-      await Promise.all([namespaces.run(term), collector?.run(term), ...additional.map((c) => c.run(term))]);
+      await Promise.all(elected.map((c) => c.run(term)));
     }
   })();
+  const always = Promise.all(everyReplica.map((c) => c.run(lifetime.signal)));
   return {
-    elector: options.leaderElection === false ? undefined : elector,
-    garbageCollector: collector,
-    namespaces,
-    synced: () => namespaces.synced() && (collector?.synced() ?? true) && additional.every((c) => c.synced()),
+    elector: campaigning ? elector : undefined,
+    names: controllers.map((c) => c.name),
+    get: (name) => controllers.find((c) => c.name === name),
+    synced: () => controllers.every((c) => c.synced()),
     async stop(): Promise<void> {
-      await elector.stop();
-      await loop;
-      await Promise.all([namespaces.stop(), collector?.stop(), ...additional.map((c) => c.stop())]);
+      lifetime.abort();
+      await elector?.stop();
+      await Promise.all([terms, always]);
+      await Promise.all(controllers.map((c) => c.stop()));
     },
   };
 }
-export {
-  startKubernetesServiceController,
-  type KubernetesServiceController,
-  type KubernetesServiceOptions,
-  type MasterLeases,
-} from './kubernetes-service.js';

@@ -11,7 +11,8 @@
  */
 import { flowcontrolBootstrap } from '@kapi/catalog';
 import { isAlreadyExists, isConflict, isNotFound, type KubeObject } from '@kapi/machinery';
-import type { Registry, RequestContext, RestResource } from '@kapi/registry';
+import { sleep, type Registry, type RequestContext, type RestResource } from '@kapi/registry';
+import type { TermController } from './controller.js';
 
 export const FLOWCONTROL_GROUP = 'flowcontrol.apiserver.k8s.io';
 const AUTOUPDATE = 'apf.kubernetes.io/autoupdate-spec';
@@ -132,26 +133,17 @@ export async function ensureFlowcontrolBootstrap(registry: Pick<Registry, 'looku
   await removeDangling(levels, new Set([...names(config.mandatoryPriorityLevelConfigurations), ...names(config.suggestedPriorityLevelConfigurations)]));
 }
 
-export interface FlowcontrolBootstrapKeeper {
-  stop(): Promise<void>;
-}
-
-/** Runs ensureFlowcontrolBootstrap every `intervalMs` (kube: every minute) until stopped. */
-export function keepFlowcontrolBootstrap(registry: Pick<Registry, 'lookup'>, intervalMs: number, onError: (err: unknown) => void): FlowcontrolBootstrapKeeper {
-  let running: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    if (running !== undefined) return;
-    running = ensureFlowcontrolBootstrap(registry)
-      .catch(onError)
-      .finally(() => {
-        running = undefined;
-      });
-  }, intervalMs);
-  timer.unref();
+/** Runs ensureFlowcontrolBootstrap every `intervalMs` (kube: every minute) while it runs; the first pass is the caller's (at start). */
+export function flowcontrolBootstrapKeeper(registry: Pick<Registry, 'lookup'>, intervalMs: number, onError: (err: unknown) => void): TermController {
   return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+    synced: () => true,
+    async run(signal) {
+      for (;;) {
+        await sleep(intervalMs, signal);
+        if (signal.aborted) return;
+        await ensureFlowcontrolBootstrap(registry).catch(onError);
+      }
     },
+    stop: () => Promise.resolve(),
   };
 }

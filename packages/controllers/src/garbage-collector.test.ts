@@ -47,11 +47,13 @@ void describe('garbage collector over the watch cache', () => {
   after(async () => fixture.close());
 
   void it('collects dependents from watch events: each monitor lists once, never again', async () => {
-    const controllers = startControllers(registry, { leaderElection: false });
+    const gc = garbageCollector(registry);
+    const controllers = startControllers(registry, [
+      { name: 'garbage-collector-controller', owner: 'kube-controller-manager', leaderElected: true, synced: () => gc.synced(), run: (term) => gc.run(term), stop: () => gc.stop() },
+    ], { leaderElection: false });
     try {
       assert.equal(controllers.synced(), false, 'not synced before the first lists (readyz informer-sync fails)');
       await until('the informers to sync', () => controllers.synced());
-      const gc = controllers.garbageCollector!;
       const listsAtSync = gc.lists();
       for (let i = 0; i < 10; i++) {
         const owner = await make(`owner-${i}`);

@@ -1,23 +1,18 @@
+export type { Controller, ControllerOwner, TermController } from './controller.js';
+export { startControllers, type ControllerManagerOptions, type RunningControllers } from './controller-manager.js';
 export {
-  startControllers,
-  startLeaderElection,
-  namespaceController,
-  garbageCollector,
-  microTime,
+  kapiControllers,
+  resolveControllerFlag,
+  UnknownControllerError,
+  KUBE_CONTROLLER_MANAGER_CONTROLLERS,
+  type ControllerInputs,
   type ControllerOptions,
-  type TermController,
-  type RunningControllers,
-  type LeaderElector,
-  type LeaderElectionOptions,
-  type GarbageCollector,
-  type GarbageCollectorOptions,
-  type NamespaceController,
-  type NamespaceControllerOptions,
-  startKubernetesServiceController,
-  type KubernetesServiceController,
-  type KubernetesServiceOptions,
-  type MasterLeases,
-} from './controller-manager.js';
+  type ControllerSelection,
+} from './catalogue.js';
+export { startLeaderElection, microTime, type LeaderElectionOptions, type LeaderElector } from './leader-election.js';
+export { namespaceController, type NamespaceController, type NamespaceControllerOptions } from './namespace-controller.js';
+export { garbageCollector, type GarbageCollector, type GarbageCollectorOptions } from './garbage-collector.js';
+export { kubernetesServiceController, type KubernetesServiceController, type KubernetesServiceOptions, type MasterLeases } from './kubernetes-service.js';
 export { masterLeases, advertisedAddress } from './master-leases.js';
 export { startObjectCache, EMPTY_OBJECT_CACHE, type ObjectCache } from './object-cache.js';
 export {
@@ -29,5 +24,5 @@ export {
   type ControllerCaches,
   type LegacyTokenSigner,
 } from './serviceaccount-controllers.js';
-export { startAggregationController, type AggregationController, type ClusterRoleObject, type ClusterRoleSource, type PolicyRule } from './clusterrole-aggregation.js';
-export { ensureFlowcontrolBootstrap, keepFlowcontrolBootstrap, FLOWCONTROL_GROUP, type FlowcontrolBootstrapKeeper } from './flowcontrol-bootstrap.js';
+export { clusterRoleAggregationController, type ClusterRoleObject, type ClusterRoleSource, type PolicyRule } from './clusterrole-aggregation.js';
+export { ensureFlowcontrolBootstrap, flowcontrolBootstrapKeeper, FLOWCONTROL_GROUP } from './flowcontrol-bootstrap.js';

@@ -10,7 +10,8 @@
  */
 import type { KubeObject } from '@kapi/machinery';
 import { isAlreadyExists, isConflict, isNotFound, isStatusError } from '@kapi/machinery';
-import { newRepairState, repairServiceNetwork, type Registry, type RestResource } from '@kapi/registry';
+import { newRepairState, repairServiceNetwork, sleep, type Registry, type RestResource } from '@kapi/registry';
+import type { TermController } from './controller.js';
 
 /** The TTL leases the replicas keep (`<prefix>/masterleases/<ip>`, kube's storageLeases). */
 export interface MasterLeases {
@@ -40,17 +41,19 @@ export interface KubernetesServiceOptions {
   readonly onError?: (err: unknown) => void;
 }
 
-export interface KubernetesServiceController {
+/**
+ * `run` reconciles until its signal aborts; `stop` then removes this replica's lease and
+ * address. `synced` is always true (no informers).
+ */
+export interface KubernetesServiceController extends TermController {
   /** True once the first repair pass and the first Service reconciliation have succeeded. */
-  synced(): boolean;
-  /** Stops the loop, removes this replica's lease and address. */
-  stop(): Promise<void>;
+  ready(): boolean;
 }
 
 const REQUEST = { namespace: 'default', userAgent: 'kube-apiserver/v1.32.0' };
 const NAME = 'kubernetes';
 
-function served(registry: Registry, group: string, version: string, plural: string): RestResource {
+function served(registry: Pick<Registry, 'lookup'>, group: string, version: string, plural: string): RestResource {
   const found = registry.lookup(group, version, plural);
   if (found === undefined) throw new Error(`${plural}.${group}/${version} is not served`);
   return found;
@@ -83,7 +86,7 @@ async function ensure(resource: RestResource, desired: KubeObject, differs: (cur
 
 const portOf = (securePort: number) => ({ name: 'https', port: securePort, protocol: 'TCP' });
 
-export function startKubernetesServiceController(registry: Registry, options: KubernetesServiceOptions): KubernetesServiceController {
+export function kubernetesServiceController(registry: Pick<Registry, 'lookup' | 'serviceNetwork'>, options: KubernetesServiceOptions): KubernetesServiceController {
   const intervalMs = options.intervalMs ?? 10_000;
   const ttl = options.leaseTTLSeconds ?? 15;
   const repairIntervalMs = options.repairIntervalMs ?? 180_000;
@@ -97,8 +100,6 @@ export function startKubernetesServiceController(registry: Registry, options: Ku
   let lastRepair = -Infinity;
   let repaired = false;
   let serviceReady = false;
-  let stopped = false;
-  let wake: (() => void) | undefined;
 
   const repair = async (): Promise<void> => {
     await repairServiceNetwork(network, repairState, async () => (await services.lister!.list({ namespace: '' }, {})).items);
@@ -175,30 +176,21 @@ export function startKubernetesServiceController(registry: Registry, options: Ku
     await reconcileEndpoints();
   };
 
-  const loop = (async () => {
-    while (!stopped) {
-      try {
-        await round();
-      } catch (err) {
-        if (!stopped) report(isStatusError(err) ? err : err instanceof Error ? err : new Error(String(err)));
-      }
-      if (stopped) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, repaired && serviceReady ? intervalMs : Math.min(intervalMs, 1000));
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-  })();
-
   return {
-    synced: () => repaired && serviceReady,
+    synced: () => true,
+    ready: () => repaired && serviceReady,
+    async run(signal): Promise<void> {
+      while (!signal.aborted) {
+        try {
+          await round();
+        } catch (err) {
+          if (!signal.aborted) report(isStatusError(err) ? err : err instanceof Error ? err : new Error(String(err)));
+        }
+        if (signal.aborted) break;
+        await sleep(repaired && serviceReady ? intervalMs : Math.min(intervalMs, 1000), signal);
+      }
+    },
     async stop(): Promise<void> {
-      stopped = true;
-      wake?.();
-      await loop;
       if (options.endpointReconciler !== 'lease' || options.leases === undefined) return;
       try {
         await options.leases.remove(options.advertiseAddress);

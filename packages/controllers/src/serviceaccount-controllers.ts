@@ -11,7 +11,7 @@
  */
 import { isAlreadyExists, isConflict, isNotFound, type KubeObject } from '@kapi/machinery';
 import type { Registry } from '@kapi/registry';
-import type { TermController } from './controller-manager.js';
+import type { TermController } from './controller.js';
 import type { ObjectCache } from './object-cache.js';
 
 export const SERVICE_ACCOUNT_TOKEN_TYPE = 'kubernetes.io/service-account-token';

@@ -1,15 +1,15 @@
 /**
- * Service accounts as kube-apiserver (plus kube-controller-manager's controllers) provide
- * them, assembled for the composition root: keys read at start, the token authenticator,
- * the `serviceaccounts/token` subresource, issuer discovery routes, the ServiceAccount
- * admission plugin's reads, and the controllers (default ServiceAccount, kube-root-ca.crt,
- * legacy token Secrets). Token issuing and checking exist only with
+ * Service accounts as kube-apiserver provides them, assembled for the composition root: keys
+ * read at start, the token authenticator, the `serviceaccounts/token` subresource, issuer
+ * discovery routes, the ServiceAccount admission plugin's reads, and what kube-controller-
+ * manager's service account controllers (@kapi/controllers) are built from: the informers
+ * and the legacy-token signer. Token issuing and checking exist only with
  * `--service-account-issuer` (kapi starts without it; kube requires it).
  */
 import { networkInterfaces } from 'node:os';
 import { isNotFound, type KubeObject } from '@kapi/machinery';
 import type { Registry, RestSubresource } from '@kapi/registry';
-import { defaultServiceAccountController, EMPTY_OBJECT_CACHE, rootCaPublisher, startObjectCache, tokenSecretController, type ControllerCaches, type TermController } from '@kapi/controllers';
+import { EMPTY_OBJECT_CACHE, startObjectCache, type ControllerCaches, type ControllerInputs } from '@kapi/controllers';
 import { signJwt } from './jwt.js';
 import { readPublicKeys, readSigningKey, type SigningKey, type VerificationKey } from './keys.js';
 import { issuerDiscoveryRoutes, type DiscoveryRoute } from './oidc-discovery.js';
@@ -61,8 +61,8 @@ export interface ServiceAccountServices {
   readonly routes: Readonly<Record<string, DiscoveryRoute>>;
   /** Reads a service account for the ServiceAccount admission plugin (watch cache first, then a quorum read). */
   readonly readServiceAccount: (namespace: string, name: string) => Promise<KubeObject | undefined>;
-  /** The controllers to run in the leader's terms (start them with startControllers' `additional`). */
-  controllers(): TermController[];
+  /** What kapi's service account controllers are built from (@kapi/controllers' kapiControllers). */
+  readonly controllerInputs: Pick<ControllerInputs, 'serviceAccountCaches' | 'serviceAccountTokens'>;
   synced(): boolean;
   stop(): Promise<void>;
 }
@@ -76,8 +76,6 @@ export interface ServiceAccountServiceOptions {
   readonly onError: (what: string, err: unknown) => void;
   /** --service-account-lookup (default true): tokens of deleted service accounts (or bound objects) are refused. */
   readonly lookup?: boolean;
-  /** kube-controller-manager's --controllers for these controllers; default all on. */
-  readonly enabled?: { readonly serviceAccount: boolean; readonly serviceAccountToken: boolean; readonly rootCaPublisher: boolean };
 }
 
 /** The legacy (Secret-based) token of a service account, signed with `key`. */
@@ -139,7 +137,6 @@ export function startServiceAccounts(registry: Pick<Registry, 'lookup'>, options
     routes = issuerDiscoveryRoutes({ issuer: tokens.issuers[0]!, keys: tokens.verificationKeys, jwksUri: () => tokens.jwksUri ?? options.defaultJwksUri() });
   }
   const all = Object.values(caches).filter((c) => c !== undefined);
-  let controllers: TermController[] | undefined;
   return {
     authenticator,
     apiAudiences,
@@ -149,20 +146,18 @@ export function startServiceAccounts(registry: Pick<Registry, 'lookup'>, options
       const cached = caches.serviceAccounts.get(namespace, name);
       return cached ?? read('serviceaccounts', namespace, name);
     },
-    controllers() {
-      const enabled = options.enabled ?? { serviceAccount: true, serviceAccountToken: true, rootCaPublisher: true };
-      controllers ??= [
-        ...(enabled.serviceAccount ? [defaultServiceAccountController(registry, caches, report('serviceaccount controller'))] : []),
-        // kube-root-ca.crt is what a pod's service account token is checked against: kapi
-        // publishes it when it issues tokens (kube-apiserver always does: it requires an issuer).
-        ...(enabled.rootCaPublisher && tokens !== undefined && options.rootCaPem !== undefined ? [rootCaPublisher(registry, caches, options.rootCaPem, report('root-ca-cert-publisher'))] : []),
-        ...(enabled.serviceAccountToken && tokens !== undefined ? [tokenSecretController(registry, caches, (account, secretName) => legacyToken(tokens.signingKey, account, secretName), options.rootCaPem, report('tokens controller'))] : []),
-      ];
-      return controllers;
+    controllerInputs: {
+      serviceAccountCaches: caches,
+      ...(tokens !== undefined ? {
+        serviceAccountTokens: {
+          legacyToken: (account: KubeObject, secretName: string) => legacyToken(tokens.signingKey, account, secretName),
+          ...(options.rootCaPem !== undefined ? { rootCaPem: options.rootCaPem } : {}),
+        },
+      } : {}),
     },
     synced: () => all.every((c) => c.synced()),
     async stop() {
-      await Promise.all([...(controllers ?? []).map((c) => c.stop()), ...all.map((c) => c.stop())]);
+      await Promise.all(all.map((c) => c.stop()));
     },
   };
 }

@@ -1,0 +1,154 @@
+/**
+ * `--controllers` switches off every controller of kapi's that kube-controller-manager also
+ * runs, so the two never fight: the `kapi-apiserver` binary started with all of them off does
+ * none of their work (a deleted namespace stays Terminating with its content, an orphan whose
+ * owner is gone stays, no default ServiceAccount, no kube-root-ca.crt, no legacy token, no
+ * aggregated ClusterRole, no leader Lease), while kube-apiserver's own work still happens
+ * (the `kubernetes` Service, the flowcontrol configuration). The same scenario against a
+ * binary with the default (`*`) shows each of them done.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startEtcd, uniquePrefix, type TestEtcd } from '@kapi/storage/testing';
+import { eventually } from './testing/fixture.js';
+import { startKapiServer, type KapiServer } from './testing/kapi-server.js';
+import { writeServiceAccountKeys } from './testing/service-account-keys.js';
+
+type Obj = Record<string, unknown> & { metadata?: Record<string, unknown> };
+
+const OVERLAPPING = [
+  'namespace-controller',
+  'garbage-collector-controller',
+  'serviceaccount-controller',
+  'serviceaccount-token-controller',
+  'root-ca-certificate-publisher-controller',
+  'clusterrole-aggregation-controller',
+];
+/** What a kapi beside a real kube-controller-manager is started with (README: Running with kube-controller-manager). */
+const ALL_OFF = `--controllers=${OVERLAPPING.map((name) => `-${name}`).join(',')}`;
+/** The least time the switched-off server is watched for work (the namespace resync is 1 s). */
+const QUIET_MS = 4000;
+
+async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Obj }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, json: (text !== '' ? JSON.parse(text) : {}) as Obj };
+}
+
+async function created(base: string, path: string, body: unknown): Promise<Obj> {
+  const res = await call(base, 'POST', path, body);
+  assert.equal(res.status, 201, `${path}: ${JSON.stringify(res.json)}`);
+  return res.json;
+}
+
+const exists = async (base: string, path: string) => (await call(base, 'GET', path)).status === 200;
+
+/** The work each overlapping controller would do, started at once (namespace `ns`). */
+async function provoke(base: string, ns: string): Promise<void> {
+  await created(base, '/api/v1/namespaces', { metadata: { name: ns } });
+  // garbage-collector-controller: a dependent whose owner is deleted.
+  const owner = await created(base, `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'owner' } });
+  await created(base, `/api/v1/namespaces/${ns}/configmaps`, {
+    metadata: { name: 'dependent', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!['uid'] }] },
+  });
+  assert.equal((await call(base, 'DELETE', `/api/v1/namespaces/${ns}/configmaps/owner`)).status, 200);
+  // serviceaccount-token-controller: a token Secret of an existing service account.
+  await created(base, `/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: 'robot' } });
+  await created(base, `/api/v1/namespaces/${ns}/secrets`, {
+    metadata: { name: 'robot-token', annotations: { 'kubernetes.io/service-account.name': 'robot' } },
+    type: 'kubernetes.io/service-account-token',
+  });
+  // clusterrole-aggregation-controller: an aggregated ClusterRole and one it selects.
+  await created(base, '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+    metadata: { name: `${ns}-aggregate` },
+    aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [`${ns}/aggregate`]: 'true' } }] },
+  });
+  await created(base, '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+    metadata: { name: `${ns}-part`, labels: { [`${ns}/aggregate`]: 'true' } },
+    rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }],
+  });
+  // namespace-controller: a namespace with content, deleted.
+  await created(base, '/api/v1/namespaces', { metadata: { name: `${ns}-doomed` } });
+  await created(base, `/api/v1/namespaces/${ns}-doomed/configmaps`, { metadata: { name: 'content' } });
+  assert.equal((await call(base, 'DELETE', `/api/v1/namespaces/${ns}-doomed`)).status, 200);
+}
+
+const tokenOf = async (base: string, ns: string) => {
+  const secret = await call(base, 'GET', `/api/v1/namespaces/${ns}/secrets/robot-token`);
+  return (secret.json['data'] as Record<string, string> | undefined)?.['token'];
+};
+const aggregatedRules = async (base: string, ns: string) => {
+  const role = await call(base, 'GET', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${ns}-aggregate`);
+  return (role.json['rules'] as unknown[] | null | undefined) ?? [];
+};
+
+void describe('--controllers: kapi beside a real kube-controller-manager', () => {
+  let etcd: TestEtcd;
+  const keys = writeServiceAccountKeys();
+  const servers: KapiServer[] = [];
+  // How long the default server took to do all of it: the switched-off one is given twice as long.
+  let workMs = 0;
+  const start = async (extraArgs: string[]): Promise<string> => {
+    const server = await startKapiServer({
+      etcdServers: etcd.endpoints,
+      etcdPrefix: uniquePrefix('kcm-overlap'),
+      insecure: true,
+      startTimeoutMs: 60_000,
+      extraArgs: [
+        '--authorization-mode=RBAC',
+        '--service-account-issuer=https://kubernetes.default.svc',
+        `--service-account-key-file=${keys.keyFile}`,
+        `--service-account-signing-key-file=${keys.signingKeyFile}`,
+        ...extraArgs,
+      ],
+    });
+    servers.push(server);
+    return server.insecureUrl!;
+  };
+
+  before(async () => {
+    etcd = await startEtcd();
+  });
+  after(async () => {
+    for (const server of servers) await server.stop();
+    await etcd.stop();
+  });
+
+  void it('by default (`*`) kapi does the controllers\' work', async () => {
+    const base = await start([]);
+    await provoke(base, 'on');
+    const provoked = Date.now();
+    await eventually('the default ServiceAccount', () => exists(base, '/api/v1/namespaces/on/serviceaccounts/default'));
+    await eventually('kube-root-ca.crt', () => exists(base, '/api/v1/namespaces/on/configmaps/kube-root-ca.crt'));
+    await eventually('the orphan collected', async () => !(await exists(base, '/api/v1/namespaces/on/configmaps/dependent')));
+    await eventually('the legacy token', async () => (await tokenOf(base, 'on')) !== undefined);
+    await eventually('the aggregated rules', async () => (await aggregatedRules(base, 'on')).length === 1);
+    await eventually('the deleted namespace gone', async () => (await call(base, 'GET', '/api/v1/namespaces/on-doomed')).status === 404);
+    workMs = Date.now() - provoked;
+    assert.ok(await exists(base, '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kapi-controller-manager'), 'the leader Lease');
+  });
+
+  void it(`${ALL_OFF} leaves all of it undone; kube-apiserver's own work still runs`, async () => {
+    const base = await start([ALL_OFF]);
+    await provoke(base, 'off');
+    await new Promise((resolve) => setTimeout(resolve, Math.max(QUIET_MS, 2 * workMs)));
+    assert.equal(await exists(base, '/api/v1/namespaces/off/serviceaccounts/default'), false, 'no default ServiceAccount');
+    assert.equal(await exists(base, '/api/v1/namespaces/off/configmaps/kube-root-ca.crt'), false, 'no kube-root-ca.crt');
+    assert.ok(await exists(base, '/api/v1/namespaces/off/configmaps/dependent'), 'the orphan is not collected');
+    assert.equal(await tokenOf(base, 'off'), undefined, 'no legacy token');
+    assert.deepEqual(await aggregatedRules(base, 'off'), [], 'no aggregation');
+    const doomed = await call(base, 'GET', '/api/v1/namespaces/off-doomed');
+    assert.equal(doomed.status, 200);
+    assert.equal((doomed.json['status'] as Record<string, unknown>)['phase'], 'Terminating');
+    assert.ok(await exists(base, '/api/v1/namespaces/off-doomed/configmaps/content'), 'the terminating namespace keeps its content');
+    assert.equal(await exists(base, '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kapi-controller-manager'), false, 'no leader election without a leader-elected controller');
+    // kube-apiserver's post-start work is not kube-controller-manager's: it runs whatever --controllers says.
+    await eventually('the kubernetes Service', () => exists(base, '/api/v1/namespaces/default/services/kubernetes'));
+    assert.ok(await exists(base, '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/exempt'), 'the flowcontrol bootstrap configuration');
+    assert.ok(await exists(base, '/apis/rbac.authorization.k8s.io/v1/clusterroles/admin'), 'the bootstrap RBAC policy');
+  });
+});
