@@ -54,12 +54,14 @@ function keyedController(options: KeyedControllerOptions): TermController {
       while (!term.aborted) {
         if (dirty.size === 0 || !synced()) {
           await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, synced() ? 60_000 : 50);
-            wake = () => {
+            const done = () => {
               clearTimeout(timer);
+              term.removeEventListener('abort', done);
               resolve();
             };
-            term.addEventListener('abort', wake, { once: true });
+            const timer = setTimeout(done, synced() ? 60_000 : 50);
+            wake = done;
+            term.addEventListener('abort', done, { once: true });
           });
           wake = undefined;
           continue;
