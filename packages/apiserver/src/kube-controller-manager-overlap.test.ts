@@ -97,7 +97,7 @@ void describe('--controllers: kapi beside a real kube-controller-manager', () =>
       etcdServers: etcd.endpoints,
       etcdPrefix: uniquePrefix('kcm-overlap'),
       insecure: true,
-      startTimeoutMs: 60_000,
+      startTimeoutMs: 120_000,
       extraArgs: [
         '--authorization-mode=RBAC',
         '--service-account-issuer=https://kubernetes.default.svc',
