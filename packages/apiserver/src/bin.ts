@@ -3,11 +3,18 @@
  * `kapi-apiserver`: parse kube-apiserver flags, start the tracing SDK when
  * --tracing-config-file is given (the only place the SDK is started), start the server, and
  * shut down gracefully on SIGTERM/SIGINT (a second signal exits at once, as kube does).
+ * With --workers=N > 1 this process becomes the primary (workers/primary.ts) and the same
+ * program runs again as each of its N workers.
  */
+import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
+import { loadServingCertificate } from './certs.js';
 import { FlagError, anonymousAllowed, parseFlags, usage } from './flags.js';
 import { createLogger } from './logger.js';
 import { startApiServer } from './main.js';
+import { resolveWorkerCount } from './workers/count.js';
+import { runPrimary } from './workers/primary.js';
+import { shareOfLimit, workerContext } from './workers/worker.js';
 // The tracing SDK (OpenTelemetry's exporter over gRPC: ~0.5 s of CPU to load) is imported only
 // when --tracing-config-file asks for it.
 import type { TracingSdk } from './tracing.js';
@@ -44,6 +51,18 @@ async function main(): Promise<void> {
     return;
   }
   const logger = createLogger({ verbosity: flags.verbosity, format: flags.loggingFormat });
+  const worker = workerContext();
+  if (worker === undefined && cluster.isPrimary) {
+    const workers = resolveWorkerCount(flags.workers);
+    if (workers > 1) {
+      // Generated once, here, before any worker could race to write it; the workers read it.
+      if (flags.tlsCertFile === '') await loadServingCertificate({ certDir: flags.certDir });
+      runPrimary({ workers, logger });
+      return;
+    }
+  }
+  // A worker's share of the server-wide limits.
+  const share = (limit: number) => (worker === undefined ? limit : shareOfLimit(limit, worker.count));
   let tracing: TracingSdk | undefined;
   if (flags.tracingConfigFile !== '') {
     const { TracingConfigError, readTracingConfiguration, startTracing } = await import('./tracing.js');
@@ -81,9 +100,9 @@ async function main(): Promise<void> {
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
     etcdCompactionIntervalMs: flags.etcdCompactionIntervalMs,
     consistentListFromCache: flags.featureGates['ConsistentListFromCache'] ?? true,
-    maxRequestsInflight: flags.maxRequestsInflight,
-    maxConnections: flags.maxConnections,
-    maxMutatingRequestsInflight: flags.maxMutatingRequestsInflight,
+    maxRequestsInflight: share(flags.maxRequestsInflight),
+    maxConnections: share(flags.maxConnections),
+    maxMutatingRequestsInflight: share(flags.maxMutatingRequestsInflight),
     shutdownDelayMs: flags.shutdownDelayMs,
     shutdownSendRetryAfter: flags.shutdownSendRetryAfter,
     shutdownWatchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs,
@@ -134,8 +153,10 @@ async function main(): Promise<void> {
           }
         : false,
     },
+    ...(worker !== undefined ? { worker: { name: String(worker.slot), servedMetrics: (local) => worker.servedMetrics(local) } } : {}),
     logger,
   });
+  worker?.ready();
   logger.info(`Serving securely on ${flags.bindAddress}:${server.securePort}`);
   if (server.insecurePort !== undefined) logger.info(`Serving insecurely on ${flags.insecureBindAddress}:${server.insecurePort}`);
   let stopping = false;
@@ -159,6 +180,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // The primary's stop reaches a worker that may have had the same signal already (SIGINT from a terminal goes to the whole group).
+  worker?.onShutdown(() => {
+    if (!stopping) stop('shutdown from the primary');
+  });
 }
 
 main().catch((err: unknown) => {

@@ -250,6 +250,19 @@ void describe('leader election flags (kube-controller-manager\'s)', () => {
   });
 });
 
+void describe('--workers (kapi extension)', () => {
+  void it('defaults to one process, takes 0 (one per CPU) or a count, refuses a negative one and a rotated audit file with several', () => {
+    assert.equal(parsed(['--etcd-servers=x']).workers, 1);
+    assert.equal(parsed(['--etcd-servers=x', '--workers=0']).workers, 0);
+    assert.equal(parsed(['--etcd-servers=x', '--workers=4']).workers, 4);
+    assert.equal(flagError(['--etcd-servers=x', '--workers=-1']), '--workers can not be negative value');
+    const audit = ['--etcd-servers=x', '--audit-policy-file=p.yaml', '--audit-log-path=/tmp/audit.log'];
+    assert.match(flagError([...audit, '--workers=2']), /^--audit-log-path \(a file\) needs --workers=1/);
+    assert.equal(parsed([...audit.slice(0, 2), '--audit-log-path=-', '--workers=2']).workers, 2);
+    assert.match(usage(), /--workers int +The number of server processes of this apiserver \(kapi extension/);
+  });
+});
+
 void describe('--etcd-max-request-bytes (kapi extension)', () => {
   void it('defaults to etcd\'s --max-request-bytes, parses a value and refuses 0 or less', () => {
     assert.equal(parsed(['--etcd-servers=http://127.0.0.1:2379']).etcdMaxRequestBytes, 1572864);

@@ -46,6 +46,8 @@ export interface ServerFlags {
   etcdDbMetricPollIntervalMs: number;
   etcdHealthcheckTimeoutMs: number;
   etcdReadycheckTimeoutMs: number;
+  /** --workers (kapi extension): server processes sharing the listening ports; 0 = one per available CPU. */
+  workers: number;
   /** --etcd-max-request-bytes (kapi extension): the etcd cluster's --max-request-bytes. */
   etcdMaxRequestBytes: number;
   /** --tracing-config-file ("" = no tracing). */
@@ -175,6 +177,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'etcd-db-metric-poll-interval': { type: 'duration', defaultText: '30s', help: 'The interval of requests to poll etcd and update metric. 0 disables the metric collection' },
   'etcd-healthcheck-timeout': { type: 'duration', defaultText: '2s', help: 'The timeout to use when checking etcd health.' },
   'etcd-readycheck-timeout': { type: 'duration', defaultText: '2s', help: 'The timeout to use when checking etcd readiness' },
+  'workers': { type: 'int', defaultText: '1', help: 'The number of server processes of this apiserver (kapi extension; kube-apiserver uses every core in one process). Each worker is a full replica with its own etcd client and watch caches (memory grows with the count) sharing the listening ports; a primary process restarts a worker that dies and forwards SIGTERM. The in-flight and connection limits are for the whole server, divided evenly among the workers. 1 runs one process, no primary. 0 means one per available CPU (bounded by the cgroup CPU quota).' },
   'etcd-max-request-bytes': { type: 'int', defaultText: '1572864', help: 'The etcd cluster\'s --max-request-bytes (kapi extension; kube-apiserver has no such flag). A create or update whose etcd request would be larger is refused, without being sent, with the 500 kube-apiserver answers when etcd refuses it ("etcdserver: request is too large"; over this plus 512 KiB, the gRPC send-limit error). The default is etcd\'s default.' },
   'tracing-config-file': { type: 'string', defaultText: '', help: 'File with apiserver tracing configuration.' },
   'enable-garbage-collector': { type: 'bool', defaultText: 'true', help: 'Enables the generic garbage collector. MUST be synced with the corresponding flag of the kube-controller-manager.' },
@@ -592,6 +595,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     etcdHealthcheckTimeoutMs: get<number>('etcd-healthcheck-timeout'),
     etcdReadycheckTimeoutMs: get<number>('etcd-readycheck-timeout'),
     etcdMaxRequestBytes: get<number>('etcd-max-request-bytes'),
+    workers: get<number>('workers'),
     tracingConfigFile: get<string>('tracing-config-file'),
     enableGarbageCollector: get<boolean>('enable-garbage-collector'),
     leaderElect: get<boolean>('leader-elect'),
@@ -674,6 +678,10 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
   if (flags.etcdHealthcheckTimeoutMs <= 0) throw new FlagError(`--etcd-healthcheck-timeout must be greater than 0`);
   if (flags.etcdReadycheckTimeoutMs <= 0) throw new FlagError(`--etcd-readycheck-timeout must be greater than 0`);
   if (flags.etcdMaxRequestBytes <= 0) throw new FlagError('--etcd-max-request-bytes must be greater than 0');
+  if (flags.workers < 0) throw new FlagError('--workers can not be negative value');
+  if (flags.workers !== 1 && flags.audit.policyFile !== '' && flags.audit.logPath !== '' && flags.audit.logPath !== '-') {
+    throw new FlagError('--audit-log-path (a file) needs --workers=1: the workers would rotate one file each (use --audit-log-path=- to log to standard output)');
+  }
   if (flags.leaderElect) validateLeaderElection(flags);
   validateServiceNetwork(flags);
   const mediaTypes = ['application/json', 'application/vnd.kubernetes.protobuf', 'application/yaml'];

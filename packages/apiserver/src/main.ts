@@ -2,7 +2,8 @@
  * The composition root: the only place that names concrete backends. etcd storage → watch
  * cache → registry → HTTP(S) listeners.
  */
-import type { Server as HttpServer } from 'node:http';
+import type { Server as HttpServer, RequestListener } from 'node:http';
+import type { Registry } from 'prom-client';
 import {
   apiextensionsDefinitions,
   builtinDefinitions,
@@ -183,6 +184,16 @@ export interface ApiServerOptions {
   readonly admissionPlugins?: readonly string[];
   /** kube-controller-manager's --controllers, resolved (@kapi/controllers' resolveControllerFlag): which of kapi's KCM controllers run; default every one. */
   readonly enabledControllers?: ReadonlySet<string>;
+  /** Set when this server is one worker of several (--workers, workers/): how it differs from a lone server. */
+  readonly worker?: WorkerServing;
+}
+
+/** What a worker serves differently from a lone server. */
+export interface WorkerServing {
+  /** Sent as the `X-Kapi-Worker` header of every response (tells the workers apart). */
+  readonly name: string;
+  /** The registry /metrics prints instead of this process's own (the merged metrics of all workers). */
+  servedMetrics(local: Registry): Registry;
 }
 
 export interface RunningServer {
@@ -237,6 +248,14 @@ function connectionGuard(options: ApiServerOptions, logger: Logger): ConnectionG
       counts.refused = 0;
     },
   });
+}
+
+/** `handler` with the worker's name in an `X-Kapi-Worker` header on every response. */
+function workerHandler(handler: RequestListener, name: string): RequestListener {
+  return (req, res) => {
+    res.setHeader('X-Kapi-Worker', name);
+    handler(req, res);
+  };
 }
 
 /**
@@ -473,10 +492,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const livezGraceMs = options.livezGracePeriodMs ?? 0;
   const hooksForLivez = [delayedCheck(bootstrapCheck, startedAt, livezGraceMs)];
   const shutdown = new AbortController();
-  const handler = createRequestHandler({
+  const requestHandler = createRequestHandler({
     registry,
     definitions: { ...definitions, ...apiextensionsDefinitions },
-    metrics,
+    metrics: options.worker === undefined ? metrics : { ...metrics, registry: options.worker.servedMetrics(metrics.registry) },
     health: {
       livez: [pingCheck, logHealth, etcdCheck, ...hooksForLivez],
       healthz: [pingCheck, logHealth, etcdCheck, ...hooksForLivez],
@@ -502,6 +521,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
   });
 
+  const handler: RequestListener = options.worker === undefined ? requestHandler : workerHandler(requestHandler, options.worker.name);
   const guard = connectionGuard(options, logger);
   const listenerOptions = { requestTimeoutMs, guard, ...(options.connectionTimeouts !== undefined ? { timeouts: options.connectionTimeouts } : {}) };
   const servers: HttpServer[] = [];
