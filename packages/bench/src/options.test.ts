@@ -29,6 +29,7 @@ void test('flags in both --flag value and --flag=value forms', () => {
   assert.equal(o.warmupMs, 0);
   assert.equal(o.url, 'http://127.0.0.1:8080');
   assert.equal(o.serverPid, 42);
+  assert.equal(o.workers, 1);
   assert.deepEqual(o.etcdServers, ['http://a:1', 'http://b:2']);
   assert.equal(o.pin, false);
   assert.equal(o.outDir, 'x');

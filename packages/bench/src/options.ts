@@ -28,6 +28,8 @@ export interface SuiteOptions {
   readonly context: string | undefined;
   /** With `url`: the server's pid, for CPU and RSS (optional). */
   readonly serverPid: number | undefined;
+  /** `--workers` of the kapi server the suite starts (default 1). */
+  readonly workers: number;
   /** etcd for the raw baselines (default: the one the suite starts). */
   readonly etcdServers: string[] | undefined;
   /** Pin processes with taskset when possible (default true). */
@@ -93,6 +95,8 @@ export const usage = `usage: kapi-bench suite [options]
   --context NAME           with --kubeconfig: the context (default: current-context)
   --url URL                target a running kapi server (http or https) instead of starting one
   --server-pid PID         with --url: the server's pid, for CPU-seconds per op and RSS
+  --workers N              the kapi server the suite starts runs N worker processes (its --workers;
+                           default 1); with --no-pin to let them use every core
   --etcd-servers URLS      etcd for the raw baselines (default: start one)
   --no-pin                 do not pin processes to CPUs with taskset
   --out DIR                where to write <date>.json and <date>.md (default bench/results)
@@ -130,6 +134,7 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
   const list = (flag: string, v: string | undefined) => (v ?? '').split(',').map((x) => Math.floor(positiveNumber(flag, x)));
   let url: string | undefined;
   let serverPid: number | undefined;
+  let workers = 1;
   let etcdServers: string[] | undefined;
   let pin = true;
   let outDir = defaultOutDir;
@@ -160,6 +165,9 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
         break;
       case '--server-pid':
         serverPid = Math.floor(positiveNumber('--server-pid', value()));
+        break;
+      case '--workers':
+        workers = Math.floor(positiveNumber('--workers', value()));
         break;
       case '--etcd-servers':
         etcdServers = (value() ?? '').split(',').filter((s) => s !== '');
@@ -252,6 +260,7 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
     warmupMs,
     url,
     serverPid,
+    workers,
     etcdServers,
     pin,
     outDir,

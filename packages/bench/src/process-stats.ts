@@ -21,8 +21,24 @@ export interface ProcessSample {
   rssBytes: number;
 }
 
-/** Reads `/proc/<pid>/stat` and `/proc/<pid>/status`; undefined when the process is gone. */
+/**
+ * The process and its live descendants together (a kapi server with --workers is a primary
+ * and its worker processes): CPU and RSS summed. Undefined when the process is gone.
+ */
 export function readProcess(pid: number): ProcessSample | undefined {
+  const own = readOneProcess(pid);
+  if (own === undefined) return undefined;
+  for (const child of childPids(pid)) {
+    const sample = readProcess(child);
+    if (sample === undefined) continue;
+    own.cpuSeconds += sample.cpuSeconds;
+    own.rssBytes += sample.rssBytes;
+  }
+  return own;
+}
+
+/** Reads `/proc/<pid>/stat` and `/proc/<pid>/status`; undefined when the process is gone. */
+function readOneProcess(pid: number): ProcessSample | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may contain spaces) start at field 3 (state).

@@ -35,6 +35,7 @@ function result(steps: StepResult[]): SuiteResult {
       warmupMs: 2000,
       url: undefined,
       serverPid: undefined,
+      workers: 1,
       etcdServers: undefined,
       pin: false,
       listObjects: 10_000,

@@ -135,7 +135,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       etcdEndpoints = etcd.endpoints;
     }
     if (url === undefined) {
-      server = await startKapiServer({ etcdServers: etcdEndpoints, insecure: true, startTimeoutMs: 60_000 });
+      server = await startKapiServer({ etcdServers: etcdEndpoints, insecure: true, startTimeoutMs: 60_000, ...(options.workers !== 1 ? { extraArgs: [`--workers=${options.workers}`] } : {}) });
       url = server.insecureUrl!;
       kapiPid = server.pid();
     }
