@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { loadServingCertificate } from './certs.js';
 import { FlagError, anonymousAllowed, parseFlags, usage } from './flags.js';
 import { createLogger } from './logger.js';
-import { startApiServer } from './main.js';
+// The server (main.js) is imported only where it runs: not in the primary of several workers.
+import type { startApiServer as StartApiServer } from './main.js';
 import { resolveWorkerCount } from './workers/count.js';
 import { runPrimary } from './workers/primary.js';
 import { shareOfLimit, workerContext } from './workers/worker.js';
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
   if (flags.watchCacheSizes.length > 0) {
     logger.info(`--watch-cache-sizes=${flags.watchCacheSizes.join(',')} is ignored: kapi sizes each watch cache by a time window`);
   }
+  const { startApiServer }: { startApiServer: typeof StartApiServer } = await import('./main.js');
   const server = await startApiServer({
     etcdServers: flags.etcdServers,
     etcdPrefix: flags.etcdPrefix,
