@@ -14,7 +14,7 @@ export interface WorkerContext {
   readonly count: number;
   /** Tells the primary this worker serves. */
   ready(): void;
-  /** Calls `stop` when the primary stops the server (SIGTERM/SIGINT to the primary). */
+  /** Calls `stop` when the primary stops the server (SIGTERM/SIGINT to the primary); at once when it already has. */
   onShutdown(stop: () => void): void;
   /**
    * The registry /metrics prints: the merged metrics of every worker, asked of the primary
@@ -34,6 +34,8 @@ export function workerContext(): WorkerContext | undefined {
     if (process.connected) process.send?.(message);
   };
   const shutdownListeners: (() => void)[] = [];
+  // A stop that arrives while the server is starting is kept for the listener registered once it started.
+  let shutdownRequested = false;
   const answers = new Map<number, (reply: { text?: string; error?: string }) => void>();
   let local: Registry | undefined;
   let requests = 0;
@@ -41,6 +43,7 @@ export function workerContext(): WorkerContext | undefined {
     if (!isPrimaryMessage(message)) return;
     switch (message.kapi) {
       case 'shutdown':
+        shutdownRequested = true;
         for (const stop of shutdownListeners) stop();
         return;
       case 'metrics-collect':
@@ -70,7 +73,10 @@ export function workerContext(): WorkerContext | undefined {
     slot,
     count,
     ready: () => send({ kapi: 'ready' }),
-    onShutdown: (stop) => shutdownListeners.push(stop),
+    onShutdown: (stop) => {
+      shutdownListeners.push(stop);
+      if (shutdownRequested) stop();
+    },
     servedMetrics(registry, timeoutMs = 5000) {
       local = registry;
       const served = new Registry();
