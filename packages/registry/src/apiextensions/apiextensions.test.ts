@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { KubeObject } from '@kapi/machinery';
+import type { JSONSchemaProps, KubeObject } from '@kapi/machinery';
 import { desiredStatus } from './crd-status.js';
 import type { CustomResourceDefinition } from './crd-types.js';
 import { defaultCrd } from './crd-resource.js';
@@ -46,11 +46,21 @@ void describe('structural schema', () => {
           b: { 'x-kubernetes-preserve-unknown-fields': true },
           c: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
           d: { type: 'array', items: { type: 'object', required: ['k'], properties: { k: { type: 'string' } } }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'] },
+          // controller-gen's IntOrString: the two types spelled out under anyOf (or allOf[0].anyOf).
+          e: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: '^[0-9]+%?$' } as JSONSchemaProps,
+          f: { 'x-kubernetes-int-or-string': true, allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string' }] } as JSONSchemaProps] },
         },
       },
       'spec.versions[0].schema.openAPIV3Schema',
     );
     assert.deepEqual(errs, []);
+  });
+  void it('types under anyOf are refused without x-kubernetes-int-or-string', () => {
+    const errs = validateStructuralSchema({ type: 'object', properties: { e: { type: 'string', anyOf: [{ type: 'integer' }, { type: 'string' }] } as JSONSchemaProps } }, 'p');
+    assert.deepEqual(
+      errs.map((e) => e.field),
+      ['p.properties[e].anyOf[0].type', 'p.properties[e].anyOf[1].type'],
+    );
   });
   void it('list-type and nested value validation rules', () => {
     const messages = validateStructuralSchema(

@@ -76,10 +76,17 @@ function checkNode(s: Node, level: Level, path: string, errs: FieldError[]): voi
     if (isPlainObject(child)) checkNode(child as Node, 'field', key(`${path}.properties`, name), errs);
   }
   if (isPlainObject(s.items)) checkNode(s.items as Node, 'item', `${path}.items`, errs);
+  // x-kubernetes-int-or-string may spell its two types out (`anyOf: [{type: integer}, {type: string}]`,
+  // alone or as the one entry of allOf): kube leaves those types unchecked.
+  const skipAnyOf = intOrString && isIntOrStringAnyOf(s.anyOf);
+  const skipAllOfAnyOf = intOrString && Array.isArray(s.allOf) && s.allOf.length === 1 && isIntOrStringAnyOf((s.allOf[0] as Node).anyOf);
   for (const junctor of ['allOf', 'anyOf', 'oneOf'] as const) {
     const list = s[junctor];
-    if (!Array.isArray(list)) continue;
-    list.forEach((nested, i) => checkNested(nested as Node, `${path}.${junctor}[${i}]`, errs));
+    if (!Array.isArray(list) || (junctor === 'anyOf' && skipAnyOf)) continue;
+    list.forEach((nested, i) => {
+      const node = junctor === 'allOf' && skipAllOfAnyOf ? (({ anyOf: _anyOf, ...rest }) => rest)(nested as Node) : (nested as Node);
+      checkNested(node as Node, `${path}.${junctor}[${i}]`, errs);
+    });
   }
   if (isPlainObject(s['not'])) checkNested(s['not'] as Node, `${path}.not`, errs);
   if (typeof s.pattern === 'string') {
@@ -89,6 +96,13 @@ function checkNode(s: Node, level: Level, path: string, errs: FieldError[]): voi
       errs.push(fieldInvalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${err instanceof Error ? err.message : String(err)}`));
     }
   }
+}
+
+function isIntOrStringAnyOf(anyOf: unknown): boolean {
+  if (!Array.isArray(anyOf) || anyOf.length !== 2) return false;
+  const [a, b] = anyOf as Node[];
+  const only = (n: Node | undefined, type: string) => isPlainObject(n) && n.type === type && Object.keys(n).length === 1;
+  return only(a, 'integer') && only(b, 'string');
 }
 
 /** Value validations under allOf/anyOf/oneOf/not may not carry structure (kube's "to be structural" rules). */
