@@ -10,11 +10,21 @@ import type { RestResource } from '@kapi/registry';
 import { groupResources, type ApiGroup, type GroupVersionResources } from './discovery/api-groups.js';
 import { aggregatedDiscovery, type AggregatedVersion } from './discovery/aggregated.js';
 import { buildGroupVersionDocument } from './openapi/document.js';
+import { buildSwaggerDocument } from './openapi/swagger.js';
+import { encodeSwaggerProtobuf } from './openapi/swagger-protobuf.js';
 
 export interface CachedDocument {
   readonly body: string;
   /** Upper-case hex SHA-512 of the body (the OpenAPI hash; quoted, the ETag). */
   readonly hash: string;
+}
+
+/** The OpenAPI v2 document in its two encodings; both carry the JSON's hash (kube's ETag). */
+export interface SwaggerDocument {
+  readonly json: CachedDocument;
+  readonly protobuf: Buffer;
+  /** When this version of the document was built (Last-Modified). */
+  readonly built: Date;
 }
 
 export interface ApiSurface {
@@ -27,6 +37,8 @@ export interface ApiSurface {
   openapi(key: string): CachedDocument | undefined;
   /** The OpenAPI v3 index (`{"paths": {...}}`). */
   openapiIndex(): CachedDocument;
+  /** The OpenAPI v2 (Swagger 2.0) document of every group-version. */
+  swagger(): SwaggerDocument;
   invalidate(): void;
 }
 
@@ -50,6 +62,7 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
   const aggregatedCache = new Map<string, CachedDocument>();
   const openapiCache = new Map<string, CachedDocument>();
   let index: CachedDocument | undefined;
+  let swagger: SwaggerDocument | undefined;
 
   const ensure = (): { groups: ApiGroup[]; byKey: Map<string, GroupVersionResources> } => {
     if (groups === undefined || byKey === undefined) {
@@ -88,12 +101,21 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
       }
       return index;
     },
+    swagger() {
+      if (swagger === undefined) {
+        const document = buildSwaggerDocument([...ensure().byKey.values()], definitions());
+        const json = cached(document);
+        swagger = { json, protobuf: encodeSwaggerProtobuf(JSON.parse(json.body) as Record<string, unknown>), built: new Date() };
+      }
+      return swagger;
+    },
     invalidate() {
       groups = undefined;
       byKey = undefined;
       aggregatedCache.clear();
       openapiCache.clear();
       index = undefined;
+      swagger = undefined;
     },
   };
   return surface;

@@ -33,7 +33,7 @@ void describe('error classes over HTTP', () => {
       assert.deepEqual(res.json['details'], {}, path);
     }
     // Outside every API route (kube's NotFoundHandler): Go's plain text.
-    for (const path of ['/nope', '/apis/example.com', '/apis/example.com/v1', '/apis/example.com/v1/widgets', '/openapi/v2', '/readyz/nope']) {
+    for (const path of ['/nope', '/apis/example.com', '/apis/example.com/v1', '/apis/example.com/v1/widgets', '/openapi/v2/nope', '/openapi/v1', '/readyz/nope']) {
       const res = await t.request('GET', path);
       assert.equal(res.status, 404, path);
       assert.equal(res.headers.get('content-type'), 'text/plain; charset=utf-8', path);

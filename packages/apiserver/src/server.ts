@@ -27,7 +27,7 @@ import { startRequestSpan } from './filters/tracing.js';
 import { goDuration, type Logger } from './logger.js';
 import type { ApiMetrics } from './metrics.js';
 import { routeLabels, unroutedLabels, type LabelSource } from './http/request-labels.js';
-import { serveOpenApiV3 } from './openapi/handler.js';
+import { serveOpenApiV2, serveOpenApiV3 } from './openapi/handler.js';
 import { deprecationOf } from './deprecation.js';
 import { versionInfo } from './version.js';
 import { ImpersonationError } from './auth/impersonation.js';
@@ -201,7 +201,8 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       writeText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
     },
     openapi: (req, res, url) => {
-      serveOpenApiV3(req, res, surface, url.segments.slice(2).join('/'), url.query);
+      if (url.segments[1] === 'v2') serveOpenApiV2(req, res, surface);
+      else serveOpenApiV3(req, res, surface, url.segments.slice(2).join('/'), url.query);
     },
     api: (req, res, url) => {
       if (url.segments.length === 1) serveDiscoveryRoot(req, res, surface, true);
@@ -213,10 +214,10 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     },
   };
 
-  /** Whether a non-resource route serves `url` (the OpenAPI tree only under v3). */
+  /** Whether a non-resource route serves `url` (the OpenAPI tree only as /openapi/v2 and under /openapi/v3). */
   const nonResourceRouteExists = (url: ParsedUrl): boolean => {
     const first = url.segments[0] ?? '';
-    return Object.hasOwn(routes, first) && (first !== 'openapi' || url.segments[1] === 'v3');
+    return Object.hasOwn(routes, first) && (first !== 'openapi' || url.segments[1] === 'v3' || (url.segments[1] === 'v2' && url.segments.length === 2));
   };
 
   /** Whether a route serves the request: a served resource with that subresource, path shape and verb, or a non-resource route. */

@@ -125,7 +125,7 @@ export function writeEncoded(res: ServerResponse, code: number, body: string | B
     return;
   }
   headers['Content-Encoding'] = 'gzip';
-  headers['Vary'] = 'Accept-Encoding';
+  headers['Vary'] = headers['Vary'] === undefined ? 'Accept-Encoding' : ['Accept-Encoding', headers['Vary']].flat();
   res.writeHead(code, headers);
   const compressor = createGzip({ level: 1 });
   compressor.on('error', () => res.destroy());

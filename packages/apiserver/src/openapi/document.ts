@@ -109,7 +109,7 @@ function addResourcePaths(paths: Record<string, Record<string, unknown>>, resour
     });
   }
   if (resource.collectionDeleter) {
-    collection['delete'] = op('deletecollection', `deletecollection${opGroup}${scoped}${d.kind}`, `delete collection of ${d.kind}`, {
+    collection['delete'] = op('deletecollection', `delete${opGroup}Collection${scoped}${d.kind}`, `delete collection of ${d.kind}`, {
       parameters: [p.dryRun, p.gracePeriodSeconds, p.orphanDependents, p.propagationPolicy, ...p.listParameters.filter((x) => x['name'] !== 'watch' && x['name'] !== 'allowWatchBookmarks')],
       requestBody: { content: jsonContent(DELETE_OPTIONS) },
       responses: responses({ '200': 'OK' }, STATUS),
@@ -132,7 +132,7 @@ function addResourcePaths(paths: Record<string, Record<string, unknown>>, resour
     item['patch'] = op('patch', `patch${opGroup}${scoped}${d.kind}`, `partially update the specified ${d.kind}`, {
       parameters: [p.dryRun, p.fieldManager, p.fieldValidation, p.force],
       requestBody: { content, required: true },
-      responses: responses({ '200': 'OK' }, names.object),
+      responses: responses({ '200': 'OK', '201': 'Created' }, names.object),
     });
   }
   if (resource.deleter) {

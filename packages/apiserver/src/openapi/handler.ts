@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { notAcceptable } from '@kapi/machinery';
 import type { ApiSurface, CachedDocument } from '../api-surface.js';
 import { parseAccept } from '../http/negotiation.js';
+import { writeEncoded } from '../http/respond.js';
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
@@ -47,4 +48,48 @@ export function serveOpenApiV3(req: IncomingMessage, res: ServerResponse, surfac
     return;
   }
   send(req, res, doc, { 'Cache-Control': 'public, immutable', Expires: new Date(Date.now() + YEAR_MS).toUTCString() });
+}
+
+/** The protobuf form's media type: client-go asks with `@v1.0`, kube answers with `.v1.0`. */
+export const SWAGGER_PROTOBUF_MEDIA_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+const SWAGGER_PROTOBUF_SUBTYPES = ['com.github.proto-openapi.spec.v2@v1.0+protobuf', 'com.github.proto-openapi.spec.v2.v1.0+protobuf'];
+
+/** JSON or protobuf by the first Accept clause that names one (no Accept: JSON); undefined: 406. */
+function swaggerFormat(accept: string | undefined): 'json' | 'protobuf' | undefined {
+  if (accept === undefined || accept.trim() === '') return 'json';
+  for (const r of parseAccept(accept)) {
+    if (r.type !== 'application' && r.type !== '*') continue;
+    if (r.subtype === '*' || r.subtype === 'json') return 'json';
+    if (r.type === 'application' && SWAGGER_PROTOBUF_SUBTYPES.includes(r.subtype)) return 'protobuf';
+  }
+  return undefined;
+}
+
+/**
+ * Serves `/openapi/v2` as kube's OpenAPI v2 handler does: JSON or gnostic protobuf by Accept
+ * (406 with an empty body for anything else), for any method; ETag (the JSON's hash, for both
+ * forms) and Last-Modified, honouring If-None-Match with a 304; gzip as every large answer.
+ */
+export function serveOpenApiV2(req: IncomingMessage, res: ServerResponse, surface: ApiSurface): void {
+  const format = swaggerFormat(req.headers.accept);
+  if (format === undefined) {
+    res.writeHead(406, { 'Cache-Control': 'no-cache, private', Vary: 'Accept', 'Content-Length': '0' });
+    res.end();
+    return;
+  }
+  const doc = surface.swagger();
+  const etag = `"${doc.json.hash}"`;
+  const headers = { ETag: etag, 'Last-Modified': doc.built.toUTCString(), Vary: 'Accept', 'Accept-Ranges': 'bytes' };
+  if (req.headers['if-none-match'] === etag) {
+    res.writeHead(304, { ...headers, 'Cache-Control': 'no-cache, private' });
+    res.end();
+    return;
+  }
+  const body = format === 'json' ? doc.json.body : doc.protobuf;
+  if (req.method === 'HEAD') {
+    res.writeHead(200, { ...headers, 'Cache-Control': 'no-cache, private', 'Content-Type': format === 'json' ? 'application/json' : SWAGGER_PROTOBUF_MEDIA_TYPE });
+    res.end();
+    return;
+  }
+  writeEncoded(res, 200, body, 'json', { contentType: format === 'json' ? 'application/json' : SWAGGER_PROTOBUF_MEDIA_TYPE, headers });
 }
