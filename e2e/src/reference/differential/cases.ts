@@ -13,6 +13,47 @@ export interface Case extends Request {
   readonly setup?: boolean;
   /** For setup cases: repeat until this holds. */
   readonly until?: (answer: Answer) => boolean;
+  /** What of the body is compared (a large document's outline), when not all of it. */
+  readonly outline?: (body: unknown) => unknown;
+}
+
+type Json = Record<string, unknown>;
+const asObject = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
+
+/**
+ * The outline of an OpenAPI v2 document: its header, the kinds its definitions are tagged
+ * with, and per path and method the operation id, action, kind and parameter names (the parts
+ * clients read; descriptions and schemas bodies are left out).
+ */
+export function openapiV2Outline(body: unknown): unknown {
+  const doc = asObject(body);
+  const shared = asObject(doc['parameters']);
+  // Parameters as a map `<in>:<name>` → required (compared by name, not by position).
+  const parameterNames = (list: unknown) =>
+    Object.fromEntries(
+      (Array.isArray(list) ? list : []).map((p) => {
+        const ref = asObject(p)['$ref'];
+        const resolved = typeof ref === 'string' ? asObject(shared[ref.slice('#/parameters/'.length)]) : asObject(p);
+        return [`${String(resolved['in'])}:${String(resolved['name'])}`, resolved['required'] === true];
+      }),
+    );
+  // Definition names with their kinds, as a map (compared by name, not by position).
+  const kinds: Json = {};
+  for (const [name, schema] of Object.entries(asObject(doc['definitions']))) {
+    const gvk = asObject(schema)['x-kubernetes-group-version-kind'];
+    if (gvk !== undefined) kinds[name] = gvk;
+  }
+  const paths: Json = {};
+  for (const [path, item] of Object.entries(asObject(doc['paths']))) {
+    const operations: Json = { parameters: parameterNames(asObject(item)['parameters']) };
+    for (const method of ['get', 'put', 'post', 'delete', 'patch']) {
+      const op = asObject(asObject(item)[method]);
+      if (Object.keys(op).length === 0) continue;
+      operations[method] = { operationId: op['operationId'], action: op['x-kubernetes-action'], kind: op['x-kubernetes-group-version-kind'], parameters: parameterNames(op['parameters']), consumes: op['consumes'], produces: op['produces'] };
+    }
+    paths[path] = operations;
+  }
+  return { swagger: doc['swagger'], info: doc['info'], security: doc['security'], securityDefinitions: doc['securityDefinitions'], kinds, paths };
 }
 
 const NS = 'diff';
@@ -88,6 +129,11 @@ export const CASES: readonly Case[] = [
   { name: 'unknown core version', method: 'GET', path: '/api/v2' },
   { name: 'unknown group resource', method: 'GET', path: '/apis/nope.example.com/v1/widgets' },
   { name: 'unknown openapi group', method: 'GET', path: '/openapi/v3/apis/nope.example.com/v1' },
+  { name: 'openapi v2', method: 'GET', path: '/openapi/v2', outline: openapiV2Outline },
+  { name: 'openapi v2 protobuf', method: 'GET', path: '/openapi/v2', headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } },
+  { name: 'openapi v2 protobuf preferred', method: 'GET', path: '/openapi/v2', headers: { accept: 'application/json;q=0.5, application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } },
+  { name: 'openapi v2 yaml', method: 'GET', path: '/openapi/v2', headers: { accept: 'application/yaml' } },
+  { name: 'openapi v2 subpath', method: 'GET', path: '/openapi/v2/nope' },
   { name: 'cluster path of namespaced item', method: 'GET', path: '/api/v1/configmaps/x' },
   { name: 'namespaces under namespace', method: 'GET', path: '/api/v1/namespaces/default/namespaces' },
   { name: 'unknown subresource', method: 'GET', path: '/api/v1/namespaces/default/configmaps/x/status' },
@@ -208,6 +254,7 @@ export const CASES: readonly Case[] = [
   { name: 'create widget invalid', method: 'POST', path: WIDGETS, body: widget('w3', { size: 0, colour: 'much-too-long' }) },
   { name: 'create widget unknown field', method: 'POST', path: `${WIDGETS}?fieldValidation=Strict`, body: widget('w4', { size: 2, shape: 'round' }) },
   { name: 'get widget', method: 'GET', path: `${WIDGETS}/w1` },
+  { name: 'openapi v2 with widgets', method: 'GET', path: '/openapi/v2', outline: openapiV2Outline },
   { name: 'list widgets', method: 'GET', path: WIDGETS },
   { name: 'widgets as table', method: 'GET', path: WIDGETS, headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } },
   { name: 'patch widget status', method: 'PATCH', path: `${WIDGETS}/w1/status`, headers: { 'content-type': 'application/merge-patch+json' }, body: { status: { ok: true } } },

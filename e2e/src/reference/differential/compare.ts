@@ -36,6 +36,12 @@ export function normalize(value: unknown, key = ''): unknown {
   const object = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(object)) out[k] = normalize(v, k);
+  // kube orders managedFields by operation, then time (in seconds), then manager: with times
+  // normalized away, whether two writes fell in the same second is timing, not behaviour.
+  if (Array.isArray(out['managedFields'])) {
+    const key = (e: unknown) => { const m = e as Record<string, unknown>; return `${String(m['operation'])}/${String(m['manager'])}/${String(m['subresource'] ?? '')}/${String(m['apiVersion'])}`; };
+    out['managedFields'] = [...(out['managedFields'] as unknown[])].sort((a, b) => key(a).localeCompare(key(b)));
+  }
   const generateName = object['generateName'];
   if (typeof generateName === 'string' && typeof object['name'] === 'string' && object['name'].startsWith(generateName)) {
     out['name'] = `${generateName}<random>`;

@@ -144,8 +144,8 @@ function addResourcePaths(paths: Record<string, Record<string, unknown>>, resour
   }
   const base = d.namespaced ? `${prefix}/namespaces/{namespace}/${d.plural}` : `${prefix}/${d.plural}`;
   const scopeParams = d.namespaced ? [p.pathNamespace, p.pretty] : [p.pretty];
-  if (Object.keys(collection).length > 0) paths[base] = { ...collection, parameters: scopeParams };
-  if (Object.keys(item).length > 0) paths[`${base}/{name}`] = { ...item, parameters: [p.pathName, ...scopeParams] };
+  if (Object.keys(collection).length > 0) paths[base] = hoistCommonParameters(collection, scopeParams);
+  if (Object.keys(item).length > 0) paths[`${base}/{name}`] = hoistCommonParameters(item, [p.pathName, ...scopeParams]);
   if (d.namespaced && resource.lister) {
     paths[`${prefix}/${d.plural}`] = {
       get: op('list', `list${opGroup}${d.kind}ForAllNamespaces`, `list or watch objects of kind ${d.kind}`, {
@@ -154,6 +154,25 @@ function addResourcePaths(paths: Record<string, Record<string, unknown>>, resour
       parameters: [...p.listParameters, p.pretty],
     };
   }
+}
+
+/**
+ * A path item with `pathParameters` plus every parameter all its operations share, moved from
+ * the operations to the path (kube's route builder does this: a path with one operation
+ * carries all of that operation's parameters), sorted by name.
+ */
+function hoistCommonParameters(operations: Record<string, unknown>, pathParameters: readonly p.Parameter[]): Record<string, unknown> {
+  const ops = Object.values(operations) as Operation[];
+  const listOf = (op: Operation) => (op['parameters'] as p.Parameter[] | undefined) ?? [];
+  const common = listOf(ops[0]!).filter((candidate) => ops.every((op) => listOf(op).includes(candidate)));
+  const out: Record<string, unknown> = {};
+  for (const [method, op] of Object.entries(operations) as [string, Operation][]) {
+    const rest = listOf(op).filter((x) => !common.includes(x));
+    const { parameters: _parameters, ...withoutParameters } = op;
+    out[method] = rest.length > 0 ? { ...withoutParameters, parameters: rest } : withoutParameters;
+  }
+  out['parameters'] = [...pathParameters, ...common].sort((a, b) => String(a['name']).localeCompare(String(b['name'])));
+  return out;
 }
 
 function hasGvk(schema: JSONSchemaProps, gvk: Gvk): boolean {
@@ -194,7 +213,8 @@ export function buildGroupVersionDocument(gv: GroupVersionResources, definitions
     const d = resource.definition;
     const version = d.versions.find((v) => v.name === resource.version);
     const object = nameFor({ group: d.group, version: resource.version, kind: d.kind }, () => version?.schema ?? { type: 'object' });
-    const list = nameFor({ group: d.group, version: resource.version, kind: d.listKind }, () => ({
+    // A list schema only where there is a list operation (create-only reviews have none).
+    const list = !resource.lister ? '' : nameFor({ group: d.group, version: resource.version, kind: d.listKind }, () => ({
       type: 'object',
       required: ['items'],
       properties: {

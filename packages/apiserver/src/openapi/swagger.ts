@@ -110,8 +110,9 @@ function v2Operation(operation: Json, builtin: boolean): Json {
   const media = builtin ? BUILTIN_MEDIA : CUSTOM_MEDIA;
   const out: Json = { description };
   const body = isObject(requestBody) ? requestBody : undefined;
-  out['consumes'] = body !== undefined && extensions['x-kubernetes-action'] === 'patch' && isObject(body['content']) ? Object.keys(body['content']) : ['*/*'];
-  out['produces'] = extensions['x-kubernetes-action'] === 'list' ? [...media, ...(builtin ? WATCH_MEDIA : ['application/json;stream=watch'])] : media;
+  // Built-in routes consume anything their decoders take; custom resources' routes say JSON and YAML.
+  out['consumes'] = body !== undefined && extensions['x-kubernetes-action'] === 'patch' && isObject(body['content']) ? Object.keys(body['content']) : builtin ? ['*/*'] : CUSTOM_MEDIA;
+  out['produces'] = extensions['x-kubernetes-action'] === 'list' && builtin ? [...media, ...WATCH_MEDIA] : media;
   out['schemes'] = ['https'];
   out['tags'] = tags;
   out['operationId'] = operationId;
