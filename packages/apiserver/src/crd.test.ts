@@ -23,7 +23,7 @@ void describe('CustomResourceDefinitions', () => {
   after(async () => t.close());
 
   void describe('status and serving', () => {
-    void it('sets NamesAccepted, Established, acceptedNames, storedVersions and the cleanup finalizer', async () => {
+    void it('sets NamesAccepted, Established, acceptedNames and storedVersions; no finalizer before a DELETE (issue 23)', async () => {
       const res = await t.request('GET', `${CRD_PATH}/widgets.example.com`);
       assert.equal(res.status, 200);
       const status = res.json['status'] as { conditions: { type: string; status: string; reason: string }[]; acceptedNames: Record<string, unknown>; storedVersions: string[] };
@@ -35,7 +35,16 @@ void describe('CustomResourceDefinitions', () => {
       assert.equal(status.acceptedNames['kind'], 'Widget');
       assert.equal(status.acceptedNames['listKind'], 'WidgetList');
       assert.deepEqual(status.storedVersions, ['v1']);
-      assert.deepEqual((res.json['metadata'] as Record<string, unknown>)['finalizers'], ['customresourcecleanup.apiextensions.k8s.io']);
+      // kube adds the cleanup finalizer on the first DELETE, not on create.
+      assert.equal((res.json['metadata'] as Record<string, unknown>)['finalizers'], undefined);
+    });
+    void it('the create answer carries kube\'s initial status: the storage version stored, no names accepted yet (issue 23)', async () => {
+      const created = await t.request('POST', CRD_PATH, { body: widgetCrd({ metadata: { name: 'initials.example.com' }, spec: { ...(widgetCrd()['spec'] as object), names: { plural: 'initials', kind: 'Initial' } } }) });
+      assert.equal(created.status, 201, created.text);
+      assert.deepEqual(created.json['status'], { acceptedNames: { plural: '', kind: '' }, storedVersions: ['v1'] });
+      assert.equal((created.json['metadata'] as Record<string, unknown>)['finalizers'], undefined);
+      const deleted = await t.request('DELETE', `${CRD_PATH}/initials.example.com`);
+      assert.equal(deleted.status, 200, deleted.text);
     });
     void it('a server started later serves the stored CRDs as soon as it has started', async () => {
       const late = await startApiServer({ etcdServers: t.etcd.endpoints, etcdPrefix: prefix, securePort: null, insecurePort: 0, logger: silentLogger, controllers: false });
@@ -394,6 +403,16 @@ void describe('CustomResourceDefinitions', () => {
       await t.request('PATCH', `${G}/a`, { body: { metadata: { finalizers: ['example.com/hold'] } }, headers: { 'content-type': 'application/merge-patch+json' } });
       const del = await t.request('DELETE', `${CRD_PATH}/gizmos.example.com`);
       assert.equal(del.status, 200, del.text);
+      // kube's first DELETE of a CRD: the finalizer and the Terminating condition in the same
+      // write, answered; no grace period, generation unchanged (issue 23).
+      const meta = del.json['metadata'] as Record<string, unknown>;
+      assert.deepEqual(meta['finalizers'], ['customresourcecleanup.apiextensions.k8s.io']);
+      assert.ok(meta['deletionTimestamp']);
+      assert.equal(meta['deletionGracePeriodSeconds'], undefined);
+      assert.equal(meta['generation'], 1);
+      const answered = ((del.json['status'] as Record<string, unknown>)['conditions'] as Record<string, unknown>[]).find((c) => c['type'] === 'Terminating');
+      assert.equal(answered?.['reason'], 'InstanceDeletionPending');
+      assert.equal(answered?.['message'], 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon');
       await eventually('the Terminating condition', async () => {
         const got = await t.request('GET', `${CRD_PATH}/gizmos.example.com`);
         const conditions = ((got.json['status'] as Record<string, unknown>)?.['conditions'] ?? []) as { type: string; status: string }[];

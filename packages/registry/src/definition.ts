@@ -115,6 +115,14 @@ export interface Strategy {
    * objects are removed at once.
    */
   gracefulDeletePeriod?(obj: KubeObject, requested: number | undefined): number;
+  /**
+   * A first DELETE that only marks the object (kube's CustomResourceDefinition REST Delete):
+   * the store sets deletionTimestamp, this hook adds what the deletion waits on (a finalizer,
+   * a condition), and the object is written as it is (no generation bump, no grace period,
+   * no managed fields) and answered. A DELETE of an object already being deleted is the
+   * generic one.
+   */
+  markForDeletion?(obj: KubeObject): void;
 }
 
 /**

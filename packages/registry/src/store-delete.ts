@@ -304,6 +304,18 @@ async function deleteGraceful(
   return held ? { object: present(ctx, removed), deletedImmediately: false } : { object: deletedResponse(ctx, removed), deletedImmediately: true };
 }
 
+/** The first DELETE of a kind whose strategy marks objects for deletion itself (see ResourceStrategy.markForDeletion). */
+async function markForDeletion(ctx: StoreContext, key: string, name: string, options: DeleteOptions, mark: (obj: KubeObject) => void): Promise<KubeObject> {
+  const step = (existing: KubeObject): KubeObject => {
+    checkDeletePreconditions(ctx, name, existing, options.preconditions);
+    existing.metadata.deletionTimestamp ??= nowRFC3339();
+    mark(existing);
+    return existing;
+  };
+  if (options.dryRun) return present(ctx, step(structuredClone((await ctx.storage.get(key))!)));
+  return present(ctx, await ctx.storage.guaranteedUpdate(key, (existing) => step(existing!)));
+}
+
 async function deleteGeneric(
   ctx: StoreContext,
   req: RequestContext,
@@ -311,6 +323,11 @@ async function deleteGeneric(
   options: DeleteOptions,
 ): Promise<{ object: KubeObject | Status; deletedImmediately: boolean }> {
   const key = objectKey(ctx.space, req.namespace, name);
+  const mark = ctx.definition.strategy?.markForDeletion;
+  const current = mark === undefined ? undefined : await ctx.storage.get(key);
+  if (mark !== undefined && current !== undefined && current.metadata.deletionTimestamp === undefined) {
+    return { object: await markForDeletion(ctx, key, name, options, mark), deletedImmediately: false };
+  }
   let pending = false;
   if (options.dryRun) {
     const existing = (await ctx.storage.get(key))!;

@@ -1,11 +1,12 @@
 /**
  * The `customresourcedefinitions` resource (apiextensions.k8s.io/v1, cluster-scoped, with a
  * `status` subresource). Its strategy applies kube's v1 defaults (listKind, singular,
- * conversion None), adds the cleanup finalizer on create (the CRD controller removes it
- * once every custom resource is gone) and validates as crd-validation.ts describes.
+ * conversion None), starts the status over on create (the storage version stored), marks a
+ * CRD Terminating with the cleanup finalizer on its first DELETE (the CRD controller removes
+ * the finalizer once every custom resource is gone) and validates as crd-validation.ts describes.
  */
 import type { KubeObject } from '@kapi/machinery';
-import { isPlainObject } from '@kapi/machinery';
+import { isPlainObject, nowRFC3339 } from '@kapi/machinery';
 import type { ResourceDefinition } from '../definition.js';
 import { dropNulls } from '../drop-nulls.js';
 import { ALL_VERBS } from '../builtin/builtin-strategy.js';
@@ -42,6 +43,40 @@ function addCleanupFinalizer(obj: KubeObject): void {
   if (!finalizers.includes(CLEANUP_FINALIZER)) obj.metadata.finalizers = [...(finalizers as string[]), CLEANUP_FINALIZER];
 }
 
+/**
+ * kube's PrepareForCreate: the status starts over, holding only the storage version as
+ * stored (conditions and accepted names are the CRD controller's to write).
+ */
+function initialStatus(obj: KubeObject): void {
+  const crd = obj as CustomResourceDefinition;
+  const versions = Array.isArray(crd.spec?.versions) ? crd.spec.versions : [];
+  const storage = versions.filter((v) => isPlainObject(v) && v.storage === true && typeof v.name === 'string').map((v) => v.name!);
+  (obj as Record<string, unknown>)['status'] = { acceptedNames: { plural: '', kind: '' }, storedVersions: storage };
+}
+
+/**
+ * kube's CRD REST Delete on the first DELETE: the cleanup finalizer (the CRD controller
+ * removes it once every custom resource is gone) and the Terminating condition.
+ */
+function markTerminating(obj: KubeObject): void {
+  addCleanupFinalizer(obj);
+  const status = (isPlainObject(obj['status']) ? obj['status'] : {}) as Record<string, unknown>;
+  const conditions = (Array.isArray(status['conditions']) ? status['conditions'] : []) as Record<string, unknown>[];
+  const terminating = {
+    type: 'Terminating',
+    status: 'True',
+    lastTransitionTime: nowRFC3339(),
+    reason: 'InstanceDeletionPending',
+    message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+  };
+  const existing = conditions.findIndex((c) => c['type'] === 'Terminating');
+  if (existing < 0) conditions.push(terminating);
+  else if (conditions[existing]!['status'] !== 'True') conditions[existing] = terminating;
+  else conditions[existing] = { ...terminating, lastTransitionTime: conditions[existing]!['lastTransitionTime'] };
+  status['conditions'] = conditions;
+  obj['status'] = status;
+}
+
 export const customResourceDefinitions: ResourceDefinition = {
   group: APIEXTENSIONS_GROUP,
   kind: 'CustomResourceDefinition',
@@ -67,7 +102,8 @@ export const customResourceDefinitions: ResourceDefinition = {
       dropNulls(obj);
       defaultCrd(obj);
     },
-    prepareForCreate: addCleanupFinalizer,
+    prepareForCreate: initialStatus,
+    markForDeletion: markTerminating,
     validate: validateCrd,
     validateCreate: (obj) => validateApiApproval(obj as CustomResourceDefinition),
     validateUpdate: (obj, old) => [...validateCrdUpdate(obj, old), ...validateApiApproval(obj as CustomResourceDefinition, old as CustomResourceDefinition)],
