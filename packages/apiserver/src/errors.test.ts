@@ -91,6 +91,15 @@ void describe('error classes over HTTP', () => {
     const badYaml = await t.request('POST', CM, { raw: 'a: b: c\n  - [', headers: { 'content-type': 'application/yaml' } });
     assertStatus(badYaml, 400, 'BadRequest');
     assertStatus(await t.request('POST', CM, { raw: '', headers: { 'content-type': 'application/json' } }), 400, 'BadRequest');
+    // JSON null decodes into an empty object, as in kube: the missing name is the validator's 422 (issue 23).
+    assertStatus(await t.request('POST', CM, { raw: 'null', headers: { 'content-type': 'application/json' } }), 422, 'Invalid', 'ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required');
+    // Another kind: kube's decoder finds no conversion into a ConfigMap (issue 23).
+    assertStatus(
+      await t.request('POST', CM, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } } }),
+      400,
+      'BadRequest',
+      'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion',
+    );
     assertStatus(await t.request('PUT', `${CM}/a`, { body: { metadata: { name: 'b' } } }), 400, 'BadRequest', 'the name of the object (b) does not match the name on the URL (a)');
     assertStatus(await t.request('POST', CM, { body: { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name: 'x' } } }), 400, 'BadRequest', 'the API version in the data (apps/v1) does not match the expected API version (v1)');
     assertStatus(await t.request('GET', `${CM}?labelSelector=a%20in%20(b`), 400, 'BadRequest', "unable to parse requirement: found '', expected: ',' or ')'");

@@ -84,7 +84,7 @@ void describe('representations over HTTP', () => {
     const truncatedRaw = encodeObjectRaw({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { a: 'b' } });
     assert.equal(await message(encodeEnvelope('v1', 'ConfigMap', truncatedRaw.subarray(0, truncatedRaw.length - 1))), 'ConfigMap in version "v1" cannot be handled as a ConfigMap: unexpected EOF');
     const secret = pbObject({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } });
-    assert.equal(await message(secret), 'the kind in the data (Secret) does not match the expected kind (ConfigMap)');
+    assert.equal(await message(secret), 'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion');
   });
 
   void it('answers errors of resource requests as a protobuf Status, and non-resource errors as JSON', async () => {

@@ -70,8 +70,8 @@ export function fieldNotSupported(field: string, value: unknown, valid: readonly
 
 /**
  * `Too long: may not be more than <n> bytes` (FieldValueTooLong, kube 1.32's field.TooLong);
- * the value is never printed. Pass `detail` to replace the default text (CRD schema
- * validation prints `may not be longer than <n>`).
+ * the value is never printed (also what 1.32's custom-resource schema validation prints for
+ * `maxLength`). Pass `detail` to replace the default text.
  */
 export function fieldTooLong(field: string, maxLength: number, detail?: string): FieldError {
   return { type: 'FieldValueTooLong', field, message: withDetail('Too long', detail ?? `may not be more than ${maxLength} bytes`) };

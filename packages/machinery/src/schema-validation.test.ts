@@ -89,7 +89,7 @@ void test('required', () => {
 
 void test('string constraints', () => {
   assert.deepEqual(lines({ spec: { image: 'ab' } }, crd), ['spec.image: Invalid value: "ab": spec.image in body should be at least 3 chars long']);
-  assert.deepEqual(lines({ spec: { image: 'abcdefghi' } }, crd), ['spec.image: Too long: may not be longer than 8']);
+  assert.deepEqual(lines({ spec: { image: 'abcdefghi' } }, crd), ['spec.image: Too long: may not be more than 8 bytes']);
   assert.deepEqual(lines({ spec: { image: 'ABC' } }, crd), [`spec.image: Invalid value: "ABC": spec.image in body should match '^[a-z]+$'`]);
 });
 

@@ -133,7 +133,7 @@ class Validator {
     // Counted only when a bound asks for it (ConfigMap and Secret values can be large).
     const length = schema.maxLength !== undefined || schema.minLength !== undefined ? codePointLength(value) : 0;
     if (schema.maxLength !== undefined && length > schema.maxLength) {
-      this.errors.push(fieldTooLong(path, schema.maxLength, `may not be longer than ${schema.maxLength}`));
+      this.errors.push(fieldTooLong(path, schema.maxLength));
     }
     if (schema.minLength !== undefined && length < schema.minLength) {
       this.errors.push(fieldInvalid(path, value, `${path} in body should be at least ${schema.minLength} chars long`));

@@ -4,6 +4,7 @@
  */
 import type { KubeObject } from '@kapi/machinery';
 import { badRequest, deepCopy, fieldInvalid, invalid, isPlainObject, jsonTypeName, type StatusError } from '@kapi/machinery';
+import { catalogKinds } from '@kapi/catalog';
 import { dropNulls } from './drop-nulls.js';
 
 export interface ExpectedKind {
@@ -32,6 +33,38 @@ export function cannotBeHandled(expected: ExpectedKind, detail: string): StatusE
   return badRequest(`${expected.kind} in version "${expected.version}" cannot be handled as a ${expected.kind}: ${detail}`);
 }
 
+/** The group-versions of kube's scheme with the kinds registered in each (kapi's catalog of kube 1.32's kinds). */
+const registeredKinds = once(() => {
+  const byVersion = new Map<string, Set<string>>();
+  for (const k of catalogKinds()) {
+    const gv = formatApiVersion(k.group, k.version);
+    if (!byVersion.has(gv)) byVersion.set(gv, new Set());
+    byVersion.get(gv)!.add(k.kind);
+  }
+  return byVersion;
+});
+
+function once<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= make());
+}
+
+/**
+ * kube's 400 for a typed body of another kind: its decoder reads the body's kind when the
+ * scheme knows it and then finds no conversion into the expected kind
+ * (`converting (v1.Secret) to (core.ConfigMap): unknown conversion`, the internal type named
+ * by its group's package), else it names the kind as unregistered.
+ */
+function otherKind(expected: ExpectedKind, apiVersion: string, bodyKind: string): StatusError {
+  const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
+  const prefix = `${bodyKind} in version "${apiVersion}" cannot be handled as a ${expected.kind}: `;
+  if (registeredKinds().get(apiVersion)?.has(bodyKind) === true) {
+    const internalPackage = expected.group === '' ? 'core' : expected.group.split('.')[0]!;
+    return badRequest(`${prefix}converting (${version}.${bodyKind}) to (${internalPackage}.${expected.kind}): unknown conversion`);
+  }
+  return badRequest(`${prefix}no kind "${bodyKind}" is registered for version "${apiVersion}" in scheme "pkg/runtime/scheme.go:100"`);
+}
+
 /**
  * Returns a deep copy of `body` with apiVersion and kind set to the expected ones. Empty
  * apiVersion/kind are defaulted (as kube's decoder defaults them from the endpoint); others
@@ -56,6 +89,8 @@ export function decodeBody(body: unknown, expected: ExpectedKind): KubeObject {
     }
   }
   const apiVersion = typeof body['apiVersion'] === 'string' ? body['apiVersion'] : '';
+  const typedKind = typeof body['kind'] === 'string' ? body['kind'] : '';
+  if (typedKind !== '' && typedKind !== kind && expected.unstructured !== true) throw otherKind(expected, apiVersion === '' ? expectedApiVersion : apiVersion, typedKind);
   if (apiVersion !== '' && apiVersion !== expectedApiVersion) {
     throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expectedApiVersion})`);
   }

@@ -25,8 +25,8 @@ function cacheBehind(answer: Answer): boolean {
 
 async function run(base: string, c: Case): Promise<Answer> {
   let answer = await send(base, REFERENCE_TOKEN, c);
-  for (let i = 0; cacheBehind(answer) && i < 5; i++) {
-    await sleep(500);
+  for (let i = 0; cacheBehind(answer) && i < 10; i++) {
+    await sleep(1000);
     answer = await send(base, REFERENCE_TOKEN, c);
   }
   for (let i = 0; c.until !== undefined && !c.until(answer) && i < 50; i++) {

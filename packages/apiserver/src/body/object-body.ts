@@ -60,6 +60,8 @@ export async function decodeObjectBody(bytes: Buffer, contentType: string | unde
         if (err instanceof BodyDecodeError) throw new BodyDecodeError(`couldn't get version/kind; json parse error: ${err.detail}`);
         throw err;
       }
+      // JSON `null` decodes into nothing for kube too: an empty object (422 for a missing name, not 400).
+      if (body === null) body = {};
       if (!strict) return { body, duplicateFields: [], duplicateKeyLines: [] };
       await yieldIfBusy();
       return { body, duplicateFields: jsonDuplicateFields(text), duplicateKeyLines: [] };

@@ -150,9 +150,14 @@ void describe('generic store over configmaps', () => {
       reason: 'BadRequest',
       message: 'the API version in the data (apps/v1) does not match the expected API version (v1)',
     });
+    // kube's decoder reads a kind its scheme knows and finds no conversion; another it does not know (issue 23).
     await rejectsWithStatus(cms().creater.create(ns, { ...cm('x'), kind: 'Secret' }, {}), {
       code: 400,
-      message: 'the kind in the data (Secret) does not match the expected kind (ConfigMap)',
+      message: 'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion',
+    });
+    await rejectsWithStatus(cms().creater.create(ns, { ...cm('x'), kind: 'Bogus' }, {}), {
+      code: 400,
+      message: 'Bogus in version "v1" cannot be handled as a ConfigMap: no kind "Bogus" is registered for version "v1" in scheme "pkg/runtime/scheme.go:100"',
     });
     await rejectsWithStatus(cms().creater.create(ns, cm('x', {}, { metadata: { name: 'x', namespace: 'kube-system' } }), {}), {
       code: 400,
