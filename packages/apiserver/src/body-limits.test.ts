@@ -143,6 +143,20 @@ void describe('bounded decoding of request bodies', () => {
     assert.equal(applyWarn.headers.get('warning'), '299 - "line 7: key \\"a\\" already set in map", 299 - "line 9: key \\"b\\" already set in map"');
   });
 
+  void it('a JSON key repeated with object values is read into the first, as kube\'s typed decoder does (issue 23)', async () => {
+    const raw = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup-json","labels":{"x":"1"},"labels":{"y":"2"}},"data":{"a":"1","b":"1"},"data":{"b":"2"},"immutable":true,"immutable":false}';
+    const warned = await t.request('POST', CM, { raw, headers: { 'content-type': 'application/json' } });
+    assert.equal(warned.status, 201, warned.text);
+    assert.deepEqual(warned.json['data'], { a: '1', b: '2' });
+    assert.deepEqual((warned.json['metadata'] as Record<string, unknown>)['labels'], { x: '1', y: '2' });
+    assert.equal(warned.json['immutable'], false);
+    assert.equal(warned.headers.get('warning'), '299 - "duplicate field \\"metadata.labels\\"", 299 - "duplicate field \\"data\\"", 299 - "duplicate field \\"immutable\\""');
+    // A "__proto__" key stays data (JSON.parse's rule), never an object's prototype.
+    const proto = await t.request('POST', CM, { raw: '{"metadata":{"name":"dup-proto"},"data":{"__proto__":"x"},"data":{"b":"2"}}', headers: { 'content-type': 'application/json' } });
+    assert.equal(proto.status, 201, proto.text);
+    assert.deepEqual(proto.json['data'], { __proto__: 'x', b: '2' });
+  });
+
   void it('a garbage protobuf body is 400 BadRequest with kube\'s text (7b)', async () => {
     assertStatus(
       await t.request('POST', CM, { raw: garbageProtobuf(), headers: PROTOBUF }),

@@ -224,6 +224,7 @@ export const CASES: readonly Case[] = [
   { name: 'create unknown field strict', method: 'POST', path: `${CM}?fieldValidation=Strict`, body: { ...cm('strict'), bogus: 1 } },
   { name: 'create unknown field warn', method: 'POST', path: `${CM}?fieldValidation=Warn`, body: { ...cm('warn'), bogus: 1 } },
   { name: 'create duplicate field strict', method: 'POST', path: `${CM}?fieldValidation=Strict`, headers: JSON_TYPE, body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"a":"1"},"data":{"b":"2"}}' },
+  { name: 'create duplicate field warn', method: 'POST', path: CM, headers: JSON_TYPE, body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dupwarn","labels":{"x":"1"},"labels":{"y":"2"}},"data":{"a":"1","b":"1"},"data":{"b":"2"}}' },
   { name: 'create bad fieldValidation', method: 'POST', path: `${CM}?fieldValidation=Loud`, body: cm('loud') },
   { name: 'create unsupported content type', method: 'POST', path: CM, headers: { 'content-type': 'text/plain' }, body: 'hello' },
   { name: 'create in missing namespace', method: 'POST', path: '/api/v1/namespaces/missing/configmaps', body: cm('x') },

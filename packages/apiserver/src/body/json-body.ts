@@ -61,3 +61,83 @@ export function looksLikeJson(text: string): boolean {
   }
   return false;
 }
+
+type JsonObject = Record<string, unknown>;
+
+const isJsonObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Sets an own property, as JSON.parse does (a `__proto__` key is data, never the prototype). */
+function setOwn(obj: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** `incoming`'s keys decoded into `into`: objects into objects key by key, anything else replaced (Go's decoding into an existing struct or map). */
+function decodeInto(into: JsonObject, incoming: JsonObject): void {
+  for (const [key, value] of Object.entries(incoming)) {
+    const existing = Object.hasOwn(into, key) ? into[key] : undefined;
+    if (isJsonObject(existing) && isJsonObject(value)) decodeInto(existing, value);
+    else setOwn(into, key, value);
+  }
+}
+
+/**
+ * Parses valid JSON `text` (already checked by decodeJson) as a typed kind's Go decoder reads
+ * a body with repeated keys: a repeated key whose values are both objects is decoded into
+ * the object already there (kube stores `"data":{"a":"1"},"data":{"b":"2"}` as both keys);
+ * any other repeated value replaces the earlier one, as JSON.parse does.
+ */
+export function decodeJsonMergingDuplicates(text: string): unknown {
+  let i = 0;
+  const skip = () => {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
+  };
+  const scalarEnd = () => {
+    let j = i;
+    if (text[j] === '"') {
+      for (j++; text[j] !== '"'; j++) if (text[j] === '\\') j++;
+      return j + 1;
+    }
+    while (j < text.length && !',]} \n\r\t'.includes(text[j]!)) j++;
+    return j;
+  };
+  const value = (): unknown => {
+    skip();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const out: JsonObject = {};
+      skip();
+      if (text[i] === '}') return (i++, out);
+      for (;;) {
+        skip();
+        const end = scalarEnd();
+        const key = JSON.parse(text.slice(i, end)) as string;
+        i = end;
+        skip();
+        i++; // ':'
+        const v = value();
+        const existing = Object.hasOwn(out, key) ? out[key] : undefined;
+        if (isJsonObject(existing) && isJsonObject(v)) decodeInto(existing, v);
+        else setOwn(out, key, v);
+        skip();
+        if (text[i++] === '}') return out;
+      }
+    }
+    if (c === '[') {
+      i++;
+      const out: unknown[] = [];
+      skip();
+      if (text[i] === ']') return (i++, out);
+      for (;;) {
+        out.push(value());
+        skip();
+        if (text[i++] === ']') return out;
+      }
+    }
+    const end = scalarEnd();
+    const scalar = JSON.parse(text.slice(i, end)) as unknown;
+    i = end;
+    return scalar;
+  };
+  return value();
+}

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { badRequest, yieldIfBusy } from '@kapi/machinery';
 import { negotiateInput, type ResourceCapabilities } from '../http/negotiation.js';
 import { BodyDecodeError } from './decode-error.js';
-import { decodeJson, jsonDuplicateFields } from './json-body.js';
+import { decodeJson, decodeJsonMergingDuplicates, jsonDuplicateFields } from './json-body.js';
 import { ProtobufMessageError, decodeProtobuf } from './protobuf-body.js';
 import { readBody } from './read-body.js';
 import { yamlDecoder } from './yaml-decoder-pool.js';
@@ -64,7 +64,11 @@ export async function decodeObjectBody(bytes: Buffer, contentType: string | unde
       if (body === null) body = {};
       if (!strict) return { body, duplicateFields: [], duplicateKeyLines: [] };
       await yieldIfBusy();
-      return { body, duplicateFields: jsonDuplicateFields(text), duplicateKeyLines: [] };
+      const duplicateFields = jsonDuplicateFields(text);
+      // A typed kind's decoder reads a repeated object into the one before it; a custom
+      // resource's (unstructured) keeps the last, as JSON.parse does.
+      if (duplicateFields.length > 0 && target.capabilities.protobuf) body = decodeJsonMergingDuplicates(text);
+      return { body, duplicateFields, duplicateKeyLines: [] };
     }
     const decoded = await yamlDecoder().decode(text, { duplicates: strict });
     const body = JSON.parse(decoded.json) as unknown;
