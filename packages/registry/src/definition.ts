@@ -263,11 +263,12 @@ export interface ResourceDefinition {
   /**
    * The strategy owns `metadata.generation` (kube: deployments, CRs, ...): 1 on create,
    * + 1 on every update that changes anything but metadata and status; `onCreate`: 1 on
-   * create, then kept (kube's priorityclasses). Otherwise (most core types: configmaps,
+   * create, then kept (kube's priorityclasses); `onUpdate`: a create keeps what the client
+   * sent, an update that changes the spec counts one more (kube's csidrivers). Otherwise (most core types: configmaps,
    * secrets, namespaces, ...) a create keeps what the client sent and an update keeps the
    * stored value.
    */
-  managesGeneration?: boolean | 'onCreate';
+  managesGeneration?: boolean | 'onCreate' | 'onUpdate';
   /**
    * The columns of server-side Tables (`kubectl get`), in order; priority > 0 only with
    * `-o wide`. Without them a Table has kube's default Name and Created At columns.

@@ -46,7 +46,7 @@ export function prepareObjectForCreate(obj: KubeObject, definition: ResourceDefi
   meta.uid = newUID();
   definition.strategy?.prepareForCreate?.(obj, req);
   meta.creationTimestamp = nowRFC3339();
-  if (definition.managesGeneration) meta.generation = 1;
+  if (definition.managesGeneration === true || definition.managesGeneration === 'onCreate') meta.generation = 1;
   assignGeneratedName(obj);
 }
 
@@ -113,5 +113,6 @@ export function prepareObjectForUpdate(obj: KubeObject, old: KubeObject, definit
   if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
     meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
   }
-  if (definition.managesGeneration === true && !semanticEqual(specOf(obj), specOf(old))) meta.generation = (oldMeta.generation ?? 0) + 1;
+  const counts = definition.managesGeneration === true || definition.managesGeneration === 'onUpdate';
+  if (counts && !semanticEqual(specOf(obj), specOf(old))) meta.generation = (oldMeta.generation ?? 0) + 1;
 }

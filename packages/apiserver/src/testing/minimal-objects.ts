@@ -225,7 +225,7 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
     },
   },
   'scheduling.k8s.io/priorityclasses': { object: { metadata: meta('pc-sample'), value: 1000, description: 'sample' }, change: { description: 'changed' } },
-  'storage.k8s.io/csidrivers': { object: { metadata: meta('csi.sample.example.com'), spec: { attachRequired: true } } },
+  'storage.k8s.io/csidrivers': { object: { metadata: meta('csi.sample.example.com'), spec: { attachRequired: true } }, change: { spec: { requiresRepublish: true } } },
   'storage.k8s.io/csinodes': { object: { metadata: meta('node-sample'), spec: { drivers: [{ name: 'csi.sample.example.com', nodeID: 'n1' }] } } },
   'storage.k8s.io/csistoragecapacities': { object: { metadata: meta('csc-sample'), storageClassName: 'sc-sample', capacity: '10Gi' } },
   'storage.k8s.io/storageclasses': { object: { metadata: meta('sc-sample'), provisioner: 'csi.sample.example.com', reclaimPolicy: 'Delete' } },

@@ -18,6 +18,7 @@ import { eventsOverrides } from '../groups/events/index.js';
 import { networkingOverrides } from '../groups/networking/index.js';
 import { policyOverrides } from '../groups/policy/index.js';
 import { rbacOverrides } from '../groups/rbac/index.js';
+import { storageOverrides } from '../groups/storage/index.js';
 import { catalogDefinition } from './catalog-definition.js';
 import type { GroupOverrides } from './override.js';
 
@@ -34,6 +35,7 @@ const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
   'networking.k8s.io': networkingOverrides,
   policy: policyOverrides,
   'rbac.authorization.k8s.io': rbacOverrides,
+  'storage.k8s.io': storageOverrides,
 };
 
 /**
