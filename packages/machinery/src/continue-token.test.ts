@@ -54,6 +54,10 @@ void test('bad base64', () => {
 
 void test('bad JSON', () => {
   assert.match(decodeError(b64('{not json')), /^invalid continue token: continue key is not valid: /);
+  // Bytes that cannot start a JSON value: Go's scanner text, its byte quoted as Go quotes it (issue 23).
+  assert.equal(decodeError('garbage'), "invalid continue token: continue key is not valid: invalid character '\\u0081' looking for beginning of value");
+  assert.equal(decodeError(b64('xyz')), "invalid continue token: continue key is not valid: invalid character 'x' looking for beginning of value");
+  assert.equal(decodeError(b64('\x01')), "invalid continue token: continue key is not valid: invalid character '\\x01' looking for beginning of value");
   assert.equal(
     decodeError(b64('[1]')),
     'invalid continue token: continue key is not valid: json: cannot unmarshal array into Go value of type storage.continueToken',
