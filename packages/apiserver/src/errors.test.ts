@@ -84,6 +84,18 @@ void describe('error classes over HTTP', () => {
     assertStatus(await t.request('POST', CM, { raw: '{}', headers: { 'content-type': 'application/cbor' } }), 415, 'UnsupportedMediaType', message);
   });
 
+  void it('namespaces have no deletecollection: 405 as kube; a list at resourceVersion=0 ignores limit (issue 23)', async () => {
+    assertStatus(await t.request('DELETE', '/api/v1/namespaces?labelSelector=nothing%3Dmatches'), 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    for (const name of ['rv0-a', 'rv0-b', 'rv0-c']) {
+      assert.equal((await t.request('POST', CM, { body: { metadata: { name, labels: { rv0: 'yes' } } } })).status, 201);
+    }
+    // kube 1.32 serves resourceVersion=0 from its cache whole: every item, no continue token.
+    const listed = await t.request('GET', `${CM}?resourceVersion=0&limit=1&labelSelector=rv0%3Dyes`);
+    assert.equal(listed.status, 200);
+    assert.equal((listed.json['items'] as unknown[]).length, 3);
+    assert.equal((listed.json['metadata'] as Record<string, unknown>)['continue'], undefined);
+  });
+
   void it('400 for malformed JSON and YAML, wrong names and kinds', async () => {
     const badJson = await t.request('POST', CM, { raw: '{"metadata":', headers: { 'content-type': 'application/json' } });
     assertStatus(badJson, 400, 'BadRequest');
