@@ -273,9 +273,10 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
     assert.equal(flagError(['--etcd-servers=x', '--authorization-mode=Foo']), 'authorization-mode "Foo" is not a valid mode');
     assert.equal(flagError(['--etcd-servers=x', '--authorization-mode=RBAC,RBAC']), 'authorization-mode "RBAC" has mode specified more than once');
     assert.equal(flagError(['--etcd-servers=x', '--authorization-mode=']), 'at least one authorization-mode must be passed');
-    for (const mode of ['Node', 'Webhook', 'ABAC']) {
-      assert.equal(flagError(['--etcd-servers=x', `--authorization-mode=${mode},RBAC`]), `authorization-mode ${mode} is not implemented by kapi (built: AlwaysAllow, AlwaysDeny, RBAC)`);
+    for (const mode of ['Webhook', 'ABAC']) {
+      assert.equal(flagError(['--etcd-servers=x', `--authorization-mode=${mode},RBAC`]), `authorization-mode ${mode} is not implemented by kapi (built: AlwaysAllow, AlwaysDeny, RBAC, Node)`);
     }
+    assert.deepEqual(parsed(['--etcd-servers=x', '--authorization-mode=Node,RBAC']).authorizationModes, ['Node', 'RBAC']);
   });
 
   void it('refuses security flags kapi does not implement instead of ignoring them', () => {
@@ -359,7 +360,8 @@ void describe('service account and admission flags (kube\'s validation)', () => 
     assert.equal(flagError(['--etcd-servers=x', '--admission-control=Baz']), 'admission-control plugin "Baz" is unknown');
     assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=ServiceAccount', '--disable-admission-plugins=ServiceAccount']), '[ServiceAccount] in enable-admission-plugins and disable-admission-plugins overlapped');
     assert.equal(flagError(['--etcd-servers=x', '--admission-control=NamespaceLifecycle', '--enable-admission-plugins=ServiceAccount']), 'admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive');
-    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']), 'admission plugin NodeRestriction is not implemented by kapi (built: NamespaceLifecycle, ServiceAccount)');
+    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction']);
+    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=PodSecurity']), 'admission plugin PodSecurity is not implemented by kapi (built: NamespaceLifecycle, ServiceAccount, NodeRestriction)');
   });
 });
 

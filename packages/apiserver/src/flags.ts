@@ -191,7 +191,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'leader-elect-resource-name': { type: 'string', defaultText: 'kapi-controller-manager', help: 'The name of resource object that is used for locking during leader election.' },
   'client-ca-file': { type: 'string', defaultText: '', help: 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.' },
   'token-auth-file': { type: 'string', defaultText: '', help: 'If set, the file that will be used to secure the secure port of the API server via token authentication.' },
-  'authorization-mode': { type: 'stringList', defaultText: 'AlwaysAllow', help: 'Ordered list of plug-ins to do authorization on secure port. kapi builds AlwaysAllow,AlwaysDeny,RBAC (kube also has ABAC,Webhook,Node: a startup error here).' },
+  'authorization-mode': { type: 'stringList', defaultText: 'AlwaysAllow', help: 'Ordered list of plug-ins to do authorization on secure port. kapi builds AlwaysAllow,AlwaysDeny,RBAC,Node (kube also has ABAC,Webhook: a startup error here).' },
   'storage-media-type': { type: 'string', defaultText: 'application/vnd.kubernetes.protobuf', help: 'The media type to use to store objects in storage. Some resources or storage backends may only support a specific media type and will ignore this setting. Supported media types: [application/json, application/yaml, application/vnd.kubernetes.protobuf]' },
   'encryption-provider-config': { type: 'string', defaultText: '', help: 'The file containing configuration for encryption providers to be used for storing secrets in etcd' },
   'anonymous-auth': { type: 'bool', defaultText: 'true', help: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.' },
@@ -537,7 +537,7 @@ function serviceAccountErrors(flags: ServerFlags): string[] {
 function validateAuthorizationModes(modes: readonly string[]): void {
   if (modes.length === 0) throw new FlagError('at least one authorization-mode must be passed');
   const kube = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
-  const built = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'];
+  const built = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Node'];
   const seen = new Set<string>();
   for (const mode of modes) {
     if (!kube.includes(mode)) throw new FlagError(`authorization-mode ${JSON.stringify(mode)} is not a valid mode`);

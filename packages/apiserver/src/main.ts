@@ -11,6 +11,7 @@ import {
   definitions,
   startCrdController,
   type CrdController,
+  type RequestContext,
   type ResourceDefinition,
   type ServiceNetworkConfig,
 } from '@kapi/registry';
@@ -45,6 +46,8 @@ import { createAuthenticator } from './auth/authenticator.js';
 import { alwaysAllow, alwaysDeny, unionAuthorizer, type Authorizer } from './auth/authorizer.js';
 import { reconcileBootstrapPolicy } from './auth/bootstrap-policy.js';
 import { rbacAuthorizer } from './auth/rbac-authorizer.js';
+import { nodeAuthorizer } from './auth/node-authorizer.js';
+import { startNodeGraph, type NodeGraph } from './auth/node-graph.js';
 import { escalationGuard, type EscalationDependencies } from './auth/escalation.js';
 import { startRbacPolicyStore, type RbacPolicyStore } from './auth/rbac-policy.js';
 import { reviewResources } from './auth/reviews.js';
@@ -52,6 +55,10 @@ import { readTokenFile } from './auth/token-file.js';
 import { withExtraResources } from './auth/extra-resources.js';
 import { componentStatusResource } from './component-statuses.js';
 import { serviceAccountAdmission } from './admission/service-account.js';
+import { chainCreateAdmission } from './admission/chain.js';
+import type { UserInfo } from './auth/user.js';
+import type { ResourceRequestInfo } from './http/request-info.js';
+import { createNodeRestriction, type NodeRestriction } from './admission/node-restriction.js';
 import { externalHost, readServiceAccountKeys, startServiceAccounts, type ServiceAccountServices, type ServiceAccountTokenOptions } from './serviceaccount/service-accounts.js';
 
 export interface ApiServerOptions {
@@ -336,6 +343,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     authorizer: { authorize: (attributes) => authorizer.authorize(attributes), rulesFor: (user, namespace) => authorizer.rulesFor(user, namespace) },
     policy: () => rbacPolicy,
   };
+  // Started once the registry exists (its informers read it); the registry asks for its hooks lazily.
+  const nodeRestriction: NodeRestriction | undefined = admissionPlugins.includes('NodeRestriction') ? createNodeRestriction() : undefined;
   const storedRegistry = createRegistry({
     storage,
     prefix: options.etcdPrefix ?? '/registry',
@@ -345,12 +354,20 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     onReleaseError: (err) => logger.warn(`releasing a service IP or node port failed (the repair pass frees it): ${err instanceof Error ? err.message : String(err)}`),
     ...(authenticating ? { writeGuard: (definition: ResourceDefinition) => escalationGuard(escalation, definition) } : {}),
     namespaceLifecycle: admissionPlugins.includes('NamespaceLifecycle'),
-    ...(admissionPlugins.includes('ServiceAccount') ? {
-      admitCreate: (definition: ResourceDefinition) => (definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined),
+    // kube's order: ServiceAccount (mutating) before NodeRestriction.
+    admitCreate: (definition: ResourceDefinition) => chainCreateAdmission([
+      admissionPlugins.includes('ServiceAccount') && definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined,
+      nodeRestriction?.admitCreate(definition),
+    ]),
+    ...(nodeRestriction !== undefined ? {
+      admitUpdate: (definition: ResourceDefinition) => nodeRestriction.admitUpdate(definition),
+      admitDelete: (definition: ResourceDefinition) => nodeRestriction.admitDelete(definition),
     } : {}),
   });
+  nodeRestriction?.start(storedRegistry, (err) => logger.warn(`node restriction informer: ${err instanceof Error ? err.message : String(err)}`));
   let boundPort: number | undefined;
   const serviceAccounts: ServiceAccountServices = startServiceAccounts(storedRegistry, {
+    ...(nodeRestriction !== undefined ? { admitTokenRequest: (ctx: RequestContext, name: string, body: unknown) => nodeRestriction.admitTokenRequest(ctx, name, body) } : {}),
     ...(saTokens !== undefined && saKeys !== undefined ? { tokens: { ...saTokens, ...saKeys } } : {}),
     ...(rootCaFromFile ?? certificate?.cert) !== undefined ? { rootCaPem: (rootCaFromFile ?? certificate?.cert)! } : {},
     // kube's external address: the advertised one.
@@ -359,6 +376,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...(saTokens?.lookup === false ? { lookup: false } : {}),
   });
   let rbacPolicy: RbacPolicyStore | undefined;
+  let nodeGraph: NodeGraph | undefined;
   const authorizer: Authorizer = unionAuthorizer(modes.map((mode) => {
     switch (mode) {
       case 'AlwaysAllow':
@@ -368,6 +386,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       case 'RBAC':
         rbacPolicy ??= startRbacPolicyStore(storedRegistry, (err) => logger.warn(`rbac informer: ${err instanceof Error ? err.message : String(err)}`));
         return rbacAuthorizer(rbacPolicy);
+      case 'Node':
+        nodeGraph ??= startNodeGraph(storedRegistry, (err) => logger.warn(`node authorizer informer: ${err instanceof Error ? err.message : String(err)}`));
+        return nodeAuthorizer(nodeGraph);
       default:
         throw new Error(`authorization-mode ${mode} is not implemented by kapi`);
     }
@@ -499,6 +520,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       ...(authenticator !== undefined ? { authenticator } : {}),
       authorizer,
       onAuthenticationFailure: (req, reason) => logger.debug(4, 'Unable to authenticate the request', { URI: req.url ?? '/', err: reason }),
+      ...(nodeRestriction !== undefined ? { admitRequest: (user: UserInfo, info: ResourceRequestInfo) => nodeRestriction.admitSubresource(user, info.verb, { group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name }) } : {}),
     },
   });
 
@@ -526,6 +548,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   } catch (err) {
     await Promise.all(servers.map((server) => stopListening(server, 0).closed));
     await rbacPolicy?.stop();
+    await nodeGraph?.stop();
+    await nodeRestriction?.stop();
     await serviceAccounts.stop();
     await crdController.stop();
     storageMetrics.stop();
@@ -589,6 +613,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await bootstrap;
       await controllers?.stop();
       await rbacPolicy?.stop();
+      await nodeGraph?.stop();
+      await nodeRestriction?.stop();
       await serviceAccounts.stop();
       await crdController.stop();
       // kube's sequence: the audit backend shuts down once requests have drained (its queue is written out).
@@ -630,7 +656,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     for (const deadline = Date.now() + 5000; !controllers.synced() && !closing && Date.now() < deadline; ) await sleep(10);
   }
   // Requests are authorized from the RBAC informers: wait (bounded) for their first lists.
-  for (const deadline = Date.now() + 10_000; rbacPolicy !== undefined && !rbacPolicy.synced() && !closing && Date.now() < deadline; ) await sleep(10);
+  for (const deadline = Date.now() + 10_000; ((rbacPolicy !== undefined && !rbacPolicy.synced()) || nodeGraph?.synced() === false || nodeRestriction?.synced() === false) && !closing && Date.now() < deadline; ) await sleep(10);
   started = true;
   return {
     ...result,
