@@ -281,9 +281,14 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
 
   void it('refuses security flags kapi does not implement instead of ignoring them', () => {
     for (const flag of ['audit-webhook-config-file', 'audit-webhook-mode', 'audit-webhook-batch-max-size', 'service-account-signing-endpoint',
-      'requestheader-client-ca-file', 'requestheader-username-headers', 'tls-min-version']) {
+      'tls-min-version']) {
       assert.equal(flagError(['--etcd-servers=x', `--${flag}=/some/value`]), `--${flag} is not implemented by kapi`);
     }
+    // Front-proxy authentication: kube's checks of the header lists.
+    const headers = parsed(['--etcd-servers=x', '--requestheader-client-ca-file=/fp.crt', '--requestheader-allowed-names=front-proxy-client', '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group', '--requestheader-extra-headers-prefix=X-Remote-Extra-']);
+    assert.deepEqual(headers.requestHeader, { clientCaFile: '/fp.crt', allowedNames: ['front-proxy-client'], usernameHeaders: ['X-Remote-User'], uidHeaders: [], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] });
+    assert.equal(flagError(['--etcd-servers=x', '--requestheader-uid-headers=X-Remote-Uid']), '--requestheader-uid-headers requires the "RemoteRequestHeaderUID" feature to be enabled');
+    assert.deepEqual(parsed(['--etcd-servers=x', '--feature-gates=RemoteRequestHeaderUID=true', '--requestheader-uid-headers=X-Remote-Uid']).requestHeader.uidHeaders, ['X-Remote-Uid']);
     assert.equal(flagError(['--etcd-servers=x', '--enable-bootstrap-token-auth']), '--enable-bootstrap-token-auth is not implemented by kapi');
     assert.equal(flagError(['--etcd-servers=x', '--audit-webhook-truncate-enabled']), '--audit-webhook-truncate-enabled is not implemented by kapi');
     // Encryption configurations are read once, at start.
