@@ -8,11 +8,12 @@
  * member.crt/.key (every member's server and peer certificate, for the DNS names and IPs
  * given) and client.crt/.key (kapi-apiserver's client certificate); and kapi's own: its
  * client CA (kapi-ca.crt/.key, --client-ca-file), the admin client certificate
- * (admin.crt/.key: CN=kapi-admin, O=system:masters) and the service account key pair
- * (sa.key/sa.pub). Existing files are kept. Used by `make cluster` (deploy/cluster.mjs) and by the one-shot
+ * (admin.crt/.key: CN=kapi-admin, O=system:masters), and a static admin token
+ * (admin-token; tokens.csv for --token-auth-file).
+ * Existing files are kept. Used by `make cluster` (deploy/cluster.mjs) and by the one-shot
  * `etcd-certs` service of deploy/docker-compose.yml (in the kapi image, which has `selfsigned`).
  */
-import { generateKeyPairSync } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
@@ -47,7 +48,7 @@ const forKapi = (/** @type {string} */ name) => {
   if (process.getuid?.() === 0) chownSync(join(dir, name), 1000, 1000);
 };
 
-if (!['kapi-ca.crt', 'admin.crt', 'sa.key', 'sa.pub'].every((f) => existsSync(join(dir, f)))) {
+if (!['kapi-ca.crt', 'admin.crt', 'tokens.csv'].every((f) => existsSync(join(dir, f)))) {
   const kapiCa = await authority('kapi-client-ca');
   const admin = await generate([{ name: 'organizationName', value: 'system:masters' }, { name: 'commonName', value: 'kapi-admin' }], {
     ...ec,
@@ -59,13 +60,14 @@ if (!['kapi-ca.crt', 'admin.crt', 'sa.key', 'sa.pub'].every((f) => existsSync(jo
       { name: 'extKeyUsage', clientAuth: true },
     ],
   });
-  const sa = generateKeyPairSync('rsa', { modulusLength: 2048 });
   write('kapi-ca.key', kapiCa.private, 0o600);
   write('admin.key', admin.private, 0o600);
   write('admin.crt', admin.cert, 0o644);
-  write('sa.key', /** @type {string} */ (sa.privateKey.export({ type: 'pkcs1', format: 'pem' })), 0o600);
-  forKapi('sa.key');
-  write('sa.pub', /** @type {string} */ (sa.publicKey.export({ type: 'spki', format: 'pem' })), 0o644);
+  // A static admin token (--token-auth-file), the same flags as the Helm chart's.
+  const token = randomBytes(24).toString('hex');
+  write('admin-token', `${token}\n`, 0o600);
+  write('tokens.csv', `${token},kapi-admin,kapi-admin,"system:masters"\n`, 0o600);
+  forKapi('tokens.csv');
   write('kapi-ca.crt', kapiCa.cert, 0o644);
 }
 if (['ca.crt', 'member.crt', 'client.crt'].every((f) => existsSync(join(dir, f)))) process.exit(0);
