@@ -147,14 +147,15 @@ clusters:
     server: ${server}
 ${tls}
 users:
-- name: kapi-cluster
+- name: kapi-admin
   user:
-    token: kapi-local   # placeholder: kapi has no authentication yet; without any credential kubectl prompts for a username
+    client-certificate: ${join(cfg.layout.etcdCertDir, 'admin.crt')}
+    client-key: ${join(cfg.layout.etcdCertDir, 'admin.key')}
 contexts:
 - name: kapi-cluster
   context:
     cluster: kapi-cluster
-    user: kapi-cluster
+    user: kapi-admin
 current-context: kapi-cluster
 preferences: {}
 `,
@@ -232,7 +233,17 @@ async function info(/** @type {ReturnType<typeof configure>} */ cfg) {
   for (const [name, c] of components(cfg.layout)) {
     procs[name] = { pid: cfg.table.pid(name) ?? null, url: c.url ?? null, ports: c.ports, log: cfg.table.logFile(name), argv: cfg.table.record(name)?.argv ?? c.argv };
   }
-  return { dir: cfg.dir, basePort: cfg.basePort, kubeconfig: join(cfg.dir, 'kubeconfig'), server: `https://127.0.0.1:${cfg.layout.ports.lb}`, certDir: cfg.layout.certDir, processes: procs };
+  return {
+    dir: cfg.dir,
+    basePort: cfg.basePort,
+    kubeconfig: join(cfg.dir, 'kubeconfig'),
+    server: `https://127.0.0.1:${cfg.layout.ports.lb}`,
+    certDir: cfg.layout.certDir,
+    // The admin client certificate (system:masters) the kubeconfig uses.
+    clientCertificate: join(cfg.layout.etcdCertDir, 'admin.crt'),
+    clientKey: join(cfg.layout.etcdCertDir, 'admin.key'),
+    processes: procs,
+  };
 }
 
 async function status(/** @type {ReturnType<typeof configure>} */ cfg) {

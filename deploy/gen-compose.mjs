@@ -12,7 +12,11 @@ doc.commentBefore = [
   '',
   ' Three etcd members, three kapi-apiserver replicas and kapi-lb, with the flags `make cluster` uses.',
   '   docker compose -f deploy/docker-compose.yml up -d --wait',
-  '   kubectl --server=https://127.0.0.1:6443 --insecure-skip-tls-verify --token=kapi get ns',
+  ' The replicas run with client certificates and Node,RBAC authorization; the admin certificate',
+  ' (CN=kapi-admin, O=system:masters) is made once in the etcd-certs volume:',
+  '   docker compose -f deploy/docker-compose.yml cp kapi-1:/var/lib/kapi/etcd-certs/admin.crt .',
+  '   docker compose -f deploy/docker-compose.yml cp kapi-1:/var/lib/kapi/etcd-certs/admin.key .',
+  '   kubectl --server=https://127.0.0.1:6443 --insecure-skip-tls-verify --client-certificate=admin.crt --client-key=admin.key get ns',
 ].join('\n');
 const target = new URL('./docker-compose.yml', import.meta.url);
 writeFileSync(target, doc.toString({ lineWidth: 0 }));

@@ -56,7 +56,7 @@ export const addressFlags = Object.freeze({
     '--initial-advertise-peer-urls', '--initial-cluster', '--listen-metrics-urls',
     '--trusted-ca-file', '--cert-file', '--key-file', '--peer-trusted-ca-file', '--peer-cert-file', '--peer-key-file',
   ],
-  kapi: ['--etcd-servers', '--bind-address', '--secure-port', '--cert-dir', '--etcd-cafile', '--etcd-certfile', '--etcd-keyfile'],
+  kapi: ['--etcd-servers', '--bind-address', '--secure-port', '--cert-dir', '--etcd-cafile', '--etcd-certfile', '--etcd-keyfile', '--client-ca-file', '--token-auth-file'],
   lb: ['--listen', '--backends'],
 });
 
@@ -79,7 +79,7 @@ export const addressFlags = Object.freeze({
  * @property {(member: string) => EtcdAddresses} etcd
  * @property {(replica: string) => KapiAddresses} kapi
  * @property {string} certDir       --cert-dir shared by the replicas (the first one generates the pair)
- * @property {string} etcdCertDir   the etcd CA and certificates (deploy/etcd-certs.sh): client and peer traffic is mutual TLS
+ * @property {string} etcdCertDir   the etcd CA and certificates (deploy/etcd-certs.mjs): client and peer traffic is mutual TLS; also kapi's client CA, admin certificate and admin token
  * @property {string} lbListen      host:port the balancer listens on
  *
  * @typedef {object} Command
@@ -139,6 +139,12 @@ export function kapiCommand(replica, layout) {
       `--etcd-cafile=${layout.etcdCertDir}/ca.crt`,
       `--etcd-certfile=${layout.etcdCertDir}/client.crt`,
       `--etcd-keyfile=${layout.etcdCertDir}/client.key`,
+      // Secure as kubeadm runs kube-apiserver: client certificates of kapi's CA (and a static
+      // admin token, as the Helm chart has), Node and RBAC authorization.
+      `--client-ca-file=${layout.etcdCertDir}/kapi-ca.crt`,
+      `--token-auth-file=${layout.etcdCertDir}/tokens.csv`,
+      '--authorization-mode=Node,RBAC',
+      '--enable-admission-plugins=NodeRestriction',
     ],
   };
 }

@@ -25,6 +25,8 @@ let cluster: LocalCluster;
 let info: ClusterInfo;
 let kubectl: Kubectl;
 let ca: string;
+/** The kubeconfig's client certificate (system:masters): the cluster runs with RBAC. */
+let admin: { cert: string; key: string };
 let torn = false;
 const ns = 'e2e-local-cluster';
 
@@ -47,6 +49,7 @@ before(async () => {
   }
   info = await cluster.info();
   ca = cluster.ca(info);
+  admin = { cert: readFileSync(info.clientCertificate, 'utf8'), key: readFileSync(info.clientKey, 'utf8') };
   kubectl = new Kubectl({ kubeconfig: info.kubeconfig, cacheDir: join(cluster.dir, 'kube-cache'), timeoutMs: 30_000 });
 });
 
@@ -58,6 +61,7 @@ after(async () => {
 async function createConfigMapOverHttp(name: string, data: Record<string, string>): Promise<Obj> {
   const res = await httpRequestJson('POST', `${info.server}/api/v1/namespaces/${ns}/configmaps`, {
     ca,
+    ...admin,
     body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data },
   });
   assert.equal(res.status, 201, res.body);
@@ -66,7 +70,7 @@ async function createConfigMapOverHttp(name: string, data: Record<string, string
 
 /** POST requests counted by replica `url`'s apiserver_request_total for configmaps. */
 async function configMapCreates(url: string): Promise<number> {
-  const res = await httpRequestJson('GET', `${url}/metrics`);
+  const res = await httpRequestJson('GET', `${url}/metrics`, admin);
   assert.equal(res.status, 200);
   let total = 0;
   for (const line of res.body.split('\n')) {
@@ -85,10 +89,11 @@ async function workload(label: string, count: number): Promise<string[]> {
       const name = `${label}-${i}`;
       const created = await httpRequestJson('POST', `${info.server}/api/v1/namespaces/${ns}/configmaps`, {
         ca,
+        ...admin,
         body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { i: String(i) } },
       });
       if (created.status !== 201) failures.push(`create ${name}: ${created.status} ${created.body.slice(0, 200)}`);
-      const got = await httpRequestJson('GET', `${info.server}/api/v1/namespaces/${ns}/configmaps/${name}`, { ca });
+      const got = await httpRequestJson('GET', `${info.server}/api/v1/namespaces/${ns}/configmaps/${name}`, { ca, ...admin });
       if (got.status !== 200) failures.push(`get ${name}: ${got.status} ${got.body.slice(0, 200)}`);
     } catch (err) {
       failures.push(`${label}-${i}: ${(err as Error).message}`);
@@ -170,13 +175,17 @@ void test('CRUD through the balancer with kubectl and HTTPS; every replica takes
   assert.equal(served.reduce((a, b) => a + b, 0), 9, `creates per replica: ${served.join(',')}`);
   assert.ok(served.every((n) => n >= 1), `every replica served a create through the balancer: ${served.join(',')}`);
 
-  const list = await httpRequestJson('GET', `${info.server}/api/v1/namespaces/${ns}/configmaps`, { ca });
+  const list = await httpRequestJson('GET', `${info.server}/api/v1/namespaces/${ns}/configmaps`, { ca, ...admin });
   assert.equal(list.status, 200);
   // (every namespace also holds kube-root-ca.crt, published by the root CA controller)
   const items = (list.json as { items: Obj[] }).items.map((o) => o.metadata.name).filter((n) => n !== 'kube-root-ca.crt').sort();
   assert.deepEqual(items, created.map((o) => o.metadata.name).sort());
-  const del = await httpRequestJson('DELETE', `${info.server}/api/v1/namespaces/${ns}/configmaps/http-0`, { ca });
+  const del = await httpRequestJson('DELETE', `${info.server}/api/v1/namespaces/${ns}/configmaps/http-0`, { ca, ...admin });
   assert.equal(del.status, 200, del.body);
+  // The replicas run with client certificates and RBAC: without the admin certificate a request is system:anonymous.
+  const anonymous = await httpRequestJson('GET', `${info.server}/api/v1/namespaces/${ns}/configmaps`, { ca });
+  assert.equal(anonymous.status, 403, anonymous.body);
+  assert.equal((anonymous.json as { message: string }).message, `configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "${ns}"`);
 });
 
 void test('etcd serves clients and peers over mutual TLS only', async () => {
@@ -251,12 +260,12 @@ async function watchEveryReplica(): Promise<{ seen: Map<string, Map<string, numb
   const watches = await Promise.all(
     topology.kapiReplicas.map(async (replica) => {
       const base = info.processes[replica]!.url!;
-      const cached = await httpRequestJson('GET', `${base}/api/v1/namespaces/${ns}/configmaps?resourceVersion=0`, { ca });
+      const cached = await httpRequestJson('GET', `${base}/api/v1/namespaces/${ns}/configmaps?resourceVersion=0`, { ca, ...admin });
       assert.equal(cached.status, 200, cached.body);
       const from = (cached.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
       const watch = openWatch<Obj>(base, `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${from}`, (event) => {
         if (event.type === 'ADDED') seen.get(replica)!.set(event.object.metadata.name, Date.now());
-      });
+      }, {}, admin);
       void watch.done.then((end) => {
         if (end.reason !== 'killed') ended.set(replica, end);
       });
@@ -327,6 +336,7 @@ void test('partition: each etcd member in turn is cut off by the peer gate; it f
         const name = `during-partition-${member}`;
         const created = await httpRequestJson('POST', `${info.server}/api/v1/namespaces/${ns}/configmaps`, {
           ca,
+          ...admin,
           timeoutMs: 20_000,
           body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { at: 'partition' } },
         });
@@ -335,7 +345,7 @@ void test('partition: each etcd member in turn is cut off by the peer gate; it f
         if (round === 0) {
           const failed: string[] = [];
           for (let i = 0; i < 30; i++) {
-            const got = await httpRequestJson('GET', `${info.server}/api/v1/namespaces/${ns}/configmaps/${name}`, { ca, timeoutMs: 20_000 }).catch((err: Error) => ({ status: 0, body: err.message }));
+            const got = await httpRequestJson('GET', `${info.server}/api/v1/namespaces/${ns}/configmaps/${name}`, { ca, ...admin, timeoutMs: 20_000 }).catch((err: Error) => ({ status: 0, body: err.message }));
             if (got.status !== 200) failed.push(`${got.status} ${got.body.slice(0, 200)}`);
           }
           assert.deepEqual(failed, [], 'consistent reads through the balancer while a member is partitioned');

@@ -120,6 +120,7 @@ void test('the chart renders the HA control plane: kinds and counts', { skip }, 
     'v1/Pod',
     'v1/Secret',
     'v1/Secret',
+    'v1/Secret',
     'v1/Service',
     'v1/Service',
     'v1/ServiceAccount',
@@ -238,6 +239,16 @@ void test('kapi: replicas with kubeadm\'s /livez and /readyz probe timings, ever
     assert.ok(etcdTls.secret!.items!.some((i) => `/var/lib/kapi/etcd/${i.path}` === file), `${flag}=${file} is in the etcd-tls volume`);
   }
   assert.ok(args.includes('--secure-port=6443'));
+  // Client certificates and the admin token from the auth Secret; Node,RBAC as kubeadm.
+  assert.ok(args.includes('--authorization-mode=Node,RBAC') && args.includes('--enable-admission-plugins=NodeRestriction'));
+  const auth = pod.volumes!.find((v) => v.name === 'auth')!;
+  assert.equal(auth.secret?.secretName, 'kapi-auth');
+  for (const flag of ['--client-ca-file', '--token-auth-file']) {
+    const file = args.find((a) => a.startsWith(`${flag}=`))!.slice(flag.length + 1);
+    assert.ok(auth.secret!.items!.some((i) => `/var/lib/kapi/auth/${i.path}` === file), `${flag}=${file} is in the auth volume`);
+  }
+  const tokens = Buffer.from(find<Manifest & { data: Record<string, string> }>(objects, 'Secret', 'kapi-auth').data['tokens.csv']!, 'base64').toString();
+  assert.match(tokens, /^[A-Za-z0-9]{48},kapi-admin,kapi-admin,"system:masters"\n$/);
 
   const service = find<ServiceManifest>(objects, 'Service', 'kapi');
   assert.deepEqual(service.spec.ports.map((p) => [p.name, p.port, p.targetPort]), [['https', 6443, 'https']]);
@@ -288,7 +299,8 @@ void test('NOTES.txt tells how to wait for, test and reach the release', { skip 
   assert.match(notes, /rollout status statefulset\/kapi-etcd/);
   assert.match(notes, /helm test kapi -n kapi-system/);
   assert.match(notes, /https:\/\/kapi\.kapi-system\.svc\.cluster\.local:6443/);
-  assert.match(notes, /no authentication/);
+  assert.match(notes, /secret kapi-auth -o jsonpath='\{\.data\.admin-token\}'/);
+  assert.match(notes, /Node,RBAC/);
 });
 
 void test('values: ServiceMonitor, hard anti-affinity, five etcd members, an existing TLS Secret, no persistence; bad values fail to render', { skip }, async () => {
@@ -313,11 +325,12 @@ void test('values: ServiceMonitor, hard anti-affinity, five etcd members, an exi
   assert.equal(etcdArgs.find((a) => a.startsWith('--initial-cluster='))!.split(',').length, 5);
 
   const own = (await render({ set: ['apiServer.tls.existingSecret=my-tls', 'etcd.tls.existingSecret=my-etcd-tls', 'etcd.persistence.enabled=false'] })).manifests;
-  assert.equal(own.filter((o) => o.kind === 'Secret').length, 0);
+  assert.deepEqual(own.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name), ['kapi-auth']);
   const ownPod = find<Workload>(own, 'Deployment').spec.template;
   assert.equal(ownPod.spec.volumes!.find((v) => v.name === 'certs')?.secret?.secretName, 'my-tls');
   assert.equal(ownPod.spec.volumes!.find((v) => v.name === 'etcd-tls')?.secret?.secretName, 'my-etcd-tls');
-  assert.equal(ownPod.metadata.annotations?.['checksum/tls'], undefined);
+  // The chart still makes the authentication Secret, so the checksum covers it.
+  assert.match(ownPod.metadata.annotations?.['checksum/tls'] ?? '', /^[0-9a-f]{64}$/);
   const ephemeral = find<Workload>(own, 'StatefulSet');
   assert.equal(ephemeral.spec.volumeClaimTemplates, undefined);
   assert.deepEqual(ephemeral.spec.template.spec.volumes?.[0], { name: 'data', emptyDir: {} });
@@ -400,7 +413,7 @@ void test('values.schema.json: integer replica counts, an odd etcd; no budget ov
   assert.equal(find<Workload>(single, 'StatefulSet').spec.replicas, 1);
 
   const plain = (await render({ set: ['etcd.tls.enabled=false', 'etcd.networkPolicy.enabled=false'] })).manifests;
-  assert.deepEqual(plain.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name), ['kapi-tls']);
+  assert.deepEqual(plain.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name), ['kapi-tls', 'kapi-auth']);
   assert.equal(plain.filter((o) => o.kind === 'NetworkPolicy').length, 0);
   const plainArgs = find<Workload>(plain, 'Deployment').spec.template.spec.containers[0]!.args!;
   assert.match(plainArgs.find((a) => a.startsWith('--etcd-servers='))!, /^--etcd-servers=http:\/\//);

@@ -16,6 +16,9 @@ export interface ClusterInfo {
   kubeconfig: string;
   server: string;
   certDir: string;
+  /** The admin client certificate and key (CN=kapi-admin, O=system:masters) of the kubeconfig. */
+  clientCertificate: string;
+  clientKey: string;
   processes: Record<string, { pid: number | null; url: string | null; ports: number[]; log: string; argv: string[] }>;
 }
 

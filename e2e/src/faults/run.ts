@@ -109,7 +109,7 @@ export async function runFaultSuite(options: FaultSuiteOptions): Promise<FaultSu
   const reflectorBuild = buildGoCommand('kapi-reflector');
   const cluster: ClusterTarget = await startClusterTarget();
   log(`cluster up: ${cluster.server}`);
-  const client = new RestClient(cluster.server, { maxSockets: 32, timeoutMs: 10_000 });
+  const client = new RestClient(cluster.server, { maxSockets: 32, timeoutMs: 10_000, ...(cluster.clientCertificate !== undefined ? { clientCertificate: cluster.clientCertificate } : {}) });
   const etcd = etcdClient(cluster.etcdEndpoints, cluster.etcdCredentials);
   const ns = 'faults';
   const prefix = `/registry/configmaps/${ns}/`;
@@ -130,7 +130,7 @@ export async function runFaultSuite(options: FaultSuiteOptions): Promise<FaultSu
     const writers = Array.from({ length: 4 }, (_, i) => new Writer(ctx, `w${i}`, 16));
     const incrementers = Array.from({ length: 3 }, (_, i) => new Incrementer(ctx, `i${i}`, counterNames));
     const lister = new Lister(ctx);
-    const watchers = Array.from({ length: 2 }, (_, i) => new RawWatcher(ctx, `raw-watch-${i}`, cluster.server));
+    const watchers = Array.from({ length: 2 }, (_, i) => new RawWatcher(ctx, `raw-watch-${i}`, cluster.server, cluster.clientCertificate));
     cleanups.push(() => watchers.forEach((w) => w.stop()));
     const nodeInformer = new NodeInformer(cluster.kubeconfig, ns);
     cleanups.push(() => nodeInformer.stop());
@@ -154,7 +154,7 @@ export async function runFaultSuite(options: FaultSuiteOptions): Promise<FaultSu
         const before = ctx.tally.total('');
         const fault = await injector.inject(kind);
         log(`fault ${kind} ${fault.target}: ${fault.seconds.toFixed(1)} s${fault.detail ? ` (${fault.detail})` : ''}; ${ctx.tally.total('') - before} operations meanwhile`);
-        if (kind === 'compact') violations.push(...(await expiredProbe(cluster.server, ns, recorder.fromRevision)));
+        if (kind === 'compact') violations.push(...(await expiredProbe(cluster.server, ns, recorder.fromRevision, cluster.clientCertificate)));
         await sleep(schedule.settleMs);
       }
     }
@@ -294,13 +294,13 @@ async function waitUntil(cond: () => boolean, timeoutMs: number): Promise<boolea
  * event or the status) once the replica the balancer picks has seen
  * the compaction recorded in compact_rev_key (they watch it; allow them a few seconds).
  */
-async function expiredProbe(server: string, ns: string, compactedRevision: bigint): Promise<string[]> {
+async function expiredProbe(server: string, ns: string, compactedRevision: bigint, clientCertificate?: { cert: string; key: string }): Promise<string[]> {
   let streamed = 0;
   for (let attempt = 0; attempt < 20; attempt++) {
     let code: number | undefined;
     const stream = openWatch<{ code?: number }>(server, `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${compactedRevision}&timeoutSeconds=1`, (event) => {
       if (event.type === 'ERROR') code = event.object.code;
-    });
+    }, {}, clientCertificate);
     const end = await stream.done;
     if (end.status === 410 || code === 410) return [];
     if (end.status === 200 && code === undefined) streamed++;

@@ -306,6 +306,7 @@ export class RawWatcher {
     private readonly ctx: WorkloadContext,
     readonly name: string,
     private readonly baseUrl: string,
+    private readonly clientCertificate?: { cert: string; key: string },
   ) {}
 
   private async list(): Promise<{ rv: string; items: KubeObject[] }> {
@@ -355,7 +356,7 @@ export class RawWatcher {
             else this.store.set(event.object.metadata.name, rv);
           }
           if (BigInt(rv) > this.lastResourceVersion) this.lastResourceVersion = BigInt(rv);
-        });
+        }, {}, this.clientCertificate);
         const end = await this.current.done;
         if (end.status === 410) expired = true;
         else if (end.status !== 200) {

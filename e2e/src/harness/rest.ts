@@ -44,11 +44,11 @@ export class RestClient {
 
   constructor(
     readonly baseUrl: string,
-    private readonly options: { maxSockets?: number; timeoutMs?: number; headers?: Record<string, string> } = {},
+    private readonly options: { maxSockets?: number; timeoutMs?: number; headers?: Record<string, string>; clientCertificate?: { cert: string; key: string } } = {},
   ) {
     const https = baseUrl.startsWith('https:');
     const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 16 };
-    this.agent = https ? new HttpsAgent({ ...agentOptions, rejectUnauthorized: false }) : new HttpAgent(agentOptions);
+    this.agent = https ? new HttpsAgent({ ...agentOptions, rejectUnauthorized: false, ...options.clientCertificate }) : new HttpAgent(agentOptions);
     this.send = https ? httpsRequest : httpRequest;
   }
 

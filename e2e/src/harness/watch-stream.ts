@@ -37,7 +37,13 @@ export interface WatchStream {
  * off (loopback test servers). A new connection per watch (no agent), so killing it affects
  * nothing else.
  */
-export function openWatch<T = KubeObject>(baseUrl: string, path: string, onEvent: (event: WatchEvent<T>) => void, headers: Record<string, string> = {}): WatchStream {
+export function openWatch<T = KubeObject>(
+  baseUrl: string,
+  path: string,
+  onEvent: (event: WatchEvent<T>) => void,
+  headers: Record<string, string> = {},
+  clientCertificate?: { cert: string; key: string },
+): WatchStream {
   const send = baseUrl.startsWith('https:') ? httpsRequest : httpRequest;
   let killed = false;
   let req: ClientRequest | undefined;
@@ -51,7 +57,7 @@ export function openWatch<T = KubeObject>(baseUrl: string, path: string, onEvent
       settled = true;
       resolve({ status, contentType, badLines, ...end, ...(killed ? { reason: 'killed' as const } : {}) });
     };
-    req = send(`${baseUrl}${path}`, { method: 'GET', agent: false, rejectUnauthorized: false, headers: { ...headers, accept: 'application/json' } }, (res) => {
+    req = send(`${baseUrl}${path}`, { method: 'GET', agent: false, rejectUnauthorized: false, ...clientCertificate, headers: { ...headers, accept: 'application/json' } }, (res) => {
       status = res.statusCode ?? 0;
       contentType = res.headers['content-type'];
       if (status !== 200) {

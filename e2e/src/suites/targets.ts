@@ -4,7 +4,7 @@
  * members, three replicas, kapi-lb) reached through its balancer. A suite only sees a
  * {@link Target}: a server URL, a kubeconfig, and etcd's endpoints for ground truth.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startCluster } from '../harness/cluster.js';
@@ -30,6 +30,8 @@ export interface Target {
   readonly etcdEndpoints: string[];
   /** The client certificate etcd asks for (the local cluster's etcd is mutual TLS), if any. */
   readonly etcdCredentials?: EtcdCredentials;
+  /** The kubeconfig's client certificate (system:masters), when the target authenticates clients (the local cluster runs with RBAC). */
+  readonly clientCertificate?: { readonly cert: string; readonly key: string };
   /** A kubectl with its own cache dir, bound to {@link kubeconfig}. */
   kubectl(): Kubectl;
   /** A JSON client of {@link server}; the caller closes it. */
@@ -83,6 +85,7 @@ export async function startClusterTarget(): Promise<ClusterTarget> {
   const info = await local.info();
   const dir = mkdtempSync(join(tmpdir(), 'kapi-target-'));
   const caFile = join(info.certDir, 'apiserver.crt');
+  const clientCertificate = { cert: readFileSync(info.clientCertificate, 'utf8'), key: readFileSync(info.clientKey, 'utf8') };
   let stopped = false;
   return {
     kind: 'cluster',
@@ -95,7 +98,8 @@ export async function startClusterTarget(): Promise<ClusterTarget> {
     etcdEndpoints: topology.etcdMembers.map((m) => info.processes[m]!.url!),
     etcdCredentials: etcdCredentialsIn(join(dirname(info.certDir), 'etcd-certs')),
     kubectl: () => new Kubectl({ kubeconfig: info.kubeconfig, cacheDir: join(dir, `kube-cache-${Math.random().toString(36).slice(2)}`), timeoutMs: 60_000 }),
-    rest: () => new RestClient(info.server, { maxSockets: 16 }),
+    clientCertificate,
+    rest: () => new RestClient(info.server, { maxSockets: 16, clientCertificate }),
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -143,6 +143,10 @@ failureThreshold: {{ .probe.failureThreshold }}
 {{- printf "%s:%s" .image.repository (default .root.Chart.AppVersion .image.tag) }}
 {{- end }}
 
+{{- define "kapi.authSecretName" -}}
+{{- printf "%s-auth" (include "kapi.fullname" .) }}
+{{- end }}
+
 {{- define "kapi.etcd.tlsSecretName" -}}
 {{- default (printf "%s-etcd-tls" (include "kapi.fullname" .)) .Values.etcd.tls.existingSecret }}
 {{- end }}
@@ -185,6 +189,18 @@ would otherwise make a new CA). Returns JSON: {"api": {...}, "etcd": {...}} of b
 {{- $client := genSignedCert "kapi-apiserver" nil nil $days $ca }}
 {{- $_ := set $out "etcd" (dict "ca.crt" ($ca.Cert | b64enc) "member.crt" ($member.Cert | b64enc) "member.key" ($member.Key | b64enc) "client.crt" ($client.Cert | b64enc) "client.key" ($client.Key | b64enc)) }}
 {{- end }}
+{{- end }}
+{{- /* Authentication material: the client CA (--client-ca-file; sign users' certificates with
+its key) and a static admin token in system:masters (--token-auth-file; Sprig cannot put an
+O= in a certificate). */}}
+{{- $stored := lookup "v1" "Secret" .Release.Namespace (include "kapi.authSecretName" .) }}
+{{- if and $stored $stored.data }}
+{{- $_ := set $out "auth" $stored.data }}
+{{- else }}
+{{- $clientCa := genCA (printf "%s-client-ca" (include "kapi.fullname" .)) $days }}
+{{- $token := randAlphaNum 48 }}
+{{- $tokens := printf "%s,kapi-admin,kapi-admin,\"system:masters\"\n" $token }}
+{{- $_ := set $out "auth" (dict "client-ca.crt" ($clientCa.Cert | b64enc) "client-ca.key" ($clientCa.Key | b64enc) "tokens.csv" ($tokens | b64enc) "admin-token" ($token | b64enc)) }}
 {{- end }}
 {{- $_ := set . "kapiGeneratedTLS" ($out | toJson) }}
 {{- end }}

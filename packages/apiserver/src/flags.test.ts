@@ -286,16 +286,22 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
     assert.equal(flagError(['--etcd-servers=x', '--authorization-mode=Foo']), 'authorization-mode "Foo" is not a valid mode');
     assert.equal(flagError(['--etcd-servers=x', '--authorization-mode=RBAC,RBAC']), 'authorization-mode "RBAC" has mode specified more than once');
     assert.equal(flagError(['--etcd-servers=x', '--authorization-mode=']), 'at least one authorization-mode must be passed');
-    for (const mode of ['Node', 'Webhook', 'ABAC']) {
-      assert.equal(flagError(['--etcd-servers=x', `--authorization-mode=${mode},RBAC`]), `authorization-mode ${mode} is not implemented by kapi (built: AlwaysAllow, AlwaysDeny, RBAC)`);
+    for (const mode of ['Webhook', 'ABAC']) {
+      assert.equal(flagError(['--etcd-servers=x', `--authorization-mode=${mode},RBAC`]), `authorization-mode ${mode} is not implemented by kapi (built: AlwaysAllow, AlwaysDeny, RBAC, Node)`);
     }
+    assert.deepEqual(parsed(['--etcd-servers=x', '--authorization-mode=Node,RBAC']).authorizationModes, ['Node', 'RBAC']);
   });
 
   void it('refuses security flags kapi does not implement instead of ignoring them', () => {
     for (const flag of ['audit-webhook-config-file', 'audit-webhook-mode', 'audit-webhook-batch-max-size', 'service-account-signing-endpoint',
-      'requestheader-client-ca-file', 'requestheader-username-headers', 'tls-min-version']) {
+      'tls-min-version']) {
       assert.equal(flagError(['--etcd-servers=x', `--${flag}=/some/value`]), `--${flag} is not implemented by kapi`);
     }
+    // Front-proxy authentication: kube's checks of the header lists.
+    const headers = parsed(['--etcd-servers=x', '--requestheader-client-ca-file=/fp.crt', '--requestheader-allowed-names=front-proxy-client', '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group', '--requestheader-extra-headers-prefix=X-Remote-Extra-']);
+    assert.deepEqual(headers.requestHeader, { clientCaFile: '/fp.crt', allowedNames: ['front-proxy-client'], usernameHeaders: ['X-Remote-User'], uidHeaders: [], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] });
+    assert.equal(flagError(['--etcd-servers=x', '--requestheader-uid-headers=X-Remote-Uid']), '--requestheader-uid-headers requires the "RemoteRequestHeaderUID" feature to be enabled');
+    assert.deepEqual(parsed(['--etcd-servers=x', '--feature-gates=RemoteRequestHeaderUID=true', '--requestheader-uid-headers=X-Remote-Uid']).requestHeader.uidHeaders, ['X-Remote-Uid']);
     assert.equal(flagError(['--etcd-servers=x', '--enable-bootstrap-token-auth']), '--enable-bootstrap-token-auth is not implemented by kapi');
     assert.equal(flagError(['--etcd-servers=x', '--audit-webhook-truncate-enabled']), '--audit-webhook-truncate-enabled is not implemented by kapi');
     // Encryption configurations are read once, at start.
@@ -372,7 +378,8 @@ void describe('service account and admission flags (kube\'s validation)', () => 
     assert.equal(flagError(['--etcd-servers=x', '--admission-control=Baz']), 'admission-control plugin "Baz" is unknown');
     assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=ServiceAccount', '--disable-admission-plugins=ServiceAccount']), '[ServiceAccount] in enable-admission-plugins and disable-admission-plugins overlapped');
     assert.equal(flagError(['--etcd-servers=x', '--admission-control=NamespaceLifecycle', '--enable-admission-plugins=ServiceAccount']), 'admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive');
-    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']), 'admission plugin NodeRestriction is not implemented by kapi (built: NamespaceLifecycle, ServiceAccount)');
+    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction']);
+    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=PodSecurity']), 'admission plugin PodSecurity is not implemented by kapi (built: NamespaceLifecycle, ServiceAccount, NodeRestriction)');
   });
 });
 

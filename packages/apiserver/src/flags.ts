@@ -64,6 +64,11 @@ export interface ServerFlags {
   clientCaFile: string;
   /** --token-auth-file ("" = no static tokens). */
   tokenAuthFile: string;
+  /** --requestheader-* (front-proxy authentication; off without the CA file). */
+  requestHeader: RequestHeaderFlags;
+  /** --proxy-client-cert-file and --proxy-client-key-file ("" = none). */
+  proxyClientCertFile: string;
+  proxyClientKeyFile: string;
   /** --storage-media-type: how built-in objects are written to etcd (custom resources are always JSON). */
   storageMediaType: 'application/json' | 'application/yaml' | 'application/vnd.kubernetes.protobuf';
   /** --encryption-provider-config ("" = values stored as they are). */
@@ -165,7 +170,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   },
   'watch-cache': { type: 'bool', defaultText: 'true', help: 'Enable watch caching in the apiserver.' },
   'watch-cache-sizes': { type: 'stringList', defaultText: '', help: 'Watch cache size settings for some resources (resource[.group]#size). Accepted for compatibility; kapi sizes its watch caches by a time window and ignores it.' },
-  'feature-gates': { type: 'mapStringBool', defaultText: '', help: 'A set of key=value pairs that describe feature gates. kapi understands ConsistentListFromCache=true|false (default true); other gates are accepted and ignored.' },
+  'feature-gates': { type: 'mapStringBool', defaultText: '', help: 'A set of key=value pairs that describe feature gates. kapi understands ConsistentListFromCache=true|false (default true) and RemoteRequestHeaderUID (allows --requestheader-uid-headers); other gates are accepted and ignored.' },
   'runtime-config': { type: 'mapStringString', defaultText: '', help: 'A set of key=value pairs that enable or disable built-in APIs. Supported options are: v1=true|false for the core API group; <group>/<version>=true|false for a specific API group and version (e.g. events.k8s.io/v1beta1=false); <group>/<version>/<resource>=true|false for one resource; api/all, api/ga, api/beta, api/alpha=true|false for all versions, versions of the form v[0-9]+, v[0-9]+beta[0-9]+, v[0-9]+alpha[0-9]+.' },
   v: { type: 'int', defaultText: '0', help: 'Number for the log level verbosity. Every request is logged from 3 on.' },
   'logging-format': { type: 'string', defaultText: 'json', help: 'Sets the log format. Permitted formats: "json", "text". kapi writes JSON by default (kube-apiserver: text).' },
@@ -193,8 +198,16 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'leader-elect-resource-namespace': { type: 'string', defaultText: 'kube-system', help: 'The namespace of resource object that is used for locking during leader election.' },
   'leader-elect-resource-name': { type: 'string', defaultText: 'kapi-controller-manager', help: 'The name of resource object that is used for locking during leader election.' },
   'client-ca-file': { type: 'string', defaultText: '', help: 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.' },
+  'requestheader-client-ca-file': { type: 'string', defaultText: '', help: 'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.' },
+  'requestheader-allowed-names': { type: 'stringList', defaultText: '', help: 'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.' },
+  'requestheader-username-headers': { type: 'stringList', defaultText: '', help: 'List of request headers to inspect for usernames. X-Remote-User is common.' },
+  'requestheader-uid-headers': { type: 'stringList', defaultText: '', help: 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.' },
+  'requestheader-group-headers': { type: 'stringList', defaultText: '', help: 'List of request headers to inspect for groups. X-Remote-Group is suggested.' },
+  'requestheader-extra-headers-prefix': { type: 'stringList', defaultText: '', help: 'List of request header prefixes to inspect. X-Remote-Extra- is suggested.' },
+  'proxy-client-cert-file': { type: 'string', defaultText: '', help: 'Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request. kapi serves no aggregated APIs and calls no webhooks yet: the pair is loaded and checked at start, and not otherwise used.' },
+  'proxy-client-key-file': { type: 'string', defaultText: '', help: 'Private key for the client certificate of --proxy-client-cert-file (loaded and checked at start; not otherwise used by kapi).' },
   'token-auth-file': { type: 'string', defaultText: '', help: 'If set, the file that will be used to secure the secure port of the API server via token authentication.' },
-  'authorization-mode': { type: 'stringList', defaultText: 'AlwaysAllow', help: 'Ordered list of plug-ins to do authorization on secure port. kapi builds AlwaysAllow,AlwaysDeny,RBAC (kube also has ABAC,Webhook,Node: a startup error here).' },
+  'authorization-mode': { type: 'stringList', defaultText: 'AlwaysAllow', help: 'Ordered list of plug-ins to do authorization on secure port. kapi builds AlwaysAllow,AlwaysDeny,RBAC,Node (kube also has ABAC,Webhook: a startup error here).' },
   'storage-media-type': { type: 'string', defaultText: 'application/vnd.kubernetes.protobuf', help: 'The media type to use to store objects in storage. Some resources or storage backends may only support a specific media type and will ignore this setting. Supported media types: [application/json, application/yaml, application/vnd.kubernetes.protobuf]' },
   'encryption-provider-config': { type: 'string', defaultText: '', help: 'The file containing configuration for encryption providers to be used for storing secrets in etcd' },
   'anonymous-auth': { type: 'bool', defaultText: 'true', help: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.' },
@@ -235,8 +248,6 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   // kube security flags kapi does not implement yet: setting one is a startup error, never silently ignored.
   ...unimplementedFlags([
     'service-account-signing-endpoint',
-    'requestheader-client-ca-file', 'requestheader-allowed-names',
-    'requestheader-username-headers', 'requestheader-group-headers', 'requestheader-extra-headers-prefix',
     'audit-webhook-config-file', 'audit-webhook-mode', 'audit-webhook-version', 'audit-webhook-initial-backoff',
     'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
     'audit-webhook-batch-throttle-qps', 'audit-webhook-batch-throttle-burst',
@@ -249,7 +260,6 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   ...ignoredFlags({
     string: [
       'etcd-servers-overrides', 'storage-backend',
-      'proxy-client-cert-file', 'proxy-client-key-file',
       'kubelet-client-certificate', 'kubelet-client-key',
       'kubelet-preferred-address-types', 'external-hostname', 'cors-allowed-origins',
       'profiling-mode',
@@ -514,6 +524,24 @@ const MIN_TOKEN_EXPIRATION_MS = 3600 * 1000;
  * tokens when none of the issuer, key, signing key and audience flags is given (kube
  * requires them); once one is given, kube's rules apply.
  */
+export interface RequestHeaderFlags {
+  clientCaFile: string;
+  allowedNames: string[];
+  usernameHeaders: string[];
+  uidHeaders: string[];
+  groupHeaders: string[];
+  extraHeaderPrefixes: string[];
+}
+
+/** kube's RequestHeaderAuthenticationOptions checks. */
+function requestHeaderErrors(flags: ServerFlags): string[] {
+  // kube also refuses blank entries ("empty value in ..."); kapi's list parser drops them.
+  const errors: string[] = [];
+  const h = flags.requestHeader;
+  if (h.uidHeaders.length > 0 && flags.featureGates['RemoteRequestHeaderUID'] !== true) errors.push('--requestheader-uid-headers requires the "RemoteRequestHeaderUID" feature to be enabled');
+  return errors;
+}
+
 function serviceAccountErrors(flags: ServerFlags): string[] {
   const attempted = flags.serviceAccountIssuers.length > 0 || flags.serviceAccountSigningKeyFile !== '' || flags.apiAudiences.length > 0;
   if (!attempted && flags.serviceAccountKeyFiles.length === 0) return [];
@@ -540,7 +568,7 @@ function serviceAccountErrors(flags: ServerFlags): string[] {
 function validateAuthorizationModes(modes: readonly string[]): void {
   if (modes.length === 0) throw new FlagError('at least one authorization-mode must be passed');
   const kube = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
-  const built = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'];
+  const built = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Node'];
   const seen = new Set<string>();
   for (const mode of modes) {
     if (!kube.includes(mode)) throw new FlagError(`authorization-mode ${JSON.stringify(mode)} is not a valid mode`);
@@ -606,6 +634,16 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     leaderElectResourceName: get<string>('leader-elect-resource-name'),
     clientCaFile: get<string>('client-ca-file'),
     tokenAuthFile: get<string>('token-auth-file'),
+    requestHeader: {
+      clientCaFile: get<string>('requestheader-client-ca-file'),
+      allowedNames: get<string[]>('requestheader-allowed-names'),
+      usernameHeaders: get<string[]>('requestheader-username-headers'),
+      uidHeaders: get<string[]>('requestheader-uid-headers'),
+      groupHeaders: get<string[]>('requestheader-group-headers'),
+      extraHeaderPrefixes: get<string[]>('requestheader-extra-headers-prefix'),
+    },
+    proxyClientCertFile: get<string>('proxy-client-cert-file'),
+    proxyClientKeyFile: get<string>('proxy-client-key-file'),
     storageMediaType: get<string>('storage-media-type') as ServerFlags['storageMediaType'],
     encryptionProviderConfig: get<string>('encryption-provider-config'),
     authorizationModes: get<string[]>('authorization-mode'),
@@ -647,7 +685,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
   }
   validateAuthorizationModes(flags.authorizationModes);
   if (flags.audit.logPath !== '') validateAuditLog(flags.audit, get);
-  const securityErrors = [...serviceAccountErrors(flags)];
+  const securityErrors = [...serviceAccountErrors(flags), ...requestHeaderErrors(flags)];
   const admission = resolveAdmissionPlugins({
     enable: get<string[]>('enable-admission-plugins'),
     disable: get<string[]>('disable-admission-plugins'),

@@ -12,6 +12,7 @@ import {
   definitions,
   startCrdController,
   type CrdController,
+  type RequestContext,
   type ResourceDefinition,
   type ServiceNetworkConfig,
 } from '@kapi/registry';
@@ -42,10 +43,17 @@ import { createListener, HEADERS_TIMEOUT_MS, listen, stopListening, urlHost, typ
 import { createApiMetrics } from './metrics.js';
 import { createRequestHandler } from './server.js';
 import { readFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { createSecureContext } from 'node:tls';
 import { createAuthenticator } from './auth/authenticator.js';
 import { alwaysAllow, alwaysDeny, unionAuthorizer, type Authorizer } from './auth/authorizer.js';
 import { reconcileBootstrapPolicy } from './auth/bootstrap-policy.js';
 import { rbacAuthorizer } from './auth/rbac-authorizer.js';
+import { nodeAuthorizer } from './auth/node-authorizer.js';
+import { parseCertificateBundle, type RequestHeaderConfig } from './auth/request-header.js';
+import { authenticationInfoPublisher } from './auth/authentication-info.js';
+import type { RequestHeaderFlags } from './flags.js';
+import { startNodeGraph, type NodeGraph } from './auth/node-graph.js';
 import { escalationGuard, type EscalationDependencies } from './auth/escalation.js';
 import { startRbacPolicyStore, type RbacPolicyStore } from './auth/rbac-policy.js';
 import { reviewResources } from './auth/reviews.js';
@@ -53,6 +61,10 @@ import { readTokenFile } from './auth/token-file.js';
 import { withExtraResources } from './auth/extra-resources.js';
 import { componentStatusResource } from './component-statuses.js';
 import { serviceAccountAdmission } from './admission/service-account.js';
+import { chainCreateAdmission } from './admission/chain.js';
+import type { UserInfo } from './auth/user.js';
+import type { ResourceRequestInfo } from './http/request-info.js';
+import { createNodeRestriction, type NodeRestriction } from './admission/node-restriction.js';
 import { externalHost, readServiceAccountKeys, startServiceAccounts, type ServiceAccountServices, type ServiceAccountTokenOptions } from './serviceaccount/service-accounts.js';
 
 export interface ApiServerOptions {
@@ -141,6 +153,13 @@ export interface ApiServerOptions {
   readonly clientCaFile?: string;
   /** --token-auth-file: static bearer tokens (kube's CSV). */
   readonly tokenAuthFile?: string;
+  /** --requestheader-*: front-proxy authentication (the CA file turns it on); published in kube-system/extension-apiserver-authentication. */
+  readonly requestHeader?: RequestHeaderFlags;
+  /** --feature-gates RemoteRequestHeaderUID: the UID headers are published too. */
+  readonly remoteRequestHeaderUid?: boolean;
+  /** --proxy-client-cert-file/--proxy-client-key-file: loaded and checked at start (kapi proxies to no aggregated API server yet). */
+  readonly proxyClientCertFile?: string;
+  readonly proxyClientKeyFile?: string;
   /**
    * --storage-media-type: how objects of built-in kinds are written (default protobuf, as
    * kube-apiserver; custom resources are JSON whatever it says). Reads accept every format.
@@ -220,6 +239,14 @@ export interface RunningServer {
 /** --max-connections' default: far above what clients open (kubectl 1, an informer-based controller one per watch). */
 export const DEFAULT_MAX_CONNECTIONS = 20_000;
 
+function parseBundle(pem: string, flag: string): X509Certificate[] {
+  try {
+    return parseCertificateBundle(pem);
+  } catch (err) {
+    throw new Error(`--${flag}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 function readFileWithContext(path: string, flag: string): string {
   try {
     return readFileSync(path, 'utf8');
@@ -272,6 +299,24 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const securePort = options.securePort === undefined ? 6443 : options.securePort;
   const clientCa = options.clientCaFile ? readFileWithContext(options.clientCaFile, 'client-ca-file') : undefined;
   const tokens = options.tokenAuthFile ? readTokenFile(options.tokenAuthFile) : undefined;
+  const requestHeaderCa = options.requestHeader?.clientCaFile ? readFileWithContext(options.requestHeader.clientCaFile, 'requestheader-client-ca-file') : undefined;
+  const requestHeader: RequestHeaderConfig | undefined = options.requestHeader !== undefined && requestHeaderCa !== undefined ? {
+    authorities: parseBundle(requestHeaderCa, 'requestheader-client-ca-file'),
+    allowedNames: options.requestHeader.allowedNames,
+    usernameHeaders: options.requestHeader.usernameHeaders,
+    uidHeaders: options.requestHeader.uidHeaders,
+    groupHeaders: options.requestHeader.groupHeaders,
+    extraHeaderPrefixes: options.requestHeader.extraHeaderPrefixes,
+  } : undefined;
+  if (options.proxyClientCertFile && options.proxyClientKeyFile) {
+    const cert = readFileWithContext(options.proxyClientCertFile, 'proxy-client-cert-file');
+    const key = readFileWithContext(options.proxyClientKeyFile, 'proxy-client-key-file');
+    try {
+      createSecureContext({ cert, key });
+    } catch (err) {
+      throw new Error(`--proxy-client-cert-file/--proxy-client-key-file: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
   const modes = options.authorizationModes ?? ['AlwaysAllow'];
   const advertiseAddress = options.kubernetesService === false ? '' : (options.advertiseAddress ?? advertisedAddress(options.bindAddress ?? '0.0.0.0'));
   const saTokens = options.serviceAccountTokens;
@@ -350,11 +395,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const garbageCollection = options.enableGarbageCollector ?? true;
   // kube's policy-based RBAC storages: writes of roles and bindings may not grant more than
   // the writer holds. Without authentication (no user on a request) nothing is checked.
-  const authenticating = clientCa !== undefined || tokens !== undefined || options.anonymousAuth === true;
+  const authenticating = clientCa !== undefined || tokens !== undefined || options.anonymousAuth === true || requestHeader !== undefined;
   const escalation: EscalationDependencies = {
     authorizer: { authorize: (attributes) => authorizer.authorize(attributes), rulesFor: (user, namespace) => authorizer.rulesFor(user, namespace) },
     policy: () => rbacPolicy,
   };
+  // Started once the registry exists (its informers read it); the registry asks for its hooks lazily.
+  const nodeRestriction: NodeRestriction | undefined = admissionPlugins.includes('NodeRestriction') ? createNodeRestriction() : undefined;
   const storedRegistry = createRegistry({
     storage,
     prefix: options.etcdPrefix ?? '/registry',
@@ -364,12 +411,20 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     onReleaseError: (err) => logger.warn(`releasing a service IP or node port failed (the repair pass frees it): ${err instanceof Error ? err.message : String(err)}`),
     ...(authenticating ? { writeGuard: (definition: ResourceDefinition) => escalationGuard(escalation, definition) } : {}),
     namespaceLifecycle: admissionPlugins.includes('NamespaceLifecycle'),
-    ...(admissionPlugins.includes('ServiceAccount') ? {
-      admitCreate: (definition: ResourceDefinition) => (definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined),
+    // kube's order: ServiceAccount (mutating) before NodeRestriction.
+    admitCreate: (definition: ResourceDefinition) => chainCreateAdmission([
+      admissionPlugins.includes('ServiceAccount') && definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined,
+      nodeRestriction?.admitCreate(definition),
+    ]),
+    ...(nodeRestriction !== undefined ? {
+      admitUpdate: (definition: ResourceDefinition) => nodeRestriction.admitUpdate(definition),
+      admitDelete: (definition: ResourceDefinition) => nodeRestriction.admitDelete(definition),
     } : {}),
   });
+  nodeRestriction?.start(storedRegistry, (err) => logger.warn(`node restriction informer: ${err instanceof Error ? err.message : String(err)}`));
   let boundPort: number | undefined;
   const serviceAccounts: ServiceAccountServices = startServiceAccounts(storedRegistry, {
+    ...(nodeRestriction !== undefined ? { admitTokenRequest: (ctx: RequestContext, name: string, body: unknown) => nodeRestriction.admitTokenRequest(ctx, name, body) } : {}),
     ...(saTokens !== undefined && saKeys !== undefined ? { tokens: { ...saTokens, ...saKeys } } : {}),
     ...(rootCaFromFile ?? certificate?.cert) !== undefined ? { rootCaPem: (rootCaFromFile ?? certificate?.cert)! } : {},
     // kube's external address: the advertised one.
@@ -378,6 +433,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...(saTokens?.lookup === false ? { lookup: false } : {}),
   });
   let rbacPolicy: RbacPolicyStore | undefined;
+  let nodeGraph: NodeGraph | undefined;
   const authorizer: Authorizer = unionAuthorizer(modes.map((mode) => {
     switch (mode) {
       case 'AlwaysAllow':
@@ -387,16 +443,21 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       case 'RBAC':
         rbacPolicy ??= startRbacPolicyStore(storedRegistry, (err) => logger.warn(`rbac informer: ${err instanceof Error ? err.message : String(err)}`));
         return rbacAuthorizer(rbacPolicy);
+      case 'Node':
+        nodeGraph ??= startNodeGraph(storedRegistry, (err) => logger.warn(`node authorizer informer: ${err instanceof Error ? err.message : String(err)}`));
+        return nodeAuthorizer(nodeGraph);
       default:
         throw new Error(`authorization-mode ${mode} is not implemented by kapi`);
     }
   }));
   const anonymous = options.anonymousAuth === true;
   const saAuthenticator = serviceAccounts.authenticator;
-  const authenticator = clientCa !== undefined || tokens !== undefined || anonymous || saAuthenticator !== undefined
+  const authenticator = clientCa !== undefined || tokens !== undefined || anonymous || saAuthenticator !== undefined || requestHeader !== undefined
     ? createAuthenticator({
       ...(tokens !== undefined ? { tokens } : {}),
       clientCertificates: clientCa !== undefined,
+      ...(requestHeader !== undefined ? { requestHeader } : {}),
+      ...(requestHeader !== undefined && clientCa !== undefined ? { clientAuthorities: parseBundle(clientCa, 'client-ca-file') } : {}),
       anonymous,
       ...(saAuthenticator !== undefined ? { serviceAccountTokens: saAuthenticator, apiAudiences: serviceAccounts.apiAudiences } : {}),
     })
@@ -518,6 +579,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       ...(authenticator !== undefined ? { authenticator } : {}),
       authorizer,
       onAuthenticationFailure: (req, reason) => logger.debug(4, 'Unable to authenticate the request', { URI: req.url ?? '/', err: reason }),
+      ...(nodeRestriction !== undefined ? { admitRequest: (user: UserInfo, info: ResourceRequestInfo) => nodeRestriction.admitSubresource(user, info.verb, { group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name }) } : {}),
     },
   });
 
@@ -528,7 +590,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const result: { securePort?: number; insecurePort?: number; url?: string; insecureUrl?: string; certificate?: string } = {};
   try {
     if (securePort !== null && certificate !== undefined) {
-      const server = createListener(handler, { ...listenerOptions, tls: { cert: certificate.cert, key: certificate.key, ...(clientCa !== undefined ? { clientCa } : {}) } });
+      // The front proxy's authority is trusted for the TLS handshake too; the authenticators tell the two apart.
+      const trusted = [clientCa, requestHeaderCa].filter((pem): pem is string => pem !== undefined).map((pem) => (pem.endsWith('\n') ? pem : `${pem}\n`)).join('');
+      const server = createListener(handler, { ...listenerOptions, tls: { cert: certificate.cert, key: certificate.key, ...(trusted !== '' ? { clientCa: trusted } : {}) } });
       servers.push(server);
       const bind = options.bindAddress ?? '0.0.0.0';
       result.securePort = await listen(server, securePort, bind);
@@ -546,6 +610,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   } catch (err) {
     await Promise.all(servers.map((server) => stopListening(server, 0).closed));
     await rbacPolicy?.stop();
+    await nodeGraph?.stop();
+    await nodeRestriction?.stop();
     await serviceAccounts.stop();
     await crdController.stop();
     storageMetrics.stop();
@@ -557,6 +623,19 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     throw err;
   }
 
+  const authenticationInfo = authenticationInfoPublisher(storedRegistry, {
+    ...(clientCa !== undefined ? { clientCa } : {}),
+    ...(requestHeader !== undefined && requestHeaderCa !== undefined ? {
+      requestHeader: {
+        clientCa: requestHeaderCa,
+        allowedNames: requestHeader.allowedNames,
+        usernameHeaders: requestHeader.usernameHeaders,
+        ...(options.remoteRequestHeaderUid === true ? { uidHeaders: requestHeader.uidHeaders } : {}),
+        groupHeaders: requestHeader.groupHeaders,
+        extraHeaderPrefixes: requestHeader.extraHeaderPrefixes,
+      },
+    } : {}),
+  }, (err) => logger.warn(`extension-apiserver-authentication: ${err instanceof Error ? err.message : String(err)}`));
   let wake: (() => void) | undefined;
   const bootstrap = (async () => {
     for (let delay = 100; !closing; delay = Math.min(delay * 2, 5000)) {
@@ -565,6 +644,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         namespacesReady = true;
         if (rbacPolicy !== undefined) await reconcileBootstrapPolicy(storedRegistry);
         rbacBootstrapped = true;
+        await authenticationInfo.sync();
         await ensureFlowcontrolBootstrap(storedRegistry);
         flowcontrolBootstrapped = true;
         return;
@@ -607,8 +687,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       for (const listener of listeners) listener.force();
       await Promise.all(listeners.map((l) => l.closed));
       await bootstrap;
+      authenticationInfo.stop();
       await controllers?.stop();
       await rbacPolicy?.stop();
+      await nodeGraph?.stop();
+      await nodeRestriction?.stop();
       await serviceAccounts.stop();
       await crdController.stop();
       // kube's sequence: the audit backend shuts down once requests have drained (its queue is written out).
@@ -650,7 +733,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     for (const deadline = Date.now() + 5000; !controllers.synced() && !closing && Date.now() < deadline; ) await sleep(10);
   }
   // Requests are authorized from the RBAC informers: wait (bounded) for their first lists.
-  for (const deadline = Date.now() + 10_000; rbacPolicy !== undefined && !rbacPolicy.synced() && !closing && Date.now() < deadline; ) await sleep(10);
+  for (const deadline = Date.now() + 10_000; ((rbacPolicy !== undefined && !rbacPolicy.synced()) || nodeGraph?.synced() === false || nodeRestriction?.synced() === false) && !closing && Date.now() < deadline; ) await sleep(10);
   started = true;
   return {
     ...result,

@@ -71,6 +71,17 @@ export type WriteGuard = (req: RequestContext, name: string, obj: KubeObject, ol
 export type CreateAdmission = (req: RequestContext, obj: KubeObject) => Promise<void>;
 
 /**
+ * Admission of an update of the main resource or a subresource (`status`, ...): `obj` is the
+ * new object as decoded (after a patch is applied, in the request's version), `old` the
+ * current one (storage form). Runs before preparation and validation; must not mutate;
+ * throws a StatusError to refuse.
+ */
+export type UpdateAdmission = (req: RequestContext, name: string, subresource: string, obj: KubeObject, old: KubeObject) => void;
+
+/** Admission of a delete of `name` (each item of a deletecollection too), before the object is read; throws a StatusError to refuse. */
+export type DeleteAdmission = (req: RequestContext, name: string) => Promise<void>;
+
+/**
  * Per-resource behaviour that data cannot express. The generic store calls the hooks in a
  * fixed order: prepareFor* → validate* → canonicalize. Hooks mutate the object they are given
  * (a private copy) and return field errors instead of throwing.

@@ -5,7 +5,7 @@
  */
 import { isAlreadyExists } from '@kapi/machinery';
 import type { Storage } from '@kapi/storage';
-import type { CreateAdmission, ResourceDefinition, WriteGuard } from './definition.js';
+import type { CreateAdmission, DeleteAdmission, UpdateAdmission, ResourceDefinition, WriteGuard } from './definition.js';
 import { builtinDefinitions } from './builtin/index.js';
 import { checkNamespaceDeletable } from './namespace-lifecycle.js';
 import type { RestResource } from './rest.js';
@@ -41,6 +41,9 @@ export interface RegistryOptions {
   readonly namespaceLifecycle?: boolean;
   /** The admission of a resource's creates, if any (asked once per definition served). */
   readonly admitCreate?: (definition: ResourceDefinition) => CreateAdmission | undefined;
+  /** The admission of a resource's updates and deletes, if any (asked once per definition served). */
+  readonly admitUpdate?: (definition: ResourceDefinition) => UpdateAdmission | undefined;
+  readonly admitDelete?: (definition: ResourceDefinition) => DeleteAdmission | undefined;
 }
 
 /** A change to the set of served resources (CRDs come and go at runtime). */
@@ -115,9 +118,11 @@ export function createRegistry(options: RegistryOptions): Registry {
     const factories = factoriesOf(definition);
     return factories === undefined ? {} : { subresourceFactories: factories, lookup: lookupPreferred };
   };
-  const admissionOf = (definition: ResourceDefinition): { admitCreate?: CreateAdmission } => {
-    const admit = options.admitCreate?.(definition);
-    return admit === undefined ? {} : { admitCreate: admit };
+  const admissionOf = (definition: ResourceDefinition): { admitCreate?: CreateAdmission; admitUpdate?: UpdateAdmission; admitDelete?: DeleteAdmission } => {
+    const admitCreate = options.admitCreate?.(definition);
+    const admitUpdate = options.admitUpdate?.(definition);
+    const admitDelete = options.admitDelete?.(definition);
+    return { ...(admitCreate !== undefined ? { admitCreate } : {}), ...(admitUpdate !== undefined ? { admitUpdate } : {}), ...(admitDelete !== undefined ? { admitDelete } : {}) };
   };
   const storesFor = (definition: ResourceDefinition): RestResource[] =>
     definition.versions

@@ -368,6 +368,7 @@ export async function deleteObject(
 ): Promise<{ object: KubeObject | Status; deletedImmediately: boolean }> {
   return translatingStorageErrors(ctx.resource, name, async () => {
     ctx.deletionGuard?.(name);
+    await ctx.admitDelete?.(req, name);
     if (isNamespaces(ctx)) return deleteNamespace(ctx, req, name, options);
     if (ctx.definition.strategy?.gracefulDeletePeriod !== undefined) return deleteGraceful(ctx, req, name, options);
     return deleteGeneric(ctx, req, name, options);

@@ -81,6 +81,7 @@ export async function updateStep(
     await reserve(created, () => admitAndPrepareCreate(ctx, req, obj, subresource === '' ? name : '', scope.dryRun === true));
     return obj;
   }
+  ctx.admitUpdate?.(req, name, subresource, served, existing);
   if (subresource === '') ctx.writeGuard?.(req, name, served, existing);
   const current = existing.metadata.resourceVersion ?? '';
   const sent = typeof served.metadata.resourceVersion === 'string' ? served.metadata.resourceVersion : '';

@@ -7,7 +7,7 @@
 import type { JSONSchemaProps, SchemaDefinitions } from '@kapi/machinery';
 import { schemaAtom } from '@kapi/machinery';
 import type { Storage, Watcher as StorageWatcher } from '@kapi/storage';
-import type { CreateAdmission, ResourceDefinition, WriteGuard } from './definition.js';
+import type { CreateAdmission, DeleteAdmission, UpdateAdmission, ResourceDefinition, WriteGuard } from './definition.js';
 import type { Reserver } from './reservation.js';
 import { definitions as builtinSchemas } from './builtin/index.js';
 import { formatApiVersion } from './decode-body.js';
@@ -51,6 +51,10 @@ export interface StoreOptions {
   readonly writeGuard?: WriteGuard;
   /** Admission of creates (after the namespace check); may mutate the object. */
   readonly admitCreate?: CreateAdmission;
+  /** Admission of updates of the main resource and its subresources. */
+  readonly admitUpdate?: UpdateAdmission;
+  /** Admission of deletes. */
+  readonly admitDelete?: DeleteAdmission;
   /** Deletes manage the `orphan`/`foregroundDeletion` finalizers (kube's EnableGarbageCollection); default true. */
   readonly garbageCollection?: boolean;
   /** What the resource's objects hold outside themselves (Services: cluster IPs, node ports), reserved around its writes. */
@@ -109,6 +113,8 @@ export function createStoreContext(options: StoreOptions): StoreContext {
     writeGuard: options.writeGuard,
     reserver: options.reserver,
     admitCreate: options.admitCreate,
+    admitUpdate: options.admitUpdate,
+    admitDelete: options.admitDelete,
     garbageCollection: options.garbageCollection ?? true,
     atom: schemaAtom(version.schema, schemas),
   };

@@ -1,6 +1,7 @@
 /** A request's authorizer attributes from its RequestInfo (kube's GetAuthorizerAttributes). */
 import type { RequestInfo } from '../http/request-info.js';
-import type { Attributes } from './authorizer.js';
+import { parseFieldSelector } from '@kapi/machinery';
+import type { Attributes, FieldSelectorRequirement } from './authorizer.js';
 import type { UserInfo } from './user.js';
 
 /** `metadata.name=<x>` (or `==`) in a field selector: list and watch are then authorized for that name, as kube does. */
@@ -11,6 +12,16 @@ function nameFromFieldSelector(selector: string | null): string {
     if (match !== null) return match[1]!;
   }
   return '';
+}
+
+/** The requirements of a field selector, or undefined when there is none or it does not parse (kube ignores those). */
+export function fieldSelectorRequirements(selector: string | null | undefined): readonly FieldSelectorRequirement[] | undefined {
+  if (selector === null || selector === undefined || selector === '') return undefined;
+  try {
+    return parseFieldSelector(selector).requirements.map((r) => ({ field: r.field, operator: r.operator, value: r.value }));
+  } catch {
+    return undefined;
+  }
 }
 
 export function requestAttributes(user: UserInfo, info: RequestInfo, query: URLSearchParams): Attributes {
@@ -29,5 +40,11 @@ export function requestAttributes(user: UserInfo, info: RequestInfo, query: URLS
     subresource: info.subresource,
     name,
     path: '',
+    ...(info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection' ? withFieldSelector(query.get('fieldSelector')) : {}),
   };
+}
+
+function withFieldSelector(selector: string | null): { fieldSelector?: readonly FieldSelectorRequirement[] } {
+  const requirements = fieldSelectorRequirements(selector);
+  return requirements === undefined ? {} : { fieldSelector: requirements };
 }

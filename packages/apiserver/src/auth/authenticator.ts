@@ -1,5 +1,5 @@
 /**
- * kube's authentication chain: x509 client certificates, then bearer tokens; the first that
+ * kube's authentication chain: front-proxy request headers, x509 client certificates, then bearer tokens; the first that
  * recognises the request wins. A credential that is presented but invalid fails the request
  * (401) even when anonymous requests are allowed; a request with no credential at all is
  * system:anonymous when `--anonymous-auth` allows it, else 401.
@@ -8,6 +8,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { ServiceAccountTokenAuthenticator } from '../serviceaccount/token-authenticator.js';
+import { chainsTo, requestHeaderUser, type RequestHeaderConfig } from './request-header.js';
 import { ANONYMOUS, CREDENTIAL_ID_KEY, withAuthenticatedGroup, type UserInfo } from './user.js';
 
 /** A user, or a credential that was presented and refused (the reason is logged, never sent). */
@@ -31,6 +32,13 @@ export interface AuthenticatorOptions {
   readonly tokens?: ReadonlyMap<string, UserInfo>;
   /** Client certificates are checked against the HTTPS listener's CA (--client-ca-file). */
   readonly clientCertificates?: boolean;
+  /**
+   * The authorities of --client-ca-file, when the listener also trusts others (the front
+   * proxy's): a user's certificate must chain to one of these.
+   */
+  readonly clientAuthorities?: readonly X509Certificate[];
+  /** Front-proxy authentication (--requestheader-*). */
+  readonly requestHeader?: RequestHeaderConfig;
   /** --anonymous-auth. */
   readonly anonymous: boolean;
   /** Service account JWTs (--service-account-issuer and keys). */
@@ -51,18 +59,20 @@ function subjectValues(subject: string, key: string): string[] {
   return subject.split('\n').filter((line) => line.startsWith(`${key}=`)).map((line) => line.slice(key.length + 1));
 }
 
-function certificateUser(socket: TLSSocket): CertificateResult {
+function certificateUser(socket: TLSSocket, authorities: readonly X509Certificate[] | undefined): CertificateResult {
   if (byConnection.has(socket)) return byConnection.get(socket);
   let result: CertificateResult;
   const peer = typeof socket.getPeerX509Certificate === 'function' ? socket.getPeerX509Certificate() : undefined;
-  if (peer !== undefined) result = userOf(peer, socket);
+  if (peer !== undefined) result = userOf(peer, socket, authorities);
   byConnection.set(socket, result);
   return result;
 }
 
-function userOf(cert: X509Certificate, socket: TLSSocket): CertificateResult {
+function userOf(cert: X509Certificate, socket: TLSSocket, authorities: readonly X509Certificate[] | undefined): CertificateResult {
   const identifier = `"${subjectValues(cert.subject, 'CN')[0] ?? ''}" [${cert.keyUsage?.join(',') ?? ''}]`;
   if (!socket.authorized) return { failure: `verifying certificate ${identifier} failed: ${String(socket.authorizationError)}` };
+  // The listener trusts the front proxy's authority too; a user's certificate must come from the client CA.
+  if (authorities !== undefined && chainsTo(socket, authorities) !== true) return { failure: `verifying certificate ${identifier} failed: x509: certificate signed by unknown authority` };
   if (cert.keyUsage !== undefined && cert.keyUsage.length > 0 && !cert.keyUsage.includes(CLIENT_AUTH_OID)) {
     return { failure: `verifying certificate ${identifier} failed: x509: certificate specifies an incompatible key usage` };
   }
@@ -109,8 +119,15 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     authenticate(req) {
       const failures: string[] = [];
       const socket = req.socket as TLSSocket;
+      if (options.requestHeader !== undefined) {
+        const result = requestHeaderUser(options.requestHeader, req);
+        if (result !== undefined) {
+          if ('failure' in result) failures.push(result.failure);
+          else return { user: withAuthenticatedGroup(result.user) };
+        }
+      }
       if (options.clientCertificates === true && socket.encrypted === true) {
-        const result = certificateUser(socket);
+        const result = certificateUser(socket, options.clientAuthorities);
         if (result !== undefined) {
           if ('failure' in result) failures.push(result.failure);
           else return { user: result };

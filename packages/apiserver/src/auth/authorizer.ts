@@ -21,6 +21,14 @@ export interface Attributes {
   readonly name: string;
   /** The URL path of a non-resource request. */
   readonly path: string;
+  /** A list's or watch's field selector requirements (kube's GetFieldSelector), when it has one that parses. */
+  readonly fieldSelector?: readonly FieldSelectorRequirement[];
+}
+
+export interface FieldSelectorRequirement {
+  readonly field: string;
+  readonly operator: '=' | '!=';
+  readonly value: string;
 }
 
 export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
@@ -47,8 +55,8 @@ export interface Authorizer {
 
 const NO_RULES: UserRules = { resourceRules: [], nonResourceRules: [], incomplete: false, evaluationError: '' };
 
-/** The modes kapi builds; `Node`, `ABAC` and `Webhook` are kube's too, and a startup error here. */
-export const BUILT_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
+/** The modes kapi builds; `ABAC` and `Webhook` are kube's too, and a startup error here. */
+export const BUILT_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Node'] as const;
 export const KUBE_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = (typeof BUILT_MODES)[number];
 

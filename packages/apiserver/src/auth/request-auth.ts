@@ -3,7 +3,7 @@
  * Synchronous: every input (certificates, tokens, the RBAC policy) is in memory.
  */
 import type { IncomingMessage } from 'node:http';
-import type { RequestInfo } from '../http/request-info.js';
+import type { RequestInfo, ResourceRequestInfo } from '../http/request-info.js';
 import { requestAttributes } from './attributes.js';
 import type { Authenticator } from './authenticator.js';
 import type { Authorizer } from './authorizer.js';
@@ -17,6 +17,11 @@ export interface RequestAuthorization {
   readonly authorizer: Authorizer;
   /** Called with the reason of a refused credential (kube logs it; the client sees only 401). */
   readonly onAuthenticationFailure?: (req: IncomingMessage, reason: string) => void;
+  /**
+   * Admission of an allowed request that needs nothing but its attributes (NodeRestriction's
+   * pod subresources); throws a StatusError to refuse.
+   */
+  readonly admitRequest?: (user: UserInfo, info: ResourceRequestInfo) => void;
 }
 
 /** Told each step of `authorizeRequest` (the audit record follows them). */
@@ -54,5 +59,6 @@ export function authorizeRequest(auth: RequestAuthorization, req: IncomingMessag
   const decision = auth.authorizer.authorize(attributes);
   steps.authorized?.(decision.decision === 'Allow', decision.reason);
   if (decision.decision !== 'Allow') throw forbiddenRequest(attributes, decision.reason);
+  if (info.isResourceRequest) auth.admitRequest?.(user, info);
   return user;
 }

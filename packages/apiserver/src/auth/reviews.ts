@@ -9,7 +9,8 @@ import { servedGroups } from '@kapi/catalog';
 import { badRequest, fieldInvalid, invalid, nowRFC3339, type FieldError, type KubeObject } from '@kapi/machinery';
 import { catalogDefinition, type Creater, type RequestContext, type RestResource } from '@kapi/registry';
 import type { TokenReviewResult } from './authenticator.js';
-import type { Attributes, Authorizer } from './authorizer.js';
+import { fieldSelectorRequirements } from './attributes.js';
+import type { Attributes, Authorizer, FieldSelectorRequirement } from './authorizer.js';
 import type { PolicyRule } from './rbac-rules.js';
 import { ANONYMOUS, type UserInfo } from './user.js';
 
@@ -71,10 +72,26 @@ function attributesOf(user: UserInfo, spec: Body): Attributes {
       subresource: str(resource['subresource']),
       name: str(resource['name']),
       path: '',
+      ...reviewFieldSelector(record(resource['fieldSelector'])),
     };
   }
   const nonResource = record(spec['nonResourceAttributes']) ?? {};
   return { user, verb: str(nonResource['verb']), resourceRequest: false, namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '', path: str(nonResource['path']) };
+}
+
+/** A review's fieldSelector: its rawSelector, or requirements with one value for In (=) and NotIn (!=). */
+function reviewFieldSelector(selector: Body | undefined): { fieldSelector?: readonly FieldSelectorRequirement[] } {
+  if (selector === undefined) return {};
+  const raw = fieldSelectorRequirements(str(selector['rawSelector']));
+  if (raw !== undefined) return { fieldSelector: raw };
+  const requirements: FieldSelectorRequirement[] = [];
+  for (const requirement of Array.isArray(selector['requirements']) ? selector['requirements'] : []) {
+    const r = record(requirement) ?? {};
+    const values = strings(r['values']);
+    if (values.length !== 1 || (r['operator'] !== 'In' && r['operator'] !== 'NotIn')) return {};
+    requirements.push({ field: str(r['key']), operator: r['operator'] === 'In' ? '=' : '!=', value: values[0]! });
+  }
+  return requirements.length > 0 ? { fieldSelector: requirements } : {};
 }
 
 function attributeErrors(spec: Body): FieldError[] {

@@ -14,7 +14,7 @@ import { signJwt } from './jwt.js';
 import { readPublicKeys, readSigningKey, type SigningKey, type VerificationKey } from './keys.js';
 import { issuerDiscoveryRoutes, type DiscoveryRoute } from './oidc-discovery.js';
 import { createServiceAccountTokenAuthenticator, LEGACY_ISSUER, serviceAccountUsername, type ServiceAccountTokenAuthenticator } from './token-authenticator.js';
-import { tokenRequestSubresource, type ObjectReader } from './token-request.js';
+import { tokenRequestSubresource, type ObjectReader, type TokenRequestAdmission } from './token-request.js';
 
 export interface ServiceAccountTokenOptions {
   /** --service-account-issuer, in order (the first signs). */
@@ -76,6 +76,8 @@ export interface ServiceAccountServiceOptions {
   readonly onError: (what: string, err: unknown) => void;
   /** --service-account-lookup (default true): tokens of deleted service accounts (or bound objects) are refused. */
   readonly lookup?: boolean;
+  /** Admission of a TokenRequest's body (NodeRestriction), before anything is read. */
+  readonly admitTokenRequest?: TokenRequestAdmission;
 }
 
 /** The legacy (Secret-based) token of a service account, signed with `key`. */
@@ -133,7 +135,7 @@ export function startServiceAccounts(registry: Pick<Registry, 'lookup'>, options
       apiAudiences,
       maxExpirationSeconds: tokens.maxExpirationSeconds ?? 0,
       extendExpiration: tokens.extendExpiration ?? true,
-    }, read)];
+    }, read, options.admitTokenRequest)];
     routes = issuerDiscoveryRoutes({ issuer: tokens.issuers[0]!, keys: tokens.verificationKeys, jwksUri: () => tokens.jwksUri ?? options.defaultJwksUri() });
   }
   const all = Object.values(caches).filter((c) => c !== undefined);

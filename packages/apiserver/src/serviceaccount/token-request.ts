@@ -80,11 +80,15 @@ function validate(spec: Body): FieldError[] {
   return errors;
 }
 
-export function tokenRequestSubresource(issuer: TokenIssuer, read: ObjectReader): RestSubresource {
+/** Admission of a TokenRequest as posted (kube's mutating admission runs before the REST create); throws a StatusError to refuse. */
+export type TokenRequestAdmission = (ctx: RequestContext, name: string, body: unknown) => void;
+
+export function tokenRequestSubresource(issuer: TokenIssuer, read: ObjectReader, admit?: TokenRequestAdmission): RestSubresource {
   const creater: NamedCreater = {
     async create(ctx: RequestContext, name: string, raw: unknown, options) {
       const body = rec(raw);
       if (body === undefined) throw badRequest('not a TokenRequest');
+      admit?.(ctx, name, body);
       const namespace = ctx.namespace;
       const metadata = rec(body['metadata']) ?? {};
       if (str(metadata['name']) !== '' && metadata['name'] !== name) {
