@@ -10,8 +10,9 @@ import type { RestResource } from '@kapi/registry';
 import { groupResources, type ApiGroup, type GroupVersionResources } from './discovery/api-groups.js';
 import { aggregatedDiscovery, type AggregatedVersion } from './discovery/aggregated.js';
 import { buildGroupVersionDocument } from './openapi/document.js';
-import { buildSwaggerDocument } from './openapi/swagger.js';
-import { encodeSwaggerProtobuf } from './openapi/swagger-protobuf.js';
+import { runStepsSliced, yieldIfBusy } from '@kapi/machinery';
+import { swaggerDocumentSteps } from './openapi/swagger.js';
+import { encodeSwaggerProtobufSteps } from './openapi/swagger-protobuf.js';
 
 export interface CachedDocument {
   readonly body: string;
@@ -36,9 +37,12 @@ export interface ApiSurface {
   /** The OpenAPI v3 document of a group-version key such as `api/v1` or `apis/apps/v1`. */
   openapi(key: string): CachedDocument | undefined;
   /** The OpenAPI v3 index (`{"paths": {...}}`). */
-  openapiIndex(): CachedDocument;
-  /** The OpenAPI v2 (Swagger 2.0) document of every group-version. */
-  swagger(): SwaggerDocument;
+  openapiIndex(): Promise<CachedDocument>;
+  /**
+   * The OpenAPI v2 (Swagger 2.0) document of every group-version. Built in slices (it is a
+   * megabyte, from every schema), once for all the requests that wait for it.
+   */
+  swagger(): Promise<SwaggerDocument>;
   invalidate(): void;
 }
 
@@ -61,8 +65,10 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
   let byKey: Map<string, GroupVersionResources> | undefined;
   const aggregatedCache = new Map<string, CachedDocument>();
   const openapiCache = new Map<string, CachedDocument>();
-  let index: CachedDocument | undefined;
-  let swagger: SwaggerDocument | undefined;
+  let index: Promise<CachedDocument> | undefined;
+  let swagger: Promise<SwaggerDocument> | undefined;
+  /** Bumped by invalidate(): a build started before it is not kept. */
+  let generation = 0;
 
   const ensure = (): { groups: ApiGroup[]; byKey: Map<string, GroupVersionResources> } => {
     if (groups === undefined || byKey === undefined) {
@@ -93,23 +99,44 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
     },
     openapiIndex() {
       if (index === undefined) {
-        const paths: Record<string, { serverRelativeURL: string }> = {};
-        for (const key of ensure().byKey.keys()) {
-          paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${surface.openapi(key)!.hash}` };
-        }
-        index = cached({ paths });
+        const built = generation;
+        const build = async (): Promise<CachedDocument> => {
+          // Every group-version's document is built for its hash: one a turn when the turn ran long.
+          const paths: Record<string, { serverRelativeURL: string }> = {};
+          for (const key of ensure().byKey.keys()) {
+            paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${surface.openapi(key)!.hash}` };
+            await yieldIfBusy();
+          }
+          return cached({ paths });
+        };
+        const promise = build();
+        index = promise;
+        promise.catch(() => {
+          if (index === promise && generation === built) index = undefined;
+        });
       }
       return index;
     },
     swagger() {
       if (swagger === undefined) {
-        const document = buildSwaggerDocument([...ensure().byKey.values()], definitions());
-        const json = cached(document);
-        swagger = { json, protobuf: encodeSwaggerProtobuf(JSON.parse(json.body) as Record<string, unknown>), built: new Date() };
+        const built = generation;
+        const build = async (): Promise<SwaggerDocument> => {
+          const document = await runStepsSliced(swaggerDocumentSteps([...ensure().byKey.values()], definitions()));
+          const json = cached(document);
+          await yieldIfBusy();
+          const protobuf = await runStepsSliced(encodeSwaggerProtobufSteps(JSON.parse(json.body) as Record<string, unknown>));
+          return { json, protobuf, built: new Date() };
+        };
+        const promise = build();
+        swagger = promise;
+        promise.catch(() => {
+          if (swagger === promise && generation === built) swagger = undefined;
+        });
       }
       return swagger;
     },
     invalidate() {
+      generation++;
       groups = undefined;
       byKey = undefined;
       aggregatedCache.clear();

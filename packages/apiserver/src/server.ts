@@ -200,10 +200,8 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       if (url.segments.length !== 1) throw pathNotFound();
       writeText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
     },
-    openapi: (req, res, url) => {
-      if (url.segments[1] === 'v2') serveOpenApiV2(req, res, surface);
-      else serveOpenApiV3(req, res, surface, url.segments.slice(2).join('/'), url.query);
-    },
+    openapi: (req, res, url) =>
+      url.segments[1] === 'v2' ? serveOpenApiV2(req, res, surface) : serveOpenApiV3(req, res, surface, url.segments.slice(2).join('/'), url.query),
     api: (req, res, url) => {
       if (url.segments.length === 1) serveDiscoveryRoot(req, res, surface, true);
       else serveDiscoveryDocument(req, res, surface, true, url.segments.slice(1));

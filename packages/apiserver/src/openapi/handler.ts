@@ -30,9 +30,9 @@ function send(req: IncomingMessage, res: ServerResponse, doc: CachedDocument, ca
 }
 
 /** `key` is the path after `/openapi/v3/` ("" for the index). A bare 404 for unknown documents; throws 406 without JSON in Accept. */
-export function serveOpenApiV3(req: IncomingMessage, res: ServerResponse, surface: ApiSurface, key: string, query: URLSearchParams): void {
+export async function serveOpenApiV3(req: IncomingMessage, res: ServerResponse, surface: ApiSurface, key: string, query: URLSearchParams): Promise<void> {
   if (!acceptsJson(req)) throw notAcceptable('only the following media types are accepted: application/json');
-  if (key === '') return send(req, res, surface.openapiIndex(), { 'Cache-Control': 'no-cache, private' });
+  if (key === '') return send(req, res, await surface.openapiIndex(), { 'Cache-Control': 'no-cache, private' });
   const doc = surface.openapi(key);
   if (doc === undefined) {
     // kube's OpenAPI v3 handler answers an unknown document with a bare 404: no body, no type.
@@ -70,14 +70,14 @@ function swaggerFormat(accept: string | undefined): 'json' | 'protobuf' | undefi
  * (406 with an empty body for anything else), for any method; ETag (the JSON's hash, for both
  * forms) and Last-Modified, honouring If-None-Match with a 304; gzip as every large answer.
  */
-export function serveOpenApiV2(req: IncomingMessage, res: ServerResponse, surface: ApiSurface): void {
+export async function serveOpenApiV2(req: IncomingMessage, res: ServerResponse, surface: ApiSurface): Promise<void> {
   const format = swaggerFormat(req.headers.accept);
   if (format === undefined) {
     res.writeHead(406, { 'Cache-Control': 'no-cache, private', Vary: 'Accept', 'Content-Length': '0' });
     res.end();
     return;
   }
-  const doc = surface.swagger();
+  const doc = await surface.swagger();
   const etag = `"${doc.json.hash}"`;
   const headers = { ETag: etag, 'Last-Modified': doc.built.toUTCString(), Vary: 'Accept', 'Accept-Ranges': 'bytes' };
   if (req.headers['if-none-match'] === etag) {

@@ -6,6 +6,7 @@
  * `x-` key to a vendor extension holding the value as YAML, maps as repeated name/value pairs
  * in document order. Field numbers are those of gnostic's OpenAPIv2.proto.
  */
+import type { Steps } from '@kapi/machinery';
 import { stringify as stringifyYaml } from 'yaml';
 
 type Json = Record<string, unknown>;
@@ -186,14 +187,24 @@ function pathItem(item: Json): Message {
   return vendorExtensions(m, 10, item);
 }
 
-/** The gnostic `openapi.v2.Document` bytes of a Swagger 2.0 JSON document. */
-export function encodeSwaggerProtobuf(doc: Json): Buffer {
+/** The gnostic `openapi.v2.Document` bytes of a Swagger 2.0 JSON document, a path or definition a step. */
+export function* encodeSwaggerProtobufSteps(doc: Json): Steps<Buffer> {
   const m = new Message().string(1, doc['swagger']);
   const info = isObject(doc['info']) ? doc['info'] : {};
   m.message(2, vendorExtensions(new Message().string(1, info['title']).string(2, info['version']).string(3, info['description']), 7, info));
   m.string(3, doc['host']).string(4, doc['basePath']).strings(5, doc['schemes']).strings(6, doc['consumes']).strings(7, doc['produces']);
-  m.message(8, namedMap<Json>(new Message(), 2, doc['paths'], pathItem));
-  m.message(9, namedMap<Json>(new Message(), 1, doc['definitions'], schema));
+  const paths = new Message();
+  for (const [name, item] of Object.entries(isObject(doc['paths']) ? doc['paths'] : {})) {
+    paths.message(2, new Message().string(1, name).message(2, pathItem(item as Json)));
+    yield;
+  }
+  m.message(8, paths);
+  const definitions = new Message();
+  for (const [name, value] of Object.entries(isObject(doc['definitions']) ? doc['definitions'] : {})) {
+    definitions.message(1, new Message().string(1, name).message(2, schema(value as Json)));
+    yield;
+  }
+  m.message(9, definitions);
   if (Array.isArray(doc['security'])) {
     for (const requirement of doc['security']) {
       m.message(12, namedMap<string[]>(new Message(), 1, requirement, (scopes) => new Message().strings(1, scopes)));

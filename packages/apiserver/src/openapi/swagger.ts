@@ -12,7 +12,7 @@
  * - parameters are inline Swagger parameters, request bodies a `body` parameter, responses carry
  *   their schema directly, and operations say what they consume and produce.
  */
-import type { JSONSchemaProps } from '@kapi/machinery';
+import type { JSONSchemaProps, Steps } from '@kapi/machinery';
 import type { GroupVersionResources } from '../discovery/api-groups.js';
 import { COMPONENT_PREFIX, buildGroupVersionDocument } from './document.js';
 
@@ -137,17 +137,19 @@ function v2Operation(operation: Json, builtin: boolean): Json {
  * registry's named schemas (built-in kinds); any other schema a document names is a custom
  * resource's and gets kube's custom-resource conversion.
  */
-export function buildSwaggerDocument(groupVersions: readonly GroupVersionResources[], definitions: Readonly<Record<string, JSONSchemaProps>>): Json {
+export function* swaggerDocumentSteps(groupVersions: readonly GroupVersionResources[], definitions: Readonly<Record<string, JSONSchemaProps>>): Steps<Json> {
   const paths: Json = {};
   const schemas: Json = {};
   const builtinKinds = new Set(Object.values(definitions).flatMap((d) => (d['x-kubernetes-group-version-kind'] ?? []).map((g) => `${g.group}/${g.version}/${g.kind}`)));
   for (const gv of groupVersions) {
     const v3 = buildGroupVersionDocument(gv, definitions);
+    yield;
     const components = (v3['components'] as { schemas: Record<string, JSONSchemaProps> }).schemas;
     for (const [name, schema] of Object.entries(components)) {
       if (schemas[name] !== undefined) continue;
       const builtin = Object.hasOwn(definitions, name) || !isObject(schema['x-kubernetes-group-version-kind']?.[0]);
       schemas[name] = builtin ? v2Schema(schema) : v2Schema(v2CustomDefinition(schema as Json));
+      yield;
     }
     for (const [path, item] of Object.entries(v3['paths'] as Record<string, Json>)) {
       const out: Json = {};
@@ -159,6 +161,7 @@ export function buildSwaggerDocument(groupVersions: readonly GroupVersionResourc
       }
       if (Array.isArray(item['parameters'])) out['parameters'] = (item['parameters'] as Json[]).map(v2Parameter);
       paths[path] = out;
+      yield;
     }
   }
   const sortedPaths: Json = {};
