@@ -104,6 +104,7 @@ async function main(): Promise<void> {
     consistentListFromCache: flags.featureGates['ConsistentListFromCache'] ?? true,
     maxRequestsInflight: share(flags.maxRequestsInflight),
     maxConnections: share(flags.maxConnections),
+    http2: { disabled: flags.disableHttp2Serving, maxStreamsPerConnection: flags.http2MaxStreamsPerConnection, goawayChance: flags.goawayChance },
     maxMutatingRequestsInflight: share(flags.maxMutatingRequestsInflight),
     shutdownDelayMs: flags.shutdownDelayMs,
     shutdownSendRetryAfter: flags.shutdownSendRetryAfter,

@@ -94,6 +94,13 @@ void describe('parseFlags', () => {
     assert.equal(flagError(['--etcd-servers=x', '--secure-port=0']), '--secure-port 0 must be between 1 and 65535, inclusive. It cannot be turned off with 0');
     assert.equal(flagError(['--etcd-servers=x', '--watch-cache=maybe']), 'invalid argument "maybe" for "--watch-cache" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
     assert.equal(parsed(['--etcd-servers=x', '--max-connections=500']).maxConnections, 500);
+    assert.equal(parsed(['--etcd-servers=x', '--goaway-chance=.001']).goawayChance, 0.001);
+    assert.equal(parsed(['--etcd-servers=x']).goawayChance, 0);
+    assert.equal(flagError(['--etcd-servers=x', '--goaway-chance=0.03']), '--goaway-chance can not be less than 0 or greater than 0.02');
+    assert.equal(flagError(['--etcd-servers=x', '--goaway-chance=-1e-3']), '--goaway-chance can not be less than 0 or greater than 0.02');
+    assert.equal(flagError(['--etcd-servers=x', '--goaway-chance=often']), 'invalid argument "often" for "--goaway-chance" flag: strconv.ParseFloat: parsing "often": invalid syntax');
+    assert.equal(parsed(['--etcd-servers=x', '--http2-max-streams-per-connection=250']).http2MaxStreamsPerConnection, 250);
+    assert.equal(parsed(['--etcd-servers=x', '--disable-http2-serving']).disableHttp2Serving, true);
     assert.equal(flagError(['--etcd-servers=x', '--max-connections=-1']), '--max-connections can not be negative value');
     assert.equal(flagError(['--etcd-servers=x', '--request-timeout=5']), 'invalid argument "5" for "--request-timeout" flag: time: missing unit in duration "5"');
     assert.equal(flagError(['--etcd-servers=x', '--request-timeout=soon']), 'invalid argument "soon" for "--request-timeout" flag: time: invalid duration "soon"');

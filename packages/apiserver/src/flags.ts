@@ -29,6 +29,12 @@ export interface ServerFlags {
   maxMutatingRequestsInflight: number;
   /** --max-connections (kapi extension): open client connections at most; 0 = no cap. */
   maxConnections: number;
+  /** --disable-http2-serving: the secure port speaks HTTP/1.1 only. */
+  disableHttp2Serving: boolean;
+  /** --http2-max-streams-per-connection; 0 = kube's 100. */
+  http2MaxStreamsPerConnection: number;
+  /** --goaway-chance: fraction of HTTP/2 requests after which the connection is sent GOAWAY (0 to 0.02). */
+  goawayChance: number;
   watchCache: boolean;
   /** --watch-cache-sizes: accepted (resource#size entries) and ignored; kapi sizes its caches by time. */
   watchCacheSizes: string[];
@@ -136,7 +142,7 @@ export class FlagError extends Error {
 }
 
 /** `stringArray`: pflag's StringArray, one value per occurrence (no comma splitting). */
-type FlagType = 'string' | 'stringList' | 'stringArray' | 'int' | 'bool' | 'duration' | 'mapStringString' | 'mapStringBool';
+type FlagType = 'string' | 'stringList' | 'stringArray' | 'int' | 'float' | 'bool' | 'duration' | 'mapStringString' | 'mapStringBool';
 
 interface FlagSpec {
   readonly type: FlagType;
@@ -167,6 +173,13 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
     type: 'int',
     defaultText: '20000',
     help: 'The maximum number of open client connections, over all listeners (kapi extension). At the limit, a new connection closes the one idle the longest (no request in progress), or is refused when every connection is serving a request. Lowered at start to leave a quarter (at most 1024) of the open-files limit free. 0 means no limit.',
+  },
+  'disable-http2-serving': { type: 'bool', defaultText: 'false', help: 'If true, HTTP2 serving will be disabled [default=false]' },
+  'http2-max-streams-per-connection': { type: 'int', defaultText: '0', help: "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default." },
+  'goaway-chance': {
+    type: 'float',
+    defaultText: '0',
+    help: "To prevent HTTP/2 clients from getting stuck on a single apiserver, randomly close a connection (GOAWAY). The client's other in-flight requests won't be affected, and the client will reconnect, likely landing on a different apiserver after going through the load balancer again. This argument sets the fraction of requests that will be sent a GOAWAY. Clusters with single apiservers, or which don't use a load balancer, should NOT enable this. Min is 0 (off), Max is .02 (1/50 requests); .001 (1/1000) is a recommended starting point.",
   },
   'watch-cache': { type: 'bool', defaultText: 'true', help: 'Enable watch caching in the apiserver.' },
   'watch-cache-sizes': { type: 'stringList', defaultText: '', help: 'Watch cache size settings for some resources (resource[.group]#size). Accepted for compatibility; kapi sizes its watch caches by a time window and ignores it.' },
@@ -270,12 +283,12 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
       'logtostderr', 'alsologtostderr',
     ],
     int: [
-      'default-watch-cache-size', 'lease-reuse-duration-seconds', 'http2-max-streams-per-connection', 'max-connection-bytes-per-sec', 'apiserver-count', 'kubelet-port',
+      'default-watch-cache-size', 'lease-reuse-duration-seconds', 'max-connection-bytes-per-sec', 'apiserver-count', 'kubelet-port',
     ],
     duration: [
       'storage-initialization-timeout', 'event-ttl',
     ],
-    float: ['goaway-chance'],
+    float: [],
   }),
 };
 
@@ -286,8 +299,7 @@ function ignoredFlags(groups: { string: string[]; bool: string[]; int: string[];
   for (const name of groups.bool) out[name] = { type: 'bool', defaultText: 'false', help, ignored: true };
   for (const name of groups.int) out[name] = { type: 'int', defaultText: '0', help, ignored: true };
   for (const name of groups.duration) out[name] = { type: 'duration', defaultText: '0s', help, ignored: true };
-  // goaway-chance is a float; parse it as a string (ignored anyway).
-  for (const name of groups.float) out[name] = { type: 'string', defaultText: '0', help, ignored: true };
+  for (const name of groups.float) out[name] = { type: 'float', defaultText: '0', help, ignored: true };
   return out;
 }
 
@@ -327,6 +339,14 @@ function parseValue(name: string, spec: FlagSpec, raw: string): FlagValue {
       const n = Number(raw);
       if (!Number.isSafeInteger(n)) throw invalidArgument(raw, name, `strconv.ParseInt: parsing ${JSON.stringify(raw)}: value out of range`);
       return n;
+    }
+    case 'float': {
+      // Go's strconv.ParseFloat (decimal forms, Inf, NaN).
+      if (!/^[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|infinity|nan)$/i.test(raw)) {
+        throw invalidArgument(raw, name, `strconv.ParseFloat: parsing ${JSON.stringify(raw)}: invalid syntax`);
+      }
+      const lower = raw.toLowerCase().replace(/^\+/, '');
+      return lower === 'nan' ? NaN : lower.endsWith('inf') || lower.endsWith('infinity') ? (lower.startsWith('-') ? -Infinity : Infinity) : Number(raw);
     }
     case 'bool': {
       const parsed = parseGoBool(raw);
@@ -607,6 +627,9 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     requestTimeoutMs: get<number>('request-timeout'),
     maxRequestsInflight: get<number>('max-requests-inflight'),
     maxConnections: get<number>('max-connections'),
+    disableHttp2Serving: get<boolean>('disable-http2-serving'),
+    http2MaxStreamsPerConnection: get<number>('http2-max-streams-per-connection'),
+    goawayChance: get<number>('goaway-chance'),
     maxMutatingRequestsInflight: get<number>('max-mutating-requests-inflight'),
     watchCache: get<boolean>('watch-cache'),
     watchCacheSizes: get<string[]>('watch-cache-sizes'),
@@ -705,6 +728,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
   if (flags.minRequestTimeoutSeconds < 0) throw new FlagError('--min-request-timeout can not be negative value');
   if (flags.maxRequestsInflight < 0) throw new FlagError('--max-requests-inflight can not be negative value');
   if (flags.maxConnections < 0) throw new FlagError('--max-connections can not be negative value');
+  if (flags.goawayChance < 0 || flags.goawayChance > 0.02) throw new FlagError('--goaway-chance can not be less than 0 or greater than 0.02');
   if (flags.maxMutatingRequestsInflight < 0) throw new FlagError('--max-mutating-requests-inflight can not be negative value');
   if (flags.etcdCompactionIntervalMs < 0) throw new FlagError('--etcd-compaction-interval can not be negative value');
   if (flags.loggingFormat !== 'json' && flags.loggingFormat !== 'text') {
@@ -750,7 +774,7 @@ export function usage(program = 'kapi-apiserver'): string {
   for (const [name, spec] of entries) {
     const type = spec.type === 'stringList' ? 'strings' : spec.type;
     const shown = spec.type === 'bool' ? '' : ` ${type}`;
-    const def = spec.defaultText === '' || spec.defaultText === 'false' || (spec.ignored && spec.defaultText === '0') ? '' : ` (default ${spec.type === 'string' ? JSON.stringify(spec.defaultText) : spec.type === 'duration' ? formatGoDuration(parseGoDuration(spec.defaultText)) : spec.defaultText})`;
+    const def = spec.defaultText === '' || spec.defaultText === 'false' || spec.defaultText === '0' ? '' : ` (default ${spec.type === 'string' ? JSON.stringify(spec.defaultText) : spec.type === 'duration' ? formatGoDuration(parseGoDuration(spec.defaultText)) : spec.defaultText})`;
     const prefix = name === 'v' ? '  -v, --v' : `      --${name}`;
     lines.push(`${prefix}${shown}`.padEnd(52) + ` ${spec.help}${def}`);
   }

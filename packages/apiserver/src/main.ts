@@ -2,7 +2,7 @@
  * The composition root: the only place that names concrete backends. etcd storage → watch
  * cache → registry → HTTP(S) listeners.
  */
-import type { Server as HttpServer, RequestListener } from 'node:http';
+import type { RequestListener } from 'node:http';
 import type { Registry } from 'prom-client';
 import {
   apiextensionsDefinitions,
@@ -39,7 +39,8 @@ import { createInflightLimiter } from './filters/max-inflight.js';
 import { boundedCheck, delayedCheck, logCheck, pingCheck, type HealthCheck } from './health.js';
 import { createLogger, type Logger } from './logger.js';
 import { ConnectionGuard, effectiveConnectionCap, readOpenFilesLimit } from './http/connection-guard.js';
-import { createListener, HEADERS_TIMEOUT_MS, listen, stopListening, urlHost, type ConnectionTimeouts } from './http/listeners.js';
+import type { Http2Options } from './http/http2.js';
+import { createListener, HEADERS_TIMEOUT_MS, listen, stopListening, urlHost, type ConnectionTimeouts, type Listener } from './http/listeners.js';
 import { createApiMetrics } from './metrics.js';
 import { createRequestHandler } from './server.js';
 import { readFileSync } from 'node:fs';
@@ -138,6 +139,8 @@ export interface ApiServerOptions {
    * open-files limit free. At the cap the connection idle the longest is closed for a new one.
    */
   readonly maxConnections?: number;
+  /** HTTP/2 on the secure port: --disable-http2-serving, --http2-max-streams-per-connection, --goaway-chance (see http/http2.ts). */
+  readonly http2?: Http2Options;
   /**
    * kapi's leader-elected controllers (namespace deletion, garbage collection, service
    * accounts) and their leader election; false = none of them (programmatic: tests that need
@@ -586,13 +589,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const handler: RequestListener = options.worker === undefined ? requestHandler : workerHandler(requestHandler, options.worker.name);
   const guard = connectionGuard(options, logger);
   const listenerOptions = { requestTimeoutMs, guard, ...(options.connectionTimeouts !== undefined ? { timeouts: options.connectionTimeouts } : {}) };
-  const servers: HttpServer[] = [];
+  const servers: Listener[] = [];
   const result: { securePort?: number; insecurePort?: number; url?: string; insecureUrl?: string; certificate?: string } = {};
   try {
     if (securePort !== null && certificate !== undefined) {
       // The front proxy's authority is trusted for the TLS handshake too; the authenticators tell the two apart.
       const trusted = [clientCa, requestHeaderCa].filter((pem): pem is string => pem !== undefined).map((pem) => (pem.endsWith('\n') ? pem : `${pem}\n`)).join('');
-      const server = createListener(handler, { ...listenerOptions, tls: { cert: certificate.cert, key: certificate.key, ...(trusted !== '' ? { clientCa: trusted } : {}) } });
+      const server = createListener(handler, { ...listenerOptions, ...(options.http2 !== undefined ? { http2: options.http2 } : {}), tls: { cert: certificate.cert, key: certificate.key, ...(trusted !== '' ? { clientCa: trusted } : {}) } });
       servers.push(server);
       const bind = options.bindAddress ?? '0.0.0.0';
       result.securePort = await listen(server, securePort, bind);

@@ -15,6 +15,7 @@ import { resolveResourceRoute } from './handlers/resource-routes.js';
 import type { HandlerSettings, RequestScope } from './handlers/scope.js';
 import { serveHealth, type HealthChecks } from './health.js';
 import { methodNotRegistered, PAGE_NOT_FOUND_TEXT, pageNotFound, PageNotFound, pathNotFound, writeRequestTimeout } from './http/generic-errors.js';
+import { abandonRequestBody, closeConnectionAfterResponse } from './http/http2.js';
 import { outputForErrors } from './http/negotiation.js';
 import { parseQuery } from './http/query.js';
 import { requestDeadlineMs } from './http/request-deadline.js';
@@ -319,7 +320,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     // Shutdown: after the delay, responses close their connections; with
     // --shutdown-send-retry-after, new requests are refused (kube's WithRetryAfter).
     if (lifecycle?.notAcceptingNewRequests) {
-      res.setHeader('Connection', 'close');
+      closeConnectionAfterResponse(res);
       if (lifecycle.rejectWithRetryAfter && !probe) {
         writePlainError(res, 429, SHUTTING_DOWN_MESSAGE, { 'Retry-After': '5' });
         if (!req.complete) req.resume();
@@ -415,7 +416,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       if (!isStatusError(err) && err !== parseError) unexpected = err ?? new Error('unknown error');
       if (status.code >= 500 && status.reason === 'InternalError') logger.error(`${method} ${req.url}: unexpected error`, err);
       // The rest of an oversized body is not read: close the connection instead.
-      if (status.code === 413 && !res.headersSent) res.setHeader('Connection', 'close');
+      if (status.code === 413 && !res.headersSent) abandonRequestBody(res);
       try {
         if (status instanceof PageNotFound) return writeText(res, 404, PAGE_NOT_FOUND_TEXT);
         writeError(res, status, outputForErrors(req.headers.accept, info?.isResourceRequest === true), state.warnings);

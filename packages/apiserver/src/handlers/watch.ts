@@ -11,6 +11,7 @@ import type { Socket } from 'node:net';
 import { badRequest, encodeWatchFrame, envelopeObject, encodeObjectRaw, fieldSelectorFromSet, notAcceptable, type FieldSelector, type KubeObject } from '@kapi/machinery';
 import type { WatchEvent, WatchOptions, WatchStream } from '@kapi/registry';
 import { watchEventFrame, watchEventLine } from '../http/encode-once.js';
+import { isHttp2Response } from '../http/http2.js';
 import { canStream, MEDIA_TYPES, notAcceptableError, streamMediaTypes } from '../http/negotiation.js';
 import { isStatus, resourceCapabilities } from '../http/resource-output.js';
 import { warningHeader } from '../http/respond.js';
@@ -334,8 +335,9 @@ export async function handleWatch(scope: RequestScope): Promise<void> {
     const headers: Record<string, string | string[]> = {
       'Content-Type': encoder.contentType,
       'Cache-Control': 'no-cache, private',
-      'Transfer-Encoding': 'chunked',
     };
+    // HTTP/2 frames the body itself (and forbids the header).
+    if (!isHttp2Response(res)) headers['Transfer-Encoding'] = 'chunked';
     if (scope.warnings.length > 0) headers['Warning'] = [...new Set(scope.warnings)].map(warningHeader);
     res.writeHead(200, headers);
     res.flushHeaders();

@@ -11,7 +11,8 @@
  * closes the connection without a word, cutting that response short. Here the answer waits
  * for the responses in progress to finish, in order, and follows them.
  */
-import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { EventEmitter } from 'node:events';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { methodNotRegistered } from './generic-errors.js';
@@ -43,15 +44,16 @@ function responseInProgress(socket: Socket): ServerResponse | null | undefined {
 }
 
 /** Answers the client errors of `server`'s connections (see the file comment). */
-export function answerClientErrors(server: Server): void {
+export function answerClientErrors(server: EventEmitter): void {
   const answered = new WeakSet<Socket>();
   const lastRequest = new WeakMap<Socket, IncomingMessage>();
   server.on('request', (req: IncomingMessage) => lastRequest.set(req.socket, req));
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (answered.has(socket)) return;
     answered.add(socket);
-    // A reset or broken connection has no one to answer.
-    if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || !socket.writable) {
+    // A reset or broken connection has no one to answer, nor has a failed TLS handshake (an
+    // HTTP/2 server reports those here too).
+    if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || !socket.writable || err.code?.startsWith('ERR_SSL_') === true || err.code?.startsWith('ERR_TLS_') === true) {
       socket.destroy();
       return;
     }

@@ -14,10 +14,15 @@
  * before that (Node then closes the connection after the response, as Go's server does when
  * it never asked for the body).
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** Handles `Expect: 100-continue` for `server`'s requests (which then reach its 'request' listeners as usual). */
-export function answerExpectContinue(server: Server): void {
+/**
+ * Handles `Expect: 100-continue` for `server`'s requests (which then reach its 'request'
+ * listeners as usual). On HTTP/2 the interim response is a HEADERS frame of the request's own
+ * stream and goes out at once.
+ */
+export function answerExpectContinue(server: EventEmitter): void {
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     if (res.socket !== null) {
       res.writeContinue();

@@ -2,14 +2,20 @@
  * The HTTP(S) listeners: created with kube's per-connection limits (Go http.Server settings
  * from secure_serving.go, mapped onto Node's), `Expect: 100-continue` and requests Node's
  * parser refuses answered in order (expect-continue.ts, client-errors.ts), bound, and
- * stopped for the shutdown.
+ * stopped for the shutdown. The secure port speaks HTTP/2 and HTTP/1.1 (http2.ts) unless
+ * HTTP/2 is disabled; the plain-HTTP port speaks HTTP/1.1.
  */
-import { createServer as createHttpServer, type RequestListener, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, Server as HttpServer, type RequestListener } from 'node:http';
+import type { Http2SecureServer } from 'node:http2';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { answerClientErrors } from './client-errors.js';
 import type { ConnectionGuard } from './connection-guard.js';
 import { answerExpectContinue } from './expect-continue.js';
+import { closeHttp2Sessions, createHttp2SecureServer, type Http2Options } from './http2.js';
+
+/** A listening server: HTTP/1.1 (http or https) or HTTP/2 with HTTP/1.1 (secure port). */
+export type Listener = HttpServer | Http2SecureServer;
 
 /** Node's per-connection limits; kube's values by default. */
 export interface ConnectionTimeouts {
@@ -27,6 +33,8 @@ export interface ConnectionTimeouts {
 export const HEADERS_TIMEOUT_MS = 32_000;
 /** kube's IdleTimeout (90 s): a keep-alive connection with no request. */
 export const KEEP_ALIVE_TIMEOUT_MS = 90_000;
+/** kube's MaxHeaderBytes. */
+const MAX_HEADER_BYTES = 1 << 20;
 
 export interface ListenerOptions {
   /**
@@ -40,21 +48,31 @@ export interface ListenerOptions {
   readonly timeouts?: ConnectionTimeouts;
   /** The process-wide connection limits (first-request deadline, --max-connections). */
   readonly guard: ConnectionGuard;
+  /** HTTP/2 on the secure port (kube's --http2-max-streams-per-connection, --goaway-chance, --disable-http2-serving). */
+  readonly http2?: Http2Options;
 }
 
 /** An HTTP or HTTPS server for `handler` with kube's limits and the connection guard attached; not yet listening. */
-export function createListener(handler: RequestListener, options: ListenerOptions): HttpServer {
+export function createListener(handler: RequestListener, options: ListenerOptions): Listener {
   const timeouts = options.timeouts ?? {};
-  const common = { maxHeaderSize: 1 << 20, ...(timeouts.checkIntervalMs !== undefined ? { connectionsCheckingInterval: timeouts.checkIntervalMs } : {}) };
-  const server = options.tls !== undefined
-    ? createHttpsServer({
-        ...common,
-        cert: options.tls.cert,
-        key: options.tls.key,
-        handshakeTimeout: timeouts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
-        ...(options.tls.clientCa !== undefined ? { ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}),
-      }, handler)
-    : createHttpServer(common, handler);
+  const common = { maxHeaderSize: MAX_HEADER_BYTES, ...(timeouts.checkIntervalMs !== undefined ? { connectionsCheckingInterval: timeouts.checkIntervalMs } : {}) };
+  const tls = options.tls === undefined ? undefined : {
+    cert: options.tls.cert,
+    key: options.tls.key,
+    handshakeTimeout: timeouts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
+    ...(options.tls.clientCa !== undefined ? { ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}),
+  };
+  let server: Listener;
+  if (tls === undefined) server = createHttpServer(common, handler);
+  else if (options.http2?.disabled === true) server = createHttpsServer({ ...common, ...tls }, handler);
+  else {
+    server = createHttp2SecureServer(tls, handler, options.http2 ?? {}, {
+      idleMs: timeouts.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS,
+      receiveMs: receiveTimeoutMs(options.requestTimeoutMs, timeouts),
+    });
+    // The HTTP/1.1 connections of an HTTP/2 server read these fields as an http.Server's.
+    Object.assign(server, { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: true }, timeouts.checkIntervalMs !== undefined ? { connectionsCheckingInterval: timeouts.checkIntervalMs } : {});
+  }
   tune(server, options.requestTimeoutMs, timeouts);
   answerExpectContinue(server);
   answerClientErrors(server);
@@ -67,7 +85,7 @@ export function urlHost(address: string): string {
   return address.includes(':') ? `[${address}]` : address;
 }
 
-export function listen(server: HttpServer, port: number, host: string): Promise<number> {
+export function listen(server: Listener, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -78,22 +96,30 @@ export function listen(server: HttpServer, port: number, host: string): Promise<
 }
 
 /**
- * Stops listening (new connections are refused) and closes idle connections; resolves when
- * every connection has ended. `forceAfterMs` later, connections still open are cut.
+ * Stops listening (new connections are refused), closes idle HTTP/1.1 connections and sends
+ * GOAWAY to HTTP/2 sessions (each closes when its streams have finished); resolves when every
+ * connection has ended. `forceAfterMs` later, connections still open are cut.
  */
-export function stopListening(server: HttpServer, forceAfterMs: number): { closed: Promise<void>; force(): void } {
+export function stopListening(server: Listener, forceAfterMs: number): { closed: Promise<void>; force(): void } {
   const closed = new Promise<void>((resolve) => {
     if (!server.listening) return resolve();
     server.close(() => resolve());
   });
-  server.closeIdleConnections();
-  const timer = setTimeout(() => server.closeAllConnections(), forceAfterMs);
+  // An HTTP/2 server keeps its HTTP/1.1 connections as an http.Server does.
+  (server as HttpServer).closeIdleConnections();
+  const http2 = server instanceof HttpServer ? undefined : server;
+  if (http2 !== undefined) closeHttp2Sessions(http2, false);
+  const closeAll = () => {
+    HttpServer.prototype.closeAllConnections.call(server);
+    if (http2 !== undefined) closeHttp2Sessions(http2, true);
+  };
+  const timer = setTimeout(closeAll, forceAfterMs);
   timer.unref();
   return {
     closed,
     force: () => {
       clearTimeout(timer);
-      server.closeAllConnections();
+      closeAll();
     },
   };
 }
@@ -104,11 +130,17 @@ export function stopListening(server: HttpServer, forceAfterMs: number): { close
  * (headers and body), never the response, so it cannot cut a watch: it is set to the request
  * timeout plus the header time, so a client trickling a body is cut too.
  */
-function tune(server: HttpServer, requestTimeoutMs: number, timeouts: ConnectionTimeouts = {}): void {
+function tune(server: Listener, requestTimeoutMs: number, timeouts: ConnectionTimeouts = {}): void {
+  const http1 = server as HttpServer;
+  http1.headersTimeout = timeouts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  http1.requestTimeout = receiveTimeoutMs(requestTimeoutMs, timeouts);
+  http1.keepAliveTimeout = timeouts.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS;
+  http1.maxHeadersCount = 1000;
+}
+
+/** The time to receive a whole request: the request timeout plus the header time, unless set. */
+function receiveTimeoutMs(requestTimeoutMs: number, timeouts: ConnectionTimeouts): number {
   const headersTimeout = timeouts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
-  server.headersTimeout = headersTimeout;
-  server.requestTimeout = timeouts.requestReceiveTimeoutMs ?? (requestTimeoutMs > 0 ? requestTimeoutMs + headersTimeout : 0);
-  server.keepAliveTimeout = timeouts.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS;
-  server.maxHeadersCount = 1000;
+  return timeouts.requestReceiveTimeoutMs ?? (requestTimeoutMs > 0 ? requestTimeoutMs + headersTimeout : 0);
 }
 
