@@ -48,6 +48,13 @@ export function clientGoSuite(target: TargetRef): void {
       assert.deepEqual(failed, [], crud.stderr().slice(-4000));
       assert.equal(done.failed, 0);
       assert.ok(Number(done.steps) >= 13, JSON.stringify(done));
+      if (target().server.startsWith('https:')) {
+        // Over TLS client-go offers h2 by ALPN and kapi takes it: every answer, the watch's
+        // included, came over HTTP/2, multiplexed on one connection (the balancer passes TLS through).
+        const wire = done.wire as { protocols: Record<string, number>; connections: number };
+        assert.deepEqual(Object.keys(wire.protocols), ['HTTP/2.0'], JSON.stringify(wire));
+        assert.equal(wire.connections, 1, JSON.stringify(wire));
+      }
     });
 
     void it('typed clientset (protobuf): a Pod, Deployment, Service and Node with every field set round-trip field by field', async () => {

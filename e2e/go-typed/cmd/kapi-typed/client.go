@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"sync"
 
@@ -12,15 +13,26 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// wire counts the Content-Types seen on requests and responses.
+// wire counts the Content-Types seen on requests and responses, the protocols the
+// responses came over (HTTP/2.0 when ALPN chose h2) and the connections opened.
 type wire struct {
-	mu        sync.Mutex
-	requests  map[string]int
-	responses map[string]int
-	next      http.RoundTripper
+	mu          sync.Mutex
+	requests    map[string]int
+	responses   map[string]int
+	protocols   map[string]int
+	connections int
+	next        http.RoundTripper
 }
 
 func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
+	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		if !info.Reused {
+			w.mu.Lock()
+			w.connections++
+			w.mu.Unlock()
+		}
+	}}
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
 	res, err := w.next.RoundTrip(req)
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -29,6 +41,7 @@ func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if err == nil {
 		w.responses[res.Header.Get("Content-Type")]++
+		w.protocols[res.Proto]++
 	}
 	return res, err
 }
@@ -36,15 +49,14 @@ func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
 func (w *wire) snapshot() map[string]any {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	req := map[string]int{}
-	res := map[string]int{}
-	for k, v := range w.requests {
-		req[k] = v
+	copyOf := func(m map[string]int) map[string]int {
+		out := map[string]int{}
+		for k, v := range m {
+			out[k] = v
+		}
+		return out
 	}
-	for k, v := range w.responses {
-		res[k] = v
-	}
-	return map[string]any{"requests": req, "responses": res}
+	return map[string]any{"requests": copyOf(w.requests), "responses": copyOf(w.responses), "protocols": copyOf(w.protocols), "connections": w.connections}
 }
 
 type common struct {
@@ -70,7 +82,7 @@ func clientset(c common) (*kubernetes.Clientset, *wire, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	w := &wire{requests: map[string]int{}, responses: map[string]int{}}
+	w := &wire{requests: map[string]int{}, responses: map[string]int{}, protocols: map[string]int{}}
 	config.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		w.next = rt
 		return w
