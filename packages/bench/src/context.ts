@@ -20,6 +20,8 @@ export interface BareServer {
 export interface BenchContext {
   /** The kapi server under test (plain HTTP when the suite started it). */
   readonly url: string;
+  /** The same server's HTTPS URL, when known (the suite's own server, or an https target): HTTP/2 variants run there. */
+  readonly secureUrl: string | undefined;
   readonly kapiPid: number | undefined;
   readonly etcdPid: number | undefined;
   /** etcd of the server under test, when known (needed to start more servers on it). */

@@ -15,6 +15,7 @@ import type { BenchContext } from './context.js';
 import { KapiClient, oneKibData } from './kapi-client.js';
 import { monitorProcess, type ProcessUsage } from './process-stats.js';
 import { SampleBuffer, summarize, type LatencySummary } from './stats.js';
+import { Http2WatcherPool } from './http2-watcher-pool.js';
 import { WatcherPool } from './watcher-pool.js';
 
 export const fanoutNamespace = 'kapi-bench-fanout';
@@ -23,8 +24,15 @@ const objectName = (i: number) => `fanout-${i % objectCount}`;
 
 export interface FanoutStep {
   target: 'kapi' | 'bare';
-  /** 'all' = every watcher watches the one namespace; 'field-selector' = cluster-wide watches, each with a metadata.namespace field selector over {@link selectorNamespaces} namespaces. */
-  variant?: 'all' | 'field-selector';
+  /**
+   * 'all' = every watcher watches the one namespace; 'field-selector' = cluster-wide watches,
+   * each with a metadata.namespace field selector over {@link selectorNamespaces} namespaces;
+   * 'tls-http1' / 'http2' = 'all' on the server's HTTPS port, one TLS connection per watch,
+   * or the watches as HTTP/2 streams multiplexed over few connections.
+   */
+  variant?: 'all' | 'field-selector' | 'tls-http1' | 'http2';
+  /** HTTP/2 variant: connections the watches were multiplexed over. */
+  connections?: number;
   watchers: number;
   /** Watchers each event is delivered to. */
   watchersPerEvent?: number;
@@ -67,6 +75,8 @@ export interface FanoutScenarioOptions {
   durationMs: number;
   /** Writes per second of the field-selector variant (none: not run). */
   selectorRate?: number;
+  /** Also run the watches on the HTTPS port over HTTP/1.1 and HTTP/2 (default true, when the server's HTTPS URL is known). */
+  tls?: boolean;
 }
 
 /** Namespaces of the field-selector variant (one object each; watchers spread evenly). */
@@ -119,7 +129,7 @@ export async function measureRate(
   durationMs: number,
   pid: number | undefined,
   seqBase: number,
-  options: { variant?: FanoutStep['variant']; watchersPerEvent?: number; objects?: number; quiet?: boolean } = {},
+  options: { variant?: FanoutStep['variant']; watchersPerEvent?: number; objects?: number; quiet?: boolean; connections?: number } = {},
 ): Promise<FanoutStep> {
   const perEvent = options.watchersPerEvent ?? watchers;
   const objects = options.objects ?? objectCount;
@@ -215,9 +225,10 @@ export async function measureRate(
     watchersTerminated: pool.terminated - terminatedBefore,
     usage,
     loadGeneratorCpuSeconds: (cpu.user + cpu.system) / 1e6,
+    ...(options.connections !== undefined ? { connections: options.connections } : {}),
   };
   if (options.quiet !== true) ctx.log(
-    `fanout ${target.padEnd(4)}${options.variant === 'field-selector' ? ' field-selector' : ''} ${watchers} watchers ${String(rate).padStart(3)}/s: delivery p50 ${step.delivery.p50.toFixed(1)} ms p99 ${step.delivery.p99.toFixed(1)} ms ` +
+    `fanout ${target.padEnd(4)}${options.variant !== undefined && options.variant !== 'all' ? ` ${options.variant}` : ''} ${watchers} watchers ${String(rate).padStart(3)}/s: delivery p50 ${step.delivery.p50.toFixed(1)} ms p99 ${step.delivery.p99.toFixed(1)} ms ` +
       `max ${step.delivery.max.toFixed(0)} ms; writes ${step.writes} (skipped ${skipped}, errors ${writeErrors}); missing ${step.missingDeliveries}; terminated ${step.watchersTerminated}; ` +
       `client cpu ${(step.loadGeneratorCpuSeconds / (durationMs / 1000)).toFixed(2)} cores`,
   );
@@ -286,6 +297,36 @@ export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenar
         errors.push(`kapi fan-out: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
         pool.close();
+      }
+    }
+
+    // kapi on its HTTPS port: the same watches over HTTP/1.1 (a TLS connection each) and over
+    // HTTP/2 (streams multiplexed on few connections, as client-go opens them).
+    if (options.tls !== false && ctx.secureUrl !== undefined) {
+      for (const variant of ['tls-http1', 'http2'] as const) {
+        const recorder = makeRecorder();
+        const watchUrl = `${ctx.secureUrl}/api/v1/namespaces/${fanoutNamespace}/configmaps?watch=1&resourceVersion=${await kapiWriter(0)}`;
+        const onEvent = (rv: number, t: number) => {
+          recorder.rvs.add(rv);
+          recorder.times.add(t);
+        };
+        const pool = variant === 'http2' ? new Http2WatcherPool(watchUrl, onEvent) : new WatcherPool(watchUrl, onEvent);
+        try {
+          await pool.open(options.watchers);
+          const connections = pool instanceof Http2WatcherPool ? pool.connections : options.watchers;
+          ctx.log(`fanout: ${options.watchers} kapi watchers open over ${variant} (${connections} connections)`);
+          let seq = 1;
+          await measureRate(ctx, 'kapi', pool, options.watchers, recorder, kapiWriter, options.rates[0]!, Math.min(ctx.warmupMs, 3000), ctx.kapiPid, seq, { variant, quiet: true });
+          seq += 100_000;
+          for (const rate of options.rates) {
+            steps.push(await measureRate(ctx, 'kapi', pool, options.watchers, recorder, kapiWriter, rate, options.durationMs, ctx.kapiPid, seq, { variant, connections }));
+            seq += 100_000;
+          }
+        } catch (err) {
+          errors.push(`kapi fan-out (${variant}): ${err instanceof Error ? err.message : String(err)}`);
+        } finally {
+          pool.close();
+        }
       }
     }
 

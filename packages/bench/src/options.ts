@@ -34,6 +34,8 @@ export interface SuiteOptions {
   readonly etcdServers: string[] | undefined;
   /** Pin processes with taskset when possible (default true). */
   readonly pin: boolean;
+  /** Send the HTTP requests (creates, GETs, lists, writes) over HTTP/2 to the server's HTTPS port. */
+  readonly http2: boolean;
   /** Directory for `<date>.json` and `<date>.md`. */
   readonly outDir: string;
   /** ConfigMaps (1 KiB of data) listed by the list scenario: the first size. */
@@ -99,6 +101,8 @@ export const usage = `usage: kapi-bench suite [options]
                            default 1); with --no-pin to let them use every core
   --etcd-servers URLS      etcd for the raw baselines (default: start one)
   --no-pin                 do not pin processes to CPUs with taskset
+  --http2                  send requests over HTTP/2 to the server's HTTPS port (the suite's own
+                           server or an https --url/--kubeconfig); fan-out watchers are unchanged
   --out DIR                where to write <date>.json and <date>.md (default bench/results)
 `;
 
@@ -137,6 +141,7 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
   let workers = 1;
   let etcdServers: string[] | undefined;
   let pin = true;
+  let http2 = false;
   let outDir = defaultOutDir;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -230,6 +235,9 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
       case '--no-pin':
         pin = false;
         break;
+      case '--http2':
+        http2 = true;
+        break;
       case '--out':
         outDir = value() ?? '';
         if (outDir === '') throw new Error('--out needs a directory');
@@ -263,6 +271,7 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
     workers,
     etcdServers,
     pin,
+    http2,
     outDir,
     listConcurrency,
     scenarioDurationMs,

@@ -136,11 +136,25 @@ export function listRowsOf(lists: ListScenarioResult | undefined): string[][] {
 export function fanoutRows(result: SuiteResult): string[][] {
   const steps = result.fanout?.steps ?? [];
   const variantOf = (s: (typeof steps)[number]) => s.variant ?? 'all';
-  const bare = (rate: number, variant: string) => steps.find((s) => s.target === 'bare' && s.rate === rate && variantOf(s) === variant);
+  // The TLS variants compare with the bare fan-out of the plain one (it has no TLS variant).
+  const bare = (rate: number, variant: string) =>
+    steps.find((s) => s.target === 'bare' && s.rate === rate && variantOf(s) === (variant === 'tls-http1' || variant === 'http2' ? 'all' : variant));
+  const label = (s: (typeof steps)[number]): string => {
+    switch (variantOf(s)) {
+      case 'field-selector':
+        return `${s.target}, field selector (${s.watchersPerEvent ?? '?'} per event)`;
+      case 'tls-http1':
+        return `${s.target}, HTTPS, HTTP/1.1 (a connection per watch)`;
+      case 'http2':
+        return `${s.target}, HTTPS, HTTP/2 (${s.connections ?? '?'} connections)`;
+      default:
+        return s.target;
+    }
+  };
   return [
     ['target', 'watchers', 'writes/s', 'writes', 'p50 ms', 'p99 ms', 'max ms', 'p99 from request ms', 'write p99 ms', 'missing', 'terminated', 'skipped writes', 'server cores', 'client cores', 'p99 ÷ bare'],
     ...steps.map((s) => [
-      variantOf(s) === 'field-selector' ? `${s.target}, field selector (${s.watchersPerEvent ?? '?'} per event)` : s.target,
+      label(s),
       String(s.watchers),
       String(s.rate),
       String(s.writes),

@@ -13,7 +13,7 @@ import { runMixedScenario, type MixedScenarioResult } from './mixed-scenario.js'
 import { runLargeScenario, type LargeScenarioResult } from './large-scenario.js';
 import { runReplicaScenario, type ReplicaScenarioResult } from './replica-scenario.js';
 import { runPodsScenario, type PodsScenarioResult } from './pods-scenario.js';
-import { loadKubeconfig, registerAuth } from './target.js';
+import { loadKubeconfig, registerAuth, useHttp2 } from './target.js';
 import { serverControlScenarios } from './options.js';
 import { affinity, canPin, pin } from './pinning.js';
 import { childPids } from './process-stats.js';
@@ -139,6 +139,12 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       url = server.insecureUrl!;
       kapiPid = server.pid();
     }
+    if (options.http2) {
+      if (server !== undefined) url = server.url;
+      if (!url.startsWith('https:')) throw new Error(`--http2 needs an https target, not ${url}`);
+      useHttp2(url);
+      log(`requests over HTTP/2 to ${url}`);
+    }
     const etcdPid = etcd ? childPids(process.pid, 'etcd')[0] : undefined;
     if (wantPin) {
       pinning.enabled = pin(process.pid, loadGeneratorCpu);
@@ -154,6 +160,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     const serverEtcd = !external || options.etcdServers !== undefined ? etcdEndpoints : undefined;
     const ctx: BenchContext = {
       url,
+      secureUrl: server !== undefined ? server.url : url.startsWith('https:') ? url : undefined,
       kapiPid,
       etcdPid,
       serverEtcd,

@@ -25,6 +25,12 @@ export interface TargetAuth {
 }
 
 const auths = new Map<string, TargetAuth>();
+const http2Origins = new Set<string>();
+
+/** Requests to `url`'s origin through {@link poolFor} go over HTTP/2 (ALPN h2). */
+export function useHttp2(url: string): void {
+  http2Origins.add(new URL(url).origin);
+}
 
 /** Registers `auth` for every request to `url`'s origin. */
 export function registerAuth(url: string, auth: TargetAuth): void {
@@ -57,6 +63,10 @@ export function poolFor(url: string, connections: number): Pool {
         ...(auth.serverName ? { servername: auth.serverName } : {}),
       }
     : { rejectUnauthorized: false };
+  if (http2Origins.has(new URL(url).origin)) {
+    // One HTTP/2 connection carries the concurrent requests (as client-go's transport does).
+    return new Pool(url, { connections: 1, allowH2: true, maxConcurrentStreams: Math.max(connections, 100), keepAliveTimeout: 60_000, connect });
+  }
   return new Pool(url, { connections, pipelining: 1, keepAliveTimeout: 60_000, connect });
 }
 
