@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { startTestServer, type TestServer } from './testing/fixture.js';
+import { startSecureServer } from './testing/secure-server.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 
@@ -363,5 +364,40 @@ void describe('--goaway-chance', () => {
     w.stream.close();
     s.destroy();
     first.destroy();
+  });
+});
+
+void describe('client certificates over HTTP/2', () => {
+  void it('authenticates every stream of a connection by its certificate; kubectl works over h2', async () => {
+    const t = await startSecureServer();
+    try {
+      const user = t.ca.client('h2-user', ['h2-group']);
+      const s = await new Promise<ClientHttp2Session>((resolve, reject) => {
+        const c = connect(t.server.url!, { ca: t.server.certificate, cert: user.cert, key: user.key });
+        c.once('connect', () => resolve(c));
+        c.once('error', reject);
+      });
+      try {
+        assert.equal(s.alpnProtocol, 'h2');
+        for (let i = 0; i < 3; i++) {
+          const review = await send(s, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+          assert.equal(review.status, 201, review.body);
+          const info = (JSON.parse(review.body) as { status: { userInfo: { username: string; groups: string[] } } }).status.userInfo;
+          assert.equal(info.username, 'h2-user');
+          assert.ok(info.groups.includes('h2-group'));
+        }
+        // Another connection without a certificate is not that user.
+        const anonymous = await session(t.server.url!);
+        assert.equal((await send(anonymous, 'GET', '/api/v1/namespaces')).status, 401);
+        anonymous.destroy();
+      } finally {
+        s.destroy();
+      }
+      const kubectl = await t.kubectl({ cert: t.admin }, ['get', 'namespaces', 'default', '-o', 'name', '-v=6']);
+      assert.equal(kubectl.code, 0, kubectl.stderr);
+      assert.match(kubectl.stdout, /namespace\/default/);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -53,18 +53,18 @@ const CLIENT_AUTH_OID = '1.3.6.1.5.5.7.3.2';
 type CertificateResult = UserInfo | { failure: string } | undefined;
 
 /** One certificate check per TLS connection: every request on it presents the same one. */
-const byConnection = new WeakMap<TLSSocket, CertificateResult>();
+const byConnection = new WeakMap<object, CertificateResult>();
 
 function subjectValues(subject: string, key: string): string[] {
   return subject.split('\n').filter((line) => line.startsWith(`${key}=`)).map((line) => line.slice(key.length + 1));
 }
 
-function certificateUser(socket: TLSSocket, authorities: readonly X509Certificate[] | undefined): CertificateResult {
-  if (byConnection.has(socket)) return byConnection.get(socket);
+function certificateUser(socket: TLSSocket, connection: object, authorities: readonly X509Certificate[] | undefined): CertificateResult {
+  if (byConnection.has(connection)) return byConnection.get(connection);
   let result: CertificateResult;
   const peer = typeof socket.getPeerX509Certificate === 'function' ? socket.getPeerX509Certificate() : undefined;
   if (peer !== undefined) result = userOf(peer, socket, authorities);
-  byConnection.set(socket, result);
+  byConnection.set(connection, result);
   return result;
 }
 
@@ -127,7 +127,10 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
         }
       }
       if (options.clientCertificates === true && socket.encrypted === true) {
-        const result = certificateUser(socket, options.clientAuthorities);
+        // On HTTP/2 `req.socket` is a view of the connection's TLS socket made per stream: the
+        // session is what stays the same over the connection's requests.
+        const connection = 'stream' in req ? (req as unknown as { stream: { session?: object } }).stream.session ?? socket : socket;
+        const result = certificateUser(socket, connection, options.clientAuthorities);
         if (result !== undefined) {
           if ('failure' in result) failures.push(result.failure);
           else return { user: result };
