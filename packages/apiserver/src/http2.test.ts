@@ -322,6 +322,24 @@ void describe('HTTP/2 on the secure port', () => {
   });
 });
 
+void describe('--disable-http2-serving', () => {
+  void it('answers a client that offers h2 with HTTP/1.1', async () => {
+    const certDir = mkdtempSync(join(tmpdir(), 'kapi-certs-'));
+    const t = await startTestServer({ securePort: 0, bindAddress: '127.0.0.1', certDir, http2: { disabled: true } });
+    try {
+      const { port } = new URL(t.server.url!);
+      const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'] });
+      socket.on('error', () => {});
+      await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+      assert.notEqual(socket.alpnProtocol, 'h2');
+      socket.destroy();
+    } finally {
+      await t.close();
+      rmSync(certDir, { recursive: true, force: true });
+    }
+  });
+});
+
 void describe('--goaway-chance', () => {
   let t: TestServer;
   let certDir: string;
