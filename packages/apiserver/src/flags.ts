@@ -165,7 +165,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   },
   'watch-cache': { type: 'bool', defaultText: 'true', help: 'Enable watch caching in the apiserver.' },
   'watch-cache-sizes': { type: 'stringList', defaultText: '', help: 'Watch cache size settings for some resources (resource[.group]#size). Accepted for compatibility; kapi sizes its watch caches by a time window and ignores it.' },
-  'feature-gates': { type: 'mapStringBool', defaultText: '', help: 'A set of key=value pairs that describe feature gates. kapi understands ConsistentListFromCache=true|false (default true); other gates are accepted and ignored.' },
+  'feature-gates': { type: 'mapStringBool', defaultText: '', help: 'A set of key=value pairs that describe feature gates. kapi understands ConsistentListFromCache=true|false (default true) and AllowUnsafeMalformedObjectDeletion=true|false (default false); other gates are accepted and ignored.' },
   'runtime-config': { type: 'mapStringString', defaultText: '', help: 'A set of key=value pairs that enable or disable built-in APIs. Supported options are: v1=true|false for the core API group; <group>/<version>=true|false for a specific API group and version (e.g. events.k8s.io/v1beta1=false); <group>/<version>/<resource>=true|false for one resource; api/all, api/ga, api/beta, api/alpha=true|false for all versions, versions of the form v[0-9]+, v[0-9]+beta[0-9]+, v[0-9]+alpha[0-9]+.' },
   v: { type: 'int', defaultText: '0', help: 'Number for the log level verbosity. Every request is logged from 3 on.' },
   'logging-format': { type: 'string', defaultText: 'json', help: 'Sets the log format. Permitted formats: "json", "text". kapi writes JSON by default (kube-apiserver: text).' },
