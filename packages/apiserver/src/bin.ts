@@ -102,6 +102,7 @@ async function main(): Promise<void> {
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
     etcdCompactionIntervalMs: flags.etcdCompactionIntervalMs,
     consistentListFromCache: flags.featureGates['ConsistentListFromCache'] ?? true,
+    allowUnsafeMalformedObjectDeletion: flags.featureGates['AllowUnsafeMalformedObjectDeletion'] ?? false,
     maxRequestsInflight: share(flags.maxRequestsInflight),
     maxConnections: share(flags.maxConnections),
     http2: { disabled: flags.disableHttp2Serving, maxStreamsPerConnection: flags.http2MaxStreamsPerConnection, goawayChance: flags.goawayChance },

@@ -97,6 +97,12 @@ export interface ApiServerOptions {
   readonly etcdCompactionIntervalMs?: number;
   /** --feature-gates=ConsistentListFromCache=...: serve most-recent lists from the watch cache once it is current; default true. */
   readonly consistentListFromCache?: boolean;
+  /**
+   * --feature-gates=AllowUnsafeMalformedObjectDeletion=...; default false. On: unreadable stored
+   * values are reported as kube then reports them, and the delete option
+   * `ignoreStoreReadErrorWithClusterBreakingPotential` removes them.
+   */
+  readonly allowUnsafeMalformedObjectDeletion?: boolean;
   /** Programmatic only (tests): shorter watch-cache periods than kube's defaults. */
   readonly watchCacheTuning?: Pick<WatchCacheOptions, 'bookmarkIntervalMs' | 'tickMs' | 'waitTimeoutMs'>;
   readonly logger?: Logger;
@@ -378,6 +384,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     metricsRegistry: metrics.registry,
     resources,
     ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
+    ...(options.allowUnsafeMalformedObjectDeletion === true ? { unsafeDeletion: { etcdPrefix } } : {}),
   });
   const storageMetrics = startStorageMetricsPoller({
     registry: metrics.registry,
@@ -558,6 +565,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const shutdown = new AbortController();
   const requestHandler = createRequestHandler({
     registry,
+    ...(options.allowUnsafeMalformedObjectDeletion === true ? { allowUnsafeMalformedObjectDeletion: true } : {}),
     definitions: { ...definitions, ...apiextensionsDefinitions },
     metrics: options.worker === undefined ? metrics : { ...metrics, registry: options.worker.servedMetrics(metrics.registry) },
     health: {

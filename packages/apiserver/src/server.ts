@@ -65,6 +65,8 @@ export interface RequestHandlerOptions {
   readonly auth?: RequestAuthorization;
   /** Audit records (--audit-policy-file with a backend); none = no events (the Audit-Id header is sent regardless). */
   readonly auditor?: Auditor;
+  /** kube's AllowUnsafeMalformedObjectDeletion feature gate (default false): see HandlerSettings.unsafeDeletion. */
+  readonly allowUnsafeMalformedObjectDeletion?: boolean;
   /** More non-resource routes by first path segment (service account issuer discovery). */
   readonly extraRoutes?: Readonly<Record<string, NonResourceRoute>>;
 }
@@ -176,6 +178,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
   const settings: HandlerSettings = {
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
     shutdown: options.shutdown ?? new AbortController().signal,
+    ...(options.allowUnsafeMalformedObjectDeletion === true ? { unsafeDeletion: options.auth !== undefined ? { authorizer: options.auth.authorizer } : {} } : {}),
   };
   const surface = createApiSurface(() => registry.resources, () => options.definitions);
   registry.subscribe(() => surface.invalidate());

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
-import { createEtcdClient, ttlKeys } from '@kapi/storage';
+import { createEtcdClient, decodeStoredObject, ttlKeys } from '@kapi/storage';
 import { uniquePrefix } from '@kapi/storage/testing';
 import { silentLogger } from './logger.js';
 import { startApiServer, type RunningServer } from './main.js';
@@ -125,7 +125,7 @@ void describe('services through kubectl, two replicas', () => {
     for (let i = 0; i < 20; i++) assert.equal((await first.request(admin(), 'DELETE', `/api/v1/namespaces/default/services/par-${i}`)).status, 200);
     const ranges = createEtcdClient([...first.etcd.endpoints]);
     try {
-      const stored = JSON.parse((await ranges.get(`${prefix}/ranges/serviceips`).string()) ?? '{}') as Record<string, unknown>;
+      const stored = decodeStoredObject((await ranges.get(`${prefix}/ranges/serviceips`).buffer())!, 'serviceips') as Record<string, unknown>;
       assert.equal(stored['kind'], 'RangeAllocation');
       assert.equal(stored['range'], '10.0.0.0/24');
       const bits = Buffer.from(String(stored['data']), 'base64');
@@ -174,7 +174,7 @@ void describe('services through kubectl, two replicas', () => {
       assert.equal(refused.json['message'], 'Internal error occurred: cannot allocate resources of type servicenodeportallocations at this time');
       third = await startApiServer({ etcdServers: first.etcd.endpoints, etcdPrefix: prefix, securePort: port, bindAddress: '127.0.0.3', certDir: first.ca.dir, advertiseAddress: '10.200.0.3', kubernetesService: FAST, logger: silentLogger });
       await eventually('the node port bitmap repaired', async () => {
-        const stored = JSON.parse((await client.get(`${prefix}/ranges/servicenodeports`).string()) ?? '{}') as Record<string, unknown>;
+        const stored = decodeStoredObject((await client.get(`${prefix}/ranges/servicenodeports`).buffer())!, 'servicenodeports') as Record<string, unknown>;
         return stored['range'] === '30000-32767' && Buffer.from(String(stored['data']), 'base64').length > 0;
       });
       const again = await first.request(admin(), 'POST', '/api/v1/namespaces/default/services', { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'late' }, spec: { type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] } } });

@@ -23,6 +23,8 @@ export type StatusReason =
   | 'InternalError'
   | 'Expired'
   | 'ServiceUnavailable'
+  /** kube 1.32: a list met stored values it cannot read (AllowUnsafeMalformedObjectDeletion). */
+  | 'StorageReadError'
   | '';
 
 export interface StatusCause {

@@ -13,6 +13,7 @@ export type {
   Updater,
   Deleter,
   CollectionDeleter,
+  CorruptObjectDeleter,
   Watcher,
   WatchOptions,
   WatchStream,

@@ -72,6 +72,8 @@ export interface Patch {
 
 export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** kube's unsafe deletion of an unreadable object (only with AllowUnsafeMalformedObjectDeletion; see CorruptObjectDeleter). */
+  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
   gracePeriodSeconds?: number;
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   orphanDependents?: boolean;
@@ -184,6 +186,15 @@ export interface Deleter {
   delete(ctx: RequestContext, name: string, options: DeleteOptions): Promise<{ object: KubeObject | Status; deletedImmediately: boolean }>;
 }
 
+/**
+ * kube's corrupt-object deleter: removes an object whose stored value cannot be read
+ * (AllowUnsafeMalformedObjectDeletion; see store-unsafe-delete.ts). Resolves once the key is
+ * gone; throws kube's 422 when the object reads fine or is absent.
+ */
+export interface CorruptObjectDeleter {
+  deleteCorrupt(ctx: RequestContext, name: string): Promise<void>;
+}
+
 export interface Watcher {
   /** Starts a watch; expired revisions arrive in-band as an ERROR event. Throws StatusError only before the stream starts. */
   watch(ctx: RequestContext, options: WatchOptions): Promise<import('@kapi/storage').Watch>;
@@ -204,6 +215,8 @@ export interface RestResource {
   readonly creater?: Creater;
   readonly updater?: Updater;
   readonly deleter?: Deleter;
+  /** The unsafe deletion of unreadable objects (absent where kube's storage has none: namespaces, RBAC). */
+  readonly corruptObjectDeleter?: CorruptObjectDeleter;
   readonly collectionDeleter?: CollectionDeleter;
   readonly watcher?: Watcher;
   /** PATCH (json, merge, strategic merge, apply). */

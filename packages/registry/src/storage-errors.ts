@@ -13,15 +13,17 @@
  * | Unreachable, Internal | 500 InternalError `Internal error occurred: <message>` |
  * | RequestTooLarge | 500 without a reason, the storage message as is (`etcdserver: request is too large`) |
  * | Corrupt (a stored value that does not decode) | 500 without a reason, the decoder's message as is |
+ * | CorruptObject (the same, with AllowUnsafeMalformedObjectDeletion) | 500 InternalError with kube's StorageError text |
+ * | StoreReadError (a list's unreadable values, with the gate) | 500 StorageReadError `failed to read one or more <resource> from the storage`, a cause per key |
  *
  * Unreachable is a 500 because that is what kube-apiserver answers when etcd fails a request
  * (its etcd errors are not API statuses and are wrapped as internal errors); client-go then
  * surfaces the error without blind retries. StatusErrors pass through unchanged; any other
  * error becomes a 500 InternalError.
  */
-import { StatusError, conflict, internalError, isStatusError, notFound, alreadyExists, optimisticLockConflict, badRequest, tooLargeResourceVersion, tooManyRequests } from '@kapi/machinery';
-import type { GroupResource } from '@kapi/machinery';
-import { isStorageError } from '@kapi/storage';
+import { StatusError, formatGroupResource, conflict, internalError, isStatusError, notFound, alreadyExists, optimisticLockConflict, badRequest, tooLargeResourceVersion, tooManyRequests } from '@kapi/machinery';
+import type { GroupResource, StatusCause } from '@kapi/machinery';
+import { isStorageError, type CorruptObjectCause } from '@kapi/storage';
 
 export function toStatusError(err: unknown, resource: GroupResource, name = ''): StatusError {
   if (isStatusError(err)) return err;
@@ -53,10 +55,25 @@ export function toStatusError(err: unknown, resource: GroupResource, name = ''):
     case 'Corrupt':
       // kube-apiserver passes etcd's refusal through as an error that is not a Status.
       return new StatusError({ code: 500, message: err.message });
+    case 'CorruptObject':
     case 'Unreachable':
     case 'Internal':
       return internalError(err);
+    case 'StoreReadError':
+      return storeReadError(resource, err.causes ?? [], err.truncated === true);
   }
+}
+
+/** kube's answer to a list that met unreadable values with AllowUnsafeMalformedObjectDeletion on. */
+function storeReadError(resource: GroupResource, unreadable: readonly CorruptObjectCause[], truncated: boolean): StatusError {
+  const causes: StatusCause[] = unreadable.map((c) => ({ reason: 'UnexpectedServerResponse', message: c.message, field: c.key }));
+  if (truncated) causes.push({ reason: 'TooMany', message: 'too many errors, the list is truncated' });
+  return new StatusError({
+    code: 500,
+    reason: 'StorageReadError',
+    message: `failed to read one or more ${formatGroupResource(resource)} from the storage`,
+    details: { name: 'list', group: resource.group, kind: resource.resource, causes },
+  });
 }
 
 /**

@@ -285,7 +285,7 @@ async function deleteGraceful(
     if (next === null || removeNext(next)) return { object: deletedResponse(ctx, next ?? existing), deletedImmediately: true };
     return { object: present(ctx, next), deletedImmediately: false };
   }
-  const written = await ctx.storage.guaranteedUpdate(key, (existing) => step(existing!));
+  const written = await ctx.storage.guaranteedUpdate(key, (existing) => step(existing!), { deleting: true });
   if (state.removed) return { object: deletedResponse(ctx, written), deletedImmediately: true };
   if (!removeNext(written)) return { object: present(ctx, written), deletedImmediately: false };
   // A finalizer added meanwhile holds the object; otherwise it goes now.
@@ -343,7 +343,7 @@ async function deleteGeneric(
     const next = deleteStep(existing!, options, ctx.garbageCollection);
     pending = next !== null;
     return next;
-  });
+  }, { deleting: true });
   if (!pending) await ctx.reserver?.released(result);
   return { object: pending ? present(ctx, result) : deletedResponse(ctx, result), deletedImmediately: !pending };
 }

@@ -6,7 +6,7 @@
  */
 import type { JSONSchemaProps, SchemaDefinitions } from '@kapi/machinery';
 import { schemaAtom } from '@kapi/machinery';
-import type { Storage, Watcher as StorageWatcher } from '@kapi/storage';
+import type { Storage, UnreadableDeleter, Watcher as StorageWatcher } from '@kapi/storage';
 import type { CreateAdmission, DeleteAdmission, UpdateAdmission, ResourceDefinition, WriteGuard } from './definition.js';
 import type { Reserver } from './reservation.js';
 import { definitions as builtinSchemas } from './builtin/index.js';
@@ -19,6 +19,7 @@ import { OBJECT_META } from './builtin/schemas.js';
 import type { StoreContext } from './store-context.js';
 import { createObject } from './store-create.js';
 import { deleteCollection, deleteObject } from './store-delete.js';
+import { deleteCorruptObject } from './store-unsafe-delete.js';
 import { getObject, listObjects } from './store-read.js';
 import { updateObject } from './store-update.js';
 import { patchObject } from './store-patch.js';
@@ -180,6 +181,22 @@ function subresourceRoles(ctx: StoreContext, options: StoreOptions): ReadonlyMap
 }
 
 /**
+ * Resources whose kube storage is a wrapper without the corrupt-object deleter (namespaces'
+ * REST, RBAC's policy-based storages): kube answers the unsafe delete option there with a 500.
+ */
+const WITHOUT_CORRUPT_OBJECT_DELETER = new Set([
+  '/namespaces',
+  'rbac.authorization.k8s.io/roles',
+  'rbac.authorization.k8s.io/rolebindings',
+  'rbac.authorization.k8s.io/clusterroles',
+  'rbac.authorization.k8s.io/clusterrolebindings',
+]);
+
+function unreadableDeleter(storage: Storage): (Storage & UnreadableDeleter) | undefined {
+  return typeof (storage as Partial<UnreadableDeleter>).deleteWithoutDecoding === 'function' ? (storage as Storage & UnreadableDeleter) : undefined;
+}
+
+/**
  * The REST storage of one resource version, with the roles its verbs call for (watch only
  * when the storage serves watches) and its subresources.
  */
@@ -188,6 +205,7 @@ export function createStore(options: StoreOptions): RestResource {
   const verbs = new Set(ctx.definition.verbs);
   const watcher = storageWatcher(options.storage);
   const subresources = subresourceRoles(ctx, options);
+  const rawDeleter = verbs.has('delete') && !WITHOUT_CORRUPT_OBJECT_DELETER.has(`${ctx.definition.group}/${ctx.definition.plural}`) ? unreadableDeleter(options.storage) : undefined;
   return {
     definition: ctx.definition,
     version: ctx.expected.version,
@@ -197,6 +215,7 @@ export function createStore(options: StoreOptions): RestResource {
     ...(verbs.has('update') ? { updater: { update: (req, name, body, opts) => updateObject(ctx, req, name, body, opts) } } : {}),
     ...(verbs.has('patch') ? { patcher: { patch: (req, name, patch, opts) => patchObject(ctx, req, name, patch, opts) } } : {}),
     ...(verbs.has('delete') ? { deleter: { delete: (req, name, opts) => deleteObject(ctx, req, name, opts) } } : {}),
+    ...(rawDeleter !== undefined ? { corruptObjectDeleter: { deleteCorrupt: (req, name) => deleteCorruptObject(ctx, rawDeleter, req, name) } } : {}),
     ...(verbs.has('watch') && watcher !== undefined ? { watcher: { watch: (req, opts) => watchObjects(ctx, watcher, req, opts) } } : {}),
     ...(verbs.has('deletecollection')
       ? { collectionDeleter: { deleteCollection: (req, opts, listOpts) => deleteCollection(ctx, req, opts, listOpts) } }

@@ -25,7 +25,25 @@ export type StorageErrorCode =
    * a known kind). kube-apiserver answers the decoder's message as a 500 without a reason.
    */
   | 'Corrupt'
+  /**
+   * With AllowUnsafeMalformedObjectDeletion: a stored value that does not decode or decrypt,
+   * read by a get (kube's StorageError code 7, `corrupt object`). The message is kube's
+   * StorageError text; kube answers it as a 500 InternalError. The unsafe deleter looks for it.
+   */
+  | 'CorruptObject'
+  /**
+   * With AllowUnsafeMalformedObjectDeletion: a list met values that do not decode or decrypt;
+   * `causes` names each key (at most 100, then `truncated`). kube's 500 StorageReadError.
+   */
+  | 'StoreReadError'
   | 'Internal';
+
+/** One unreadable value of a list (StoreReadError). */
+export interface CorruptObjectCause {
+  readonly key: string;
+  /** kube's StorageError text for the value. */
+  readonly message: string;
+}
 
 export class StorageError extends Error {
   readonly code: StorageErrorCode;
@@ -35,12 +53,25 @@ export class StorageError extends Error {
   readonly currentRevision?: number;
   /** For Expired continue tokens: a token to continue inconsistently (rv -1), when one exists. */
   readonly inconsistentContinue?: string;
+  /** For Corrupt: the mod_revision of the value that did not decode, when known. */
+  readonly revision?: number;
+  /** For StoreReadError: the unreadable values, and whether more were left out. */
+  readonly causes?: readonly CorruptObjectCause[];
+  readonly truncated?: boolean;
 
   constructor(
     code: StorageErrorCode,
     key: string,
     message: string,
-    extra: { requestedRevision?: number; currentRevision?: number; inconsistentContinue?: string; cause?: unknown } = {},
+    extra: {
+      requestedRevision?: number;
+      currentRevision?: number;
+      inconsistentContinue?: string;
+      cause?: unknown;
+      revision?: number;
+      causes?: readonly CorruptObjectCause[];
+      truncated?: boolean;
+    } = {},
   ) {
     super(message, extra.cause !== undefined ? { cause: extra.cause } : undefined);
     this.name = 'StorageError';
@@ -49,6 +80,9 @@ export class StorageError extends Error {
     if (extra.requestedRevision !== undefined) this.requestedRevision = extra.requestedRevision;
     if (extra.currentRevision !== undefined) this.currentRevision = extra.currentRevision;
     if (extra.inconsistentContinue !== undefined) this.inconsistentContinue = extra.inconsistentContinue;
+    if (extra.revision !== undefined) this.revision = extra.revision;
+    if (extra.causes !== undefined) this.causes = extra.causes;
+    if (extra.truncated !== undefined) this.truncated = extra.truncated;
   }
 }
 

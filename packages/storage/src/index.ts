@@ -1,6 +1,7 @@
 export type {
   Storage,
   Counter,
+  UnreadableDeleter,
   GetOptions,
   ListOptions,
   ListResult,
@@ -26,6 +27,7 @@ export { everything } from './interface.js';
 export {
   StorageError,
   type StorageErrorCode,
+  type CorruptObjectCause,
   isStorageError,
   isKeyNotFound,
   isKeyExists,
@@ -38,6 +40,7 @@ export {
 } from './errors.js';
 export {
   createEtcdStorage,
+  type UnsafeDeletionSettings,
   createEtcdClient,
   type EtcdClientOptions,
   etcdCredentials,

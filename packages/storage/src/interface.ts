@@ -92,6 +92,12 @@ export interface GuaranteedUpdateOptions {
   ignoreNotFound?: boolean;
   /** A copy believed current (for example from a cache); re-read from etcd if it proves stale. */
   cachedExisting?: KubeObject;
+  /**
+   * The update serves a DELETE (marks the object or removes it): a stored value that cannot
+   * be read is reported as kube's delete reports it, which reads the object first (matters
+   * only with AllowUnsafeMalformedObjectDeletion, see etcd/corrupt-objects.ts).
+   */
+  deleting?: boolean;
 }
 
 export interface DeleteOptions {
@@ -99,6 +105,19 @@ export interface DeleteOptions {
   /** Last check against the current object before the delete; throw to refuse. */
   validateDeletion?: (current: KubeObject) => void | Promise<void>;
   cachedExisting?: KubeObject;
+}
+
+/**
+ * Optional: removes a key whose value cannot be read (kube's unsafe deletion of corrupt
+ * objects, behind the AllowUnsafeMalformedObjectDeletion gate).
+ */
+export interface UnreadableDeleter {
+  /**
+   * Deletes `key` without decrypting or decoding its value — no preconditions, no checks, no
+   * cached copy (txn "mod_revision == read", read again and repeated on conflict). Returns the
+   * deleting revision. KeyNotFound when the key is absent.
+   */
+  deleteWithoutDecoding(key: string): Promise<number>;
 }
 
 /** Optional: counts objects under a resource prefix (the backend adds the trailing "/"). */

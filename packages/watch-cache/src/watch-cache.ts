@@ -1,6 +1,6 @@
 import type { KubeObject } from '@kapi/machinery';
 import { Registry } from 'prom-client';
-import { StorageError, type ChangeFeed, type Storage, type Watch, type Watcher } from '@kapi/storage';
+import { StorageError, type ChangeFeed, type Storage, type UnreadableDeleter, type Watch, type Watcher } from '@kapi/storage';
 import { Cacher, type FeedBackend } from './cacher.js';
 import { cachedGet, cachedList } from './cacher-reads.js';
 import { cachedWatch } from './cacher-watch.js';
@@ -8,7 +8,7 @@ import { createCacheMetrics } from './metrics.js';
 import { resolveOptions, type CachedResource, type ResolvedOptions, type WatchCacheOptions } from './options.js';
 
 /** The watch cache as the registry sees it: the storage contract plus watch, and its own controls. */
-export interface WatchCache extends Storage, Watcher {
+export interface WatchCache extends Storage, Watcher, Partial<UnreadableDeleter> {
   /** Resolves once every cached resource has finished its (re-)initialization. */
   ready(): Promise<void>;
   /**
@@ -34,6 +34,10 @@ function hasFeed(storage: Storage & Partial<ChangeFeed>): storage is FeedBackend
     typeof storage.progressRequestsTrusted === 'function' &&
     typeof storage.compactedRevision === 'function'
   );
+}
+
+function hasUnreadableDeleter(storage: Storage): storage is Storage & UnreadableDeleter {
+  return typeof (storage as Partial<UnreadableDeleter>).deleteWithoutDecoding === 'function';
 }
 
 function hasWatch(storage: Storage): storage is Storage & Watcher {
@@ -123,6 +127,17 @@ export function createWatchCache(storage: Storage & Partial<ChangeFeed>, options
       const result = await storage.delete(key, { ...deleteOptions, ...(cachedExisting ? { cachedExisting } : {}) });
       return afterWrite(cacher, result);
     },
+
+    // The backend's unsafe delete, when it has one; the cache learns of it from its feed.
+    ...(hasUnreadableDeleter(storage)
+      ? {
+          async deleteWithoutDecoding(key: string) {
+            const revision = await storage.deleteWithoutDecoding(key);
+            cacherFor(key)?.noteWrite(revision);
+            return revision;
+          },
+        }
+      : {}),
 
     watch(key, watchOptions): Promise<Watch> {
       const cacher = cacherFor(key);

@@ -168,6 +168,8 @@ function deleteOptionsFromQuery(query: URLSearchParams): RawDeleteOptions {
   if (orphan !== undefined) options.orphanDependents = orphan;
   const policy = query.get('propagationPolicy');
   if (policy !== null) options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  const unsafe = parseBool(query, UNSAFE_OPTION);
+  if (unsafe !== undefined) options.ignoreStoreReadErrorWithClusterBreakingPotential = unsafe;
   const uid = query.get('uid') ?? '';
   const resourceVersion = query.get('resourceVersion') ?? '';
   if (uid !== '' || resourceVersion !== '') {
@@ -199,6 +201,11 @@ function deleteOptionsFromBody(body: unknown): RawDeleteOptions {
     if (typeof o !== 'boolean') throw typeError('orphanDependents', o, 'bool');
     options.orphanDependents = o;
   }
+  const unsafe = body[UNSAFE_OPTION];
+  if (unsafe !== undefined && unsafe !== null) {
+    if (typeof unsafe !== 'boolean') throw typeError(UNSAFE_OPTION, unsafe, 'bool');
+    options.ignoreStoreReadErrorWithClusterBreakingPotential = unsafe;
+  }
   const d = body['dryRun'];
   if (d !== undefined && d !== null) {
     if (!Array.isArray(d) || d.some((v) => typeof v !== 'string')) throw typeError('dryRun', d, '[]string');
@@ -220,13 +227,35 @@ function deleteOptionsFromBody(body: unknown): RawDeleteOptions {
   return options;
 }
 
+const UNSAFE_OPTION = 'ignoreStoreReadErrorWithClusterBreakingPotential';
+
+/**
+ * kube's rules for the unsafe-deletion option when it is true: it goes alone, without the
+ * options a normal (graceful, conditional, dry) deletion takes.
+ */
+function unsafeOptionErrors(options: RawDeleteOptions): FieldError[] {
+  if (options.ignoreStoreReadErrorWithClusterBreakingPotential !== true) return [];
+  const clashes: [boolean, string][] = [
+    [options.dryRunValues.length > 0, 'dryRun'],
+    [options.propagationPolicy !== undefined, 'propagationPolicy'],
+    [options.orphanDependents !== undefined, 'orphanDependents'],
+    [options.gracePeriodSeconds !== undefined, 'gracePeriodSeconds'],
+    [options.preconditions !== undefined, 'preconditions'],
+  ];
+  return clashes.filter(([set]) => set).map(([, field]) => fieldInvalid(UNSAFE_OPTION, true, `cannot be set together with .${field}`));
+}
+
 /**
  * DeleteOptions as kube's delete handlers read them: from the body when the request has one
  * (the query is then not read at all), else from the query. Throws 400 for malformed values
- * and 422 (DeleteOptions.meta.k8s.io) for invalid ones.
+ * and 422 (DeleteOptions.meta.k8s.io) for invalid ones. `unsafeDeletion`: the
+ * AllowUnsafeMalformedObjectDeletion gate; without it `ignoreStoreReadErrorWithClusterBreakingPotential`
+ * is read (a wrong type is still a 400) and dropped, as kube does.
  */
-export function parseDeleteOptions(query: URLSearchParams, body: unknown, warn: (message: string) => void): DeleteOptions {
-  const { dryRunValues, ...options } = body !== undefined && body !== null ? deleteOptionsFromBody(body) : deleteOptionsFromQuery(query);
+export function parseDeleteOptions(query: URLSearchParams, body: unknown, warn: (message: string) => void, unsafeDeletion = false): DeleteOptions {
+  const raw = body !== undefined && body !== null ? deleteOptionsFromBody(body) : deleteOptionsFromQuery(query);
+  if (!unsafeDeletion) delete raw.ignoreStoreReadErrorWithClusterBreakingPotential;
+  const { dryRunValues, ...options } = raw;
   const errs: FieldError[] = [];
   if (options.orphanDependents !== undefined && options.propagationPolicy !== undefined) {
     errs.push(fieldInvalid('propagationPolicy', options.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
@@ -234,7 +263,7 @@ export function parseDeleteOptions(query: URLSearchParams, body: unknown, warn: 
   if (options.propagationPolicy !== undefined && !PROPAGATION_POLICIES.includes(options.propagationPolicy)) {
     errs.push(fieldNotSupported('propagationPolicy', options.propagationPolicy, [...PROPAGATION_POLICIES, 'nil']));
   }
-  errs.push(...dryRunErrors(dryRunValues));
+  errs.push(...dryRunErrors(dryRunValues), ...unsafeOptionErrors(raw));
   if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errs);
   return { ...options, warn };
 }

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext, RestResource } from '@kapi/registry';
 import type { ResourceRequestInfo } from '../http/request-info.js';
 import type { ResourceOutput } from '../http/resource-output.js';
+import type { Authorizer } from '../auth/authorizer.js';
 
 export interface RequestScope {
   readonly req: IncomingMessage;
@@ -30,6 +31,12 @@ export interface HandlerSettings {
   readonly minRequestTimeoutSeconds: number;
   /** Aborted when the server begins shutting down: long-running requests end at once. */
   readonly shutdown: AbortSignal;
+  /**
+   * Set when the AllowUnsafeMalformedObjectDeletion gate is on: the delete option
+   * `ignoreStoreReadErrorWithClusterBreakingPotential` is honoured, for users the authorizer
+   * allows the verb `unsafe-delete-ignore-read-errors` (none: requests are not authorized).
+   */
+  readonly unsafeDeletion?: { readonly authorizer?: Authorizer };
 }
 
 export type VerbHandler = (scope: RequestScope) => Promise<void>;

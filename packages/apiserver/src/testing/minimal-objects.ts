@@ -87,7 +87,8 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
         internalTrafficPolicy: 'Cluster',
       },
     },
-    status: { conditions: [condition('Sample')] },
+    // Go writes the empty loadBalancer struct with the conditions, as kube answers.
+    status: { conditions: [condition('Sample')], loadBalancer: {} },
     createdStatus: { loadBalancer: {} },
     assigned: { spec: ['clusterIP', 'clusterIPs'] },
   },
@@ -196,6 +197,7 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
     object: { metadata: meta('ing-sample'), spec: { defaultBackend: { service: { name: 'svc-sample', port: { number: 80 } } } } },
     change: { spec: { ingressClassName: 'ic-sample' } },
     status: { loadBalancer: { ingress: [{ ip: '192.0.2.20' }] } },
+    createdStatus: { loadBalancer: {} },
   },
   'networking.k8s.io/networkpolicies': {
     object: { metadata: meta('np-sample'), spec: { podSelector: { matchLabels: labels }, policyTypes: ['Ingress'] } },
@@ -232,5 +234,6 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
   'storage.k8s.io/volumeattachments': {
     object: { metadata: meta('va-sample'), spec: { attacher: 'csi.sample.example.com', nodeName: 'node-sample', source: { persistentVolumeName: 'pv-sample' } } },
     status: { attached: true },
+    createdStatus: { attached: false },
   },
 };

@@ -37,11 +37,10 @@ let goBytes = false;
 export const GO_ZERO_TIME_SECONDS = -62135596800;
 
 /**
- * Runs `encode` in Go-bytes mode: messages are built closer to how k8s.io/api's generated Go
- * encoder writes them — omitempty scalars present with their zero values, map keys sorted,
- * timestamps with their nanos — so the bytes equal kube-apiserver's for objects without
- * absent value structs (ConfigMaps, Secrets, Leases...). Synchronous; the mode ends with
- * `encode`.
+ * Runs `encode` in Go-bytes mode: messages are built as k8s.io/api's generated Go encoder
+ * writes them — every value (non-pointer) field present, with its zero value when the JSON
+ * leaves it out (see wire-codecs.ts `goZeroOf`), map keys sorted, timestamps with their
+ * nanos — so the bytes equal kube-apiserver's. Synchronous; the mode ends with `encode`.
  */
 export function withGoBytes<T>(encode: () => T): T {
   const previous = goBytes;

@@ -6,6 +6,7 @@
 import { catalogKinds } from '@kapi/catalog';
 import type { MessageCodec } from './field-codec.js';
 import { messageType, type MessageType } from './messages.js';
+import { rangeAllocationCodec } from './stored-kinds.js';
 import { messageCodecOf } from './wire-codecs.js';
 
 /** A kind served as protobuf: its object codec and the message of its list. */
@@ -47,7 +48,23 @@ function entries(): Map<string, KindEntry> {
     byKey.set(key, { apiVersion: key.slice(0, slash), kind: key.slice(slash + 1), message, listMessage: messages.get(`${key}List`) });
   }
   for (const [apiVersion, kind, message, listMessage] of META_KINDS) byKey.set(`${apiVersion}/${kind}`, { apiVersion, kind, message, listMessage });
+  byKey.set('v1/RangeAllocation', RANGE_ALLOCATION);
   return byKey;
+}
+
+/**
+ * core/v1 RangeAllocation: stored by kube-apiserver (the service cluster IP and node port
+ * bitmaps) but not served, so not in the catalogue; its message is declared in stored-kinds.ts.
+ */
+const RANGE_ALLOCATION: KindEntry = { apiVersion: 'v1', kind: 'RangeAllocation', message: 'k8s.io.api.core.v1.RangeAllocation', listMessage: undefined };
+
+function rangeAllocationKind(): ProtobufKind {
+  let kind = built.get('v1/RangeAllocation');
+  if (kind === undefined) {
+    kind = { apiVersion: 'v1', kind: 'RangeAllocation', codec: rangeAllocationCodec(), listType: undefined, listFields: undefined };
+    built.set('v1/RangeAllocation', kind);
+  }
+  return kind;
 }
 
 let byKey: Map<string, KindEntry> | undefined;
@@ -55,6 +72,7 @@ const built = new Map<string, ProtobufKind>();
 
 function build(entry: KindEntry): ProtobufKind {
   const key = `${entry.apiVersion}/${entry.kind}`;
+  if (key === 'v1/RangeAllocation') return rangeAllocationKind();
   let kind = built.get(key);
   if (kind === undefined) {
     const listType = entry.listMessage === undefined ? undefined : messageType(entry.listMessage);

@@ -35,6 +35,18 @@ export function messageType(name: string): MessageType {
   return type;
 }
 
+/**
+ * Adds a message the catalogue's descriptor lacks (a kind kube stores but does not serve),
+ * given as a protobufjs JSON descriptor of its fields, to the same root (so it may refer to
+ * catalogue messages), and returns its class. Idempotent per name.
+ */
+export function definedMessageType(pkg: string, name: string, fields: Record<string, { type: string; id: number }>): MessageType {
+  const full = `${pkg}.${name}`;
+  root ??= protobuf.Root.fromJSON(protobufDescriptor() as protobuf.INamespace);
+  if (root.lookup(full) === null) root.define(pkg).add(protobuf.Type.fromJSON(name, { fields }));
+  return messageType(full);
+}
+
 /** Whether the catalogue has a message of that name. */
 export function hasMessageType(name: string): boolean {
   try {

@@ -33,9 +33,9 @@ export function encodeObjectRaw(obj: { apiVersion?: unknown; kind?: unknown; [fi
 
 /**
  * The object enveloped as kube-apiserver's Go encoder writes it (what it stores in etcd), in
- * Go-bytes mode (see `withGoBytes`) with Unknown's empty fields. Byte for byte the same as
- * kube's unless the object leaves out a value struct or a non-omitempty scalar Go would write
- * as zero. Throws for a kind without protobuf.
+ * Go-bytes mode (see `withGoBytes`) with Unknown's empty fields: byte for byte what kube
+ * writes for the same object, the value structs and scalars the JSON leaves out included as
+ * Go's zero values. Throws for a kind without protobuf.
  */
 export function encodeObjectGo(obj: { apiVersion?: unknown; kind?: unknown; [field: string]: unknown }): Buffer {
   const { codec } = kindOf(obj);

@@ -87,14 +87,15 @@ function schemaOrBool(field: WireField): FieldCodec {
 
 
 /**
- * What Go's encoder writes for an absent value (non-pointer) field, for the fields whose zero
- * value decodes back to "absent" (omitempty scalars): their bytes match Go's and no JSON
- * changes. Go also writes value structs and non-omitempty scalars when absent; kapi does
- * not, because decoding those gives `{}`/`""` members the JSON of kapi's objects lacks today
- * (kube's objects, read by kapi, do carry them).
+ * What Go's generated encoder writes for a value (non-pointer) field the JSON leaves out:
+ * every non-pointer field is on the wire — scalars with their zero value (`omitempty` only
+ * concerns Go's JSON), structs as their zero message (a nested struct's own value fields
+ * included, so it is built through the nested codec), metav1.Time as an empty message (Go's
+ * zero time marshals to nothing), resource.Quantity as "0", IntOrString as {0, 0, ""}.
+ * Pointers, lists, maps and `[]byte` (written only when non-nil) stay absent.
  */
 function goZeroOf(field: WireField): (() => unknown) | undefined {
-  if (field.container !== undefined || field.presence !== 'omitempty') return undefined;
+  if (field.container !== undefined || field.presence === 'pointer') return undefined;
   switch (field.kind) {
     case 'string':
       return () => '';
@@ -103,6 +104,20 @@ function goZeroOf(field: WireField): (() => unknown) | undefined {
       return () => 0;
     case 'bool':
       return () => false;
+    case 'time':
+    case 'microTime':
+    case 'rawExtension':
+    case 'json':
+    case 'fieldsV1':
+      return () => ({});
+    case 'quantity':
+      return () => ({ string: '0' });
+    case 'intOrString':
+      return () => ({ type: 0, intVal: 0, strVal: '' });
+    case 'message': {
+      const name = field.message!;
+      return () => f.toProtoMessage(messageCodecOf(name), {});
+    }
     default:
       return undefined;
   }

@@ -2,11 +2,12 @@ import type { Etcd3 } from 'etcd3';
 import { createEtcdClient, type EtcdTlsFiles } from './client.js';
 import type { KubeObject } from '@kapi/machinery';
 import { yieldIfBusy } from '@kapi/machinery';
-import type { ChangeFeed, Counter, FeedHandle, Storage, Watcher } from '../interface.js';
+import type { ChangeFeed, Counter, FeedHandle, Storage, UnreadableDeleter, Watcher } from '../interface.js';
 import { StorageError, keyExists, keyNotFound, parseResourceVersion, tooLargeResourceVersion } from '../errors.js';
 import { jsonCodec, storageCodec, type Codec } from './codec.js';
 import type { ValueTransformer } from '../value/transformer.js';
 import { Counter as PromCounter } from 'prom-client';
+import { asCorruptObject, asUnreadableForUpdate, deleteWithoutDecoding, type UnsafeDeletionSettings } from './corrupt-objects.js';
 import { createEtcdKV, decodeKV, readKey, revisionOf, withResourceVersion, type EtcdKV } from './kv.js';
 import { conditionalWrite } from './conditional-write.js';
 import { guaranteedUpdate } from './guaranteed-update.js';
@@ -83,6 +84,11 @@ export interface EtcdStorageOptions {
    * Where `etcd_request_duration_seconds`, `etcd_requests_total` and `etcd_request_errors_total`
    * are registered (none when absent).
    */
+  /**
+   * kube's AllowUnsafeMalformedObjectDeletion gate (off when absent): unreadable values are
+   * reported as kube-apiserver reports them with the gate on (see corrupt-objects.ts).
+   */
+  unsafeDeletion?: UnsafeDeletionSettings;
   metricsRegistry?: Registry;
   /** Resource prefixes, for the metrics' and spans' `group`/`resource` labels (empty labels for other keys). */
   resources?: readonly ResourcePrefix[];
@@ -94,7 +100,7 @@ export interface EtcdStorageOptions {
 }
 
 /** The etcd backend: `Storage` plus the optional `Counter`, `Watcher` and `ChangeFeed`. */
-export interface EtcdStorage extends Storage, Counter, Watcher, ChangeFeed {
+export interface EtcdStorage extends Storage, Counter, Watcher, ChangeFeed, UnreadableDeleter {
   /** The underlying client (for backend-specific operations such as compaction and watch). */
   readonly client: Etcd3;
 }
@@ -134,7 +140,17 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
         }
       : {}),
   });
-  const kv: EtcdKV = createEtcdKV(client, { codec, requestTimeoutMs, maxRequestBytes, instrumentation });
+  const unsafeDeletion = options.unsafeDeletion;
+  const kv: EtcdKV = createEtcdKV(client, { codec, requestTimeoutMs, maxRequestBytes, instrumentation, ...(unsafeDeletion !== undefined ? { unsafeDeletion } : {}) });
+  // With the gate, a get (and the read a delete starts with) names an unreadable value as kube then does.
+  const reading = async <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    if (unsafeDeletion === undefined) return read();
+    try {
+      return await read();
+    } catch (err) {
+      throw asCorruptObject(unsafeDeletion, key, err);
+    }
+  };
 
   // Compaction seen by this storage's own watches (etcd reports the compacted revision when it cancels one).
   let observedCompaction = 0;
@@ -206,14 +222,23 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
         if (getOptions.ignoreNotFound) return undefined;
         throw keyNotFound(key);
       }
-      return decodeKV(kv.codec, found, key);
+      return reading(key, () => Promise.resolve().then(() => decodeKV(kv.codec, found, key)));
     },
 
     list: (key, listOptions) => list(kv, key, listOptions),
 
-    guaranteedUpdate: (key, tryUpdate, updateOptions) => guaranteedUpdate(kv, key, tryUpdate, updateOptions),
+    guaranteedUpdate: async (key, tryUpdate, updateOptions) => {
+      if (unsafeDeletion === undefined) return guaranteedUpdate(kv, key, tryUpdate, updateOptions);
+      try {
+        return await guaranteedUpdate(kv, key, tryUpdate, updateOptions);
+      } catch (err) {
+        throw updateOptions?.deleting === true ? asCorruptObject(unsafeDeletion, key, err) : asUnreadableForUpdate(key, err);
+      }
+    },
 
-    delete: (key, deleteOptions) => deleteObject(kv, key, deleteOptions),
+    delete: (key, deleteOptions) => reading(key, () => deleteObject(kv, key, deleteOptions)),
+
+    deleteWithoutDecoding: (key) => deleteWithoutDecoding(kv, key),
 
     async currentRevision() {
       const res = await kv.range('/', { key: Buffer.from('/'), limit: 1 });

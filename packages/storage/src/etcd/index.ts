@@ -1,4 +1,5 @@
 export { createEtcdStorage, type EtcdStorage, type EtcdStorageOptions } from './etcd-storage.js';
+export { type UnsafeDeletionSettings } from './corrupt-objects.js';
 export { createEtcdClient, etcdCredentials, type EtcdClientOptions, type EtcdTlsFiles } from './client.js';
 export { DEFAULT_MAX_REQUEST_BYTES } from './request-size.js';
 export { jsonCodec, storageCodec, decodeJson, TransformError, type Codec, type StorageCodec, type StorageCodecOptions } from './codec.js';

@@ -1,6 +1,8 @@
 import type { Etcd3, IKeyValue, IRangeRequest, IRangeResponse, ITxnRequest, ITxnResponse } from 'etcd3';
 import type { KubeObject } from '@kapi/machinery';
 import type { StorageCodec } from './codec.js';
+import { StorageError } from '../errors.js';
+import type { UnsafeDeletionSettings } from './corrupt-objects.js';
 import { toStorageError } from './errors.js';
 import { rangeOperation, txnOperation, type EtcdInstrumentation } from './instrumentation.js';
 import { MAX_REQUEST_ID_BYTES, requestIdBytes as memberRequestIdBytes } from './request-size.js';
@@ -13,6 +15,8 @@ export interface EtcdKV {
   range(key: string, req: IRangeRequest): Promise<IRangeResponse>;
   txn(key: string, req: ITxnRequest): Promise<ITxnResponse>;
   readonly codec: StorageCodec;
+  /** Set when the AllowUnsafeMalformedObjectDeletion gate is on: unreadable values are reported as kube does then (corrupt-objects.ts). */
+  readonly unsafeDeletion?: UnsafeDeletionSettings;
   /** The largest write request etcd takes (its `--max-request-bytes`); writers check it before sending. */
   readonly maxRequestBytes: number;
   /**
@@ -25,6 +29,7 @@ export interface EtcdKV {
 
 export interface EtcdKVOptions {
   readonly codec: StorageCodec;
+  readonly unsafeDeletion?: UnsafeDeletionSettings;
   /** Deadline of each call. */
   readonly requestTimeoutMs: number;
   /** See `EtcdKV.maxRequestBytes`. */
@@ -38,6 +43,7 @@ export interface EtcdKVOptions {
 
 export function createEtcdKV(client: Etcd3, kvOptions: EtcdKVOptions): EtcdKV {
   const { codec, requestTimeoutMs, maxRequestBytes, instrumentation } = kvOptions;
+  const gate = kvOptions.unsafeDeletion !== undefined ? { unsafeDeletion: kvOptions.unsafeDeletion } : {};
   const options = () => ({ deadline: Date.now() + requestTimeoutMs });
   // Request ID sizes by member ID, learnt from response headers.
   const idBytesByMember = new Map<string, number>();
@@ -64,9 +70,10 @@ export function createEtcdKV(client: Etcd3, kvOptions: EtcdKVOptions): EtcdKV {
       throw toStorageError(err, key);
     }
   };
-  if (instrumentation === undefined) return { codec, maxRequestBytes, requestIdBytes, range, txn };
+  if (instrumentation === undefined) return { codec, ...gate, maxRequestBytes, requestIdBytes, range, txn };
   return {
     codec,
+    ...gate,
     maxRequestBytes,
     requestIdBytes,
     range: (key, req) => instrumentation.call('Range', rangeOperation(req), key, () => range(key, req)),
@@ -81,7 +88,17 @@ export function revisionOf(value: string | number | undefined): number {
 
 /** The object in `kv` with its resourceVersion set to the key's mod_revision. */
 export function decodeKV(codec: StorageCodec, kv: IKeyValue, key: string): KubeObject {
-  return withResourceVersion(codec.decode(kv.value, key), revisionOf(kv.mod_revision));
+  try {
+    return withResourceVersion(codec.decode(kv.value, key), revisionOf(kv.mod_revision));
+  } catch (err) {
+    throw withRevision(err, kv);
+  }
+}
+
+/** A Corrupt error with the mod_revision of the value that did not decode (kube names it); other errors unchanged. */
+export function withRevision(err: unknown, kv: IKeyValue): unknown {
+  if (!(err instanceof StorageError) || err.code !== 'Corrupt' || err.revision !== undefined) return err;
+  return new StorageError('Corrupt', err.key, err.message, { cause: err.cause ?? err, revision: revisionOf(kv.mod_revision) });
 }
 
 /** Sets `metadata.resourceVersion` on a freshly decoded (unshared) object and returns it. */

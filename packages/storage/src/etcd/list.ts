@@ -6,6 +6,7 @@ import { everything } from '../interface.js';
 import { StorageError, isStorageError, parseResourceVersion, tooLargeResourceVersion } from '../errors.js';
 import { decodeKV, revisionOf, type EtcdKV } from './kv.js';
 import { TransformError } from './codec.js';
+import { ListReadErrors } from './corrupt-objects.js';
 import { listPrefix, prefixEnd } from './keys.js';
 import {
   continueTooOldMessage,
@@ -98,6 +99,8 @@ export async function list(kv: EtcdKV, key: string, options: ListOptions = {}, c
   const minKeys = Math.max(1, chunking.minKeys ?? defaultChunking.minKeys);
 
   const items: KubeObject[] = [];
+  // With AllowUnsafeMalformedObjectDeletion, unreadable values are collected, not fatal at once.
+  const readErrors = kv.unsafeDeletion !== undefined ? new ListReadErrors() : undefined;
   let revision = plan.revision;
   let lastKey: string | undefined;
   let hasMore = false;
@@ -162,7 +165,14 @@ export async function list(kv: EtcdKV, key: string, options: ListOptions = {}, c
       const itemKey = kvPair.key.toString();
       lastKey = itemKey;
       consumedFromLast++;
-      const obj = decodeListed(kv, kvPair, itemKey);
+      let obj: KubeObject;
+      try {
+        obj = readErrors === undefined ? decodeListed(kv, kvPair, itemKey) : decodeKV(kv.codec, kvPair, itemKey);
+      } catch (err) {
+        if (readErrors === undefined || !readErrors.add(itemKey, err)) throw err;
+        if (readErrors.full) throw readErrors.error(key)!;
+        continue;
+      }
       if (predicate.matches(obj)) items.push(obj);
     }
 
@@ -173,6 +183,8 @@ export async function list(kv: EtcdKV, key: string, options: ListOptions = {}, c
     }
   }
 
+  const unreadable = readErrors?.error(key);
+  if (unreadable !== undefined) throw unreadable;
   const result: ListResult = { items, resourceVersion: String(revision) };
   if (hasMore && lastKey !== undefined && limit > 0) {
     result.continue = encodeContinue(`${lastKey}\x00`, keyPrefix, revision);

@@ -2,7 +2,7 @@ import type { IKeyValue } from 'etcd3';
 import type { KubeObject } from '@kapi/machinery';
 import { deepCopy } from '@kapi/machinery';
 import type { StorageCodec } from './codec.js';
-import { revisionOf, withResourceVersion } from './kv.js';
+import { revisionOf, withResourceVersion, withRevision } from './kv.js';
 
 /**
  * What a conditional write starts from: the object (undefined when the key is absent), its
@@ -22,7 +22,13 @@ export interface ObjectState {
 export function stateFromKV(codec: StorageCodec, kv: IKeyValue | undefined, key: string): ObjectState {
   if (kv === undefined) return { obj: undefined, data: undefined, revision: 0, current: true };
   const opened = codec.open(kv.value, key);
-  const obj = withResourceVersion(codec.decodeSerialized(opened.data, key), revisionOf(kv.mod_revision));
+  let decoded: KubeObject;
+  try {
+    decoded = codec.decodeSerialized(opened.data, key);
+  } catch (err) {
+    throw withRevision(err, kv);
+  }
+  const obj = withResourceVersion(decoded, revisionOf(kv.mod_revision));
   return { obj, data: opened.data, stale: opened.stale, revision: revisionOf(kv.mod_revision), current: true };
 }
 

@@ -1,0 +1,132 @@
+/**
+ * kapi stores the bytes kube-apiserver 1.32 stores, for every kind of the catalogue (issue 26).
+ * Both servers run on one etcd. kube-apiserver skips an update whose encoding equals the stored
+ * value, so an unchanged PUT through kube of an object kapi wrote keeps its resourceVersion
+ * exactly when kube's Go encoder produces kapi's bytes — empty value structs (a Pod's
+ * `status: {}`), Go's zero times and scalars, map order and all. The same the other way: an
+ * unchanged PUT through kapi of what kube wrote. Every MINIMAL_OBJECT (one per served kind) is
+ * checked both ways. Skipped, with the reason, without the kube-apiserver binary.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { MINIMAL_OBJECTS, startKapiServer, type KapiServer } from '@kapi/apiserver/testing';
+import { startEtcd, type TestEtcd } from '@kapi/storage/testing';
+import { kubeReferenceBinary, REFERENCE_TOKEN, startKubeReference, type KubeReference } from '../harness/kube-reference.js';
+import { RestClient, type KubeObject } from '../harness/rest.js';
+
+const binary = kubeReferenceBinary();
+// The samples' events and pods refer to the namespace `default` (their involved object, their service account).
+const NS = 'default';
+/** Core kinds that are cluster-scoped (discovery answers for the groups). */
+const CORE_CLUSTER_SCOPED = new Set(['nodes', 'persistentvolumes', 'namespaces']);
+
+/**
+ * Kinds one server rewrites after the other created them for a reason other than the
+ * protobuf encoding (found by this test; byte for byte equal otherwise). Mostly kube's
+ * defaults, which it applies to what it reads from etcd and kapi does not apply at create yet.
+ */
+const KNOWN_GAPS: Readonly<Record<string, string>> = {
+  '/pods': "kube's DefaultTolerationSeconds admission adds the not-ready/unreachable tolerations (on update too); kapi has no such plugin",
+  'apiregistration.k8s.io/apiservices': "kube-aggregator stores APIServices as JSON (its legacy codec), kapi as protobuf; each reads the other's",
+  '/limitranges': 'spec.limits[].defaultRequest not defaulted from default',
+  '/persistentvolumeclaims': 'spec.volumeMode (Filesystem) and status.phase (Pending) not defaulted',
+  '/persistentvolumes': 'spec.persistentVolumeReclaimPolicy, spec.volumeMode, hostPath.type and status.phase not defaulted',
+  'scheduling.k8s.io/priorityclasses': 'preemptionPolicy (PreemptLowerPriority) not defaulted',
+  'storage.k8s.io/storageclasses': 'volumeBindingMode (Immediate) not defaulted',
+  'storage.k8s.io/csidrivers': "spec's attach/podInfoOnMount/fsGroupPolicy/volumeLifecycleModes/... defaults not applied",
+  'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations': 'spec.limited.lendablePercent (0) not defaulted',
+  'admissionregistration.k8s.io/validatingadmissionpolicies': 'failurePolicy, matchPolicy, selectors and rule scope not defaulted',
+  'apps/controllerrevisions': "managedFields: kapi tracks fields inside `data` (a RawExtension, atomic in kube's field manager)",
+};
+
+interface Collection {
+  readonly key: string;
+  readonly apiVersion: string;
+  readonly path: string;
+  readonly kind: string;
+}
+
+void describe('stored bytes: kapi and kube-apiserver 1.32 write the same value for every kind', { skip: binary === undefined ? 'no kube-apiserver binary (set KAPI_KUBE_APISERVER)' : false }, () => {
+  let etcd: TestEtcd;
+  let kube: KubeReference;
+  let kapi: KapiServer;
+  let kubeClient: RestClient;
+  let kapiClient: RestClient;
+  const collections: Collection[] = [];
+
+  before(async () => {
+    etcd = await startEtcd();
+    kube = await startKubeReference(binary!, { etcd });
+    kapi = await startKapiServer({ etcdServers: etcd.endpoints, insecure: true, startTimeoutMs: 90_000 });
+    kubeClient = new RestClient(kube.url, { headers: { authorization: `Bearer ${REFERENCE_TOKEN}` } });
+    kapiClient = new RestClient(kapi.insecureUrl!);
+    const discovery = JSON.parse((await kube.get('/apis', 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList')).body) as {
+      items: { metadata: { name: string }; versions: { version: string; resources: { resource: string; scope: string; responseKind: { kind: string } }[] }[] }[];
+    };
+    const core = JSON.parse((await kube.get('/api/v1')).body) as { resources: { name: string; kind: string }[] };
+    for (const key of Object.keys(MINIMAL_OBJECTS)) {
+      const [group, plural] = key.split('/') as [string, string];
+      if (group === '') {
+        const kind = core.resources.find((r) => r.name === plural)!.kind;
+        const path = `/api/v1${CORE_CLUSTER_SCOPED.has(plural) ? '' : `/namespaces/${NS}`}/${plural}`;
+        collections.push({ key, apiVersion: 'v1', path, kind });
+        continue;
+      }
+      const version = discovery.items.find((g) => g.metadata.name === group)!.versions[0]!;
+      const resource = version.resources.find((r) => r.resource === plural)!;
+      const path = `/apis/${group}/${version.version}${resource.scope === 'Namespaced' ? `/namespaces/${NS}` : ''}/${plural}`;
+      collections.push({ key, apiVersion: `${group}/${version.version}`, path, kind: resource.responseKind.kind });
+    }
+  });
+  after(async () => {
+    kubeClient?.close();
+    kapiClient?.close();
+    await kapi?.stop();
+    await kube?.stop();
+    await etcd?.stop();
+  });
+
+  /**
+   * Creates every minimal object through `writer` (names prefixed with `prefix`, if any), then
+   * GETs each through `other` and PUTs it back unchanged. Returns the kinds whose PUT wrote a
+   * new revision (the other server's encoding differed) or failed, but for KNOWN_GAPS.
+   */
+  async function unchangedThroughOther(writer: RestClient, other: RestClient, prefix: string): Promise<string[]> {
+    const differing: string[] = [];
+    for (const c of collections) {
+      const sample = MINIMAL_OBJECTS[c.key]!;
+      const metadata = sample.object['metadata'] as { name: string };
+      // An APIService's name is its version and group: the second round replaces the first's.
+      const fixedName = c.key === 'apiregistration.k8s.io/apiservices';
+      const name = prefix === '' || fixedName ? metadata.name : `${prefix}-${metadata.name}`;
+      if (fixedName) await writer.request('DELETE', `${c.path}/${name}`);
+      const created = await writer.request('POST', c.path, { ...sample.object, apiVersion: c.apiVersion, kind: c.kind, metadata: { ...metadata, name } });
+      if (created.status !== 201) {
+        differing.push(`${c.key}: create ${created.status} ${created.text.slice(0, 200)}`);
+        continue;
+      }
+      // kube's own controllers write some statuses (FlowSchema conditions): on a conflict, read again.
+      let read = await other.request<KubeObject>('GET', `${c.path}/${name}`);
+      let put = await other.request<KubeObject>('PUT', `${c.path}/${name}`, read.body);
+      for (let attempt = 0; put.status === 409 && attempt < 5; attempt++) {
+        read = await other.request<KubeObject>('GET', `${c.path}/${name}`);
+        put = await other.request<KubeObject>('PUT', `${c.path}/${name}`, read.body);
+      }
+      if (read.status !== 200) {
+        differing.push(`${c.key}: get ${read.status} ${read.text.slice(0, 200)}`);
+        continue;
+      }
+      if (put.status !== 200) differing.push(`${c.key}: put ${put.status} ${put.text.slice(0, 200)}`);
+      else if (put.body.metadata.resourceVersion !== read.body.metadata.resourceVersion && KNOWN_GAPS[c.key] === undefined) differing.push(`${c.key}: rewritten`);
+    }
+    return differing;
+  }
+
+  void it("an unchanged PUT through kube-apiserver leaves every kind kapi wrote as it is (kube's encoding of it is kapi's bytes)", async () => {
+    assert.deepEqual(await unchangedThroughOther(kapiClient, kubeClient, ''), []);
+  });
+
+  void it('an unchanged PUT through kapi leaves every kind kube-apiserver wrote as it is', async () => {
+    assert.deepEqual(await unchangedThroughOther(kubeClient, kapiClient, 'kube'), []);
+  });
+});
