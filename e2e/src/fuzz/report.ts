@@ -12,11 +12,12 @@ export function describeRequest(req: FuzzRequest): string {
 
 function describeViolation(v: Recorded, n: number): string {
   const { finding } = v;
-  const lines = [`  #${n} ${finding.invariant}: ${finding.detail.slice(0, 2000)}`];
+  const lines = [`  #${n} ${finding.invariant}: ${finding.detail.slice(0, 4000)}`];
   if (v.replay) lines.push(`    replay: make fuzz FUZZ_SEED=${v.replay.seed} FUZZ_PATH=${v.replay.path}`);
   if (finding.request) lines.push(describeRequest(finding.request));
   const res = finding.response;
   if (res) lines.push(`    response after ${res.ms.toFixed(0)} ms: ${res.status} ${res.body.toString('utf8', 0, 500)}`);
+  if (res?.connection) lines.push(`    connection: ${res.connection}`);
   if (res?.previousOnConnection) lines.push(`    the request before it on the same connection (idle ${res.idleMs?.toFixed(0) ?? '?'} ms in between):\n${describeRequest(res.previousOnConnection)}`);
   for (const s of (finding.suspects ?? []).slice(0, 5)) lines.push(`    in flight:\n${describeRequest(s)}`);
   return lines.join('\n');

@@ -182,7 +182,9 @@ async function fuzzAgainst(cluster: TestCluster, typedBinary: string, options: F
     }
     const finding = judge(c.request, res);
     if (finding?.invariant === 'no-response' && (await handleCrash(c.request, replay, flight.start))) return;
-    if (finding) record(finding, replay);
+    // The server stayed up: its log of the moment goes with the finding.
+    if (finding?.invariant === 'no-response') record({ ...finding, detail: `${finding.detail}; the server's last output:\n${server.output().slice(-2000)}` }, replay);
+    else if (finding) record(finding, replay);
   };
 
   const stream = async (k: number): Promise<void> => {
