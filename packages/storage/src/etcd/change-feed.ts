@@ -44,6 +44,9 @@ export interface ChangeFeedSettings {
  *   re-lists), Internal for a value that does not decode or a delete etcd sent without its
  *   previous state, or whatever a handler threw.
  */
+/** Reports of a change feed waiting for delivery at which its etcd stream is paused. */
+const MAX_QUEUED = 16;
+
 export function openChangeFeed(settings: ChangeFeedSettings, keyPrefix: string, afterRevision: number, handlers: ChangeFeedHandlers): FeedHandle {
   const prefix = listPrefix(keyPrefix);
   const key = Buffer.from(prefix);
@@ -51,9 +54,11 @@ export function openChangeFeed(settings: ChangeFeedSettings, keyPrefix: string, 
   // are decoded one at a time with a checkpoint before each (one response can carry many
   // large values; decoding them in one go held the loop for all of them), and the response's
   // changes are delivered together, as before. After close or the terminal report nothing
-  // more is delivered.
+  // more is delivered. While MAX_QUEUED reports wait, the stream is paused (HTTP/2 flow
+  // control holds etcd back), so undecoded values cannot pile up in memory.
   let stopped = false;
   let tail: Promise<void> = Promise.resolve();
+  let queued = 0;
   const fail = (err: unknown): void => {
     if (stopped) return;
     stopped = true;
@@ -61,9 +66,15 @@ export function openChangeFeed(settings: ChangeFeedSettings, keyPrefix: string, 
     handlers.onError(err instanceof StorageError ? err : new StorageError('Internal', prefix, String((err as Error)?.message ?? err), { cause: err }));
   };
   const inOrder = (deliver: () => Promise<void> | void): void => {
-    tail = tail.then(async () => {
-      if (!stopped) await deliver();
-    }).catch(fail);
+    if (++queued === MAX_QUEUED) watch.pause();
+    tail = tail
+      .then(async () => {
+        if (!stopped) await deliver();
+      })
+      .catch(fail)
+      .finally(() => {
+        if (queued-- === MAX_QUEUED && !stopped) watch.resume();
+      });
   };
   const terminal = (report: () => void): void =>
     inOrder(() => {
