@@ -27,9 +27,12 @@ export interface ReadyzProbe {
   stop(): Promise<ProbeReport>;
 }
 
+/** A probe slower than this (ms) is recorded. */
+export const READYZ_LIMIT_MS = 1000;
+
 export function startReadyzProbe(url: string, options: { intervalMs?: number; limitMs?: number } = {}): ReadyzProbe {
   const worker = new Worker(new URL('./readyz-probe-worker.js', import.meta.url), {
-    workerData: { url: `${url}/readyz`, intervalMs: options.intervalMs ?? 100, limitMs: options.limitMs ?? 1000 },
+    workerData: { url: `${url}/readyz`, intervalMs: options.intervalMs ?? 100, limitMs: options.limitMs ?? READYZ_LIMIT_MS },
   });
   let pending: ((r: ProbeReport) => void)[] = [];
   worker.on('message', (r: ProbeReport) => {

@@ -12,11 +12,12 @@ export function describeRequest(req: FuzzRequest): string {
 
 function describeViolation(v: Recorded, n: number): string {
   const { finding } = v;
-  const lines = [`  #${n} ${finding.invariant}: ${finding.detail.slice(0, 2000)}`];
+  const lines = [`  #${n} ${finding.invariant}: ${finding.detail.slice(0, 4000)}`];
   if (v.replay) lines.push(`    replay: make fuzz FUZZ_SEED=${v.replay.seed} FUZZ_PATH=${v.replay.path}`);
   if (finding.request) lines.push(describeRequest(finding.request));
   const res = finding.response;
   if (res) lines.push(`    response after ${res.ms.toFixed(0)} ms: ${res.status} ${res.body.toString('utf8', 0, 500)}`);
+  if (res?.connection) lines.push(`    connection: ${res.connection}`);
   if (res?.previousOnConnection) lines.push(`    the request before it on the same connection (idle ${res.idleMs?.toFixed(0) ?? '?'} ms in between):\n${describeRequest(res.previousOnConnection)}`);
   for (const s of (finding.suspects ?? []).slice(0, 5)) lines.push(`    in flight:\n${describeRequest(s)}`);
   return lines.join('\n');
@@ -30,7 +31,8 @@ export function formatSummary(s: FuzzSummary, seed: number, streams: number): st
   }
   const lines = [
     `fuzz: seed ${seed} (streams use seeds ${seed}..${seed + streams - 1}), ${s.seconds.toFixed(1)} s, ${s.requests} requests sent (${(s.requests / s.seconds).toFixed(1)}/s), ${s.violations.length} invariant violations in ${bySignature.size} classes, ${s.restarts} server restarts`,
-    `readyz probe: ${s.probe.probes} probes, max ${s.probe.maxMs.toFixed(0)} ms, p99 ${s.probe.p99Ms.toFixed(0)} ms, ${s.probe.slow.length} over 1 s or failed`,
+    `readyz probe: ${s.probe.probes} probes, max ${s.probe.maxMs.toFixed(0)} ms, p99 ${s.probe.p99Ms.toFixed(0)} ms, ${s.probe.slow.length} over 1 s or failed` +
+      ` (${s.slowUnderLoad.count} of them answered 200 while the server's thread ran under 1 s of CPU — the machine's load, not violations; slowest ${s.slowUnderLoad.maxMs.toFixed(0)} ms, most CPU ${s.slowUnderLoad.maxCpuMs.toFixed(0)} ms)`,
     `typed decode check: ${s.typedChecks} runs, ${s.storedObjects} objects at the last`,
     `accepted 5xx: ${ACCEPTED_SERVER_ERRORS.map((a) => a.id).join(', ')}`,
     `known open (findings filtered): ${KNOWN_OPEN.map((k) => `${k.id} ${s.known.get(k.id) ?? 0}`).join(', ')}`,

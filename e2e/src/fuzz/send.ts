@@ -23,6 +23,11 @@ export interface FuzzResponse {
   readonly previousOnConnection?: FuzzRequest;
   /** How long that connection had been idle when this request was sent on it. */
   readonly idleMs?: number;
+  /**
+   * For an error on a reused connection, what the socket saw: who ended it (the server's FIN,
+   * or this client destroying it for another request) and when, from this request's send.
+   */
+  readonly connection?: string;
 }
 
 export interface SenderOptions {
@@ -39,6 +44,10 @@ const BODY_LIMIT = 64 * 1024;
 export class Sender {
   private readonly agent: Agent;
   private readonly lastOnSocket = new WeakMap<Socket, { request: FuzzRequest; endedAt?: number }>();
+  /** Sockets this client destroyed itself (a watch read for a moment, a time-out), with the request it did it for. */
+  private readonly destroyedFor = new WeakMap<Socket, { request: FuzzRequest; at: number }>();
+  /** When each socket's peer ended it (FIN). */
+  private readonly endedByPeer = new WeakMap<Socket, number>();
 
   constructor(private readonly options: SenderOptions) {
     this.agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 8, rejectUnauthorized: false });
@@ -53,6 +62,17 @@ export class Sender {
       let previous: { request: FuzzRequest; endedAt?: number } | undefined;
       let idleMs: number | undefined;
       let mine: { request: FuzzRequest; endedAt?: number } | undefined;
+      let socketOf: Socket | undefined;
+      const cut = (socket: Socket | null | undefined) => {
+        if (socket) this.destroyedFor.set(socket, { request: req, at: performance.now() });
+      };
+      const connectionFacts = (): string | undefined => {
+        if (socketOf === undefined || previous === undefined) return undefined;
+        const since = (t: number | undefined) => (t === undefined || Number.isNaN(t) ? 'never' : `${(t - started).toFixed(0)} ms after this request was sent`);
+        const destroyed = this.destroyedFor.get(socketOf);
+        const byClient = destroyed === undefined ? 'no' : destroyed.request === req ? 'for this request' : `for another request (${destroyed.request.method} ${destroyed.request.path.slice(0, 200)}), ${since(destroyed.at)}`;
+        return `server FIN: ${since(this.endedByPeer.get(socketOf))}; destroyed by this client: ${byClient}; bytes written ${socketOf.bytesWritten}, read ${socketOf.bytesRead}`;
+      };
       const chunks: Buffer[] = [];
       let size = 0;
       const done = (status: number, headers: FuzzResponse['headers'], error: string | undefined, stream = false) => {
@@ -60,6 +80,7 @@ export class Sender {
         settled = true;
         clearTimeout(timer);
         if (mine) mine.endedAt = performance.now();
+        const facts = error !== undefined ? connectionFacts() : undefined;
         resolve({
           status,
           headers,
@@ -67,6 +88,7 @@ export class Sender {
           stream,
           ms: performance.now() - started,
           ...(error !== undefined ? { error } : {}),
+          ...(facts !== undefined ? { connection: facts } : {}),
           ...(previous ? { previousOnConnection: previous.request } : {}),
           ...(idleMs !== undefined ? { idleMs } : {}),
         });
@@ -79,6 +101,7 @@ export class Sender {
           const streaming = watch || contentType.includes('stream=watch');
           if (streaming) {
             setTimeout(() => {
+              if (!res.complete) cut(res.socket);
               res.destroy();
               done(status, res.headers, undefined, true);
             }, this.options.watchMs ?? 200);
@@ -97,9 +120,15 @@ export class Sender {
         return;
       }
       const timer = setTimeout(() => {
+        cut(client.socket);
         client.destroy(new Error(`no response within ${timeoutMs} ms`));
       }, timeoutMs);
       client.on('socket', (socket: Socket) => {
+        socketOf = socket;
+        if (!this.endedByPeer.has(socket)) {
+          this.endedByPeer.set(socket, NaN);
+          socket.once('end', () => this.endedByPeer.set(socket, performance.now()));
+        }
         previous = this.lastOnSocket.get(socket);
         if (previous?.endedAt !== undefined) idleMs = performance.now() - previous.endedAt;
         mine = { request: req };

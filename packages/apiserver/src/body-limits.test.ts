@@ -4,6 +4,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { cpus, loadavg } from 'node:os';
 import { encodeEnvelope } from '@kapi/machinery';
 import { MAX_NESTING_DEPTH } from './body/limits.js';
 import { startTestServer, type Response, type TestServer } from './testing/fixture.js';
@@ -44,6 +47,60 @@ function assertStatus(res: Response, code: number, message: string | RegExp): vo
   assert.equal(res.json['code'], code);
   if (typeof message === 'string') assert.equal(res.json['message'], message);
   else assert.match(String(res.json['message']), message);
+}
+
+/** Reproduction 3: out-of-range integers kube's Go types cannot hold (int64 generation, int32 Event count). */
+const outOfRange = (i: number) => `{"metadata":{"name":"poison-${i}","generation":1e29}}`;
+const eventCountOverInt32 = (i: number) =>
+  JSON.stringify({ apiVersion: 'v1', kind: 'Event', metadata: { name: `count-${i}` }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' } }).replace(/}$/, ',"count":2147483648}');
+
+/** Reproduction 4: a ConfigMap with 2 MiB of data (kube: 422 over 1 MiB, before etcd sees it). */
+const oversize = (i: number) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `oversize-${i}` }, data: { big: 'x'.repeat(2 * 1024 * 1024) } });
+
+/** Reproduction 6: a made-up subresource path (counted without its path; 404). */
+const madeUpSubresource = (i: number) => `${CM}/target/made-up-${i}`;
+
+/** Reproduction 7d: a continue token whose resourceVersion is 1e30 (kube: 400). */
+const absurdContinue = () => Buffer.from('{"v":"meta.k8s.io/v1","rv":1e30,"start":"a\u0000"}').toString('base64url');
+
+/** Reproduction 7e: an unparsable creationTimestamp (kube: 400, Go's time parse error). */
+const badTimestamp = (i: number) => `{"metadata":{"name":"yesterday-${i}","creationTimestamp":"yesterday"}}`;
+
+/** Reproduction 5: a connection that sends nothing (closed after the header timeout; see connections.test.ts). */
+function idleSocket(url: string): Socket {
+  const { hostname, port } = new URL(url);
+  return connect(Number(port), hostname);
+}
+
+/** This thread's CPU time in ms (Linux: /proc/self/task/<pid>/schedstat, ns), or undefined elsewhere. */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The longest stretch the event loop (the in-process server's) ran without a 5 ms heartbeat
+ * until `stop` settles, in this thread's CPU time (wall time where that cannot be read): what
+ * a /readyz probe would wait on an idle machine, without the time a loaded one does not run us.
+ */
+async function longestBlock(stop: Promise<unknown>): Promise<number> {
+  const clock = () => mainThreadCpuMs() ?? performance.now();
+  let last = clock();
+  let longest = 0;
+  const heartbeat = setInterval(() => {
+    const now = clock();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 5);
+  try {
+    await stop.catch(() => undefined);
+  } finally {
+    clearInterval(heartbeat);
+  }
+  return longest;
 }
 
 /** Probes /readyz every 20 ms until `stop` resolves; returns each probe's latency in ms. */
@@ -183,21 +240,39 @@ void describe('bounded decoding of request bodies', () => {
     assert.equal((await t.request('GET', `${CM}/a`)).status, 404);
   });
 
-  // The issue's targets are a 4xx within 1 s and /readyz under 100 ms (met on a quiet machine);
-  // the bounds asserted leave room for a loaded 2-core test machine. The old decoder held the
-  // event loop 4–8 s for each deep body and minutes for the aliases, so it fails them.
-  void it('the reproductions, 10 at a time: every one a 4xx Status, /readyz answering throughout', async () => {
-    const deep = deepFlowMappings();
-    const aliases = anchorsAndAliases();
+  // The issue's targets: each a 4xx Status within 1 s, /readyz under 100 ms throughout. They
+  // are asserted as such on a quiet machine (load average under the CPU count). On a loaded
+  // one (the shared 2-core test machine runs at load 30) wall times include time the process
+  // does not run and garbage collection slows several-fold, so the bounds there are the
+  // request-cost test's for the loop (its longest block in this thread's CPU time under
+  // 250 ms), the fuzz suite's for an answer (20 s) and 5 s for /readyz. The old decoder held
+  // the event loop 4–8 s for each deep body and minutes for the aliases, so it fails either
+  // way. Reproduction 5 is 10 idle sockets open throughout (their closing: connections.test.ts);
+  // 7c, `watch=abc`, is a watch in kube too (query-parameters.test.ts).
+  void it('the reproductions 1–7, 10 at a time: every one a 4xx Status within 1 s, /readyz under 100 ms throughout (quiet machine)', async () => {
+    const quiet = loadavg()[0]! < cpus().length;
+    const bounds = quiet ? { blockMs: 100, requestMs: 1000, readyzMs: 100 } : { blockMs: 250, requestMs: 20_000, readyzMs: 5000 };
+    const JSON_BODY = { 'content-type': 'application/json' };
+    // Bodies as bytes, built beforehand: the client's own encoding must not count as the server's time.
+    const deep = Buffer.from(deepFlowMappings());
+    const aliases = Buffer.from(anchorsAndAliases());
+    const bodies = Array.from({ length: 10 }, (_, i) => ({ oversize: Buffer.from(oversize(i)), eventCount: Buffer.from(eventCountOverInt32(i)) }));
     const sends: (() => Promise<Response>)[] = [];
     for (let i = 0; i < 10; i++) {
       sends.push(
         () => t.request('PATCH', `${CM}/target?fieldManager=m`, { raw: deep, headers: APPLY }),
         () => t.request('POST', CM, { raw: aliases, headers: YAML }),
+        () => t.request('POST', CM, { raw: outOfRange(i), headers: JSON_BODY }),
+        () => t.request('POST', '/api/v1/namespaces/default/events', { raw: bodies[i]!.eventCount, headers: JSON_BODY }),
+        () => t.request('POST', CM, { raw: bodies[i]!.oversize, headers: JSON_BODY }),
+        () => t.request('GET', madeUpSubresource(i)),
         () => t.request('POST', `${CM}?fieldValidation=Strict`, { raw: duplicateKeys(`dup-${i}`), headers: YAML }),
         () => t.request('POST', CM, { raw: garbageProtobuf(), headers: PROTOBUF }),
+        () => t.request('GET', `${CM}?limit=1&continue=${absurdContinue()}`),
+        () => t.request('POST', CM, { raw: badTimestamp(i), headers: JSON_BODY }),
       );
     }
+    const idle = Array.from({ length: 10 }, () => idleSocket(t.url));
     const timed = Promise.all(
       sends.map(async (send) => {
         const start = performance.now();
@@ -205,17 +280,24 @@ void describe('bounded decoding of request bodies', () => {
         return { res, ms: performance.now() - start };
       }),
     );
-    const latencies = (await probeReadyz(t, timed)).sort((a, b) => a - b);
+    const [block, probed] = await Promise.all([longestBlock(timed), probeReadyz(t, timed)]);
+    const latencies = probed.sort((a, b) => a - b);
     const results = await timed;
+    for (const socket of idle) socket.destroy();
     const slowest = Math.max(...results.map((r) => r.ms));
+    // Which reproduction was slowest (sends are in groups of 10 per round, one per reproduction).
+    const slowestKind = results.reduce((worst, r, i) => (r.ms > results[worst]!.ms ? i : worst), 0) % 10;
     const maxReadyz = latencies[latencies.length - 1] ?? Infinity;
-    console.log(`40 bad requests: slowest ${slowest.toFixed(0)} ms; /readyz p50 ${percentile(latencies, 50).toFixed(1)} ms, max ${maxReadyz.toFixed(1)} ms (${latencies.length} probes)`);
+    console.log(
+      `${results.length} bad requests (${quiet ? 'quiet' : 'loaded'} machine, load ${loadavg()[0]!.toFixed(1)}): slowest ${slowest.toFixed(0)} ms; longest block ${block.toFixed(0)} ms (CPU); /readyz p50 ${percentile(latencies, 50).toFixed(1)} ms, max ${maxReadyz.toFixed(1)} ms (${latencies.length} probes); slowest is send ${slowestKind} of each round`,
+    );
     for (const { res } of results) {
       assert.ok(res.status >= 400 && res.status < 500, `${res.status} ${res.text.slice(0, 200)}`);
-      assert.equal(res.json['kind'], 'Status');
+      assert.equal(res.json['kind'], 'Status', res.text.slice(0, 200));
     }
-    assert.ok(slowest < 5000, `a bad request took ${slowest} ms`);
-    assert.ok(maxReadyz < 2000, `readyz latencies ${latencies.join(', ')}`);
+    assert.ok(block < bounds.blockMs, `the loop was held ${block.toFixed(0)} ms at once (CPU time; bound ${bounds.blockMs} ms)`);
+    assert.ok(slowest < bounds.requestMs, `a bad request took ${slowest} ms (bound ${bounds.requestMs} ms)`);
+    assert.ok(maxReadyz < bounds.readyzMs, `readyz latencies ${latencies.join(', ')} (bound ${bounds.readyzMs} ms)`);
     assert.equal((await t.request('GET', '/readyz')).status, 200);
     assert.match((await t.request('GET', '/metrics')).text, /^kapi_event_loop_delay_seconds_count \d+$/m);
   });

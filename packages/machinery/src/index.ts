@@ -204,6 +204,7 @@ export {
   strategicMergePatchSliced,
   StrategicMergeError,
   findDuplicateFields,
+  jsonStringEnd,
   goFormatValue,
   goFormatNumber,
   goTypeName,

@@ -4,7 +4,7 @@
  * small objects) must not pay a thread hop. A cheap scan first refuses nesting past
  * MAX_NESTING_DEPTH, so no later recursive walk can overflow the stack.
  */
-import { findDuplicateFields } from '@kapi/machinery';
+import { findDuplicateFields, jsonStringEnd } from '@kapi/machinery';
 import { BodyDecodeError } from './decode-error.js';
 import { MAX_NESTING_DEPTH } from './limits.js';
 
@@ -14,15 +14,9 @@ import { MAX_NESTING_DEPTH } from './limits.js';
  */
 function bracketPastDepth(text: string, limit: number): string | undefined {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-      continue;
-    }
-    if (c === 0x22) inString = true;
+    if (c === 0x22) i = jsonStringEnd(text, i);
     else if (c === 0x7b || c === 0x5b) {
       if (++depth > limit) return text[i];
     } else if (c === 0x7d || c === 0x5d) depth--;

@@ -11,5 +11,5 @@ export {
   ERR_BAD_PATCH_FORMAT_FOR_SET_ELEMENT_ORDER,
   ERR_NO_LIST_OF_LISTS,
 } from './strategic-merge.js';
-export { findDuplicateFields, MAX_STRICT_ERRORS } from './json-duplicates.js';
+export { findDuplicateFields, jsonStringEnd, MAX_STRICT_ERRORS } from './json-duplicates.js';
 export { goFormatValue, goFormatNumber, goTypeName } from './go-format.js';

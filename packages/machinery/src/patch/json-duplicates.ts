@@ -23,6 +23,21 @@ function childPath(frame: Frame | undefined): string {
   return `${frame.path}[${frame.index}]`;
 }
 
+/**
+ * The index of the quote that closes the JSON string opening at `open` (`text.length` when it
+ * is not closed). Jumps from quote to quote (`indexOf` runs natively, so a long value costs
+ * little); a quote after an odd run of backslashes is escaped.
+ */
+export function jsonStringEnd(text: string, open: number): number {
+  for (let i = open + 1; ; i++) {
+    i = text.indexOf('"', i);
+    if (i < 0) return text.length;
+    let backslashes = 0;
+    while (text.charCodeAt(i - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return i;
+  }
+}
+
 /** The paths of duplicate keys in `text` (JSON), in order of appearance, without repeats. */
 export function findDuplicateFields(text: string): string[] {
   const found: string[] = [];
@@ -34,16 +49,11 @@ export function findDuplicateFields(text: string): string[] {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
       const start = i;
-      let escaped = false;
-      for (i++; i < n; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) {
-          escaped = true;
-          i++;
-        } else if (d === 0x22) break;
-      }
+      i = jsonStringEnd(text, start);
       const top = stack[stack.length - 1];
       if (expectKey && top?.isObject) {
+        let escaped = false;
+        for (let j = start + 1; j < i && !escaped; j++) escaped = text.charCodeAt(j) === 0x5c;
         let key: string;
         try {
           key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);

@@ -1,5 +1,6 @@
 import type { Etcd3 } from 'etcd3';
-import type { ChangeFeedHandlers, FeedHandle } from '../interface.js';
+import { yieldIfBusy } from '@kapi/machinery';
+import type { Change, ChangeFeedHandlers, FeedHandle } from '../interface.js';
 import { StorageError } from '../errors.js';
 import { revisionOf, type EtcdKV } from './kv.js';
 import { listPrefix, prefixEnd } from './keys.js';
@@ -27,7 +28,9 @@ export interface ChangeFeedSettings {
  * `ChangeFeed.feed` on etcd: one watch, on its own gRPC stream, on `keyPrefix + "/"` from
  * `afterRevision + 1` with prev_kv and progress_notify.
  *
- * - Each watch response becomes one `onChanges` call (see `toChange`).
+ * - Each watch response becomes one `onChanges` call (see `toChange`), its values decoded one
+ *   at a time with a `yieldIfBusy` checkpoint before each; every report (changes, progress,
+ *   the terminal error) is delivered in the order etcd sent it, none after `close`.
  * - Periodic progress notifications (this watch's own id; etcd sends them only for a watcher
  *   that has caught up, through the same queue as its events, so they are ordered) go to
  *   `onProgress`. Replies to `requestProgress` (watch id -1) go there only when the etcd
@@ -41,10 +44,44 @@ export interface ChangeFeedSettings {
  *   re-lists), Internal for a value that does not decode or a delete etcd sent without its
  *   previous state, or whatever a handler threw.
  */
+/** Reports of a change feed waiting for delivery at which its etcd stream is paused. */
+const MAX_QUEUED = 16;
+
 export function openChangeFeed(settings: ChangeFeedSettings, keyPrefix: string, afterRevision: number, handlers: ChangeFeedHandlers): FeedHandle {
   const prefix = listPrefix(keyPrefix);
   const key = Buffer.from(prefix);
-  return openResumingWatch(
+  // Reports reach the handlers in arrival order through one chain. The events of a response
+  // are decoded one at a time with a checkpoint before each (one response can carry many
+  // large values; decoding them in one go held the loop for all of them), and the response's
+  // changes are delivered together, as before. After close or the terminal report nothing
+  // more is delivered. While MAX_QUEUED reports wait, the stream is paused (HTTP/2 flow
+  // control holds etcd back), so undecoded values cannot pile up in memory.
+  let stopped = false;
+  let tail: Promise<void> = Promise.resolve();
+  let queued = 0;
+  const fail = (err: unknown): void => {
+    if (stopped) return;
+    stopped = true;
+    watch.close();
+    handlers.onError(err instanceof StorageError ? err : new StorageError('Internal', prefix, String((err as Error)?.message ?? err), { cause: err }));
+  };
+  const inOrder = (deliver: () => Promise<void> | void): void => {
+    if (++queued === MAX_QUEUED) watch.pause();
+    tail = tail
+      .then(async () => {
+        if (!stopped) await deliver();
+      })
+      .catch(fail)
+      .finally(() => {
+        if (queued-- === MAX_QUEUED && !stopped) watch.resume();
+      });
+  };
+  const terminal = (report: () => void): void =>
+    inOrder(() => {
+      stopped = true;
+      report();
+    });
+  const watch = openResumingWatch(
     settings.client,
     {
       key,
@@ -58,15 +95,31 @@ export function openChangeFeed(settings: ChangeFeedSettings, keyPrefix: string, 
       progressTrusted: () => settings.progressTrusted() === true,
     },
     {
-      onEvents: (events) => handlers.onChanges(events.map((event) => toChange(settings.kv.codec, event))),
-      onProgress: (revision) => handlers.onProgress(revision),
+      onEvents: (events) =>
+        inOrder(async () => {
+          const changes: Change[] = [];
+          for (const event of events) {
+            await yieldIfBusy();
+            if (stopped) return;
+            changes.push(toChange(settings.kv.codec, event));
+          }
+          handlers.onChanges(changes);
+        }),
+      onProgress: (revision) => inOrder(() => handlers.onProgress(revision)),
       onCompacted: (compactRevision, startRevision) => {
         settings.observeCompacted(compactRevision);
-        handlers.onError(new StorageError('Expired', prefix, `etcd compacted revision ${startRevision} of the feed (compacted revision ${compactRevision})`));
+        terminal(() => handlers.onError(new StorageError('Expired', prefix, `etcd compacted revision ${startRevision} of the feed (compacted revision ${compactRevision})`)));
       },
-      onError: (err) => handlers.onError(err),
+      onError: (err) => terminal(() => handlers.onError(err)),
     },
   );
+  return {
+    requestProgress: () => watch.requestProgress(),
+    close() {
+      stopped = true;
+      watch.close();
+    },
+  };
 }
 
 /**

@@ -222,6 +222,8 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
         if (getOptions.ignoreNotFound) return undefined;
         throw keyNotFound(key);
       }
+      // Starts the slice clock before a possibly long decode, so the caller's next checkpoint can yield.
+      await yieldIfBusy();
       return reading(key, () => Promise.resolve().then(() => decodeKV(kv.codec, found, key)));
     },
 

@@ -69,6 +69,8 @@ export async function guaranteedUpdate(
 
     await yieldIfBusy();
     const data = codec.encode(updated);
+    // The cached state's bytes are encoded only now (see stateFromSharedCache): a step of its own.
+    await yieldIfBusy();
     if (state.data !== undefined && !state.stale && data.equals(state.data)) {
       if (!state.current) {
         state = await fetch();
@@ -94,5 +96,15 @@ export async function guaranteedUpdate(
  * results get copies), so the shared cached object is never mutated.
  */
 function stateFromSharedCache(codec: StorageCodec, cached: KubeObject): ObjectState {
-  return { obj: cached, data: codec.encode(cached), revision: Number(cached.metadata.resourceVersion ?? 0), current: false };
+  // Encoded when first read: a delete never compares bytes, and an update compares them
+  // after encoding its own object, with a checkpoint between the two passes.
+  let data: Buffer | undefined;
+  return {
+    obj: cached,
+    get data() {
+      return (data ??= codec.encode(cached));
+    },
+    revision: Number(cached.metadata.resourceVersion ?? 0),
+    current: false,
+  };
 }

@@ -1,6 +1,6 @@
 import type { IKeyValue, IRangeRequest } from 'etcd3';
 import type { KubeObject } from '@kapi/machinery';
-import { decodeContinue, encodeContinue } from '@kapi/machinery';
+import { decodeContinue, encodeContinue, yieldIfBusy } from '@kapi/machinery';
 import type { ListOptions, ListResult } from '../interface.js';
 import { everything } from '../interface.js';
 import { StorageError, isStorageError, parseResourceVersion, tooLargeResourceVersion } from '../errors.js';
@@ -165,6 +165,8 @@ export async function list(kv: EtcdKV, key: string, options: ListOptions = {}, c
       const itemKey = kvPair.key.toString();
       lastKey = itemKey;
       consumedFromLast++;
+      // Each large value's decode is one step: others may run between two of them.
+      await yieldIfBusy();
       let obj: KubeObject;
       try {
         obj = readErrors === undefined ? decodeListed(kv, kvPair, itemKey) : decodeKV(kv.codec, kvPair, itemKey);
