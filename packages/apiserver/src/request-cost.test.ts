@@ -128,6 +128,12 @@ void describe(`the loop is never held long by one large request (bound ${BOUND_M
 
   const send = (method: string, path: string, body: string | undefined, contentType?: string, accept?: string) => sendTo(t.url, method, path, body, contentType, accept);
 
+  void it('the first /openapi/v3 index and /openapi/v2 (JSON and protobuf), each built from every schema', async (tc) => {
+    await expectBounded(tc, 'openapi v3 index', 200, () => send('GET', '/openapi/v3', undefined));
+    await expectBounded(tc, 'openapi v2', 200, () => send('GET', '/openapi/v2', undefined, undefined, 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf'));
+    await expectBounded(tc, 'openapi v2 again (cached)', 200, () => send('GET', '/openapi/v2', undefined));
+  });
+
   void it(`create of a ConfigMap with ${KEYS} keys`, async (tc) => {
     await expectBounded(tc, 'create', 201, () => send('POST', configMaps, bodies.create));
   });
