@@ -5,13 +5,10 @@
 import type { Attributes } from './authorizer.js';
 import type { UserInfo } from './user.js';
 
-export interface PolicyRule {
-  readonly verbs?: readonly string[];
-  readonly apiGroups?: readonly string[];
-  readonly resources?: readonly string[];
-  readonly resourceNames?: readonly string[];
-  readonly nonResourceURLs?: readonly string[];
-}
+import type { PolicyRule } from '@kapi/controllers';
+
+/** A ClusterRole's or Role's rule as stored (one shape, shared with the aggregation controller). */
+export type { PolicyRule };
 
 export interface Subject {
   readonly kind: string;
