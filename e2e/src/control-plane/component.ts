@@ -43,11 +43,19 @@ export interface ComponentSpec {
   readonly logFile: string;
   /** Resolves true once the process serves (polled every 200 ms after each start). */
   readonly ready?: () => Promise<boolean>;
+  /**
+   * Start the process again 1 s after it exits on its own, as the kubelet does for a static
+   * pod: kube-controller-manager and kube-scheduler exit by design when they lose their lease.
+   */
+  readonly restartOnExit?: boolean;
 }
 
 export class Component {
   private child: ChildProcess | undefined;
   private starts = 0;
+  private stopping = false;
+  /** Exits this harness did not ask for (each followed by a restart when `restartOnExit`). */
+  readonly unexpectedExits: string[] = [];
 
   constructor(readonly spec: ComponentSpec) {}
 
@@ -85,8 +93,20 @@ export class Component {
     const child = spawn(this.spec.command, [...this.spec.args], { stdio: ['ignore', fd, fd] });
     closeSync(fd);
     this.child = child;
+    this.stopping = false;
     live.add(child);
-    child.once('exit', () => live.delete(child));
+    child.once('exit', (code, signal) => {
+      live.delete(child);
+      if (this.stopping || this.child !== child) return;
+      const what = `${new Date().toISOString()} exited on its own (code ${code}, signal ${signal})`;
+      this.unexpectedExits.push(what);
+      this.note(`${what}${this.spec.restartOnExit ? '; restarting in 1 s' : ''}`);
+      if (this.spec.restartOnExit) {
+        setTimeout(() => {
+          if (!this.stopping && this.child === child) this.start().catch((err: unknown) => this.note(`restart failed: ${String(err)}`));
+        }, 1000).unref();
+      }
+    });
     let spawnError: Error | undefined;
     child.once('error', (err) => (spawnError = err));
     if (!this.spec.ready) return;
@@ -103,8 +123,19 @@ export class Component {
     }
   }
 
-  /** Sends `signal` (default SIGKILL) and waits for the exit (SIGKILL after 10 s). */
+  private note(line: string): void {
+    try {
+      const fd = openSync(this.spec.logFile, 'a');
+      writeSync(fd, `\n==== ${line}\n`);
+      closeSync(fd);
+    } catch {
+      // the run directory is gone
+    }
+  }
+
+  /** Sends `signal` (default SIGKILL) and waits for the exit (SIGKILL after 10 s); no restart follows. */
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    this.stopping = true;
     const child = this.child;
     if (!child || !this.running()) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -39,6 +39,13 @@ export const KAPI_FLAGS: readonly string[] = [
   '--controllers=*,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller',
 ];
 
+/**
+ * Leader election of kube-controller-manager and kube-scheduler, longer than their 15 s/10 s/2 s
+ * defaults: on a loaded 2-core CI machine a 5 s lease renewal (half the renew deadline) can time
+ * out, and a component that loses its lease exits. They are restarted when they do.
+ */
+const LEADER_ELECTION = ['--leader-elect-lease-duration=60s', '--leader-elect-renew-deadline=40s', '--leader-elect-retry-period=4s'];
+
 export interface ControlPlaneOptions {
   /** How many fake nodes kwok manages; default 10. */
   nodes?: number;
@@ -201,6 +208,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         `--server-address=127.0.0.1:${await freePort()}`,
       ],
       logFile: log('kwok'),
+      restartOnExit: true,
     }));
 
     const kcmPort = await freePort();
@@ -215,6 +223,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         `--secure-port=${kcmPort}`,
         `--cert-dir=${join(dir, 'kcm-serving')}`,
         '--leader-elect=true',
+        ...LEADER_ELECTION,
         '--use-service-account-credentials=true',
         `--service-account-private-key-file=${sa.signingKeyFile}`,
         `--root-ca-file=${ca.certFile}`,
@@ -226,6 +235,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         '--v=2',
       ],
       logFile: log('kube-controller-manager'),
+      restartOnExit: true,
       ready: () => answers200(`https://127.0.0.1:${kcmPort}/healthz`),
     }), 120_000);
 
@@ -241,11 +251,13 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         `--secure-port=${schedulerPort}`,
         `--cert-dir=${join(dir, 'scheduler-serving')}`,
         '--leader-elect=true',
+        ...LEADER_ELECTION,
         '--kube-api-qps=100',
         '--kube-api-burst=200',
         '--v=2',
       ],
       logFile: log('kube-scheduler'),
+      restartOnExit: true,
       ready: () => answers200(`https://127.0.0.1:${schedulerPort}/healthz`),
     }), 120_000);
 
