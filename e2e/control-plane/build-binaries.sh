@@ -47,7 +47,7 @@ if [ ${#KUBE[@]} -gt 0 ]; then
   MINOR=$(echo "$K8S_VERSION" | cut -d. -f2)
   BUILD_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   # Version stamping as kubernetes' hack/lib/version.sh does, so --version and /version are right.
-  LDFLAGS=""
+  LDFLAGS="-s -w" # no symbol table or DWARF: a shorter link, a smaller binary
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     LDFLAGS+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$MINOR"
     LDFLAGS+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$BUILD_DATE"

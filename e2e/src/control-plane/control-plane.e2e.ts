@@ -4,7 +4,7 @@
  * every scenario asserts counts, phases, nodes, addresses and bindings, not just exit codes.
  * Not part of `make test`'s file walk (it is not a `*.test.js`): it needs the binaries of
  * e2e/control-plane/build-binaries.sh and takes minutes. On failure the run directory (every
- * process's log, kubeconfigs) is kept and its path printed.
+ * process's log, kubeconfigs) is kept and its path printed (`KAPI_CP_KEEP=1`: always).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test, type TestContext } from 'node:test';
@@ -53,8 +53,10 @@ void describe('a real control plane on kapi', { timeout: 60 * MINUTE }, () => {
     for (const c of [cp.controllerManager, cp.scheduler, cp.kwok]) {
       if (c.unexpectedExits.length > 0) process.stderr.write(`${c.name} exited on its own (and was restarted): ${c.unexpectedExits.join('; ')}\n`);
     }
-    await cp.stop({ keep: failed });
-    if (failed) process.stderr.write(`e2e-control-plane failed: the logs of every process are in ${cp.dir}\n`);
+    // KAPI_CP_KEEP=1 keeps the logs of a passing run too.
+    const keep = failed || process.env.KAPI_CP_KEEP === '1';
+    await cp.stop({ keep });
+    if (keep) process.stderr.write(`e2e-control-plane ${failed ? 'failed' : 'passed'}: the logs of every process are in ${cp.dir}\n`);
   });
 
   scenario('kwok brings the 10 nodes Ready and holds their leases', async () => {
