@@ -37,6 +37,20 @@ function scenario(name: string, fn: (t: TestContext) => Promise<void>, timeoutMs
 const kubectl = () => cp.kubectl();
 const apply = (objects: unknown[]) => kubectl().ok(['apply', '-f', '-'], yamlStream(objects));
 
+/**
+ * A StatefulSet or DaemonSet stays on the one ControllerRevision it made: its revision's
+ * `data` comes back as the controller wrote it (otherwise it sees a hash collision, bumps
+ * status.collisionCount and makes revision after revision, rolling its pods forever).
+ */
+async function settledOnOneRevision(kind: 'statefulset' | 'daemonset', name: string, selector: string): Promise<void> {
+  await new Promise((r) => setTimeout(r, 5000));
+  const revisions = await kubectl().json<List<Named>>(['get', 'controllerrevisions', '-n', NS, '-l', selector]);
+  assert.equal(revisions.items.length, 1, `${kind} ${name} made ${revisions.items.length} revisions: ${revisions.items.map((r) => r.metadata.name).join(' ')}`);
+  const status = (await kubectl().json<{ status: { collisionCount?: number; currentRevision?: string; updateRevision?: string } }>(['get', kind, name, '-n', NS])).status;
+  assert.equal(status.collisionCount ?? 0, 0, `${kind} ${name}: collisionCount ${status.collisionCount}`);
+  if (kind === 'statefulset') assert.equal(status.currentRevision, status.updateRevision);
+}
+
 interface Named {
   metadata: { name: string; ownerReferences?: { kind: string; name: string; uid: string }[]; deletionTimestamp?: string };
 }
@@ -210,6 +224,7 @@ void describe('a real control plane on kapi', { timeout: 60 * MINUTE }, () => {
       assert.equal(pv.status.phase, 'Bound', pv.metadata.name);
       assert.equal(pv.spec.claimRef?.namespace, NS);
     }
+    await settledOnOneRevision('statefulset', 'db', 'app=db');
   });
 
   scenario('a DaemonSet puts one pod on each node', async () => {
@@ -225,6 +240,7 @@ void describe('a real control plane on kapi', { timeout: 60 * MINUTE }, () => {
       const s = (await kubectl().json<{ status: { numberReady?: number; desiredNumberScheduled?: number } }>(['get', 'daemonset', 'agent', '-n', NS])).status;
       return s.numberReady === cp.nodeNames.length && s.desiredNumberScheduled === cp.nodeNames.length ? true : JSON.stringify(s);
     });
+    await settledOnOneRevision('daemonset', 'agent', 'app=agent');
   });
 
   scenario('cordon + drain evicts pods and respects a PodDisruptionBudget', async () => {
