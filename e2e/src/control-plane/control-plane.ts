@@ -27,16 +27,16 @@ const kwokStages = join(repoRoot, 'e2e/control-plane/kwok-stages.yaml');
 export const kwokNodeAnnotation = 'kwok.x-k8s.io/node';
 
 /**
- * The kapi flags of this control plane beyond listeners, etcd and certificates. The one place
- * to say which of kapi's own controllers run next to kube-controller-manager's: today kapi's
- * namespace controller and garbage collector run alongside KCM's (both sides are idempotent),
- * and kapi's service account controllers are off so only KCM's publish kube-root-ca.crt and
- * default ServiceAccounts.
+ * The kapi flags of this control plane beyond listeners, etcd and certificates — the one place
+ * that says which of kapi's own controllers run next to kube-controller-manager's: none.
+ * kube-controller-manager owns namespace deletion, garbage collection, service accounts, root
+ * CA publishing and ClusterRole aggregation (README § Running with kube-controller-manager),
+ * so the two never act on the same objects.
  */
 export const KAPI_FLAGS: readonly string[] = [
   '--authorization-mode=RBAC',
   '--service-cluster-ip-range=10.96.0.0/16',
-  '--controllers=*,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller',
+  '--controllers=-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller',
 ];
 
 /**
