@@ -4,7 +4,7 @@ SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build lint test test-only run bench bench-quick clean proto schemas discovery bootstrap-policy e2e e2e-faults fuzz
+.PHONY: setup build lint test test-only run bench bench-quick clean proto schemas discovery bootstrap-policy e2e e2e-faults fuzz e2e-control-plane
 
 # The Python the e2e suites run (Debian's, where python3-kubernetes installs; `KAPI_PYTHON` overrides).
 KAPI_PYTHON ?= /usr/bin/python3
@@ -57,6 +57,17 @@ e2e: setup build
 SEEDS ?= 1
 e2e-faults: setup build
 	KAPI_FAULTS=full KAPI_FAULTS_RUNS=$(SEEDS) KAPI_FAULTS_SEED=$(SEED) node scripts/run-tests.mjs e2e/dist/faults
+
+# kube-controller-manager and kube-scheduler v1.32.13 and kwok v0.8.0, unchanged, on two kapi
+# replicas behind kapi-lb with 10 kwok nodes: Deployments, Services, Jobs, StatefulSets,
+# DaemonSets, drains, namespace deletion, GC, a replica killed (e2e/src/control-plane). The
+# binaries are built once into $KAPI_REF_BIN (default ~/.cache/kapi-ref/bin) by
+# e2e/control-plane/build-binaries.sh; a failed run keeps every process's log under .data/e2e-control-plane/.
+e2e-control-plane: setup build
+	@set -o pipefail; start=$$(date +%s); bin=$$(bash e2e/control-plane/build-binaries.sh | tail -n1) || exit 1; \
+		echo "e2e-control-plane: binaries ready in $$(( $$(date +%s) - start )) s ($$bin)"; \
+		KAPI_REF_BIN=$$bin node --test --test-reporter=spec e2e/dist/control-plane/control-plane.e2e.js; status=$$?; \
+		echo "make e2e-control-plane: took $$(( $$(date +%s) - start )) s (exit $$status)"; exit $$status
 
 # The fuzz suite's long form: FUZZ_SECONDS of requests (default 600) against one server on a
 # real etcd, then the requests sent, the shapes seen and any violation with its replay.

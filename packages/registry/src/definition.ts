@@ -1,4 +1,4 @@
-import type { FieldError, JSONSchemaProps, KubeObject, PrinterColumn } from '@kapi/machinery';
+import type { FieldError, JSONSchemaProps, KubeObject, PrinterColumn, SchemaDefinitions } from '@kapi/machinery';
 
 /**
  * Data, not classes, describe resources (DESIGN §2). Built-ins and (later) CRDs both become a
@@ -91,8 +91,9 @@ export interface Strategy {
    * Decode-time conversion of a request body, before unknown-field handling and defaulting
    * (for example Secret `stringData` merged into `data`). Unlike the other hooks it may throw
    * a 400 StatusError for a body that cannot be decoded (as kube's typed decoding fails).
+   * `typed` is the served version's schema and its definitions.
    */
-  decode?(obj: KubeObject): void;
+  decode?(obj: KubeObject, typed?: { readonly schema: JSONSchemaProps; readonly definitions: SchemaDefinitions }): void;
   /**
    * Clears fields the user may not set on create (e.g. status) and sets server-owned ones;
    * `req` says who creates (CertificateSigningRequests record the requester).

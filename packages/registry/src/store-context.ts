@@ -143,7 +143,7 @@ export async function decodeRequest(
   );
   if (undecodable !== undefined) throw failures.undecodable(undecodable);
   await yieldIfBusy();
-  ctx.definition.strategy?.decode?.(obj);
+  ctx.definition.strategy?.decode?.(obj, { schema: ctx.schema, definitions: ctx.schemas });
   handleUnknownFields(obj, { object: ctx.schema, metadata: ctx.metadataSchema, definitions: ctx.schemas }, options, failures.strict, bodyProblems);
   await yieldIfBusy();
   if (ctx.definition.omitEmptyCollections === true) omitEmptyCollections(obj, ctx.schema, ctx.schemas);

@@ -16,3 +16,4 @@ export {
 export { kubeconfigYaml, writeKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 export { MINIMAL_OBJECTS, type MinimalObject } from './minimal-objects.js';
 export { writeServiceAccountKeys, type ServiceAccountKeyFiles } from './service-account-keys.js';
+export { createTestCa, type Pem, type TestCa } from './client-certs.js';

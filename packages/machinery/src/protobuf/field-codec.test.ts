@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { intOrString, quantity, time, microTime, bytesMap, fieldsV1 } from './field-codec.js';
+import { intOrString, quantity, time, microTime, bytesMap, fieldsV1, rawExtension } from './field-codec.js';
 import { messageType } from './messages.js';
 
 const intstrMessages = { IntOrString: messageType('k8s.io.apimachinery.pkg.util.intstr.IntOrString') };
@@ -41,5 +41,13 @@ void describe('field codecs for kube\'s wire quirks', () => {
     const raw = fieldsV1.toProto({ 'f:a': {} }) as { Raw: Buffer };
     assert.equal(raw.Raw.toString(), '{"f:a":{}}');
     assert.deepEqual(fieldsV1.fromProto(raw), { 'f:a': {} });
+  });
+
+  void it('RawExtension: the JSON text Go marshals (HTML characters escaped, nulls kept), so a controller comparing bytes sees its own', () => {
+    const value = { spec: { template: { $patch: 'replace', metadata: { creationTimestamp: null }, spec: { containers: [{ args: ['a && b <c>', '\u2028'] }] } } } };
+    const wire = rawExtension.toProto(value) as { raw: Buffer };
+    // What json.Marshal writes for the same map in Go (sorted keys are the caller's order here).
+    assert.equal(wire.raw.toString(), '{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null},"spec":{"containers":[{"args":["a \\u0026\\u0026 b \\u003cc\\u003e","\\u2028"]}]}}}}');
+    assert.deepEqual(rawExtension.fromProto(wire), value);
   });
 });

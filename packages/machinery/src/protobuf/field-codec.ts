@@ -208,10 +208,20 @@ export const time: FieldCodec = timestampCodec((seconds) => formatTime(seconds))
 /** metav1.MicroTime (and *MicroTime): microsecond precision. */
 export const microTime: FieldCodec = timestampCodec(formatMicroTime);
 
+/**
+ * JSON text as Go's encoding/json writes it: `<`, `>`, `&`, U+2028 and U+2029 escaped as
+ * `\u003c`... Those characters only occur inside strings, so the value is the same; the bytes
+ * are those a Go client marshalled, which controllers compare byte for byte (a DaemonSet's
+ * ControllerRevision `data` against the template patch it computes).
+ */
+function goJsonText(v: unknown): string {
+  return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** A JSON value carried as its JSON text in a bytes field `field` (FieldsV1's `Raw`, RawExtension's and JSON's `raw`). */
 function jsonText(field: string, accept: (v: unknown) => boolean): FieldCodec {
   return {
-    toProto: (v) => (accept(v) ? { [field]: Buffer.from(JSON.stringify(v)) } : undefined),
+    toProto: (v) => (accept(v) ? { [field]: Buffer.from(goJsonText(v)) } : undefined),
     fromProto: (v) => {
       const raw = (v as Record<string, Uint8Array | undefined>)[field];
       if (raw === undefined || raw === null || raw.length === 0) return undefined;

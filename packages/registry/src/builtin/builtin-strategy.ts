@@ -5,15 +5,15 @@ import { dropNulls } from '../drop-nulls.js';
 
 /**
  * A strategy for a built-in kind: its `decode` first treats JSON nulls as absent fields
- * (typed decoding), then runs the kind's own decode step, if any.
+ * (typed decoding; not inside RawExtension fields), then runs the kind's own decode step, if any.
  */
 export function builtinStrategy(strategy: Strategy): Strategy {
   const decodeKind = strategy.decode;
   return {
     ...strategy,
-    decode(obj: KubeObject): void {
-      dropNulls(obj);
-      decodeKind?.(obj);
+    decode(obj, typed): void {
+      dropNulls(obj, typed?.schema, typed?.definitions);
+      decodeKind?.(obj, typed);
     },
   };
 }

@@ -106,6 +106,15 @@ void describe('workload strategies (apps, batch, policy, core rc)', () => {
     );
     assert.equal(cj.message, 'CronJob.batch "c" is invalid: spec.schedule: Invalid value: "TZ=UTC * * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead');
   });
+
+  void it('a ControllerRevision keeps its data as sent, nulls included (a DaemonSet compares it with its template patch byte for byte)', async () => {
+    const revisions = resource(registry, 'controllerrevisions', 'apps');
+    const data = { spec: { template: { $patch: 'replace', metadata: { creationTimestamp: null, labels: { app: 'w' } }, spec: { containers: [{ name: 'c', image: 'i', resources: {} }] } } } };
+    const created = await revisions.creater.create(ns, { metadata: { name: 'r', creationTimestamp: null }, revision: 1, data }, {});
+    assert.deepEqual(created['data'], data);
+    assert.equal(typeof created.metadata.creationTimestamp, 'string', 'nulls outside data are still dropped');
+    assert.deepEqual((await revisions.getter.get(ns, 'r', {}))['data'], data);
+  });
 });
 
 void describe('horizontal pod autoscalers (autoscaling/v2)', () => {
