@@ -86,9 +86,26 @@ const TO_EVENTS = new Map(EVENTS_FIELDS.map(([events, core]) => [core, events]))
 const TO_CORE = new Map(EVENTS_FIELDS.map(([events, core]) => [events, core]));
 const EVENTS_ORDER = EVENTS_FIELDS.map(([events]) => events);
 
+/**
+ * Fields of kube's events.k8s.io Event that Go leaves out of JSON when they hold their zero
+ * value (`omitempty` scalars). Their core v1 counterparts are always written (and stored as
+ * Go's protobuf writes them: "" and 0), so the renamed object drops them.
+ */
+const EVENTS_OMIT_ZERO: readonly (readonly [string, unknown])[] = [
+  ['reportingController', ''],
+  ['reportingInstance', ''],
+  ['action', ''],
+  ['reason', ''],
+  ['note', ''],
+  ['type', ''],
+  ['deprecatedCount', 0],
+];
+
 /** A core v1 Event in the events.k8s.io form (a new top-level object; nested values shared). */
 export function coreEventToEventsApi(obj: KubeObject): KubeObject {
-  return renamed(obj, TO_EVENTS, EVENTS_ORDER);
+  const out = renamed(obj, TO_EVENTS, EVENTS_ORDER) as Record<string, unknown>;
+  for (const [field, zero] of EVENTS_OMIT_ZERO) if (out[field] === zero) delete out[field];
+  return out as KubeObject;
 }
 
 /** An events.k8s.io Event in the core v1 form (a new top-level object; nested values shared). */
