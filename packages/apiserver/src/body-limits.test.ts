@@ -4,12 +4,12 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { encodeEnvelope } from '@kapi/machinery';
 import { MAX_NESTING_DEPTH } from './body/limits.js';
 import { startTestServer, type Response, type TestServer } from './testing/fixture.js';
+import { longestBlock } from './testing/loop-block.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const APPLY = { 'content-type': 'application/apply-patch+yaml' };
@@ -70,37 +70,6 @@ const badTimestamp = (i: number) => `{"metadata":{"name":"yesterday-${i}","creat
 function idleSocket(url: string): Socket {
   const { hostname, port } = new URL(url);
   return connect(Number(port), hostname);
-}
-
-/** This thread's CPU time in ms (Linux: /proc/self/task/<pid>/schedstat, ns), or undefined elsewhere. */
-function mainThreadCpuMs(): number | undefined {
-  try {
-    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The longest stretch the event loop (the in-process server's) ran without a 5 ms heartbeat
- * until `stop` settles, in this thread's CPU time (wall time where that cannot be read): what
- * a /readyz probe would wait on an idle machine, without the time a loaded one does not run us.
- */
-async function longestBlock(stop: Promise<unknown>): Promise<number> {
-  const clock = () => mainThreadCpuMs() ?? performance.now();
-  let last = clock();
-  let longest = 0;
-  const heartbeat = setInterval(() => {
-    const now = clock();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 5);
-  try {
-    await stop.catch(() => undefined);
-  } finally {
-    clearInterval(heartbeat);
-  }
-  return longest;
 }
 
 /** Probes /readyz every 20 ms until `stop` resolves; returns each probe's latency in ms. */

@@ -2,14 +2,14 @@
  * The cost bound (issue 17, bounded decoding): a large but legal request — a ConfigMap of
  * tens of thousands of keys, an object with as many labels — does its work in slices, so the
  * event loop keeps serving others. A heartbeat every 5 ms measures the longest stretch the
- * loop ran without it, as main-thread CPU time (Linux: /proc/self/task/<pid>/stat, 10 ms
- * ticks; elsewhere wall time), so that a loaded machine does not count time the thread was
- * not running. Bodies are built and responses read as text outside the measured work.
+ * loop ran without it, as main-thread CPU time (testing/loop-block.ts; elsewhere than Linux,
+ * wall time), so that a loaded machine does not count time the thread was not running.
+ * Bodies are built and responses read as text outside the measured work.
  */
 import { after, before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { startTestServer, type TestServer } from './testing/fixture.js';
+import { longestBlock } from './testing/loop-block.js';
 
 /** The longest stretch a request may hold the loop here, in ms (kapi aims at ~50 on an idle machine). */
 const BOUND_MS = 250;
@@ -22,16 +22,6 @@ const KEYS = 20_000;
 const TOO_MANY_KEYS = 250_000;
 
 const configMaps = '/api/v1/namespaces/default/configmaps';
-
-function mainThreadCpuMs(): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Distinct ConfigMap keys / label names: letters and digits, shortest first. */
 function keyName(i: number): string {
@@ -50,25 +40,17 @@ function manyKeys(n: number, value: string, prefix = ''): Record<string, string>
   return out;
 }
 
-/** The longest block of the event loop while `work` runs, in ms. */
-async function longestBlock(work: () => Promise<void>): Promise<number> {
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  const clock = () => mainThreadCpuMs() ?? performance.now();
-  let last = clock();
-  let longest = 0;
-  const heartbeat = setInterval(() => {
-    const now = clock();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 5);
-  try {
-    await work();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  } finally {
-    clearInterval(heartbeat);
-  }
-  return longest;
+/** The longest block of the event loop while `work` runs (and 20 ms either side), in ms. */
+async function blockDuring(work: () => Promise<void>): Promise<number> {
+  await sleep(20);
+  // Started in a microtask: after longestBlock has read its clock and set its heartbeat.
+  const done = Promise.resolve().then(work).then(() => sleep(20));
+  const block = await longestBlock(done);
+  await done; // the work's own failure, if any
+  return block;
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 async function sendTo(url: string, method: string, path: string, body: string | undefined, contentType = 'application/json', accept = 'application/json'): Promise<{ status: number; text: string }> {
   const res = await fetch(url + path, { method, headers: { 'content-type': contentType, accept }, ...(body !== undefined ? { body } : {}) });
@@ -78,7 +60,7 @@ async function sendTo(url: string, method: string, path: string, body: string | 
 async function expectBounded(tc: TestContext, what: string, expected: number, request: () => Promise<{ status: number; text: string }>): Promise<void> {
   let status = 0;
   let text = '';
-  const block = await longestBlock(async () => {
+  const block = await blockDuring(async () => {
     ({ status, text } = await request());
   });
   tc.diagnostic(`${what}: longest block ${block} ms`);
