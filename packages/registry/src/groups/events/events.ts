@@ -18,6 +18,7 @@
  * event printer (the same storage answers both groups).
  */
 import type { FieldError, KubeObject, PrinterColumn } from '@kapi/machinery';
+import { wireMessage } from '@kapi/catalog';
 import { fieldInvalid, fieldRequired, goQuote } from '@kapi/machinery';
 import type { FieldGetter, VersionDefinition } from '../../definition.js';
 import type { ResourceOverride } from '../../builtin/override.js';
@@ -86,25 +87,24 @@ const TO_EVENTS = new Map(EVENTS_FIELDS.map(([events, core]) => [core, events]))
 const TO_CORE = new Map(EVENTS_FIELDS.map(([events, core]) => [events, core]));
 const EVENTS_ORDER = EVENTS_FIELDS.map(([events]) => events);
 
+const SCALAR_ZERO: Readonly<Partial<Record<string, unknown>>> = { string: '', int32: 0, int64: 0, bool: false };
+
 /**
- * Fields of kube's events.k8s.io Event that Go leaves out of JSON when they hold their zero
- * value (`omitempty` scalars). Their core v1 counterparts are always written (and stored as
- * Go's protobuf writes them: "" and 0), so the renamed object drops them.
+ * The `omitempty` scalars of kube's events.k8s.io Event with their zero values (from the
+ * generated wire facts): Go leaves them out of JSON when zero. Their core v1 counterparts are
+ * always written (and stored as Go's protobuf writes them: "" and 0), so the renamed object
+ * drops them.
  */
-const EVENTS_OMIT_ZERO: readonly (readonly [string, unknown])[] = [
-  ['reportingController', ''],
-  ['reportingInstance', ''],
-  ['action', ''],
-  ['reason', ''],
-  ['note', ''],
-  ['type', ''],
-  ['deprecatedCount', 0],
-];
+let omitZero: readonly (readonly [string, unknown])[] | undefined;
+const eventsOmitZero = () =>
+  (omitZero ??= (wireMessage('k8s.io.api.events.v1.Event')?.fields ?? []).flatMap((f) =>
+    f.presence === 'omitempty' && f.json !== undefined && f.kind in SCALAR_ZERO ? [[f.json, SCALAR_ZERO[f.kind]] as const] : [],
+  ));
 
 /** A core v1 Event in the events.k8s.io form (a new top-level object; nested values shared). */
 export function coreEventToEventsApi(obj: KubeObject): KubeObject {
   const out = renamed(obj, TO_EVENTS, EVENTS_ORDER) as Record<string, unknown>;
-  for (const [field, zero] of EVENTS_OMIT_ZERO) if (out[field] === zero) delete out[field];
+  for (const [field, zero] of eventsOmitZero()) if (out[field] === zero) delete out[field];
   return out as KubeObject;
 }
 
