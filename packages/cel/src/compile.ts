@@ -9,7 +9,7 @@ import { formatCompileError, evaluationMessage } from './errors.js';
 import { PER_CALL_LIMIT } from './limits.js';
 import { LruCache, PROGRAM_CACHE_CAPACITY } from './program-cache.js';
 import './library/index.js';
-import type { Node } from './ast.js';
+import { walk, type Node } from './ast.js';
 import { validateAst } from './validate-ast.js';
 import { estimateCost } from './cost-estimate.js';
 import { COST_LIMIT_EXCEEDED, CostTracker, instrument, withTracker } from './runtime-cost.js';
@@ -83,6 +83,8 @@ function compileUncached(expression: string, bound: BoundEnvironment, options: C
   }
   const checked = parsed.check();
   if (!checked.valid) return { ok: false, errors: [formatCompileError(expression, checked.error)] };
+  const hasError = checkPresenceTests(expression, parsed.ast as Node, bound);
+  if (hasError) return { ok: false, errors: [hasError] };
   const issues = validateAst(parsed.ast as Node);
   if (issues.length > 0) {
     return { ok: false, errors: issues.map((i) => formatCompileError(expression, { message: i.message, range: { start: i.offset, end: i.offset } })) };
@@ -95,6 +97,26 @@ function compileUncached(expression: string, bound: BoundEnvironment, options: C
   instrument(parsed.ast as Node);
   const program = new CompiledProgram(expression, outputType, estimatedCost, parsed, bound);
   return { ok: true, program, estimatedCost };
+}
+
+/**
+ * The engine does not type-check the field selections inside has(); cel-go does ("undefined
+ * field"). Each has() operand is checked on its own; cel-go reports its error at has()'s "(".
+ */
+function checkPresenceTests(expression: string, root: Node, bound: BoundEnvironment): string | undefined {
+  let error: string | undefined;
+  walk(root, (n) => {
+    if (error || n.op !== 'call' || (n.args as unknown as [string])[0] !== 'has') return;
+    const operand = (n.args as unknown as [string, Node[]])[1][0];
+    if (!operand || (operand.op !== '.' && operand.op !== '.?')) return;
+    const text = expression.slice(operand.start, operand.end);
+    const checked = bound.engine.check(text);
+    if (checked.valid || !checked.error) return;
+    const e = checked.error as { message: string; summary?: string; range?: { start: number } };
+    // cel-go reports it at has()'s parenthesis
+    error = formatCompileError(expression, { message: e.message, summary: e.summary, range: { start: expression.indexOf('(', n.start), end: 0 } });
+  });
+  return error;
 }
 
 /** The engine writes `list<int>`, cel-go `list(int)`. */
