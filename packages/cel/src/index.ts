@@ -18,3 +18,4 @@ export {
   PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, CHECK_FREQUENCY, MAX_REQUEST_SIZE_BYTES,
   STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, costErrorMessage,
 } from './limits.js';
+export { maxCardinality, expressionCost } from './cardinality.js';
