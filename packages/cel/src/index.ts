@@ -13,7 +13,7 @@ export { declTypeFromSchema } from './schema-types.js';
 export type { RuleEnv } from './environment.js';
 export type { CompileOptions, CompileResult, CostEstimate, EvaluateOptions, EvalResult, Program } from './compile.js';
 export { compileRule, clearProgramCache } from './compile.js';
-export { toCelValue, CelObject } from './values.js';
+export { toCelValue, CelObject, DynMap } from './values.js';
 export {
   PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, CHECK_FREQUENCY, MAX_REQUEST_SIZE_BYTES,
   STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, costErrorMessage,
