@@ -50,7 +50,7 @@ void describe('compileRule', () => {
 
   void it('compares objects, and lists of objects, field by field (immutability rules)', () => {
     const schema: JSONSchemaProps = { type: 'object', properties: {
-      name: { type: 'string' }, l: { type: 'array', items: { type: 'object', properties: { x: { type: 'string' } } } },
+      name: { type: 'string' }, l: { type: 'array', maxItems: 5, items: { type: 'object', properties: { x: { type: 'string', maxLength: 3 } } } },
     } };
     const p = compileOk('self == oldSelf', schema, true);
     const a = { name: 'n', l: [{ x: '1' }] };
