@@ -65,6 +65,16 @@ void describe('compileRule', () => {
     assert.equal(q.estimatedCost.max, 5);
   });
 
+  void it('has() on a comprehension variable compiles (Gateway API filter rules)', () => {
+    const filters: JSONSchemaProps = { type: 'array', maxItems: 16, items: { type: 'object', properties: {
+      type: { type: 'string' }, requestRedirect: { type: 'object', properties: { port: { type: 'integer' } } },
+    } } };
+    const p = compileRule("self.all(f, f.type != 'RequestRedirect' || has(f.requestRedirect))", { self: declTypeFromSchema(filters)! });
+    assert.ok(p.ok, !p.ok ? p.errors.join() : '');
+    const out = p.program.evaluate({ self: [{ type: 'RequestRedirect' }] });
+    assert.deepEqual(out.ok && out.value, false);
+  });
+
   void it('refuses a syntax error', () => {
     const r = compileRule('self.min <=', { self: declTypeFromSchema(minMax)! });
     assert.equal(r.ok, false);
