@@ -93,8 +93,9 @@ function compileUncached(expression: string, bound: BoundEnvironment, options: C
   if (options.expectedType && outputType !== options.expectedType && outputType !== 'dyn') {
     return { ok: false, errors: [`ERROR: <input>:1:1: expected type '${options.expectedType}' but found '${outputType}'`] };
   }
-  const estimatedCost: CostEstimate = estimateCost(parsed.ast as Node, bound.variables);
-  instrument(parsed.ast as Node);
+  const estimate = estimateCost(parsed.ast as Node, bound.variables);
+  const estimatedCost: CostEstimate = estimate.cost;
+  instrument(parsed.ast as Node, estimate.declOf);
   const program = new CompiledProgram(expression, outputType, estimatedCost, parsed, bound);
   return { ok: true, program, estimatedCost };
 }

@@ -8,7 +8,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { optionalType, type DeclType } from './decl-type.js';
 import { setKnownFunctions } from './errors.js';
-import { celEquals } from './library/compare.js';
+import { typedEquals } from './typed-equality.js';
 import { objectClassFor, CelObject, toCelValue } from './values.js';
 
 /** The variables a rule sees. */
@@ -112,7 +112,7 @@ function build(variables: ReadonlyMap<string, DeclType>): BoundEnvironment {
           convert: (v: unknown) => (v instanceof CelObject ? v : new ctor(t, v as Record<string, unknown>)),
         } as never);
         // Objects compare field by field (cel-go's struct equality), also inside lists.
-        engine.registerOperator(`${name} == ${name}`, (a: unknown, b: unknown) => celEquals(a, b));
+        engine.registerOperator(`${name} == ${name}`, (a: unknown, b: unknown) => typedEquals(a, b, t));
         return name;
       }
       case 'null': return 'null_type';
