@@ -83,7 +83,14 @@ function hook(node: Node, slot: Slot, charge: Charge, around?: (run: () => unkno
     t.add(charge(v));
     return v;
   };
-  Object.defineProperty(node, 'evaluate', { get: () => wrapper, set: (f: Evaluate) => { inner = f; }, configurable: true });
+  // Until the engine has stored the real evaluator an accessor catches the store; from then on a
+  // plain property (faster to call through).
+  const settle = (): void => { Object.defineProperty(node, 'evaluate', { value: wrapper, writable: true, configurable: true }); };
+  if (inner === proto) {
+    Object.defineProperty(node, 'evaluate', { get: () => wrapper, set: (f: Evaluate) => { inner = f; settle(); }, configurable: true });
+  } else {
+    settle();
+  }
 }
 
 /** Hooks every node of a checked program so evaluations under withTracker are costed. */
@@ -179,7 +186,13 @@ function chargeFor(n: Node, kids: Slot[], namespaceIds: ReadonlySet<Node>, slot:
       const equality = n.op === '==' || n.op === '!=';
       return () => {
         const lv = l.last;
-        if (equality || typeof lv === 'string' || lv instanceof Uint8Array) return str(Math.min(actualSize(lv), actualSize(r.last)));
+        const rv = r.last;
+        if (typeof lv === 'string' && typeof rv === 'string') {
+          // ceil(n/10) of the shorter's code points; a UTF-16 length up to 10 gives the same answer
+          const shortest = Math.min(lv.length, rv.length);
+          return shortest <= 10 ? (shortest === 0 ? 0 : 1) : str(Math.min(actualSize(lv), actualSize(rv)));
+        }
+        if (equality || lv instanceof Uint8Array) return str(Math.min(actualSize(lv), actualSize(rv)));
         return 1;
       };
     }
