@@ -93,8 +93,12 @@ function hook(node: Node, slot: Slot, charge: Charge, around?: (run: () => unkno
   }
 }
 
-/** Hooks every node of a checked program so evaluations under withTracker are costed. */
-export function instrument(root: Node, declOf: (n: Node) => DeclType | undefined = () => undefined): void {
+/**
+ * Hooks every node of a checked program so evaluations under withTracker are costed. Returns
+ * a function that forgets the operand values the hooks keep (call it after an evaluation, so
+ * a cached program does not hold on to the last request's object).
+ */
+export function instrument(root: Node, declOf: (n: Node) => DeclType | undefined = () => undefined): () => void {
   const slots = new Map<Node, Slot>();
   const slot = (n: Node): Slot => slots.get(n) ?? slots.set(n, { last: undefined }).get(n)!;
   const namespaceIds = new Set<Node>();
@@ -141,6 +145,10 @@ export function instrument(root: Node, declOf: (n: Node) => DeclType | undefined
     }
     hook(n, s, charge, undefined, result);
   });
+  const all = [...slots.values()];
+  return () => {
+    for (const x of all) x.last = undefined;
+  };
 }
 
 /** The declared set/map list type when both sides of an equality are one. */
