@@ -44,6 +44,8 @@ export interface ApiSurface {
    */
   swagger(): Promise<SwaggerDocument>;
   invalidate(): void;
+  /** Drops only the aggregated discovery documents (the remote groups in them changed). */
+  invalidateAggregated(): void;
 }
 
 /** Schema keywords only kapi reads (`x-kapi-go-type`): never published. */
@@ -60,7 +62,11 @@ export function openapiKey(gv: GroupVersionResources): string {
   return gv.group === '' ? `api/${gv.version}` : `apis/${gv.group}/${gv.version}`;
 }
 
-export function createApiSurface(resources: () => readonly RestResource[], definitions: () => Readonly<Record<string, JSONSchemaProps>>): ApiSurface {
+/**
+ * `remoteItems`: APIGroupDiscovery items of groups served by aggregated API servers, appended
+ * to the `/apis` aggregated document (call invalidateAggregated when they change).
+ */
+export function createApiSurface(resources: () => readonly RestResource[], definitions: () => Readonly<Record<string, JSONSchemaProps>>, remoteItems?: () => readonly Record<string, unknown>[]): ApiSurface {
   let groups: ApiGroup[] | undefined;
   let byKey: Map<string, GroupVersionResources> | undefined;
   const aggregatedCache = new Map<string, CachedDocument>();
@@ -85,7 +91,11 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
     aggregated(core, version) {
       const key = `${core}/${version}`;
       let doc = aggregatedCache.get(key);
-      if (doc === undefined) aggregatedCache.set(key, (doc = cached(aggregatedDiscovery(ensure().groups, core, version))));
+      if (doc === undefined) {
+        const local = aggregatedDiscovery(ensure().groups, core, version);
+        const remote = core || remoteItems === undefined ? [] : remoteItems();
+        aggregatedCache.set(key, (doc = cached(remote.length === 0 ? local : { ...local, items: [...(local['items'] as unknown[]), ...remote] })));
+      }
       return doc;
     },
     openapi(key) {
@@ -134,6 +144,9 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
         });
       }
       return swagger;
+    },
+    invalidateAggregated() {
+      aggregatedCache.clear();
     },
     invalidate() {
       generation++;

@@ -1,0 +1,171 @@
+/**
+ * Discovery of remote APIServices' group-versions (kube's aggregator discovery): the groups
+ * and versions come from the APIService objects (ordered by groupPriorityMinimum, then
+ * versionPriority), and each version's resources from its backend's `/apis/<g>/<v>`,
+ * fetched when the availability check passes (at most every 30 s per APIService) and kept;
+ * a version whose backend is not available is listed `Stale` with what was last fetched.
+ */
+import { authProxyHeaders } from '../proxy/index.js';
+import { compareKubeVersions } from '../discovery/api-groups.js';
+import { isAvailable, serviceOf, type ApiServiceIndex, type ApiServiceObject } from './apiservices.js';
+import { backendGet, type BackendAccess } from './backend.js';
+
+interface LegacyResource {
+  readonly name: string;
+  readonly singularName?: string;
+  readonly namespaced?: boolean;
+  readonly group?: string;
+  readonly version?: string;
+  readonly kind?: string;
+  readonly verbs?: readonly string[] | null;
+  readonly shortNames?: readonly string[] | null;
+  readonly categories?: readonly string[] | null;
+}
+
+interface Fetched {
+  /** The APIService's resourceVersion the fetch was for. */
+  readonly resourceVersion: string;
+  readonly at: number;
+  readonly resources: readonly LegacyResource[];
+}
+
+export interface RemoteGroupVersion {
+  readonly groupVersion: string;
+  readonly version: string;
+}
+
+export interface RemoteGroup {
+  readonly name: string;
+  readonly versions: readonly RemoteGroupVersion[];
+}
+
+export interface RemoteDiscovery {
+  /** Remote groups for `/apis` (legacy), in kube's order; groups also served locally are left out. */
+  legacyGroups(): RemoteGroup[];
+  /** The remote group named `name`, if only remote APIServices serve it. */
+  group(name: string): RemoteGroup | undefined;
+  /** APIGroupDiscovery items of the remote groups for aggregated `/apis`. */
+  aggregatedItems(): Record<string, unknown>[];
+  /** Called after anything listed changed. */
+  onChange(listener: () => void): () => void;
+  /** Re-fetches `name`'s resources when due (after a passed availability check). */
+  refresh(name: string, available: boolean): void;
+}
+
+const REFRESH_MS = 30_000;
+
+function byPriority(a: ApiServiceObject, b: ApiServiceObject): number {
+  const pa = a.spec?.groupPriorityMinimum ?? 0;
+  const pb = b.spec?.groupPriorityMinimum ?? 0;
+  if (pa !== pb) return pb - pa;
+  const na = a.metadata.name ?? '';
+  const nb = b.metadata.name ?? '';
+  return na < nb ? -1 : na > nb ? 1 : 0;
+}
+
+function byVersion(a: ApiServiceObject, b: ApiServiceObject): number {
+  const pa = a.spec?.versionPriority ?? 0;
+  const pb = b.spec?.versionPriority ?? 0;
+  if (pa !== pb) return pb - pa;
+  return compareKubeVersions(a.spec?.version ?? '', b.spec?.version ?? '');
+}
+
+function toAggregatedResources(list: readonly LegacyResource[]): Record<string, unknown>[] {
+  const out = new Map<string, Record<string, unknown> & { subresources?: Record<string, unknown>[] }>();
+  const kindOf = (r: LegacyResource) => ({ group: r.group ?? '', version: r.version ?? '', kind: r.kind ?? '' });
+  for (const r of list) {
+    if (r.name.includes('/')) continue;
+    out.set(r.name, {
+      resource: r.name,
+      responseKind: kindOf(r),
+      scope: r.namespaced === true ? 'Namespaced' : 'Cluster',
+      singularResource: r.singularName ?? '',
+      verbs: [...(r.verbs ?? [])],
+      ...(r.shortNames && r.shortNames.length > 0 ? { shortNames: [...r.shortNames] } : {}),
+      ...(r.categories && r.categories.length > 0 ? { categories: [...r.categories] } : {}),
+    });
+  }
+  for (const r of list) {
+    const slash = r.name.indexOf('/');
+    if (slash < 0) continue;
+    const parent = out.get(r.name.slice(0, slash));
+    if (parent === undefined) continue;
+    (parent.subresources ??= []).push({ subresource: r.name.slice(slash + 1), responseKind: kindOf(r), verbs: [...(r.verbs ?? [])] });
+  }
+  return [...out.values()];
+}
+
+export function createRemoteDiscovery(apiServices: ApiServiceIndex, access: BackendAccess, localGroup: (name: string) => boolean, onError: (err: unknown) => void): RemoteDiscovery {
+  const fetched = new Map<string, Fetched>();
+  const inFlight = new Set<string>();
+  const listeners = new Set<() => void>();
+  const changed = () => {
+    for (const listener of [...listeners]) listener();
+  };
+  apiServices.onChange(() => changed());
+
+  /** Remote APIServices by group, groups in kube's order, versions by priority. */
+  const remoteGroups = (order: (a: ApiServiceObject, b: ApiServiceObject) => number): Map<string, ApiServiceObject[]> => {
+    const groups = new Map<string, ApiServiceObject[]>();
+    for (const a of apiServices.all().filter((x) => serviceOf(x) !== undefined).sort(order)) {
+      const group = a.spec?.group ?? '';
+      if (group === '' || localGroup(group)) continue;
+      let versions = groups.get(group);
+      if (versions === undefined) groups.set(group, (versions = []));
+      versions.push(a);
+    }
+    for (const versions of groups.values()) versions.sort(byVersion);
+    return groups;
+  };
+  const legacy = (name: string, versions: readonly ApiServiceObject[]): RemoteGroup => ({
+    name,
+    versions: versions.map((a) => ({ groupVersion: `${name}/${a.spec?.version ?? ''}`, version: a.spec?.version ?? '' })),
+  });
+
+  const fetch = async (apiService: ApiServiceObject): Promise<void> => {
+    const name = apiService.metadata.name ?? '';
+    const { group = '', version = '' } = apiService.spec ?? {};
+    const headers = { ...authProxyHeaders({ name: 'system:kube-aggregator', uid: '', groups: ['system:masters'], extra: {} }), accept: 'application/json' };
+    const res = await backendGet(access, apiService, `/apis/${group}/${version}`, headers, { timeoutMs: 5000 });
+    if (res.status !== 200) throw new Error(`discovery of ${name}: status ${res.status}`);
+    const body = JSON.parse(res.body.toString('utf8')) as { resources?: LegacyResource[] | null };
+    fetched.set(name, { resourceVersion: apiService.metadata.resourceVersion ?? '', at: Date.now(), resources: (body.resources ?? []).filter((r) => typeof r?.name === 'string') });
+    changed();
+  };
+
+  return {
+    legacyGroups: () => [...remoteGroups(byPriority)].map(([name, versions]) => legacy(name, versions)),
+    group(name) {
+      const versions = remoteGroups(byPriority).get(name);
+      return versions === undefined ? undefined : legacy(name, versions);
+    },
+    aggregatedItems() {
+      const groups = [...remoteGroups(byPriority)].sort(([a, av], [b, bv]) => {
+        const pa = Math.max(...av.map((x) => x.spec?.groupPriorityMinimum ?? 0));
+        const pb = Math.max(...bv.map((x) => x.spec?.groupPriorityMinimum ?? 0));
+        return pa !== pb ? pb - pa : a < b ? -1 : a > b ? 1 : 0;
+      });
+      return groups.map(([name, versions]) => ({
+        metadata: { name, creationTimestamp: null },
+        versions: versions.map((a) => {
+          const f = fetched.get(a.metadata.name ?? '');
+          const current = f !== undefined && isAvailable(a);
+          const resources = f === undefined ? [] : toAggregatedResources(f.resources);
+          return { version: a.spec?.version ?? '', ...(resources.length > 0 ? { resources } : {}), freshness: current ? 'Current' : 'Stale' };
+        }),
+      }));
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    refresh(name, available) {
+      const apiService = apiServices.get(name);
+      if (apiService === undefined || !available || inFlight.has(name)) return;
+      const f = fetched.get(name);
+      if (f !== undefined && f.resourceVersion === (apiService.metadata.resourceVersion ?? '') && Date.now() - f.at < REFRESH_MS) return;
+      inFlight.add(name);
+      fetch(apiService).catch(onError).finally(() => inFlight.delete(name));
+    },
+  };
+}
