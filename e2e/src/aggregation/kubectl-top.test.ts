@@ -8,7 +8,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { createTestCa, type TestCa } from '@kapi/apiserver/testing';
@@ -39,6 +40,26 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined>, 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last !== undefined ? `: ${String(last)}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/** A GET to kapi with the test's token; resolves with the status, content type, body and when the first and last bytes came. */
+function rawGet(server: string, ca: string, path: string): Promise<{ status: number; contentType: string; body: string; firstMs: number; endMs: number }> {
+  const start = Date.now();
+  return new Promise((resolve, reject) => {
+    const req = request(`${server}${path}`, { ca, headers: { Authorization: 'Bearer kapi-local' } }, (res) => {
+      let body = '';
+      let firstMs = -1;
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        if (firstMs < 0) firstMs = Date.now() - start;
+        body += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type']), body, firstMs, endMs: Date.now() - start }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 void describe('aggregation layer: kubectl top through an APIService', () => {
@@ -150,6 +171,11 @@ void describe('aggregation layer: kubectl top through an APIService', () => {
       assert.ok(r.groups.includes('system:masters'), r.groups.join(','));
       assert.equal(r.authorization, undefined);
     }
+    // A watch is streamed: the first event arrives before the backend ends the response.
+    const watch = await rawGet(cluster.servers[0]!.url, readFileSync(cluster.servers[0]!.caFile, 'utf8'), '/apis/metrics.k8s.io/v1beta1/nodes?watch=1');
+    assert.equal(watch.status, 200);
+    assert.deepEqual(watch.body.trim().split('\n').map((l) => (JSON.parse(l) as { object: { metadata: { name: string } } }).object.metadata.name), ['node-a', 'node-b']);
+    assert.ok(watch.firstMs >= 0 && watch.endMs - watch.firstMs >= 1000, `first event at ${watch.firstMs} ms, end at ${watch.endMs} ms`);
     // kapi's own availability checks come as kube's aggregator identity.
     assert.ok(backend.seen.some((r) => r.path === '/apis/metrics.k8s.io/v1beta1' && r.user === 'system:kube-aggregator'));
   });
@@ -166,6 +192,9 @@ void describe('aggregation layer: kubectl top through an APIService', () => {
     const refused = await kubectl.run(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/nodes']);
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /Error from server \(ServiceUnavailable\): the server is currently unable to handle the request/);
+    // kube's plain-text 503 (http.Error), not a Status.
+    const raw = await rawGet(cluster.servers[0]!.url, readFileSync(cluster.servers[0]!.caFile, 'utf8'), '/apis/metrics.k8s.io/v1beta1/namespaces/e2e-metrics/pods');
+    assert.deepEqual({ status: raw.status, contentType: raw.contentType, body: raw.body }, { status: 503, contentType: 'text/plain; charset=utf-8', body: 'service unavailable\n' });
     const top = await freshKubectl().run(['top', 'nodes']);
     assert.notEqual(top.code, 0);
     assert.match(await kubectl.ok(['get', 'apiservices', 'v1beta1.metrics.k8s.io']), /False \(FailedDiscoveryCheck\)/);

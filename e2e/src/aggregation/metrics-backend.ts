@@ -81,6 +81,15 @@ export async function startMetricsBackend(options: MetricsBackendOptions): Promi
         ],
       });
     }
+    if (rest[0] === 'nodes' && rest.length === 1 && new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('watch') === '1') {
+      // A watch: one event at once, a second after 1.5 s, then the end (a proxy that buffers shows it).
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+      const [first, second] = Object.entries(options.nodes);
+      res.write(`${JSON.stringify({ type: 'ADDED', object: { kind: 'NodeMetrics', apiVersion: GV, ...nodeMetrics(first![0], first![1]) } })}\n`);
+      const timer = setTimeout(() => res.end(`${JSON.stringify({ type: 'ADDED', object: { kind: 'NodeMetrics', apiVersion: GV, ...nodeMetrics(second![0], second![1]) } })}\n`), 1500);
+      res.on('close', () => clearTimeout(timer));
+      return;
+    }
     if (rest[0] === 'nodes') {
       if (rest.length === 1) return send(200, { kind: 'NodeMetricsList', apiVersion: GV, metadata: {}, items: Object.entries(options.nodes).map(([n, u]) => nodeMetrics(n, u)) });
       const usage = options.nodes[rest[1]!];
