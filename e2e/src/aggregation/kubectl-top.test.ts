@@ -203,13 +203,16 @@ void describe('aggregation layer: kubectl top through an APIService', () => {
     assert.match(await kubectl.ok(['create', 'configmap', 'still-fine', '-n', NS]), /configmap\/still-fine created/);
   });
 
-  void it('names the missing piece: endpoints without the port, no endpoints, no service', async () => {
+  void it('names the missing piece: endpoints without the port, no endpoints, a port the service lacks, no service', async () => {
     await kubectl.ok(['patch', 'endpoints', 'metrics-server', '-n', NS, '--type=json', '-p', '[{"op":"replace","path":"/subsets/0/ports/0/name","value":"other"}]']);
     const missing = await eventually('MissingEndpoints', async () => ((await condition())?.reason === 'MissingEndpoints' ? condition() : undefined));
     assert.equal(missing?.message, `endpoints for service/metrics-server in "${NS}" have no addresses with port name "https"`);
     await kubectl.ok(['delete', 'endpoints', 'metrics-server', '-n', NS]);
     const noEndpoints = await eventually('EndpointsNotFound', async () => ((await condition())?.reason === 'EndpointsNotFound' ? condition() : undefined));
     assert.equal(noEndpoints?.message, `cannot find endpoints for service/metrics-server in "${NS}"`);
+    await kubectl.ok(['patch', 'apiservice', 'v1beta1.metrics.k8s.io', '--type=merge', '-p', '{"spec":{"service":{"port":444}}}']);
+    const badPort = await eventually('ServicePortError', async () => ((await condition())?.reason === 'ServicePortError' ? condition() : undefined));
+    assert.equal(badPort?.message, `service/metrics-server in "${NS}" is not listening on port 444`);
     await kubectl.ok(['delete', 'service', 'metrics-server', '-n', NS]);
     const noService = await eventually('ServiceNotFound', async () => ((await condition())?.reason === 'ServiceNotFound' ? condition() : undefined));
     assert.equal(noService?.message, `service/metrics-server in "${NS}" is not present`);
