@@ -153,6 +153,18 @@ void describe('aggregation layer: kubectl top through an APIService', () => {
     assert.deepEqual(item.trim().split('\n').sort(), ['nodes.metrics.k8s.io', 'pods.metrics.k8s.io']);
   });
 
+  void it('serves the backend\'s OpenAPI v3 document under kapi\'s index (kubectl explain reads it)', async () => {
+    const doc = await eventually('the OpenAPI v3 index entry', async () => {
+      const index = JSON.parse(await kubectl.ok(['get', '--raw', '/openapi/v3'])) as { paths: Record<string, { serverRelativeURL: string }> };
+      return index.paths['apis/metrics.k8s.io/v1beta1']?.serverRelativeURL;
+    });
+    assert.match(doc, /^\/openapi\/v3\/apis\/metrics\.k8s\.io\/v1beta1\?hash=[0-9A-F]{128}$/);
+    assert.ok(JSON.parse(await kubectl.ok(['get', '--raw', doc])).components.schemas['io.k8s.metrics.pkg.apis.metrics.v1beta1.PodMetrics']);
+    const explained = await freshKubectl().ok(['explain', 'podmetrics', '--api-version=metrics.k8s.io/v1beta1']);
+    assert.match(explained, /GROUP:\s+metrics\.k8s\.io\nKIND:\s+PodMetrics\nVERSION:\s+v1beta1\n/);
+    assert.match(explained, /PodMetrics sets resource usage metrics of a pod\./);
+  });
+
   void it('kubectl top pods and top nodes print the backend\'s numbers', async () => {
     const pods = await freshKubectl().ok(['top', 'pods', '-n', NS]);
     const podLines = pods.trim().split('\n');

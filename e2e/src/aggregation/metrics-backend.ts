@@ -38,6 +38,39 @@ export interface MetricsBackendOptions {
 const GV = 'metrics.k8s.io/v1beta1';
 const TIMESTAMP = '2026-11-27T10:00:00Z';
 
+/** A small OpenAPI v3 document of the group-version: enough for `kubectl explain`. */
+const OPENAPI = {
+  openapi: '3.0.0',
+  info: { title: 'metrics-backend', version: 'v0.0.1' },
+  paths: {
+    '/apis/metrics.k8s.io/v1beta1/namespaces/{namespace}/pods/{name}': {
+      get: {
+        operationId: 'readMetricsV1beta1NamespacedPodMetrics',
+        responses: { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: '#/components/schemas/io.k8s.metrics.pkg.apis.metrics.v1beta1.PodMetrics' } } } } },
+        'x-kubernetes-action': 'get',
+        'x-kubernetes-group-version-kind': { group: 'metrics.k8s.io', version: 'v1beta1', kind: 'PodMetrics' },
+      },
+    },
+  },
+  components: {
+    schemas: {
+      'io.k8s.metrics.pkg.apis.metrics.v1beta1.PodMetrics': {
+        description: 'PodMetrics sets resource usage metrics of a pod.',
+        type: 'object',
+        required: ['timestamp', 'window', 'containers'],
+        properties: {
+          apiVersion: { description: 'APIVersion of the object.', type: 'string' },
+          kind: { description: 'Kind of the object.', type: 'string' },
+          timestamp: { description: 'The following fields define time interval from which metrics were collected.', type: 'string', format: 'date-time' },
+          window: { type: 'string' },
+          containers: { description: 'Metrics for all containers are collected within the same time window.', type: 'array', items: { type: 'object' } },
+        },
+        'x-kubernetes-group-version-kind': [{ group: 'metrics.k8s.io', kind: 'PodMetrics', version: 'v1beta1' }],
+      },
+    },
+  },
+};
+
 function nodeMetrics(name: string, usage: { cpu: string; memory: string }) {
   return { metadata: { name, creationTimestamp: TIMESTAMP }, timestamp: TIMESTAMP, window: '10s', usage };
 }
@@ -69,6 +102,8 @@ export async function startMetricsBackend(options: MetricsBackendOptions): Promi
     const status = (code: number, reason: string, message: string) => send(code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
     if (clientCn !== options.allowedName) return status(401, 'Unauthorized', 'Unauthorized');
     if (user === undefined || user === '') return status(401, 'Unauthorized', 'Unauthorized');
+    if (path === '/openapi/v3') return send(200, { paths: { [`apis/${GV}`]: { serverRelativeURL: `/openapi/v3/apis/${GV}?hash=B4C4` } } });
+    if (path === `/openapi/v3/apis/${GV}`) return send(200, OPENAPI);
     const parts = path.split('/').filter((p) => p !== '');
     if (parts[0] !== 'apis' || `${parts[1]}/${parts[2]}` !== GV) return status(404, 'NotFound', 'the server could not find the requested resource');
     const rest = parts.slice(3);

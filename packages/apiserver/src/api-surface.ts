@@ -63,10 +63,17 @@ export function openapiKey(gv: GroupVersionResources): string {
 }
 
 /**
- * `remoteItems`: APIGroupDiscovery items of groups served by aggregated API servers, appended
- * to the `/apis` aggregated document (call invalidateAggregated when they change).
+ * `remote`: what aggregated API servers serve — their groups, appended to the `/apis`
+ * aggregated document, and their OpenAPI v3 documents (call invalidateAggregated when they change).
  */
-export function createApiSurface(resources: () => readonly RestResource[], definitions: () => Readonly<Record<string, JSONSchemaProps>>, remoteItems?: () => readonly Record<string, unknown>[]): ApiSurface {
+export interface RemoteSurface {
+  /** APIGroupDiscovery items for the `/apis` aggregated document. */
+  aggregatedItems(): readonly Record<string, unknown>[];
+  /** OpenAPI v3 documents (JSON text) by key (`apis/<g>/<v>`), listed in the index after the local ones. */
+  openapiDocuments(): ReadonlyMap<string, string>;
+}
+
+export function createApiSurface(resources: () => readonly RestResource[], definitions: () => Readonly<Record<string, JSONSchemaProps>>, remote?: RemoteSurface): ApiSurface {
   let groups: ApiGroup[] | undefined;
   let byKey: Map<string, GroupVersionResources> | undefined;
   const aggregatedCache = new Map<string, CachedDocument>();
@@ -84,6 +91,16 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
     return { groups, byKey };
   };
 
+  // A remote document is hashed once per text the backend served.
+  const remoteOpenapiCache = new Map<string, CachedDocument>();
+  const remoteOpenapi = (key: string): CachedDocument | undefined => {
+    const body = remote?.openapiDocuments().get(key);
+    if (body === undefined) return undefined;
+    let doc = remoteOpenapiCache.get(key);
+    if (doc === undefined || doc.body !== body) remoteOpenapiCache.set(key, (doc = { body, hash: createHash('sha512').update(body).digest('hex').toUpperCase() }));
+    return doc;
+  };
+
   const surface: ApiSurface = {
     groups: () => ensure().groups,
     group: (name) => ensure().groups.find((g) => g.name === name),
@@ -93,8 +110,8 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
       let doc = aggregatedCache.get(key);
       if (doc === undefined) {
         const local = aggregatedDiscovery(ensure().groups, core, version);
-        const remote = core || remoteItems === undefined ? [] : remoteItems();
-        aggregatedCache.set(key, (doc = cached(remote.length === 0 ? local : { ...local, items: [...(local['items'] as unknown[]), ...remote] })));
+        const items = core || remote === undefined ? [] : remote.aggregatedItems();
+        aggregatedCache.set(key, (doc = cached(items.length === 0 ? local : { ...local, items: [...(local['items'] as unknown[]), ...items] })));
       }
       return doc;
     },
@@ -102,7 +119,7 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
       let doc = openapiCache.get(key);
       if (doc === undefined) {
         const gv = ensure().byKey.get(key);
-        if (gv === undefined) return undefined;
+        if (gv === undefined) return remoteOpenapi(key);
         openapiCache.set(key, (doc = cached(buildGroupVersionDocument(gv, definitions()))));
       }
       return doc;
@@ -116,6 +133,10 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
           for (const key of ensure().byKey.keys()) {
             paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${surface.openapi(key)!.hash}` };
             await yieldIfBusy();
+          }
+          for (const key of remote?.openapiDocuments().keys() ?? []) {
+            const doc = remoteOpenapi(key);
+            if (doc !== undefined && paths[key] === undefined) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` };
           }
           return cached({ paths });
         };
@@ -147,6 +168,8 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
     },
     invalidateAggregated() {
       aggregatedCache.clear();
+      remoteOpenapiCache.clear();
+      index = undefined;
     },
     invalidate() {
       generation++;

@@ -184,7 +184,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     ...(options.allowUnsafeMalformedObjectDeletion === true ? { unsafeDeletion: options.auth !== undefined ? { authorizer: options.auth.authorizer } : {} } : {}),
   };
   const { aggregator } = options;
-  const surface = createApiSurface(() => registry.resources, () => options.definitions, aggregator !== undefined ? () => aggregator.discovery.aggregatedItems() : undefined);
+  const surface = createApiSurface(() => registry.resources, () => options.definitions, aggregator?.discovery);
   registry.subscribe(() => surface.invalidate());
   aggregator?.discovery.onChange(() => surface.invalidateAggregated());
   const remoteGroups = aggregator?.discovery;

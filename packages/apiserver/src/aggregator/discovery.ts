@@ -5,6 +5,7 @@
  * fetched when the availability check passes (at most every 30 s per APIService) and kept;
  * a version whose backend is not available is listed `Stale` with what was last fetched.
  */
+import type { OutgoingHttpHeaders } from 'node:http';
 import { authProxyHeaders } from '../proxy/index.js';
 import { compareKubeVersions } from '../discovery/api-groups.js';
 import { isAvailable, serviceOf, type ApiServiceIndex, type ApiServiceObject } from './apiservices.js';
@@ -27,6 +28,8 @@ interface Fetched {
   readonly resourceVersion: string;
   readonly at: number;
   readonly resources: readonly LegacyResource[];
+  /** The backend's OpenAPI v3 document of the group-version (JSON text), when it serves one. */
+  readonly openapi?: string;
 }
 
 export interface RemoteGroupVersion {
@@ -48,6 +51,8 @@ export interface RemoteDiscovery {
   aggregatedItems(): Record<string, unknown>[];
   /** Called after anything listed changed. */
   onChange(listener: () => void): () => void;
+  /** OpenAPI v3 documents of available remote group-versions, by key (`apis/<g>/<v>`), as their backends serve them. */
+  openapiDocuments(): ReadonlyMap<string, string>;
   /** Re-fetches `name`'s resources when due (after a passed availability check). */
   refresh(name: string, available: boolean): void;
 }
@@ -70,9 +75,10 @@ function byVersion(a: ApiServiceObject, b: ApiServiceObject): number {
   return compareKubeVersions(a.spec?.version ?? '', b.spec?.version ?? '');
 }
 
-function toAggregatedResources(list: readonly LegacyResource[]): Record<string, unknown>[] {
+/** A legacy APIResourceList as aggregated discovery's resources; an APIResource without group/version is of the list's own. */
+function toAggregatedResources(list: readonly LegacyResource[], group: string, version: string): Record<string, unknown>[] {
   const out = new Map<string, Record<string, unknown> & { subresources?: Record<string, unknown>[] }>();
-  const kindOf = (r: LegacyResource) => ({ group: r.group ?? '', version: r.version ?? '', kind: r.kind ?? '' });
+  const kindOf = (r: LegacyResource) => ({ group: r.group || group, version: r.version || version, kind: r.kind ?? '' });
   for (const r of list) {
     if (r.name.includes('/')) continue;
     out.set(r.name, {
@@ -129,8 +135,26 @@ export function createRemoteDiscovery(apiServices: ApiServiceIndex, access: Back
     const res = await backendGet(access, apiService, `/apis/${group}/${version}`, headers, { timeoutMs: 5000 });
     if (res.status !== 200) throw new Error(`discovery of ${name}: status ${res.status}`);
     const body = JSON.parse(res.body.toString('utf8')) as { resources?: LegacyResource[] | null };
-    fetched.set(name, { resourceVersion: apiService.metadata.resourceVersion ?? '', at: Date.now(), resources: (body.resources ?? []).filter((r) => typeof r?.name === 'string') });
-    changed();
+    const resources = (body.resources ?? []).filter((r) => typeof r?.name === 'string');
+    const openapi = await fetchOpenApi(apiService, headers).catch(() => undefined);
+    const before = fetched.get(name);
+    fetched.set(name, { resourceVersion: apiService.metadata.resourceVersion ?? '', at: Date.now(), resources, ...(openapi !== undefined ? { openapi } : {}) });
+    if (before === undefined || JSON.stringify(before.resources) !== JSON.stringify(resources) || before.openapi !== openapi) changed();
+  };
+
+  /** The backend's `/openapi/v3` index, then the document it lists for the group-version (undefined when it lists none). */
+  const fetchOpenApi = async (apiService: ApiServiceObject, headers: OutgoingHttpHeaders): Promise<string | undefined> => {
+    const { group = '', version = '' } = apiService.spec ?? {};
+    const index = await backendGet(access, apiService, '/openapi/v3', headers, { timeoutMs: 5000 });
+    if (index.status !== 200) return undefined;
+    const paths = (JSON.parse(index.body.toString('utf8')) as { paths?: Record<string, { serverRelativeURL?: string }> }).paths ?? {};
+    const url = paths[`apis/${group}/${version}`]?.serverRelativeURL;
+    if (typeof url !== 'string' || !url.startsWith('/')) return undefined;
+    const doc = await backendGet(access, apiService, url, headers, { timeoutMs: 5000 });
+    if (doc.status !== 200) return undefined;
+    const text = doc.body.toString('utf8');
+    JSON.parse(text);
+    return text;
   };
 
   return {
@@ -150,10 +174,19 @@ export function createRemoteDiscovery(apiServices: ApiServiceIndex, access: Back
         versions: versions.map((a) => {
           const f = fetched.get(a.metadata.name ?? '');
           const current = f !== undefined && isAvailable(a);
-          const resources = f === undefined ? [] : toAggregatedResources(f.resources);
+          const resources = f === undefined ? [] : toAggregatedResources(f.resources, name, a.spec?.version ?? '');
           return { version: a.spec?.version ?? '', ...(resources.length > 0 ? { resources } : {}), freshness: current ? 'Current' : 'Stale' };
         }),
       }));
+    },
+    openapiDocuments() {
+      const docs = new Map<string, string>();
+      for (const a of apiServices.all()) {
+        const f = fetched.get(a.metadata.name ?? '');
+        if (f?.openapi === undefined || serviceOf(a) === undefined || !isAvailable(a) || localGroup(a.spec?.group ?? '')) continue;
+        docs.set(`apis/${a.spec?.group ?? ''}/${a.spec?.version ?? ''}`, f.openapi);
+      }
+      return docs;
     },
     onChange(listener) {
       listeners.add(listener);
