@@ -133,6 +133,7 @@ void describe('aggregation layer: kubectl top through an APIService', () => {
     const table = await kubectl.ok(['get', 'apiservices', 'v1beta1.metrics.k8s.io']);
     assert.match(table, /^NAME\s+SERVICE\s+AVAILABLE\s+AGE\n/);
     assert.match(table, new RegExp(`v1beta1\\.metrics\\.k8s\\.io\\s+${NS}/metrics-server\\s+True\\s+`));
+    assert.match(await kubectl.ok(['get', '--raw', '/metrics']), /^aggregator_unavailable_apiservice\{name="v1beta1\.metrics\.k8s\.io"\} 0$/m);
   });
 
   void it('lists the aggregated group in legacy and aggregated discovery', async () => {
@@ -210,6 +211,9 @@ void describe('aggregation layer: kubectl top through an APIService', () => {
     const top = await freshKubectl().run(['top', 'nodes']);
     assert.notEqual(top.code, 0);
     assert.match(await kubectl.ok(['get', 'apiservices', 'v1beta1.metrics.k8s.io']), /False \(FailedDiscoveryCheck\)/);
+    const metrics = await kubectl.ok(['get', '--raw', '/metrics']);
+    assert.match(metrics, /^aggregator_unavailable_apiservice\{name="v1beta1\.metrics\.k8s\.io"\} 1$/m);
+    assert.match(metrics, /^aggregator_unavailable_apiservice_total\{name="v1beta1\.metrics\.k8s\.io",reason="FailedDiscoveryCheck"\} [1-9][0-9]*$/m);
     // Everything else still answers.
     assert.match(await kubectl.ok(['get', 'namespace', NS, '-o', 'name']), /^namespace\/e2e-metrics\n$/);
     assert.match(await kubectl.ok(['create', 'configmap', 'still-fine', '-n', NS]), /configmap\/still-fine created/);
