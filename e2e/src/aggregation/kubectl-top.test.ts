@@ -159,7 +159,8 @@ void describe('aggregation layer: kubectl top through an APIService', () => {
       const index = JSON.parse(await kubectl.ok(['get', '--raw', '/openapi/v3'])) as { paths: Record<string, { serverRelativeURL: string }> };
       return index.paths['apis/metrics.k8s.io/v1beta1']?.serverRelativeURL;
     });
-    assert.match(doc, /^\/openapi\/v3\/apis\/metrics\.k8s\.io\/v1beta1\?hash=[0-9A-F]{128}$/);
+    // The backend's own URL and hash, as kube lists them.
+    assert.equal(doc, '/openapi/v3/apis/metrics.k8s.io/v1beta1?hash=B4C4');
     assert.ok(JSON.parse(await kubectl.ok(['get', '--raw', doc])).components.schemas['io.k8s.metrics.pkg.apis.metrics.v1beta1.PodMetrics']);
     const explained = await freshKubectl().ok(['explain', 'podmetrics', '--api-version=metrics.k8s.io/v1beta1']);
     assert.match(explained, /GROUP:\s+metrics\.k8s\.io\nKIND:\s+PodMetrics\nVERSION:\s+v1beta1\n/);

@@ -69,8 +69,11 @@ export function openapiKey(gv: GroupVersionResources): string {
 export interface RemoteSurface {
   /** APIGroupDiscovery items for the `/apis` aggregated document. */
   aggregatedItems(): readonly Record<string, unknown>[];
-  /** OpenAPI v3 documents (JSON text) by key (`apis/<g>/<v>`), listed in the index after the local ones. */
-  openapiDocuments(): ReadonlyMap<string, string>;
+  /**
+   * OpenAPI v3 documents by key (`apis/<g>/<v>`): the JSON text and the backend's
+   * `serverRelativeURL`, listed as it is in the index (after the local ones), its `hash` the document's.
+   */
+  openapiDocuments(): ReadonlyMap<string, { readonly body: string; readonly url: string }>;
 }
 
 export function createApiSurface(resources: () => readonly RestResource[], definitions: () => Readonly<Record<string, JSONSchemaProps>>, remote?: RemoteSurface): ApiSurface {
@@ -94,10 +97,15 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
   // A remote document is hashed once per text the backend served.
   const remoteOpenapiCache = new Map<string, CachedDocument>();
   const remoteOpenapi = (key: string): CachedDocument | undefined => {
-    const body = remote?.openapiDocuments().get(key);
-    if (body === undefined) return undefined;
+    const served = remote?.openapiDocuments().get(key);
+    if (served === undefined) return undefined;
     let doc = remoteOpenapiCache.get(key);
-    if (doc === undefined || doc.body !== body) remoteOpenapiCache.set(key, (doc = { body, hash: createHash('sha512').update(body).digest('hex').toUpperCase() }));
+    if (doc === undefined || doc.body !== served.body) {
+      // The backend's hash names the document (kube passes it on); one of kapi's own when it gave none.
+      const q = served.url.indexOf('?');
+      const hash = new URLSearchParams(q < 0 ? '' : served.url.slice(q + 1)).get('hash');
+      remoteOpenapiCache.set(key, (doc = { body: served.body, hash: hash !== null && hash !== '' ? hash : createHash('sha512').update(served.body).digest('hex').toUpperCase() }));
+    }
     return doc;
   };
 
@@ -134,9 +142,9 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
             paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${surface.openapi(key)!.hash}` };
             await yieldIfBusy();
           }
-          for (const key of remote?.openapiDocuments().keys() ?? []) {
+          for (const [key, served] of remote?.openapiDocuments() ?? []) {
             const doc = remoteOpenapi(key);
-            if (doc !== undefined && paths[key] === undefined) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` };
+            if (doc !== undefined && paths[key] === undefined) paths[key] = { serverRelativeURL: served.url.includes('hash=') ? served.url : `/openapi/v3/${key}?hash=${doc.hash}` };
           }
           return cached({ paths });
         };

@@ -27,9 +27,16 @@ interface Fetched {
   /** The APIService's resourceVersion the fetch was for. */
   readonly resourceVersion: string;
   readonly at: number;
-  readonly resources: readonly LegacyResource[];
-  /** The backend's OpenAPI v3 document of the group-version (JSON text), when it serves one. */
-  readonly openapi?: string;
+  /** The version's resources in aggregated discovery's form. */
+  readonly resources: readonly Record<string, unknown>[];
+  /** The backend's OpenAPI v3 document of the group-version and the URL its index gave, when it serves one. */
+  readonly openapi?: RemoteOpenApi;
+}
+
+/** A backend's OpenAPI v3 document: its JSON text and its `serverRelativeURL` (with the backend's hash). */
+export interface RemoteOpenApi {
+  readonly body: string;
+  readonly url: string;
 }
 
 export interface RemoteGroupVersion {
@@ -52,7 +59,7 @@ export interface RemoteDiscovery {
   /** Called after anything listed changed. */
   onChange(listener: () => void): () => void;
   /** OpenAPI v3 documents of available remote group-versions, by key (`apis/<g>/<v>`), as their backends serve them. */
-  openapiDocuments(): ReadonlyMap<string, string>;
+  openapiDocuments(): ReadonlyMap<string, RemoteOpenApi>;
   /** Re-fetches `name`'s resources when due (after a passed availability check). */
   refresh(name: string, available: boolean): void;
 }
@@ -75,10 +82,10 @@ function byVersion(a: ApiServiceObject, b: ApiServiceObject): number {
   return compareKubeVersions(a.spec?.version ?? '', b.spec?.version ?? '');
 }
 
-/** A legacy APIResourceList as aggregated discovery's resources; an APIResource without group/version is of the list's own. */
-function toAggregatedResources(list: readonly LegacyResource[], group: string, version: string): Record<string, unknown>[] {
+/** A legacy APIResourceList as aggregated discovery's resources (group and version as the APIResource has them: kube leaves them empty). */
+function toAggregatedResources(list: readonly LegacyResource[]): Record<string, unknown>[] {
   const out = new Map<string, Record<string, unknown> & { subresources?: Record<string, unknown>[] }>();
-  const kindOf = (r: LegacyResource) => ({ group: r.group || group, version: r.version || version, kind: r.kind ?? '' });
+  const kindOf = (r: LegacyResource) => ({ group: r.group ?? '', version: r.version ?? '', kind: r.kind ?? '' });
   for (const r of list) {
     if (r.name.includes('/')) continue;
     out.set(r.name, {
@@ -128,22 +135,42 @@ export function createRemoteDiscovery(apiServices: ApiServiceIndex, access: Back
     versions: versions.map((a) => ({ groupVersion: `${name}/${a.spec?.version ?? ''}`, version: a.spec?.version ?? '' })),
   });
 
+  /**
+   * kube's order: the backend's aggregated `/apis` (as system:kube-aggregator in
+   * system:masters), and when it does not answer in that form, its legacy `/apis/<g>/<v>`.
+   */
+  const fetchResources = async (apiService: ApiServiceObject): Promise<Record<string, unknown>[]> => {
+    const { group = '', version = '' } = apiService.spec ?? {};
+    const aggregated = await backendGet(access, apiService, '/apis', {
+      ...authProxyHeaders({ name: 'system:kube-aggregator', uid: '', groups: ['system:masters'], extra: {} }),
+      accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList',
+    }, { timeoutMs: 5000 }).catch(() => undefined);
+    if (aggregated?.status === 200 && /as=APIGroupDiscoveryList/.test(String(aggregated.headers['content-type']))) {
+      const list = JSON.parse(aggregated.body.toString('utf8')) as { items?: { metadata?: { name?: string }; versions?: { version?: string; resources?: Record<string, unknown>[] }[] }[] };
+      const item = list.items?.find((i) => i.metadata?.name === group)?.versions?.find((v) => v.version === version);
+      if (item !== undefined) return item.resources ?? [];
+    }
+    const res = await backendGet(access, apiService, `/apis/${group}/${version}`, {
+      ...authProxyHeaders({ name: 'system:kube-aggregator', uid: '', groups: [], extra: {} }),
+      accept: 'application/json',
+    }, { timeoutMs: 5000 });
+    if (res.status !== 200) throw new Error(`discovery of ${apiService.metadata.name ?? ''}: status ${res.status}`);
+    const body = JSON.parse(res.body.toString('utf8')) as { resources?: LegacyResource[] | null };
+    return toAggregatedResources((body.resources ?? []).filter((r) => typeof r?.name === 'string'));
+  };
+
   const fetch = async (apiService: ApiServiceObject): Promise<void> => {
     const name = apiService.metadata.name ?? '';
-    const { group = '', version = '' } = apiService.spec ?? {};
-    const headers = { ...authProxyHeaders({ name: 'system:kube-aggregator', uid: '', groups: ['system:masters'], extra: {} }), accept: 'application/json' };
-    const res = await backendGet(access, apiService, `/apis/${group}/${version}`, headers, { timeoutMs: 5000 });
-    if (res.status !== 200) throw new Error(`discovery of ${name}: status ${res.status}`);
-    const body = JSON.parse(res.body.toString('utf8')) as { resources?: LegacyResource[] | null };
-    const resources = (body.resources ?? []).filter((r) => typeof r?.name === 'string');
-    const openapi = await fetchOpenApi(apiService, headers).catch(() => undefined);
+    const resources = await fetchResources(apiService);
+    // The OpenAPI documents are read as kube's `system:aggregator`.
+    const openapi = await fetchOpenApi(apiService, authProxyHeaders({ name: 'system:aggregator', uid: '', groups: [], extra: {} })).catch(() => undefined);
     const before = fetched.get(name);
     fetched.set(name, { resourceVersion: apiService.metadata.resourceVersion ?? '', at: Date.now(), resources, ...(openapi !== undefined ? { openapi } : {}) });
-    if (before === undefined || JSON.stringify(before.resources) !== JSON.stringify(resources) || before.openapi !== openapi) changed();
+    if (before === undefined || JSON.stringify(before.resources) !== JSON.stringify(resources) || before.openapi?.body !== openapi?.body || before.openapi?.url !== openapi?.url) changed();
   };
 
   /** The backend's `/openapi/v3` index, then the document it lists for the group-version (undefined when it lists none). */
-  const fetchOpenApi = async (apiService: ApiServiceObject, headers: OutgoingHttpHeaders): Promise<string | undefined> => {
+  const fetchOpenApi = async (apiService: ApiServiceObject, headers: OutgoingHttpHeaders): Promise<RemoteOpenApi | undefined> => {
     const { group = '', version = '' } = apiService.spec ?? {};
     const index = await backendGet(access, apiService, '/openapi/v3', headers, { timeoutMs: 5000 });
     if (index.status !== 200) return undefined;
@@ -154,7 +181,7 @@ export function createRemoteDiscovery(apiServices: ApiServiceIndex, access: Back
     if (doc.status !== 200) return undefined;
     const text = doc.body.toString('utf8');
     JSON.parse(text);
-    return text;
+    return { body: text, url };
   };
 
   return {
@@ -174,13 +201,13 @@ export function createRemoteDiscovery(apiServices: ApiServiceIndex, access: Back
         versions: versions.map((a) => {
           const f = fetched.get(a.metadata.name ?? '');
           const current = f !== undefined && isAvailable(a);
-          const resources = f === undefined ? [] : toAggregatedResources(f.resources, name, a.spec?.version ?? '');
+          const resources = f?.resources ?? [];
           return { version: a.spec?.version ?? '', ...(resources.length > 0 ? { resources } : {}), freshness: current ? 'Current' : 'Stale' };
         }),
       }));
     },
     openapiDocuments() {
-      const docs = new Map<string, string>();
+      const docs = new Map<string, RemoteOpenApi>();
       for (const a of apiServices.all()) {
         const f = fetched.get(a.metadata.name ?? '');
         if (f?.openapi === undefined || serviceOf(a) === undefined || !isAvailable(a) || localGroup(a.spec?.group ?? '')) continue;

@@ -42,6 +42,11 @@ function forwardedHeaders(req: IncomingMessage, user: UserInfo, uidHeader: boole
   return { ...headers, ...authProxyHeaders(user, { uid: uidHeader }) };
 }
 
+/** Go's reverse proxy's X-Forwarded-Host/-Proto/-Uri: the backend's host, https, the request URI. */
+function forwardingHeaders(host: string, requestUri: string): OutgoingHttpHeaders {
+  return { 'x-forwarded-host': host, 'x-forwarded-proto': 'https', 'x-forwarded-uri': requestUri };
+}
+
 /**
  * Proxies `req` to `apiService`'s backend. `discovery`: the request is the group-version's
  * discovery document (bounded to 5 s). Resolves when the exchange ended; never throws.
@@ -66,6 +71,7 @@ export function proxyToApiService(options: ProxyOptions, apiService: ApiServiceO
     writePlainError(res, 503, 'service unavailable');
     return Promise.resolve();
   }
+  Object.assign(target.options.headers ?? {}, forwardingHeaders(String((target.options.headers as OutgoingHttpHeaders | undefined)?.['host'] ?? ''), req.url ?? '/'));
   return new Promise<void>((resolve) => {
     let done = false;
     const finish = () => {
