@@ -190,6 +190,9 @@ void describe('aggregation layer: kubectl top through an APIService', () => {
     assert.equal(watch.status, 200);
     assert.deepEqual(watch.body.trim().split('\n').map((l) => (JSON.parse(l) as { object: { metadata: { name: string } } }).object.metadata.name), ['node-a', 'node-b']);
     assert.ok(watch.firstMs >= 0 && watch.endMs - watch.firstMs >= 1000, `first event at ${watch.firstMs} ms, end at ${watch.endMs} ms`);
+    // A backend's redirect is not followed nor passed on (kube's --aggregator-reject-forwarding-redirect).
+    const redirect = await rawGet(cluster.servers[0]!.url, readFileSync(cluster.servers[0]!.caFile, 'utf8'), '/apis/metrics.k8s.io/v1beta1/redirect');
+    assert.deepEqual({ status: redirect.status, body: redirect.body }, { status: 502, body: 'the backend attempted to redirect this request, which is not permitted' });
     // kapi's own availability checks come as kube's aggregator identity.
     assert.ok(backend.seen.some((r) => r.path === '/apis/metrics.k8s.io/v1beta1' && r.user === 'system:kube-aggregator'));
   });

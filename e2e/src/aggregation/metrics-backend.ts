@@ -107,6 +107,11 @@ export async function startMetricsBackend(options: MetricsBackendOptions): Promi
     const parts = path.split('/').filter((p) => p !== '');
     if (parts[0] !== 'apis' || `${parts[1]}/${parts[2]}` !== GV) return status(404, 'NotFound', 'the server could not find the requested resource');
     const rest = parts.slice(3);
+    if (rest[0] === 'redirect') {
+      res.writeHead(302, { Location: 'https://example.com/elsewhere', 'Content-Length': '0' });
+      res.end();
+      return;
+    }
     if (rest.length === 0) {
       return send(200, {
         kind: 'APIResourceList', apiVersion: 'v1', groupVersion: GV,

@@ -19,6 +19,8 @@ import { backendRequest, goNetError, type BackendAccess } from './backend.js';
 const DROPPED_REQUEST_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'authorization', 'http2-settings']);
 const DROPPED_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 
+const REDIRECT_REFUSED = 'the backend attempted to redirect this request, which is not permitted';
+
 /** A discovery request (`/apis/<group>/<version>`, no resource) must answer within 5 s, as kube bounds it. */
 const DISCOVERY_TIMEOUT_MS = 5000;
 
@@ -81,6 +83,16 @@ export function proxyToApiService(options: ProxyOptions, apiService: ApiServiceO
       resolve();
     };
     const upstream = httpsRequest(target.options, (backendRes) => {
+      const code = backendRes.statusCode ?? 502;
+      if (code >= 300 && code <= 399 && (backendRes.headers.location ?? '') !== '') {
+        // kube's --aggregator-reject-forwarding-redirect (default true): a backend's redirect is not passed on.
+        backendRes.resume();
+        const body = REDIRECT_REFUSED;
+        res.writeHead(502, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+        res.end(body);
+        finish();
+        return;
+      }
       const out: OutgoingHttpHeaders = {};
       for (const [name, value] of Object.entries(backendRes.headers)) {
         if (value === undefined || DROPPED_RESPONSE_HEADERS.has(name)) continue;
