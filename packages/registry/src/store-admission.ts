@@ -34,7 +34,8 @@ function optionsObject(kind: AdmissionInit['optionsKind'], options: WriteOptions
     if (d.propagationPolicy !== undefined) out['propagationPolicy'] = d.propagationPolicy;
   } else {
     if (options.fieldManager !== undefined) out['fieldManager'] = options.fieldManager;
-    if (options.fieldValidation !== undefined) out['fieldValidation'] = options.fieldValidation;
+    // The HTTP layer fills in the default (Warn) when the request names none; kube sends only what was asked.
+    if (options.fieldValidation !== undefined && options.fieldValidation !== 'Warn') out['fieldValidation'] = options.fieldValidation;
   }
   return out as unknown as KubeObject;
 }
