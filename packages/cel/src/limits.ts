@@ -1,0 +1,17 @@
+/**
+ * kube's CEL limits (k8s.io/apiserver/pkg/apis/cel/config.go and
+ * k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/compilation.go), kube 1.32.
+ */
+
+/** The most cost one evaluation of one expression may spend at runtime. */
+export const PER_CALL_LIMIT = 1_000_000;
+/** The runtime cost all CRD validation rules of one object may spend together. */
+export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
+/** How often (in cost units) cel-go checks for cancellation; kept for parity. */
+export const CHECK_FREQUENCY = 100;
+/** The largest request body the apiserver accepts; bounds unbounded lists, maps and strings. */
+export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
+/** The most estimated cost one CRD validation rule may have. */
+export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
+/** The most estimated cost all rules of one CRD version may have together. */
+export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
