@@ -10,6 +10,7 @@ import { PER_CALL_LIMIT } from './limits.js';
 import './library/index.js';
 import type { Node } from './ast.js';
 import { validateAst } from './validate-ast.js';
+import { estimateCost } from './cost-estimate.js';
 
 export interface CompileOptions {
   /** The CEL type the expression must have (`bool` for rules, `string` for messageExpression). */
@@ -69,7 +70,7 @@ export function compileRule(expression: string, env: RuleEnv, options: CompileOp
   if (options.expectedType && outputType !== options.expectedType && outputType !== 'dyn') {
     return { ok: false, errors: [`ERROR: <input>:1:1: expected type '${options.expectedType}' but found '${outputType}'`] };
   }
-  const estimatedCost: CostEstimate = { min: 0, max: 0 };
+  const estimatedCost: CostEstimate = estimateCost(parsed.ast as Node, bound.variables);
   const program = new CompiledProgram(expression, outputType, estimatedCost, parsed, bound);
   return { ok: true, program, estimatedCost };
 }
