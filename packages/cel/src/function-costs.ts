@@ -159,38 +159,42 @@ export function actualSize(v: unknown): number {
   return 1;
 }
 
-/** The actual cost of one call (kube's CallCost, cel-go's runtime costs); 1 when not listed. */
-export function actualFunctionCost(name: string, hasTarget: boolean, args: readonly unknown[], result: unknown): number {
-  const ceil = (x: number): number => Math.ceil(x);
-  if (name === 'check') return AUTHZ_CHECK_COST;
-  if (NOMINAL.has(name)) return 1;
+/** Computes one call's actual cost from its operands (receiver first) and result. */
+export type ActualCost = (a0: unknown, a1: unknown, result: unknown) => number;
+
+const ceil = Math.ceil;
+const one: ActualCost = () => 1;
+
+/** The actual-cost function for calls of `name` (kube's CallCost, cel-go's runtime costs); 1 when not listed. */
+export function actualCostOf(name: string, member: boolean): ActualCost {
+  if (name === 'check') return () => AUTHZ_CHECK_COST;
+  if (NOMINAL.has(name)) return one;
   switch (name) {
     case 'isSorted': case 'sum': case 'max': case 'min': case 'indexOf': case 'lastIndexOf':
-      return args.length > 0 ? traversalCost(args[0]) : 1;
+      return (a0) => traversalCost(a0);
     case 'url': case 'lowerAscii': case 'upperAscii': case 'substring': case 'trim':
     case 'cidr': case 'isIP': case 'isCIDR': case 'quantity': case 'isQuantity':
-      return ceil(actualSize(args[0]) * STR);
+      return (a0) => ceil(actualSize(a0) * STR);
     case 'ip':
-      return hasTarget && args.length === 1 ? 1 : ceil(actualSize(args[0]) * STR);
+      return member ? one : (a0) => ceil(actualSize(a0) * STR);
     case 'ip.isCanonical': case 'replace': case 'split':
-      return ceil(actualSize(args[0]) * 2 * STR);
-    case 'join': return ceil(actualSize(result) * 2 * STR);
+      return (a0) => ceil(actualSize(a0) * 2 * STR);
+    case 'join': return (_a0, _a1, result) => ceil(actualSize(result) * 2 * STR);
     case 'find': case 'findAll':
-      return ceil((1 + actualSize(args[0])) * STR) * ceil(actualSize(args[1]) * REGEX);
+      return (a0, a1) => ceil((1 + actualSize(a0)) * STR) * ceil(actualSize(a1) * REGEX);
     case 'validate':
-      return ceil((1 + actualSize(args[1])) * STR) * ceil(MAX_NAME_FORMAT_REGEX_SIZE * REGEX);
-    case 'containsIP': case 'containsCIDR': return 1;
+      return (_a0, a1) => ceil((1 + actualSize(a1)) * STR) * ceil(MAX_NAME_FORMAT_REGEX_SIZE * REGEX);
     case 'sets.contains': case 'sets.equivalent': case 'sets.intersects':
-      return actualSize(args[0]) * actualSize(args[1]) + 1;
-    case 'startsWith': case 'endsWith': return ceil(actualSize(args[1]) * STR);
+      return (a0, a1) => actualSize(a0) * actualSize(a1) + 1;
+    case 'startsWith': case 'endsWith': return (_a0, a1) => ceil(actualSize(a1) * STR);
     case 'contains':
-      return typeof args[0] === 'string' ? ceil(actualSize(args[0]) * STR) * ceil(actualSize(args[1]) * STR) : 1;
+      return (a0, a1) => (typeof a0 === 'string' ? ceil(actualSize(a0) * STR) * ceil(actualSize(a1) * STR) : 1);
     case 'matches':
-      return ceil((1 + actualSize(args[0])) * STR) * ceil(actualSize(args[1]) * REGEX);
+      return (a0, a1) => ceil((1 + actualSize(a0)) * STR) * ceil(actualSize(a1) * REGEX);
     case 'string': case 'bytes':
-      return typeof args[0] === 'string' || args[0] instanceof Uint8Array ? ceil(actualSize(args[0]) * STR) : 1;
+      return (a0) => (typeof a0 === 'string' || a0 instanceof Uint8Array ? ceil(actualSize(a0) * STR) : 1);
   }
-  return 1;
+  return one;
 }
 
 /** kube's traversalCost: the cost of walking a value as a tree. */
