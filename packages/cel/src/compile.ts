@@ -7,6 +7,7 @@ import type { DeclType } from './decl-type.js';
 import { environmentFor, type BoundEnvironment, type RuleEnv } from './environment.js';
 import { formatCompileError, evaluationMessage } from './errors.js';
 import { PER_CALL_LIMIT } from './limits.js';
+import { LruCache, PROGRAM_CACHE_CAPACITY } from './program-cache.js';
 import './library/index.js';
 import type { Node } from './ast.js';
 import { validateAst } from './validate-ast.js';
@@ -52,9 +53,28 @@ export type CompileResult =
 
 type Evaluator = ReturnType<Environment['parse']>;
 
-/** Compiles `expression` for the variables `env` declares. Never throws. */
+const programs = new LruCache<CompileResult>(PROGRAM_CACHE_CAPACITY);
+
+/**
+ * Compiles `expression` for the variables `env` declares, or returns the cached result of
+ * compiling it before in the same environment. Never throws.
+ */
 export function compileRule(expression: string, env: RuleEnv, options: CompileOptions = {}): CompileResult {
   const bound = environmentFor(env);
+  const key = `${bound.id}\u0000${options.expectedType ?? ''}\u0000${expression}`;
+  const hit = programs.get(key);
+  if (hit) return hit;
+  const result = compileUncached(expression, bound, options);
+  programs.set(key, result);
+  return result;
+}
+
+/** Empties the compiled-program cache (tests). */
+export function clearProgramCache(): void {
+  programs.clear();
+}
+
+function compileUncached(expression: string, bound: BoundEnvironment, options: CompileOptions): CompileResult {
   let parsed: Evaluator;
   try {
     parsed = bound.engine.parse(expression);

@@ -71,6 +71,7 @@ class Coster {
       if (!t) return undefined;
       if (step === '@items' || step === '@values') t = t.elem;
       else if (step === '@keys') t = t.key;
+      else if (t.kind === 'optional') t = t.elem?.fields?.get(step)?.type;
       else t = t.fields?.get(step)?.type;
     }
     return t;

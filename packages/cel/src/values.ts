@@ -4,7 +4,9 @@
  * become lazy field maps (a field is converted the first time a rule reads it, so a rule
  * touching two fields of a large object converts two fields). The input is never mutated.
  */
+import { Optional } from '@marcbachmann/cel-js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
+import { Authorizer, type CelAuthorizer } from './library/authz.js';
 import type { DeclType } from './decl-type.js';
 
 /** The base of the per-type classes the engine recognises object values by. */
@@ -129,6 +131,10 @@ export function toCelValue(v: unknown, decl: DeclType): unknown {
       return Number.isNaN(d.getTime()) ? v : d;
     }
     case 'dyn': return dynToCel(v);
+    case 'optional': return v === undefined || v === null ? Optional.none() : Optional.of(toCelValue(v, decl.elem!));
+    case 'opaque':
+      if (decl.typeName === 'kubernetes.authorization.Authorizer' && !(v instanceof Authorizer)) return new Authorizer(v as CelAuthorizer);
+      return v;
     default: return v;
   }
 }
