@@ -264,6 +264,28 @@ void describe('admission webhooks', () => {
     await remove(VWC, 'nosvc');
   });
 
+  void it('matchConditions (CEL): a false condition skips the webhook; an error fails closed with kube\'s 403 under Fail and skips under Ignore', async () => {
+    wh.handle('/mc', () => ({ allowed: false, status: { message: 'matched' } }));
+    const mc = (name: string, expression: string, kind: string, extra: Json = {}) =>
+      hook(name, '/mc', { matchConditions: [{ name: 'c', expression }], objectSelector: { matchLabels: { kind } }, ...extra });
+    await configure(VWC, 'mc', [
+      mc('sel.example.com', "object.metadata.labels.case == 'mc' && request.operation == 'CREATE' && request.namespace == 'webhooks'", 'sel'),
+      mc('err.example.com', "object.metadata.labels.missing == 'x'", 'err'),
+      mc('errignore.example.com', "object.metadata.labels.missing == 'x'", 'errignore', { failurePolicy: 'Ignore' }),
+    ]);
+    await eventually('matchConditions applied', async () => (await createConfigMap({ kind: 'sel', case: 'mc' })).status === 400);
+    assert.equal((await createConfigMap({ kind: 'sel', case: 'other' })).status, 201);
+    const failed = await createConfigMap({ kind: 'err' });
+    const name = `cm-${n}`;
+    assert.deepEqual(failed.json, {
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+      message: `configmaps "${name}" is forbidden: expression 'object.metadata.labels.missing == 'x'' resulted in error: no such key: missing`,
+      reason: 'Forbidden', details: { name, kind: 'configmaps' }, code: 403,
+    });
+    assert.equal((await createConfigMap({ kind: 'errignore' })).status, 201);
+    await remove(VWC, 'mc');
+  });
+
   void it('metrics: per-webhook latency, requests and rejections under kube\'s names', async () => {
     const metrics = await t.request('GET', '/metrics');
     assert.match(metrics.text, /apiserver_admission_webhook_admission_duration_seconds_bucket\{le="0.005",name="deny.example.com",type="validating",operation="CREATE",rejected="true"\}|apiserver_admission_webhook_admission_duration_seconds_bucket\{[^}]*name="deny.example.com"/);

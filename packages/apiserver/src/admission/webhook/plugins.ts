@@ -24,6 +24,7 @@ import type { AdmissionMetrics, WebhookMetricType } from '../metrics.js';
 import { CallingWebhookError, WebhookRejection, callWebhook } from './call.js';
 import type { WebhookClient } from './client.js';
 import type { WebhookEntry, WebhookSource } from './configurations.js';
+import { matchConditionsAllow } from './match-conditions.js';
 
 export interface WebhookPluginOptions {
   readonly source: WebhookSource;
@@ -54,7 +55,13 @@ function notReady(attributes: AdmissionAttributes): Error {
   return forbidden({ group: attributes.resource.group, resource: attributes.resource.resource }, attributes.name, 'not yet ready to handle request');
 }
 
-function objectsFor(attributes: AdmissionAttributes, match: MatchResult): { object: KubeObject | undefined; oldObject: KubeObject | undefined } {
+interface Objects {
+  readonly object: KubeObject | undefined;
+  readonly oldObject: KubeObject | undefined;
+}
+
+/** The request's objects in the matched version (converted when the match is an equivalent resource). */
+function objectsFor(attributes: AdmissionAttributes, match: MatchResult): Objects {
   const convert = match.equivalent?.convert;
   if (convert === undefined) return { object: attributes.object, oldObject: attributes.oldObject };
   return {
@@ -122,11 +129,13 @@ export function mutatingWebhookPlugin(options: WebhookPluginOptions): AdmissionP
           if (eligible !== undefined && !eligible.has(hook.uid)) continue;
           const match = await matchWebhook(hook, attributes, options.namespaceLabels);
           if (match === undefined) continue;
+          const objects = objectsFor(attributes, match);
+          if (!matchConditionsAllow(hook, attributes, match, objects.object, objects.oldObject)) continue;
           const started = performance.now();
           let changed = false;
           let failure: unknown;
           try {
-            changed = await mutate(options.client, hook, attributes, match);
+            changed = await mutate(options.client, hook, attributes, match, objects);
           } catch (err) {
             failure = err;
           }
@@ -148,8 +157,8 @@ export function mutatingWebhookPlugin(options: WebhookPluginOptions): AdmissionP
 }
 
 /** Calls a mutating webhook and applies its patch to `attributes.object`; returns whether the object changed. */
-async function mutate(client: WebhookClient, hook: WebhookEntry, attributes: AdmissionAttributes, match: MatchResult): Promise<boolean> {
-  const { object, oldObject } = objectsFor(attributes, match);
+async function mutate(client: WebhookClient, hook: WebhookEntry, attributes: AdmissionAttributes, match: MatchResult, objects: Objects): Promise<boolean> {
+  const { object, oldObject } = objects;
   const response = await callWebhook(client, { hook, attributes, match, object, oldObject, mutating: true });
   if (response.patch === undefined) return false;
   let operations;
@@ -186,20 +195,21 @@ export function validatingWebhookPlugin(options: WebhookPluginOptions): Admissio
       if (!source.synced() && !(await waitForReady(source))) throw notReady(attributes);
       const hooks = source.webhooks();
       if (hooks.length === 0) return;
-      const calls: { hook: WebhookEntry; match: MatchResult }[] = [];
+      const calls: { hook: WebhookEntry; match: MatchResult; objects: Objects }[] = [];
+      const converted = new Map<string, Objects>();
       for (const hook of hooks) {
         const match = await matchWebhook(hook, attributes, options.namespaceLabels);
-        if (match !== undefined) calls.push({ hook, match });
-      }
-      if (calls.length === 0) return;
-      const converted = new Map<string, { object: KubeObject | undefined; oldObject: KubeObject | undefined }>();
-      const outcomes = await Promise.all(calls.map(async ({ hook, match }) => {
+        if (match === undefined) continue;
         const key = `${match.resource.group}/${match.resource.version}`;
         let objects = converted.get(key);
         if (objects === undefined) {
           objects = objectsFor(attributes, match);
           converted.set(key, objects);
         }
+        if (matchConditionsAllow(hook, attributes, match, objects.object, objects.oldObject)) calls.push({ hook, match, objects });
+      }
+      if (calls.length === 0) return;
+      const outcomes = await Promise.all(calls.map(async ({ hook, match, objects }) => {
         const started = performance.now();
         try {
           await callWebhook(options.client, { hook, attributes, match, ...objects, mutating: false });
