@@ -286,6 +286,34 @@ void describe('admission webhooks', () => {
     await remove(VWC, 'mc');
   });
 
+  void it('subresources: pods/eviction is a CREATE of an Eviction, pods/exec a CONNECT with PodExecOptions', async () => {
+    wh.handle('/sub', (request) => ({ allowed: false, status: { code: 403, message: `no ${String(request['subResource'])}` } }));
+    await configure(VWC, 'sub', [hook('sub.example.com', '/sub', {
+      rules: [{ operations: ['CREATE', 'CONNECT'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/eviction', 'pods/exec'] }],
+    })]);
+    const pod = await t.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } });
+    assert.equal(pod.status, 201, pod.text);
+    const evict = () => t.request('POST', `/api/v1/namespaces/${ns}/pods/p/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p' } } });
+    await eventually('eviction webhook applied', async () => (await evict()).status === 403);
+    const evicted = await evict();
+    assert.equal(evicted.json['message'], 'admission webhook "sub.example.com" denied the request: no eviction');
+    const call = wh.calls('/sub').at(-1)!;
+    assert.equal(call['operation'], 'CREATE');
+    assert.equal(call['subResource'], 'eviction');
+    assert.deepEqual(call['kind'], { group: 'policy', version: 'v1', kind: 'Eviction' });
+    assert.deepEqual(call['resource'], { group: '', version: 'v1', resource: 'pods' });
+    assert.deepEqual(call['object'], { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p', namespace: ns, creationTimestamp: null } });
+    assert.equal((await t.request('GET', `/api/v1/namespaces/${ns}/pods/p`)).status, 200, 'the pod is not evicted');
+    const exec = await t.request('POST', `/api/v1/namespaces/${ns}/pods/p/exec?command=ls&command=-l&stdout=true&container=c`);
+    assert.equal(exec.status, 403, exec.text);
+    assert.equal(exec.json['message'], 'admission webhook "sub.example.com" denied the request: no exec');
+    const connect = wh.calls('/sub').at(-1)!;
+    assert.equal(connect['operation'], 'CONNECT');
+    assert.deepEqual(connect['kind'], { group: '', version: 'v1', kind: 'PodExecOptions' });
+    assert.deepEqual(connect['object'], { kind: 'PodExecOptions', apiVersion: 'v1', stdout: true, container: 'c', command: ['ls', '-l'] });
+    await remove(VWC, 'sub');
+  });
+
   void it('metrics: per-webhook latency, requests and rejections under kube\'s names', async () => {
     const metrics = await t.request('GET', '/metrics');
     assert.match(metrics.text, /apiserver_admission_webhook_admission_duration_seconds_bucket\{le="0.005",name="deny.example.com",type="validating",operation="CREATE",rejected="true"\}|apiserver_admission_webhook_admission_duration_seconds_bucket\{[^}]*name="deny.example.com"/);

@@ -21,7 +21,7 @@ export function reviewVersionFor(accepted: readonly string[]): string | undefine
 /** An object as Go encodes it in a review: a zero creationTimestamp is `null`. */
 function encoded(obj: KubeObject | undefined): KubeObject | null {
   if (obj === undefined) return null;
-  if (obj.metadata?.creationTimestamp !== undefined) return obj;
+  if (obj.metadata === undefined || obj.metadata.creationTimestamp !== undefined) return obj;
   return { ...obj, metadata: { ...obj.metadata, creationTimestamp: null } as unknown as KubeObject['metadata'] };
 }
 
