@@ -314,6 +314,29 @@ void describe('admission webhooks', () => {
     await remove(VWC, 'sub');
   });
 
+  void it('deployments/scale is admitted as an autoscaling/v1 Scale; a patch of the Scale changes the replicas stored', async () => {
+    wh.handle('/scale', () => ({ allowed: true, ...patchOf([{ op: 'replace', path: '/spec/replicas', value: 5 }]) }));
+    await configure(MWC, 'scale', [hook('scale.example.com', '/scale', { rules: [{ operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments/scale'] }] })]);
+    const labels = { app: 'd' };
+    const deployment = await t.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
+      body: { metadata: { name: 'd' }, spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } } },
+    });
+    assert.equal(deployment.status, 201, deployment.text);
+    const scale = (replicas: number) => t.request('PATCH', `/apis/apps/v1/namespaces/${ns}/deployments/d/scale`, { body: { spec: { replicas } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    await eventually('scale webhook applied', async () => wh.calls('/scale').length > 0 || ((await scale(2)).status === 200 && wh.calls('/scale').length > 0));
+    const res = await scale(3);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json['spec'], { replicas: 5 });
+    const call = wh.calls('/scale').at(-1)!;
+    assert.equal(call['subResource'], 'scale');
+    assert.deepEqual(call['kind'], { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    assert.deepEqual((call['object'] as Json)['spec'], { replicas: 3 });
+    assert.equal((call['oldObject'] as Json)['kind'], 'Scale');
+    const stored = await t.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/d`);
+    assert.equal((stored.json['spec'] as Json)['replicas'], 5);
+    await remove(MWC, 'scale');
+  });
+
   void it('metrics: per-webhook latency, requests and rejections under kube\'s names', async () => {
     const metrics = await t.request('GET', '/metrics');
     assert.match(metrics.text, /apiserver_admission_webhook_admission_duration_seconds_bucket\{le="0.005",name="deny.example.com",type="validating",operation="CREATE",rejected="true"\}|apiserver_admission_webhook_admission_duration_seconds_bucket\{[^}]*name="deny.example.com"/);

@@ -153,3 +153,15 @@ export async function admitConnect(
   await ctx.admission!.admit(attributes);
   await ctx.admission!.validate(attributes);
 }
+
+/**
+ * Admission of writes through a subresource that stores the main object but is admitted as
+ * another kind (`scale`: autoscaling/v1 Scale): how to show an object to admission and how to
+ * carry a mutation of the view back to the object.
+ */
+export interface AdmissionView {
+  readonly subresource: string;
+  readonly kind: GroupVersionKind;
+  toView(obj: KubeObject): KubeObject;
+  fromView(view: KubeObject, obj: KubeObject): KubeObject;
+}

@@ -25,7 +25,8 @@ import { getObject, listObjects } from './store-read.js';
 import { updateObject } from './store-update.js';
 import { patchObject } from './store-patch.js';
 import { watchObjects } from './store-watch.js';
-import { scaleSubresource } from './apiextensions/scale.js';
+import { scaleAdmissionView, scaleSubresource } from './apiextensions/scale.js';
+import { SCALE_KIND } from './schemas/autoscaling.js';
 import { managedFieldsConversion, versionConversion } from './store-conversion.js';
 import type { SubresourceFactories, SubresourceStore } from './subresource-store.js';
 import { objectKey } from './keys.js';
@@ -159,10 +160,11 @@ function subresourceRoles(ctx: StoreContext, options: StoreOptions): ReadonlyMap
     const verbs = new Set(sub.verbs);
     const name = sub.name;
     if (name === 'scale' && sub.scale !== undefined) {
-      // A view over the main resource (custom resources' autoscaling/v1 Scale).
+      // A view over the main resource (custom resources' autoscaling/v1 Scale), admitted as the Scale.
+      const scaleView = { subresource: 'scale', kind: SCALE_KIND, ...scaleAdmissionView(sub.scale) };
       out.set(name, scaleSubresource(sub.scale, {
         getter: { get: (req, objName, opts) => getObject(ctx, req, objName, opts) },
-        updater: { update: (req, objName, body, opts) => updateObject(ctx, req, objName, body, opts) },
+        updater: { update: (req, objName, body, opts) => updateObject(ctx, req, objName, body, opts, '', scaleView) },
         resource: ctx.resource,
         definitions: ctx.schemas,
       }));
