@@ -4,6 +4,9 @@
  * from the oracle with the same webhooks.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, eventually, type TestServer } from './testing/fixture.js';
 import { startWebhookServer, type WebhookServer } from './testing/webhook-server.js';
@@ -343,5 +346,45 @@ void describe('admission webhooks', () => {
     assert.match(metrics.text, /apiserver_admission_webhook_rejection_count\{[^}]*name="deny.example.com"[^}]*error_type="no_error"[^}]*rejection_code="400"/);
     assert.match(metrics.text, /apiserver_admission_webhook_fail_open_count\{[^}]*name="deadignore.example.com"[^}]*type="validating"/);
     assert.match(metrics.text, /apiserver_admission_step_admission_duration_seconds_bucket\{[^}]*type="validate"/);
+  });
+});
+
+void describe('admission webhooks in the audit log', () => {
+  let t: TestServer;
+  let wh: WebhookServer;
+  let dir = '';
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kapi-webhook-audit-'));
+    writeFileSync(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: ["RequestReceived"]\nrules:\n- level: Metadata\n');
+    wh = await startWebhookServer();
+    t = await startTestServer({ audit: { policyFile: join(dir, 'policy.yaml'), logPath: join(dir, 'audit.log') } });
+  });
+  after(async () => {
+    await t?.close();
+    await wh?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  void it('records kube\'s mutation annotation per call and the webhook\'s own audit annotations', async () => {
+    wh.handle('/audited', () => ({ allowed: true, auditAnnotations: { decision: 'ok' }, ...patchOf([{ op: 'add', path: '/data/x', value: 'y' }]) }));
+    const config = {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'audited' },
+      webhooks: [{ name: 'audited.example.com', clientConfig: { url: wh.url('/audited'), caBundle: wh.caBundle }, sideEffects: 'None', admissionReviewVersions: ['v1'], rules: rules() }],
+    };
+    assert.equal((await t.request('POST', MWC, { body: config })).status, 201);
+    let auditId = '';
+    await eventually('webhook applied', async () => {
+      const res = await t.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { generateName: 'a-' }, data: { a: 'b' } } });
+      auditId = res.headers.get('audit-id') ?? '';
+      return (res.json['data'] as Json | undefined)?.['x'] === 'y';
+    });
+    let annotations: Record<string, string> | undefined;
+    await eventually('audit event written', async () => {
+      const events = readFileSync(join(dir, 'audit.log'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Json);
+      annotations = events.find((e) => e['auditID'] === auditId && e['stage'] === 'ResponseComplete')?.['annotations'] as Record<string, string> | undefined;
+      return annotations !== undefined;
+    });
+    assert.equal(annotations!['mutation.webhook.admission.k8s.io/round_0_index_0'], '{"configuration":"audited","webhook":"audited.example.com","mutated":true}');
+    assert.equal(annotations!['audited.example.com/decision'], 'ok');
   });
 });
