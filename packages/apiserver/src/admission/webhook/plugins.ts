@@ -100,7 +100,17 @@ function settle(options: WebhookPluginOptions, type: WebhookMetricType, hook: We
   return isStatusError(err) ? err : internalError(err);
 }
 
-const operationsOf = (hooks: readonly WebhookEntry[]) => new Set(hooks.flatMap((h) => h.rules.flatMap((r) => r.operations ?? [])));
+const operationsCache = new WeakMap<readonly WebhookEntry[], ReadonlySet<string>>();
+
+/** The operations any webhook's rules name (cached per configuration list: asked on every write). */
+function operationsOf(hooks: readonly WebhookEntry[]): ReadonlySet<string> {
+  let operations = operationsCache.get(hooks);
+  if (operations === undefined) {
+    operations = new Set(hooks.flatMap((h) => h.rules.flatMap((r) => r.operations ?? [])));
+    operationsCache.set(hooks, operations);
+  }
+  return operations;
+}
 
 function handles(source: WebhookSource, operation: string): boolean {
   if (!source.synced()) return true;
