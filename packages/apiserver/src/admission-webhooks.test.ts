@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, eventually, type TestServer } from './testing/fixture.js';
 import { startWebhookServer, type WebhookServer } from './testing/webhook-server.js';
+import { createEstablished, widgetCrd } from './crd-testing.js';
 
 type Json = Record<string, unknown>;
 
@@ -338,6 +339,27 @@ void describe('admission webhooks', () => {
     const stored = await t.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/d`);
     assert.equal((stored.json['spec'] as Json)['replicas'], 5);
     await remove(MWC, 'scale');
+  });
+
+  void it('matchPolicy Equivalent: a webhook for v1 sees a v1beta1 request converted to v1; its patch lands in the stored object; Exact skips it', async () => {
+    await createEstablished(t, widgetCrd());
+    wh.handle('/widgets', () => ({ allowed: true, ...patchOf([{ op: 'add', path: '/spec/size', value: 7 }]) }));
+    const v1Only = (name: string, extra: Json) => hook(name, '/widgets', { rules: [{ operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'] }], ...extra });
+    await configure(MWC, 'widgets', [v1Only('equivalent.example.com', { objectSelector: { matchLabels: { policy: 'equivalent' } } }), v1Only('exact.example.com', { matchPolicy: 'Exact', objectSelector: { matchLabels: { policy: 'exact' } } })]);
+    const create = (name: string, policy: string) => t.request('POST', `/apis/example.com/v1beta1/namespaces/${ns}/widgets`, { body: { apiVersion: 'example.com/v1beta1', kind: 'Widget', metadata: { name, labels: { policy } }, spec: { color: 'red' } } });
+    let n2 = 0;
+    await eventually('widget webhook applied', async () => ((await create(`w${++n2}`, 'equivalent')).json['spec'] as Json | undefined)?.['size'] === 7);
+    const call = wh.calls('/widgets').at(-1)!;
+    assert.deepEqual(call['kind'], { group: 'example.com', version: 'v1', kind: 'Widget' });
+    assert.deepEqual(call['resource'], { group: 'example.com', version: 'v1', resource: 'widgets' });
+    assert.deepEqual(call['requestKind'], { group: 'example.com', version: 'v1beta1', kind: 'Widget' });
+    assert.equal((call['object'] as Json)['apiVersion'], 'example.com/v1');
+    const before = wh.calls('/widgets').length;
+    const exact = await create('exact', 'exact');
+    assert.equal(exact.status, 201, exact.text);
+    assert.equal((exact.json['spec'] as Json)['size'], undefined);
+    assert.equal(wh.calls('/widgets').length, before, 'matchPolicy Exact does not match another version');
+    await remove(MWC, 'widgets');
   });
 
   void it('metrics: per-webhook latency, requests and rejections under kube\'s names', async () => {
