@@ -63,7 +63,9 @@ import { readTokenFile } from './auth/token-file.js';
 import { withExtraResources } from './auth/extra-resources.js';
 import { componentStatusResource } from './component-statuses.js';
 import { serviceAccountAdmission } from './admission/service-account.js';
-import { chainCreateAdmission } from './admission/chain.js';
+import { chainAdmission } from './admission/chain.js';
+import { createAdmissionMetrics } from './admission/metrics.js';
+import { createAdmissionWebhooks } from './admission/webhooks.js';
 import type { UserInfo } from './auth/user.js';
 import type { ResourceRequestInfo } from './http/request-info.js';
 import { createNodeRestriction, type NodeRestriction } from './admission/node-restriction.js';
@@ -170,7 +172,7 @@ export interface ApiServerOptions {
   /** --proxy-client-cert-file/--proxy-client-key-file: the client certificate presented to aggregated API servers. */
   readonly proxyClientCertFile?: string;
   readonly proxyClientKeyFile?: string;
-  /** --enable-aggregator-routing: aggregated API servers are reached at their endpoints' addresses, not their ClusterIPs. */
+  /** --enable-aggregator-routing: aggregated API servers and webhooks behind a Service are reached at their endpoints' addresses, not their ClusterIPs. */
   readonly enableAggregatorRouting?: boolean;
   /**
    * --storage-media-type: how objects of built-in kinds are written (default protobuf, as
@@ -211,7 +213,7 @@ export interface ApiServerOptions {
   readonly serviceAccountTokens?: ServiceAccountTokenOptions & { readonly lookup?: boolean };
   /** kube-controller-manager's --root-ca-file: published as kube-root-ca.crt; default the serving certificate. */
   readonly rootCaFile?: string;
-  /** The admission plugins to run (admission/plugins.ts resolves the flags); default kube's defaults kapi builds: NamespaceLifecycle, ServiceAccount. */
+  /** The admission plugins to run (admission/plugins.ts resolves the flags); default kube's defaults kapi builds: NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook. */
   readonly admissionPlugins?: readonly string[];
   /** kube-controller-manager's --controllers, resolved (@kapi/controllers' resolveControllerFlag): which of kapi's KCM controllers run; default every one. */
   readonly enabledControllers?: ReadonlySet<string>;
@@ -336,7 +338,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const saTokens = options.serviceAccountTokens;
   const saKeys = saTokens !== undefined ? readServiceAccountKeys(saTokens) : undefined;
   const rootCaFromFile = options.rootCaFile ? readFileWithContext(options.rootCaFile, 'root-ca-file') : undefined;
-  const admissionPlugins = options.admissionPlugins ?? ['NamespaceLifecycle', 'ServiceAccount'];
+  const admissionPlugins = options.admissionPlugins ?? ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook'];
   const certificate = securePort !== null ? await loadServingCertificate({
     ...(options.tlsCertFile ? { certFile: options.tlsCertFile } : {}),
     ...(options.tlsPrivateKeyFile ? { keyFile: options.tlsPrivateKeyFile } : {}),
@@ -417,6 +419,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
   // Started once the registry exists (its informers read it); the registry asks for its hooks lazily.
   const nodeRestriction: NodeRestriction | undefined = admissionPlugins.includes('NodeRestriction') ? createNodeRestriction() : undefined;
+  const admissionMetrics = createAdmissionMetrics(metrics.registry);
+  const webhooks = createAdmissionWebhooks({
+    mutating: admissionPlugins.includes('MutatingAdmissionWebhook'),
+    validating: admissionPlugins.includes('ValidatingAdmissionWebhook'),
+    aggregatorRouting: options.enableAggregatorRouting === true,
+    metrics: admissionMetrics,
+    onError: (err) => logger.warn(`admission webhook informer: ${err instanceof Error ? err.message : String(err)}`),
+    onFailOpen: (webhook, err) => logger.warn(`Failed calling webhook, failing open ${webhook}: ${err.message}`),
+  });
   const storedRegistry = createRegistry({
     storage,
     prefix: options.etcdPrefix ?? '/registry',
@@ -426,17 +437,17 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     onReleaseError: (err) => logger.warn(`releasing a service IP or node port failed (the repair pass frees it): ${err instanceof Error ? err.message : String(err)}`),
     ...(authenticating ? { writeGuard: (definition: ResourceDefinition) => escalationGuard(escalation, definition) } : {}),
     namespaceLifecycle: admissionPlugins.includes('NamespaceLifecycle'),
-    // kube's order: ServiceAccount (mutating) before NodeRestriction.
-    admitCreate: (definition: ResourceDefinition) => chainCreateAdmission([
-      admissionPlugins.includes('ServiceAccount') && definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined,
-      nodeRestriction?.admitCreate(definition),
-    ]),
-    ...(nodeRestriction !== undefined ? {
-      admitUpdate: (definition: ResourceDefinition) => nodeRestriction.admitUpdate(definition),
-      admitDelete: (definition: ResourceDefinition) => nodeRestriction.admitDelete(definition),
-    } : {}),
+    // kube's plugin order: ServiceAccount, NodeRestriction, MutatingAdmissionWebhook (mutating), ValidatingAdmissionWebhook.
+    admission: chainAdmission([
+      admissionPlugins.includes('ServiceAccount') && ((definition: ResourceDefinition) =>
+        definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined),
+      nodeRestriction !== undefined && ((definition: ResourceDefinition) => nodeRestriction.plugin(definition)),
+      webhooks.mutating !== undefined && (() => webhooks.mutating),
+      webhooks.validating !== undefined && (() => webhooks.validating),
+    ], admissionMetrics),
   });
   nodeRestriction?.start(storedRegistry, (err) => logger.warn(`node restriction informer: ${err instanceof Error ? err.message : String(err)}`));
+  webhooks.start(storedRegistry);
   let boundPort: number | undefined;
   const serviceAccounts: ServiceAccountServices = startServiceAccounts(storedRegistry, {
     ...(nodeRestriction !== undefined ? { admitTokenRequest: (ctx: RequestContext, name: string, body: unknown) => nodeRestriction.admitTokenRequest(ctx, name, body) } : {}),
@@ -640,6 +651,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     await rbacPolicy?.stop();
     await nodeGraph?.stop();
     await nodeRestriction?.stop();
+    await webhooks.stop();
     await serviceAccounts.stop();
     await crdController.stop();
     storageMetrics.stop();
@@ -721,6 +733,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await rbacPolicy?.stop();
       await nodeGraph?.stop();
       await nodeRestriction?.stop();
+      await webhooks.stop();
       await serviceAccounts.stop();
       await crdController.stop();
       // kube's sequence: the audit backend shuts down once requests have drained (its queue is written out).
