@@ -91,12 +91,19 @@ export function parseGoDuration(text: string): Duration | undefined {
 export function dynToCel(v: unknown): unknown {
   if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
   if (Array.isArray(v)) return v.map(dynToCel);
+  // A value the engine made (a map, bytes, a timestamp, a composited variable's result) is already converted.
+  if (v !== null && typeof v === 'object' && !isPlainObject(v)) return v;
   if (v !== null && typeof v === 'object') {
     const m = new Map<string, unknown>();
     for (const [k, x] of Object.entries(v as Record<string, unknown>)) if (x !== undefined) m.set(k, dynToCel(x));
     return m;
   }
   return v;
+}
+
+function isPlainObject(v: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
 /** Converts a JSON value of declared type `decl` to the engine's value. */
