@@ -62,7 +62,7 @@ import { readTokenFile } from './auth/token-file.js';
 import { withExtraResources } from './auth/extra-resources.js';
 import { componentStatusResource } from './component-statuses.js';
 import { serviceAccountAdmission } from './admission/service-account.js';
-import { chainCreateAdmission } from './admission/chain.js';
+import { chainAdmission } from './admission/chain.js';
 import type { UserInfo } from './auth/user.js';
 import type { ResourceRequestInfo } from './http/request-info.js';
 import { createNodeRestriction, type NodeRestriction } from './admission/node-restriction.js';
@@ -421,15 +421,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     onReleaseError: (err) => logger.warn(`releasing a service IP or node port failed (the repair pass frees it): ${err instanceof Error ? err.message : String(err)}`),
     ...(authenticating ? { writeGuard: (definition: ResourceDefinition) => escalationGuard(escalation, definition) } : {}),
     namespaceLifecycle: admissionPlugins.includes('NamespaceLifecycle'),
-    // kube's order: ServiceAccount (mutating) before NodeRestriction.
-    admitCreate: (definition: ResourceDefinition) => chainCreateAdmission([
-      admissionPlugins.includes('ServiceAccount') && definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined,
-      nodeRestriction?.admitCreate(definition),
+    // kube's plugin order: ServiceAccount, NodeRestriction (both mutating).
+    admission: chainAdmission([
+      admissionPlugins.includes('ServiceAccount') && ((definition: ResourceDefinition) =>
+        definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined),
+      nodeRestriction !== undefined && ((definition: ResourceDefinition) => nodeRestriction.plugin(definition)),
     ]),
-    ...(nodeRestriction !== undefined ? {
-      admitUpdate: (definition: ResourceDefinition) => nodeRestriction.admitUpdate(definition),
-      admitDelete: (definition: ResourceDefinition) => nodeRestriction.admitDelete(definition),
-    } : {}),
   });
   nodeRestriction?.start(storedRegistry, (err) => logger.warn(`node restriction informer: ${err instanceof Error ? err.message : String(err)}`));
   let boundPort: number | undefined;

@@ -51,6 +51,8 @@ export interface RequestContext {
   userAgent?: string;
   /** Who the request acts as, once authenticated (the review APIs read it). */
   user?: { readonly name: string; readonly uid: string; readonly groups: readonly string[]; readonly extra: Readonly<Record<string, readonly string[]>> };
+  /** Adds an annotation to the request's audit event (absent without auditing). */
+  annotate?: (key: string, value: string) => void;
 }
 
 /**
@@ -61,25 +63,6 @@ export interface RequestContext {
  * wraps its storages this way).
  */
 export type WriteGuard = (req: RequestContext, name: string, obj: KubeObject, old: KubeObject | undefined) => void;
-
-/**
- * Admission of a create (kube's mutating then validating admission plugins, after the
- * NamespaceLifecycle check): may mutate `obj` (the decoded, defaulted object in the storage
- * version) and throws a StatusError to refuse. Runs before preparation and validation, on
- * dry runs too.
- */
-export type CreateAdmission = (req: RequestContext, obj: KubeObject) => Promise<void>;
-
-/**
- * Admission of an update of the main resource or a subresource (`status`, ...): `obj` is the
- * new object as decoded (after a patch is applied, in the request's version), `old` the
- * current one (storage form). Runs before preparation and validation; must not mutate;
- * throws a StatusError to refuse.
- */
-export type UpdateAdmission = (req: RequestContext, name: string, subresource: string, obj: KubeObject, old: KubeObject) => void;
-
-/** Admission of a delete of `name` (each item of a deletecollection too), before the object is read; throws a StatusError to refuse. */
-export type DeleteAdmission = (req: RequestContext, name: string) => Promise<void>;
 
 /**
  * Per-resource behaviour that data cannot express. The generic store calls the hooks in a

@@ -1,6 +1,10 @@
 // @kapi/registry — resource definitions, built-in schemas and the generic store.
 
-export type { Verb, VersionDefinition, FieldGetter, RequestContext, WriteGuard, CreateAdmission, UpdateAdmission, DeleteAdmission, Strategy, ResourceDefinition, SubresourceDefinition, ScaleDefinition } from './definition.js';
+export type {
+  Admission, AdmissionAttributes, AdmissionOperation, AdmissionPlugin, AdmissionUser, EquivalentResource, GroupVersionKind, GroupVersionResource,
+} from './admission.js';
+export { admissionChain } from './admission.js';
+export type { Verb, VersionDefinition, FieldGetter, RequestContext, WriteGuard, Strategy, ResourceDefinition, SubresourceDefinition, ScaleDefinition } from './definition.js';
 export type {
   GetOptions,
   ListOptions,

@@ -5,7 +5,8 @@
  */
 import { isAlreadyExists } from '@kapi/machinery';
 import type { Storage } from '@kapi/storage';
-import type { CreateAdmission, DeleteAdmission, UpdateAdmission, ResourceDefinition, WriteGuard } from './definition.js';
+import type { Admission } from './admission.js';
+import type { ResourceDefinition, WriteGuard } from './definition.js';
 import { builtinDefinitions } from './builtin/index.js';
 import { checkNamespaceDeletable } from './namespace-lifecycle.js';
 import type { RestResource } from './rest.js';
@@ -39,11 +40,11 @@ export interface RegistryOptions {
    * not terminating namespace, and the immortal namespaces cannot be deleted.
    */
   readonly namespaceLifecycle?: boolean;
-  /** The admission of a resource's creates, if any (asked once per definition served). */
-  readonly admitCreate?: (definition: ResourceDefinition) => CreateAdmission | undefined;
-  /** The admission of a resource's updates and deletes, if any (asked once per definition served). */
-  readonly admitUpdate?: (definition: ResourceDefinition) => UpdateAdmission | undefined;
-  readonly admitDelete?: (definition: ResourceDefinition) => DeleteAdmission | undefined;
+  /**
+   * The admission plugins of a resource (mutating and validating, see admission.ts), if any:
+   * asked once per definition served (CRDs too, when they are registered).
+   */
+  readonly admission?: (definition: ResourceDefinition) => Admission | undefined;
 }
 
 /** A change to the set of served resources (CRDs come and go at runtime). */
@@ -118,11 +119,9 @@ export function createRegistry(options: RegistryOptions): Registry {
     const factories = factoriesOf(definition);
     return factories === undefined ? {} : { subresourceFactories: factories, lookup: lookupPreferred };
   };
-  const admissionOf = (definition: ResourceDefinition): { admitCreate?: CreateAdmission; admitUpdate?: UpdateAdmission; admitDelete?: DeleteAdmission } => {
-    const admitCreate = options.admitCreate?.(definition);
-    const admitUpdate = options.admitUpdate?.(definition);
-    const admitDelete = options.admitDelete?.(definition);
-    return { ...(admitCreate !== undefined ? { admitCreate } : {}), ...(admitUpdate !== undefined ? { admitUpdate } : {}), ...(admitDelete !== undefined ? { admitDelete } : {}) };
+  const admissionOf = (definition: ResourceDefinition): { admission?: Admission } => {
+    const admission = options.admission?.(definition);
+    return admission === undefined ? {} : { admission };
   };
   const storesFor = (definition: ResourceDefinition): RestResource[] =>
     definition.versions

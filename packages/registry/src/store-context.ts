@@ -5,7 +5,8 @@
 import type { Atom, FieldManagerScope, GroupResource, JSONSchemaProps, KubeObject, SchemaDefinitions } from '@kapi/machinery';
 import { FieldSet, applyDefaults, managedFields, managerFromUserAgent, yieldIfBusy } from '@kapi/machinery';
 import type { Storage } from '@kapi/storage';
-import type { CreateAdmission, DeleteAdmission, UpdateAdmission, RequestContext, ResourceDefinition, VersionDefinition, WriteGuard } from './definition.js';
+import type { Admission } from './admission.js';
+import type { RequestContext, ResourceDefinition, VersionDefinition, WriteGuard } from './definition.js';
 import { decodeBody, type ExpectedKind } from './decode-body.js';
 import type { KeySpace } from './keys.js';
 import type { NamespaceLifecycle } from './namespace-lifecycle.js';
@@ -51,12 +52,8 @@ export interface StoreContext {
   readonly writeGuard: WriteGuard | undefined;
   /** Reserves what objects hold outside themselves around writes (see reservation.ts); undefined = nothing. */
   readonly reserver: Reserver | undefined;
-  /** Admission of creates (ServiceAccount for pods), after the namespace check. */
-  readonly admitCreate: CreateAdmission | undefined;
-  /** Admission of updates (main resource and subresources). */
-  readonly admitUpdate: UpdateAdmission | undefined;
-  /** Admission of deletes. */
-  readonly admitDelete: DeleteAdmission | undefined;
+  /** The resource's admission plugins (see admission.ts), after the namespace check; undefined = none. */
+  readonly admission: Admission | undefined;
   /** Deletes manage the garbage collector's finalizers (`--enable-garbage-collector`). */
   readonly garbageCollection: boolean;
   /** The merge semantics of the version's schema (server-side apply, managedFields). */

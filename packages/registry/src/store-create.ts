@@ -8,38 +8,63 @@ import { NOTHING_RESERVED, withReservation, type Reservation } from './reservati
 import { assignGeneratedName, prepareObjectForCreate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
 import { decodeRequest, fieldManagerScope, present, toStorage, updateManager, type StoreContext } from './store-context.js';
+import { admissionAttributes, admits } from './store-admission.js';
 import { translatingStorageErrors } from './storage-errors.js';
 import { validateForCreate } from './validate-object.js';
 
 /** How many names a generateName create tries before giving up (kube's limit). */
 const GENERATE_NAME_ATTEMPTS = 8;
 
+/** What a create's admission needs besides the object. */
+export interface CreateScope {
+  /** The name in the URL ("" for a POST). */
+  readonly urlName: string;
+  /** The request's options (dryRun, fieldManager, warnings). */
+  readonly options: WriteOptions;
+}
+
 /**
- * The steps between decoding and storage on create, in kube's order: admission (the
- * request's namespace must exist: 404 otherwise; then the resource's create admission), the write guard (403), namespace reconciliation (400 on
+ * The steps between decoding and storage on create, in kube's order: the request's namespace
+ * must exist (404), mutating admission (on `served`, the object in the request's version),
+ * conversion to the storage form, the write guard (403), namespace reconciliation (400 on
  * mismatch), server-set metadata and `prepareForCreate`, the reservation of what the object
  * holds outside itself (kube's BeginCreate: it runs before validation, so its 422s come
- * first), validation (422; the reservation is reverted). Mutates `obj`. Returns the
- * reservation, which the caller settles by the write's outcome.
+ * first), validation (422), validating admission (the reservation is reverted when either
+ * refuses). `served` may be mutated. Returns the object to store and the reservation, which
+ * the caller settles by the write's outcome.
  */
-export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestContext, obj: KubeObject, urlName = '', dryRun = false): Promise<Reservation> {
+export async function admitAndPrepareCreate(
+  ctx: StoreContext,
+  req: RequestContext,
+  served: KubeObject,
+  scope: CreateScope,
+): Promise<{ obj: KubeObject; reservation: Reservation }> {
   if (ctx.definition.namespaced && ctx.namespaces !== undefined && req.namespace !== '') {
-    await ctx.namespaces.ensureNamespaceExists(req.namespace, { resource: ctx.resource, name: nameOf(obj) });
+    await ctx.namespaces.ensureNamespaceExists(req.namespace, { resource: ctx.resource, name: nameOf(served) });
   }
-  await ctx.admitCreate?.(req, obj);
-  ctx.writeGuard?.(req, urlName, obj, undefined);
+  const admitting = admits(ctx, 'CREATE');
+  const init = { operation: 'CREATE', name: nameOf(served), subresource: '', oldObject: undefined, options: scope.options, optionsKind: 'CreateOptions' } as const;
+  if (admitting) {
+    const attributes = admissionAttributes(ctx, req, { ...init, object: served });
+    await ctx.admission!.admit(attributes);
+    served = attributes.object ?? served;
+  }
+  const obj = toStorage(ctx, served);
+  ctx.writeGuard?.(req, scope.urlName, obj, undefined);
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForCreate(obj, ctx.definition, req);
   await yieldIfBusy();
+  const dryRun = scope.options.dryRun === true;
   const reservation = ctx.reserver === undefined ? NOTHING_RESERVED : await ctx.reserver.beginCreate(obj, dryRun);
   try {
     await validateForCreate(ctx.validation, obj);
+    if (admitting) await ctx.admission!.validate(admissionAttributes(ctx, req, { ...init, object: present(ctx, obj) }));
   } catch (err) {
     await reservation.revert();
     throw err;
   }
   await yieldIfBusy();
-  return reservation;
+  return { obj, reservation };
 }
 
 function nameOf(obj: KubeObject): string {
@@ -48,8 +73,8 @@ function nameOf(obj: KubeObject): string {
 
 /**
  * POST: decode → unknown fields → defaults → managedFields (an Update entry for the
- * fieldManager or the User-Agent), all in the request's version → conversion to the storage
- * form → admission → prepare → validate → storage.
+ * fieldManager or the User-Agent), all in the request's version → mutating admission →
+ * conversion to the storage form → prepare → validate → validating admission → storage.
  * With generateName, a name collision is retried with new names (up to 8 attempts), then
  * 409 AlreadyExists with kube's generateName text and retryAfterSeconds. dryRun runs every
  * step and reports 409 for an existing name, but writes nothing (the result then has no
@@ -62,9 +87,8 @@ export async function createObject(ctx: StoreContext, req: RequestContext, body:
     await yieldIfBusy();
     await trackUpdateSliced(fieldManagerScope(ctx, ''), undefined, decoded, updateManager(req, options));
     await yieldIfBusy();
-    const obj = toStorage(ctx, decoded);
-    const generated = nameOf(obj) === '' && typeof obj.metadata.generateName === 'string' && obj.metadata.generateName !== '';
-    const reservation = await admitAndPrepareCreate(ctx, req, obj, '', options.dryRun === true);
+    const generated = nameOf(decoded) === '' && typeof decoded.metadata.generateName === 'string' && decoded.metadata.generateName !== '';
+    const { obj, reservation } = await admitAndPrepareCreate(ctx, req, decoded, { urlName: '', options });
     name = nameOf(obj);
     if (options.dryRun) {
       const key = objectKey(ctx.space, obj.metadata.namespace ?? '', name);

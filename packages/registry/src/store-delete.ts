@@ -7,6 +7,7 @@ import { objectKey } from './keys.js';
 import type { DeleteOptions, ListOptions } from './rest.js';
 import { present, type StoreContext } from './store-context.js';
 import { listObjects } from './store-read.js';
+import { admissionAttributes, admits } from './store-admission.js';
 import { translatingStorageErrors } from './storage-errors.js';
 
 function hasFinalizers(obj: KubeObject): boolean {
@@ -368,11 +369,24 @@ export async function deleteObject(
 ): Promise<{ object: KubeObject | Status; deletedImmediately: boolean }> {
   return translatingStorageErrors(ctx.resource, name, async () => {
     ctx.deletionGuard?.(name);
-    await ctx.admitDelete?.(req, name);
+    if (admits(ctx, 'DELETE')) await admitDelete(ctx, req, name, options);
     if (isNamespaces(ctx)) return deleteNamespace(ctx, req, name, options);
     if (ctx.definition.strategy?.gracefulDeletePeriod !== undefined) return deleteGraceful(ctx, req, name, options);
     return deleteGeneric(ctx, req, name, options);
   });
+}
+
+/**
+ * Both admission phases of a DELETE, against the object as read now (a quorum read: 404 when
+ * it is absent), as kube's deleteValidation runs them with the object it deletes.
+ */
+async function admitDelete(ctx: StoreContext, req: RequestContext, name: string, options: DeleteOptions): Promise<void> {
+  const existing = (await ctx.storage.get(objectKey(ctx.space, req.namespace, name)))!;
+  const attributes = admissionAttributes(ctx, req, {
+    operation: 'DELETE', name, subresource: '', object: undefined, oldObject: present(ctx, existing), options, optionsKind: 'DeleteOptions',
+  });
+  await ctx.admission!.admit(attributes);
+  await ctx.admission!.validate(attributes);
 }
 
 /** How many deletes of a collection run at once (kube's --delete-collection-workers is the same idea). */

@@ -154,7 +154,6 @@ export async function patchObject(
     await yieldIfBusy();
     const isApply = patch.type === 'application/apply-patch+yaml';
     const created: UpdateOutcome = { value: false };
-    const scope: UpdateScope = { ctx, req, name, subresource, manager: isApply ? undefined : updateManager(req, options), forceAllowCreate: isApply, dryRun: options.dryRun === true };
     // The step may run again after a write conflict: warn once per message.
     const warned = new Set<string>();
     const warnOnce = (message: string) => {
@@ -164,6 +163,10 @@ export async function patchObject(
     };
     // Duplicate keys of an apply body are reported after the apply, below, not as the patched object's.
     const stepOptions: PatchOptions = { ...options, warn: warnOnce, duplicateKeyLines: [] };
+    const { force: _force, ...admissionOptions } = stepOptions;
+    const scope: UpdateScope = {
+      ctx, req, name, subresource, manager: isApply ? undefined : updateManager(req, options), forceAllowCreate: isApply, dryRun: options.dryRun === true, options: admissionOptions,
+    };
     const object = await runUpdate(ctx, req, name, options.dryRun, async (existing) => {
       if (existing === undefined && (!isApply || subresource !== '')) throw notFound(ctx.resource, name);
       const patched = await prepared(existing === undefined ? undefined : present(ctx, existing));

@@ -9,6 +9,7 @@ import type { WriteOptions } from './rest.js';
 import { semanticEqual } from './semantic-equal.js';
 import { decodeRequest, fieldManagerScope, present, toStorage, updateManager, type StoreContext } from './store-context.js';
 import { admitAndPrepareCreate } from './store-create.js';
+import { admissionAttributes, admits } from './store-admission.js';
 import { shouldDeleteDuringUpdate } from './store-delete.js';
 import { translatingStorageErrors } from './storage-errors.js';
 import { validateForUpdate } from './validate-object.js';
@@ -46,14 +47,17 @@ export interface UpdateScope {
   readonly forceAllowCreate?: boolean;
   /** The write is a dry run: reservations check, but hold nothing. */
   readonly dryRun?: boolean;
+  /** The request's options, as admission sees them (UpdateOptions; CreateOptions when the write creates). */
+  readonly options: WriteOptions;
 }
 
 /**
  * The update step run against the current object (possibly several times, once per
  * storage conflict), in kube's order: create when absent (if allowed), else the write
  * guard (403), the optimistic-concurrency check (409 on a stale resourceVersion; 422 when none is given and
- * unconditional updates are not allowed), managedFields, update preparation (through a
- * subresource: only what it may change) and validation. Returns the object to write,
+ * unconditional updates are not allowed), managedFields, mutating admission (UPDATE, with the
+ * current object as oldObject), update preparation (through a subresource: only what it may
+ * change), validation and validating admission (see admission.ts). Returns the object to write,
  * `existing` for a no-op (nothing is written, the resourceVersion stays), or null to delete
  * an object whose deletion was pending and whose last finalizer is now gone. `decoded` (in
  * the request's version) is not mutated unless `ownsDecoded` (a patch decodes afresh for
@@ -77,11 +81,14 @@ export async function updateStep(
     delete served.metadata.resourceVersion;
     if (scope.manager !== undefined) await trackUpdateSliced(fieldManagerScope(ctx, subresource), undefined, served, scope.manager);
     await yieldIfBusy();
-    const obj = toStorage(ctx, served);
-    await reserve(created, () => admitAndPrepareCreate(ctx, req, obj, subresource === '' ? name : '', scope.dryRun === true));
-    return obj;
+    let obj: KubeObject | undefined;
+    await reserve(created, async () => {
+      const prepared = await admitAndPrepareCreate(ctx, req, served, { urlName: subresource === '' ? name : '', options: scope.options });
+      obj = prepared.obj;
+      return prepared.reservation;
+    });
+    return obj!;
   }
-  ctx.admitUpdate?.(req, name, subresource, served, existing);
   if (subresource === '') ctx.writeGuard?.(req, name, served, existing);
   const current = existing.metadata.resourceVersion ?? '';
   const sent = typeof served.metadata.resourceVersion === 'string' ? served.metadata.resourceVersion : '';
@@ -101,13 +108,22 @@ export async function updateStep(
     ctx.managedFieldsConversion?.fromServed(served);
     await yieldIfBusy();
   }
-  const obj = toStorage(ctx, served);
+  const admitting = admits(ctx, 'UPDATE');
+  const init = { operation: 'UPDATE', name, subresource, oldObject: admitting ? present(ctx, existing) : undefined, options: scope.options, optionsKind: 'UpdateOptions' } as const;
+  let admitted = served;
+  if (admitting) {
+    const attributes = admissionAttributes(ctx, req, { ...init, object: served });
+    await ctx.admission!.admit(attributes);
+    admitted = attributes.object ?? served;
+  }
+  const obj = toStorage(ctx, admitted);
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForUpdate(obj, existing, ctx.definition, subresource);
   await yieldIfBusy();
   // kube's BeginUpdate runs before validation; a failed validation reverts it (runUpdate).
   if (ctx.reserver !== undefined && subresource === '') await reserve(created, () => ctx.reserver!.beginUpdate(obj, existing, scope.dryRun === true));
   await validateForUpdate(ctx.validation, obj, existing, subresource);
+  if (admitting) await ctx.admission!.validate(admissionAttributes(ctx, req, { ...init, object: present(ctx, obj) }));
   await yieldIfBusy();
   if (shouldDeleteDuringUpdate(ctx, obj, existing)) {
     created.deletedAs = obj;
@@ -191,7 +207,7 @@ export async function updateObject(
     const decoded = await decodeRequest(ctx, body, options);
     checkName(decoded, name, req.namespace);
     const created: UpdateOutcome = { value: false };
-    const scope: UpdateScope = { ctx, req, name, subresource, manager: updateManager(req, options), dryRun: options.dryRun === true };
+    const scope: UpdateScope = { ctx, req, name, subresource, manager: updateManager(req, options), dryRun: options.dryRun === true, options };
     // The first attempt takes the decoded object; a retry after a write conflict decodes the
     // body again (its warnings were given the first time), so no copy of a large body is made up front.
     let first: KubeObject | undefined = decoded;

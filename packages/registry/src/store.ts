@@ -7,7 +7,8 @@
 import type { JSONSchemaProps, SchemaDefinitions } from '@kapi/machinery';
 import { schemaAtom } from '@kapi/machinery';
 import type { Storage, UnreadableDeleter, Watcher as StorageWatcher } from '@kapi/storage';
-import type { CreateAdmission, DeleteAdmission, UpdateAdmission, ResourceDefinition, WriteGuard } from './definition.js';
+import type { Admission } from './admission.js';
+import type { ResourceDefinition, WriteGuard } from './definition.js';
 import type { Reserver } from './reservation.js';
 import { definitions as builtinSchemas } from './builtin/index.js';
 import { formatApiVersion } from './decode-body.js';
@@ -50,12 +51,8 @@ export interface StoreOptions {
   readonly deletionGuard?: (name: string) => void;
   /** Called on each create and update of the main resource; throw a StatusError to refuse. */
   readonly writeGuard?: WriteGuard;
-  /** Admission of creates (after the namespace check); may mutate the object. */
-  readonly admitCreate?: CreateAdmission;
-  /** Admission of updates of the main resource and its subresources. */
-  readonly admitUpdate?: UpdateAdmission;
-  /** Admission of deletes. */
-  readonly admitDelete?: DeleteAdmission;
+  /** The resource's admission (mutating and validating plugins, see admission.ts). */
+  readonly admission?: Admission;
   /** Deletes manage the `orphan`/`foregroundDeletion` finalizers (kube's EnableGarbageCollection); default true. */
   readonly garbageCollection?: boolean;
   /** What the resource's objects hold outside themselves (Services: cluster IPs, node ports), reserved around its writes. */
@@ -113,9 +110,7 @@ export function createStoreContext(options: StoreOptions): StoreContext {
     deletionGuard: options.deletionGuard,
     writeGuard: options.writeGuard,
     reserver: options.reserver,
-    admitCreate: options.admitCreate,
-    admitUpdate: options.admitUpdate,
-    admitDelete: options.admitDelete,
+    admission: options.admission,
     garbageCollection: options.garbageCollection ?? true,
     atom: schemaAtom(version.schema, schemas),
   };

@@ -9,7 +9,11 @@
  * business. Pods and nodes are read from informer copies, as kube's listers.
  */
 import { forbidden, notFound, type KubeObject, type StatusError } from '@kapi/machinery';
-import type { CreateAdmission, DeleteAdmission, Registry, RequestContext, ResourceDefinition, UpdateAdmission } from '@kapi/registry';
+import type { AdmissionPlugin, Registry, RequestContext, ResourceDefinition } from '@kapi/registry';
+
+type CreateAdmission = (req: RequestContext, obj: KubeObject) => Promise<void>;
+type UpdateAdmission = (req: RequestContext, name: string, subresource: string, obj: KubeObject, old: KubeObject) => void;
+type DeleteAdmission = (req: RequestContext, name: string) => Promise<void>;
 import { nodeIdentity } from '../auth/node-authorizer.js';
 import { podConfigMapNames, podSecretNames } from '../auth/node-graph.js';
 import { ANONYMOUS } from '../auth/user.js';
@@ -33,6 +37,8 @@ const KUBELET_LABELS = new Set([
 const KUBELET_LABEL_NAMESPACES = ['kubelet.kubernetes.io', 'node.kubernetes.io'];
 
 export interface NodeRestriction {
+  /** The plugin's part for a resource (kube's NodeRestriction is a mutating plugin: it runs in the mutating phase). */
+  plugin(definition: ResourceDefinition): AdmissionPlugin | undefined;
   admitCreate(definition: ResourceDefinition): CreateAdmission | undefined;
   admitUpdate(definition: ResourceDefinition): UpdateAdmission | undefined;
   admitDelete(definition: ResourceDefinition): DeleteAdmission | undefined;
@@ -178,7 +184,22 @@ export function createNodeRestriction(): NodeRestriction {
   };
 
   const key = (d: ResourceDefinition) => `${d.group}/${d.plural}`;
-  return {
+  const self: NodeRestriction = {
+    plugin(definition) {
+      const create = self.admitCreate(definition);
+      const update = self.admitUpdate(definition);
+      const remove = self.admitDelete(definition);
+      if (create === undefined && update === undefined && remove === undefined) return undefined;
+      return {
+        name: 'NodeRestriction',
+        handles: (operation) => (operation === 'CREATE' && create !== undefined) || (operation === 'UPDATE' && update !== undefined) || (operation === 'DELETE' && remove !== undefined),
+        async admit(a) {
+          if (a.operation === 'CREATE') await create!(a.request, a.object!);
+          else if (a.operation === 'UPDATE') update!(a.request, a.name, a.subresource, a.object!, a.oldObject!);
+          else if (a.operation === 'DELETE') await remove!(a.request, a.name);
+        },
+      };
+    },
     admitCreate(definition) {
       switch (key(definition)) {
         case '/pods':
@@ -311,4 +332,5 @@ export function createNodeRestriction(): NodeRestriction {
       await Promise.all([pods.stop(), nodes.stop()]);
     },
   };
+  return self;
 }

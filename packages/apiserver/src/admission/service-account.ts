@@ -12,7 +12,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { forbidden, isStatusError, type KubeObject } from '@kapi/machinery';
-import type { CreateAdmission, RequestContext } from '@kapi/registry';
+import type { AdmissionPlugin, RequestContext } from '@kapi/registry';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 export const TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -94,7 +94,13 @@ function referencesSecrets(spec: Json): boolean {
   return false;
 }
 
-export function serviceAccountAdmission(readServiceAccount: ServiceAccountReader): CreateAdmission {
+/** kube's ServiceAccount plugin for pods: mutates (and refuses) pod creates. */
+export function serviceAccountAdmission(readServiceAccount: ServiceAccountReader): AdmissionPlugin {
+  const admitPod = serviceAccountPodAdmission(readServiceAccount);
+  return { name: 'ServiceAccount', handles: (operation) => operation === 'CREATE', admit: (a) => (a.subresource === '' && a.object !== undefined ? admitPod(a.request, a.object) : undefined) };
+}
+
+function serviceAccountPodAdmission(readServiceAccount: ServiceAccountReader): (req: RequestContext, pod: KubeObject) => Promise<void> {
   return async (req: RequestContext, pod: KubeObject): Promise<void> => {
     const name = typeof pod.metadata.name === 'string' ? pod.metadata.name : '';
     const refuse = (message: string) => forbidden({ group: '', resource: 'pods' }, name, message);
