@@ -392,7 +392,7 @@ void describe('service account and admission flags (kube\'s validation)', () => 
 
 void describe('--controllers (kube-controller-manager\'s, for the controllers kapi runs)', () => {
   const enabled = (args: string[]) => [...parsed(['--etcd-servers=x', ...args]).enabledControllers].sort();
-  const ALL = ['clusterrole-aggregation-controller', 'garbage-collector-controller', 'namespace-controller', 'root-ca-certificate-publisher-controller', 'serviceaccount-controller', 'serviceaccount-token-controller'];
+  const ALL = ['clusterrole-aggregation-controller', 'garbage-collector-controller', 'namespace-controller', 'root-ca-certificate-publisher-controller', 'serviceaccount-controller', 'serviceaccount-token-controller', 'validatingadmissionpolicy-status-controller'];
   void it('enables every kube-controller-manager controller kapi runs by default; `*`, `name` and `-name` as KCM reads them', () => {
     assert.deepEqual(enabled([]), ALL);
     assert.deepEqual(enabled(['--controllers=*']), ALL);
@@ -404,8 +404,8 @@ void describe('--controllers (kube-controller-manager\'s, for the controllers ka
     assert.deepEqual(enabled(['--controllers=-namespace-controller']), []);
   });
   void it('switches off every controller that overlaps kube-controller-manager, by new names and old aliases', () => {
-    assert.deepEqual(enabled(['--controllers=-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller']), []);
-    assert.deepEqual(enabled(['--controllers=*,-namespace,-garbagecollector,-serviceaccount,-serviceaccount-token,-root-ca-cert-publisher,-clusterrole-aggregation']), []);
+    assert.deepEqual(enabled(['--controllers=-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller,-validatingadmissionpolicy-status-controller']), []);
+    assert.deepEqual(enabled(['--controllers=*,-namespace,-garbagecollector,-serviceaccount,-serviceaccount-token,-root-ca-cert-publisher,-clusterrole-aggregation,-validatingadmissionpolicy-status']), []);
     assert.deepEqual(enabled(['--controllers=namespace,garbagecollector']), ['garbage-collector-controller', 'namespace-controller']);
   });
   void it('refuses names kapi does not run (kube-apiserver\'s own work is not switchable)', () => {
