@@ -66,6 +66,7 @@ import { chainAdmission } from './admission/chain.js';
 import type { UserInfo } from './auth/user.js';
 import type { ResourceRequestInfo } from './http/request-info.js';
 import { createNodeRestriction, type NodeRestriction } from './admission/node-restriction.js';
+import { createValidatingAdmissionPolicy } from './admission/validating-policy/index.js';
 import { externalHost, readServiceAccountKeys, startServiceAccounts, type ServiceAccountServices, type ServiceAccountTokenOptions } from './serviceaccount/service-accounts.js';
 
 export interface ApiServerOptions {
@@ -208,7 +209,7 @@ export interface ApiServerOptions {
   readonly serviceAccountTokens?: ServiceAccountTokenOptions & { readonly lookup?: boolean };
   /** kube-controller-manager's --root-ca-file: published as kube-root-ca.crt; default the serving certificate. */
   readonly rootCaFile?: string;
-  /** The admission plugins to run (admission/plugins.ts resolves the flags); default kube's defaults kapi builds: NamespaceLifecycle, ServiceAccount. */
+  /** The admission plugins to run (admission/plugins.ts resolves the flags); default kube's defaults kapi builds: NamespaceLifecycle, ServiceAccount, ValidatingAdmissionPolicy. */
   readonly admissionPlugins?: readonly string[];
   /** kube-controller-manager's --controllers, resolved (@kapi/controllers' resolveControllerFlag): which of kapi's KCM controllers run; default every one. */
   readonly enabledControllers?: ReadonlySet<string>;
@@ -331,7 +332,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const saTokens = options.serviceAccountTokens;
   const saKeys = saTokens !== undefined ? readServiceAccountKeys(saTokens) : undefined;
   const rootCaFromFile = options.rootCaFile ? readFileWithContext(options.rootCaFile, 'root-ca-file') : undefined;
-  const admissionPlugins = options.admissionPlugins ?? ['NamespaceLifecycle', 'ServiceAccount'];
+  const admissionPlugins = options.admissionPlugins ?? ['NamespaceLifecycle', 'ServiceAccount', 'ValidatingAdmissionPolicy'];
   const certificate = securePort !== null ? await loadServingCertificate({
     ...(options.tlsCertFile ? { certFile: options.tlsCertFile } : {}),
     ...(options.tlsPrivateKeyFile ? { keyFile: options.tlsPrivateKeyFile } : {}),
@@ -412,6 +413,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
   // Started once the registry exists (its informers read it); the registry asks for its hooks lazily.
   const nodeRestriction: NodeRestriction | undefined = admissionPlugins.includes('NodeRestriction') ? createNodeRestriction() : undefined;
+  const validatingPolicy = admissionPlugins.includes('ValidatingAdmissionPolicy') ? createValidatingAdmissionPolicy() : undefined;
   const storedRegistry = createRegistry({
     storage,
     prefix: options.etcdPrefix ?? '/registry',
@@ -426,9 +428,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       admissionPlugins.includes('ServiceAccount') && ((definition: ResourceDefinition) =>
         definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined),
       nodeRestriction !== undefined && ((definition: ResourceDefinition) => nodeRestriction.plugin(definition)),
+      validatingPolicy !== undefined && (() => validatingPolicy.plugin),
     ]),
   });
   nodeRestriction?.start(storedRegistry, (err) => logger.warn(`node restriction informer: ${err instanceof Error ? err.message : String(err)}`));
+  validatingPolicy?.start(storedRegistry, (err) => logger.warn(`validating admission policy informer: ${err instanceof Error ? err.message : String(err)}`));
   let boundPort: number | undefined;
   const serviceAccounts: ServiceAccountServices = startServiceAccounts(storedRegistry, {
     ...(nodeRestriction !== undefined ? { admitTokenRequest: (ctx: RequestContext, name: string, body: unknown) => nodeRestriction.admitTokenRequest(ctx, name, body) } : {}),
@@ -620,6 +624,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     await rbacPolicy?.stop();
     await nodeGraph?.stop();
     await nodeRestriction?.stop();
+    await validatingPolicy?.stop();
     await serviceAccounts.stop();
     await crdController.stop();
     storageMetrics.stop();
@@ -700,6 +705,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await rbacPolicy?.stop();
       await nodeGraph?.stop();
       await nodeRestriction?.stop();
+      await validatingPolicy?.stop();
       await serviceAccounts.stop();
       await crdController.stop();
       // kube's sequence: the audit backend shuts down once requests have drained (its queue is written out).
