@@ -19,7 +19,7 @@ void describe('compileRule', () => {
   void it('evaluates the issue example self.min <= self.max on JSON numbers', () => {
     const p = compileOk('self.min <= self.max', minMax);
     assert.equal(p.outputType, 'bool');
-    assert.deepEqual(p.evaluate({ self: { min: 1, max: 5 } }), { ok: true, value: true, cost: 0 });
+    assert.deepEqual(p.evaluate({ self: { min: 1, max: 5 } }), { ok: true, value: true, cost: 5 });
     const bad = p.evaluate({ self: { min: 5, max: 1 } });
     assert.equal(bad.ok && bad.value, false);
   });
@@ -37,7 +37,7 @@ void describe('compileRule', () => {
   });
 
   void it('has() is false for an absent field and reading it is a runtime error', () => {
-    assert.deepEqual(compileOk("has(self.name) ? self.name == 'a' : true", minMax).evaluate({ self: {} }), { ok: true, value: true, cost: 0 });
+    assert.deepEqual(compileOk("has(self.name) ? self.name == 'a' : true", minMax).evaluate({ self: {} }), { ok: true, value: true, cost: 1 });
     const r = compileOk("self.name == 'a'", minMax).evaluate({ self: {} });
     assert.equal(r.ok, false);
     assert.equal(!r.ok && r.error, 'no such key: name');
@@ -45,7 +45,7 @@ void describe('compileRule', () => {
 
   void it('compares self with oldSelf in transition rules', () => {
     const p = compileOk('self.min >= oldSelf.min', minMax, true);
-    assert.deepEqual(p.evaluate({ self: { min: 2 }, oldSelf: { min: 3 } }), { ok: true, value: false, cost: 0 });
+    assert.deepEqual(p.evaluate({ self: { min: 2 }, oldSelf: { min: 3 } }), { ok: true, value: false, cost: 5 });
   });
 
   void it('refuses a syntax error', () => {

@@ -100,6 +100,8 @@ function build(variables: ReadonlyMap<string, DeclType>): BoundEnvironment {
         return name;
       }
       case 'null': return 'null_type';
+      case 'duration': return 'google.protobuf.Duration';
+      case 'timestamp': return 'google.protobuf.Timestamp';
       default: return t.kind;
     }
   };
