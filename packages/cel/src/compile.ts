@@ -7,6 +7,10 @@ import type { DeclType } from './decl-type.js';
 import { environmentFor, type BoundEnvironment, type RuleEnv } from './environment.js';
 import { formatCompileError, evaluationMessage } from './errors.js';
 import { PER_CALL_LIMIT } from './limits.js';
+import './library/index.js';
+import type { Node } from './ast.js';
+import { validateAst } from './validate-ast.js';
+import { estimateCost } from './cost-estimate.js';
 
 export interface CompileOptions {
   /** The CEL type the expression must have (`bool` for rules, `string` for messageExpression). */
@@ -58,11 +62,15 @@ export function compileRule(expression: string, env: RuleEnv, options: CompileOp
   }
   const checked = parsed.check();
   if (!checked.valid) return { ok: false, errors: [formatCompileError(expression, checked.error)] };
+  const issues = validateAst(parsed.ast as Node);
+  if (issues.length > 0) {
+    return { ok: false, errors: issues.map((i) => formatCompileError(expression, { message: i.message, range: { start: i.offset, end: i.offset } })) };
+  }
   const outputType = celGoTypeName(checked.type ?? 'dyn');
   if (options.expectedType && outputType !== options.expectedType && outputType !== 'dyn') {
     return { ok: false, errors: [`ERROR: <input>:1:1: expected type '${options.expectedType}' but found '${outputType}'`] };
   }
-  const estimatedCost: CostEstimate = { min: 0, max: 0 };
+  const estimatedCost: CostEstimate = estimateCost(parsed.ast as Node, bound.variables);
   const program = new CompiledProgram(expression, outputType, estimatedCost, parsed, bound);
   return { ok: true, program, estimatedCost };
 }

@@ -104,6 +104,8 @@ function build(variables: ReadonlyMap<string, DeclType>, optional?: ReadonlySet<
         return name;
       }
       case 'null': return 'null_type';
+      case 'duration': return 'google.protobuf.Duration';
+      case 'timestamp': return 'google.protobuf.Timestamp';
       default: return t.kind;
     }
   };

@@ -15,3 +15,13 @@ export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
 /** The most estimated cost all rules of one CRD version may have together. */
 export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
+
+/**
+ * kube's wording when an estimated cost is over its limit (apiextensions validation's
+ * getCostErrorMessage): costName is e.g. "estimated rule cost" or "estimated messageExpression cost".
+ */
+export function costErrorMessage(costName: string, cost: number, limit: number): string {
+  const factor = cost / limit;
+  const text = factor > 100 ? 'more than 100x' : factor < 1.5 ? `${factor.toFixed(6)}x` : `${factor.toFixed(1)}x`;
+  return `${costName} exceeds budget by factor of ${text} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
+}
