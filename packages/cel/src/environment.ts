@@ -5,7 +5,7 @@
  * the declared types (they are immutable), so compiling many rules against one schema
  * registers its types once.
  */
-import { Environment } from '@marcbachmann/cel-js';
+import { Environment, Optional } from '@marcbachmann/cel-js';
 import type { DeclType } from './decl-type.js';
 import { objectClassFor, CelObject, toCelValue } from './values.js';
 
@@ -13,8 +13,12 @@ import { objectClassFor, CelObject, toCelValue } from './values.js';
 export interface RuleEnv {
   /** The type of `self` (CRD rules); absent when the rule has no `self`. */
   readonly self?: DeclType;
-  /** Declare `oldSelf` (transition rules) with the type of `self`. */
-  readonly oldSelf?: boolean;
+  /**
+   * Declare `oldSelf` (transition rules) with the type of `self`; `'optional'`: as an
+   * optional of it (a CRD rule's `optionalOldSelf`), bound to `optional.none()` when the
+   * activation has no oldSelf.
+   */
+  readonly oldSelf?: boolean | 'optional';
   /** Further variables by name (VAP: object, oldObject, request, params, …). */
   readonly vars?: Readonly<Record<string, DeclType>>;
 }
@@ -52,7 +56,7 @@ const noSelf = new Map<string, BoundEnvironment>();
 let typeCounter = 0;
 
 function envKey(env: RuleEnv): string {
-  return `${env.oldSelf ? 'o' : ''}|${Object.keys(env.vars ?? {}).join(',')}`;
+  return `${env.oldSelf === 'optional' ? 'p' : env.oldSelf ? 'o' : ''}|${Object.keys(env.vars ?? {}).join(',')}`;
 }
 
 /** The bound environment for `env`; built once per declaration. */
@@ -66,7 +70,7 @@ export function environmentFor(env: RuleEnv): BoundEnvironment {
   const key = envKey(env);
   const hit = bucket?.get(key);
   if (hit && sameVars(hit.variables, variables)) return hit;
-  const built = build(variables);
+  const built = build(variables, env.self && env.oldSelf === 'optional' ? new Set(['oldSelf']) : undefined);
   bucket?.set(key, built);
   return built;
 }
@@ -77,7 +81,7 @@ function sameVars(a: ReadonlyMap<string, DeclType>, b: ReadonlyMap<string, DeclT
   return true;
 }
 
-function build(variables: ReadonlyMap<string, DeclType>): BoundEnvironment {
+function build(variables: ReadonlyMap<string, DeclType>, optional?: ReadonlySet<string>): BoundEnvironment {
   const engine = baseEnvironment().clone({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
   const names = new Map<DeclType, string>();
   const typeString = (t: DeclType, path: string): string => {
@@ -106,7 +110,10 @@ function build(variables: ReadonlyMap<string, DeclType>): BoundEnvironment {
     }
   };
   const id = typeCounter++;
-  for (const [name, t] of variables) engine.registerVariable(name, typeString(t, `${name}Type${id}`));
+  for (const [name, t] of variables) {
+    const declared = typeString(t, `${name}Type${id}`);
+    engine.registerVariable(name, optional?.has(name) ? `optional<${declared}>` : declared);
+  }
   return {
     engine,
     variables,
@@ -114,7 +121,8 @@ function build(variables: ReadonlyMap<string, DeclType>): BoundEnvironment {
       const out: Record<string, unknown> = {};
       for (const [name, t] of variables) {
         const v = activation[name];
-        if (v !== undefined) out[name] = toCelValue(v, t);
+        if (optional?.has(name)) out[name] = v === undefined || v === null ? Optional.none() : Optional.of(toCelValue(v, t));
+        else if (v !== undefined) out[name] = toCelValue(v, t);
       }
       return out;
     },

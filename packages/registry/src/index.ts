@@ -4,7 +4,7 @@ export type {
   Admission, AdmissionAttributes, AdmissionOperation, AdmissionPlugin, AdmissionUser, EquivalentResource, GroupVersionKind, GroupVersionResource,
 } from './admission.js';
 export { admissionChain } from './admission.js';
-export type { Verb, VersionDefinition, FieldGetter, RequestContext, WriteGuard, Strategy, ResourceDefinition, SubresourceDefinition, ScaleDefinition } from './definition.js';
+export type { Verb, VersionDefinition, FieldGetter, RequestContext, WriteGuard, Strategy, LastValidationContext, ResourceDefinition, SubresourceDefinition, ScaleDefinition } from './definition.js';
 export type {
   GetOptions,
   ListOptions,

@@ -21,6 +21,8 @@ export interface CreateScope {
   readonly urlName: string;
   /** The request's options (dryRun, fieldManager, warnings). */
   readonly options: WriteOptions;
+  /** Receives validation warnings for the response (default the options' `warn`). */
+  readonly warn?: (message: string) => void;
 }
 
 /**
@@ -57,7 +59,7 @@ export async function admitAndPrepareCreate(
   const dryRun = scope.options.dryRun === true;
   const reservation = ctx.reserver === undefined ? NOTHING_RESERVED : await ctx.reserver.beginCreate(obj, dryRun);
   try {
-    await validateForCreate(ctx.validation, obj);
+    await validateForCreate(ctx.validation, obj, scope.warn ?? scope.options.warn);
     if (admitting) await ctx.admission!.validate(admissionAttributes(ctx, req, { ...init, object: present(ctx, obj) }));
   } catch (err) {
     await reservation.revert();

@@ -165,7 +165,7 @@ export async function patchObject(
     const stepOptions: PatchOptions = { ...options, warn: warnOnce, duplicateKeyLines: [] };
     const { force: _force, ...admissionOptions } = stepOptions;
     const scope: UpdateScope = {
-      ctx, req, name, subresource, manager: isApply ? undefined : updateManager(req, options), forceAllowCreate: isApply, dryRun: options.dryRun === true, options: admissionOptions,
+      ctx, req, name, subresource, manager: isApply ? undefined : updateManager(req, options), forceAllowCreate: isApply, dryRun: options.dryRun === true, options: admissionOptions, warn: warnOnce,
     };
     const object = await runUpdate(ctx, req, name, options.dryRun, async (existing) => {
       if (existing === undefined && (!isApply || subresource !== '')) throw notFound(ctx.resource, name);

@@ -49,6 +49,8 @@ export interface UpdateScope {
   readonly dryRun?: boolean;
   /** The request's options, as admission sees them (UpdateOptions; CreateOptions when the write creates). */
   readonly options: WriteOptions;
+  /** Receives validation warnings (the step may run more than once: pass one that reports a text once). */
+  readonly warn?: (message: string) => void;
 }
 
 /**
@@ -83,7 +85,7 @@ export async function updateStep(
     await yieldIfBusy();
     let obj: KubeObject | undefined;
     await reserve(created, async () => {
-      const prepared = await admitAndPrepareCreate(ctx, req, served, { urlName: subresource === '' ? name : '', options: scope.options });
+      const prepared = await admitAndPrepareCreate(ctx, req, served, { urlName: subresource === '' ? name : '', options: scope.options, ...(scope.warn !== undefined ? { warn: scope.warn } : {}) });
       obj = prepared.obj;
       return prepared.reservation;
     });
@@ -122,7 +124,7 @@ export async function updateStep(
   await yieldIfBusy();
   // kube's BeginUpdate runs before validation; a failed validation reverts it (runUpdate).
   if (ctx.reserver !== undefined && subresource === '') await reserve(created, () => ctx.reserver!.beginUpdate(obj, existing, scope.dryRun === true));
-  await validateForUpdate(ctx.validation, obj, existing, subresource);
+  await validateForUpdate(ctx.validation, obj, existing, subresource, scope.warn);
   if (admitting) await ctx.admission!.validate(admissionAttributes(ctx, req, { ...init, object: present(ctx, obj) }));
   await yieldIfBusy();
   if (shouldDeleteDuringUpdate(ctx, obj, existing)) {
@@ -207,7 +209,7 @@ export async function updateObject(
     const decoded = await decodeRequest(ctx, body, options);
     checkName(decoded, name, req.namespace);
     const created: UpdateOutcome = { value: false };
-    const scope: UpdateScope = { ctx, req, name, subresource, manager: updateManager(req, options), dryRun: options.dryRun === true, options };
+    const scope: UpdateScope = { ctx, req, name, subresource, manager: updateManager(req, options), dryRun: options.dryRun === true, options, ...warnOnceOption(options.warn) };
     // The first attempt takes the decoded object; a retry after a write conflict decodes the
     // body again (its warnings were given the first time), so no copy of a large body is made up front.
     let first: KubeObject | undefined = decoded;
@@ -219,4 +221,17 @@ export async function updateObject(
     }, created);
     return updateResult(ctx, object, created);
   });
+}
+
+/** A `warn` option that reports each text once however often an update step runs (kube's warning recorder keeps one of each). */
+export function warnOnceOption(warn: ((message: string) => void) | undefined): { warn?: (message: string) => void } {
+  if (warn === undefined) return {};
+  const warned = new Set<string>();
+  return {
+    warn: (message) => {
+      if (warned.has(message)) return;
+      warned.add(message);
+      warn(message);
+    },
+  };
 }
