@@ -7,6 +7,7 @@
  */
 import { servedGroups } from '@kapi/catalog';
 import type { ResourceDefinition } from '../definition.js';
+import { admissionregistrationOverrides } from '../groups/admissionregistration/index.js';
 import { appsOverrides } from '../groups/apps/index.js';
 import { autoscalingOverrides } from '../groups/autoscaling/index.js';
 import { batchOverrides } from '../groups/batch/index.js';
@@ -25,6 +26,7 @@ import type { GroupOverrides } from './override.js';
 /** Hand-written behaviour by group. */
 const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
   '': coreOverrides,
+  'admissionregistration.k8s.io': admissionregistrationOverrides,
   apps: appsOverrides,
   autoscaling: autoscalingOverrides,
   batch: batchOverrides,
