@@ -14,3 +14,4 @@ export {
   PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, CHECK_FREQUENCY, MAX_REQUEST_SIZE_BYTES,
   STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, costErrorMessage,
 } from './limits.js';
+export { Authorizer, AuthorizerType, type AuthorizationCheck, type AuthorizationDecision, type CelAuthorizer } from './library/authz.js';
