@@ -413,7 +413,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
   // Started once the registry exists (its informers read it); the registry asks for its hooks lazily.
   const nodeRestriction: NodeRestriction | undefined = admissionPlugins.includes('NodeRestriction') ? createNodeRestriction() : undefined;
-  const validatingPolicy = admissionPlugins.includes('ValidatingAdmissionPolicy') ? createValidatingAdmissionPolicy() : undefined;
+  const validatingPolicy = admissionPlugins.includes('ValidatingAdmissionPolicy')
+    ? createValidatingAdmissionPolicy({ authorize: (attributes) => authorizer.authorize(attributes) })
+    : undefined;
   const storedRegistry = createRegistry({
     storage,
     prefix: options.etcdPrefix ?? '/registry',

@@ -268,3 +268,51 @@ void describe('ValidatingAdmissionPolicy', () => {
     });
   });
 });
+
+void describe('ValidatingAdmissionPolicy with RBAC: authorizer checks as the requesting user', () => {
+  let t: SecureServer;
+  const bob: Identity = { token: 'bob-token' };
+  before(async () => {
+    t = await startSecureServer({ tokens: ['admin-token,admin,admin-uid,"system:masters"', 'bob-token,bob,bob-uid,"dev"'], authorizationModes: ['RBAC'] });
+  });
+  after(async () => t?.close());
+
+  void it('authorizer.group().resource().check() answers as the user; a service account may be asked for instead', async () => {
+    const post = async (who: Identity, path: string, body: unknown) => t.request(who, 'POST', path, { body });
+    assert.equal((await post(admin, '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', {
+      metadata: { name: 'deployer' }, rules: [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['create', 'delete'] }],
+    })).status, 201);
+    assert.equal((await post(admin, '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
+      metadata: { name: 'bob-deployer' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'deployer' }, subjects: [{ kind: 'User', name: 'bob', apiGroup: 'rbac.authorization.k8s.io' }],
+    })).status, 201);
+    assert.equal((await post(admin, VAP, {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'secret-readers' },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] },
+        validations: [
+          { expression: "authorizer.group('').resource('secrets').namespace(object.metadata.namespace).check('get').allowed()", message: 'only who reads secrets may deploy' },
+          { expression: "!authorizer.serviceAccount('default', 'builder').group('apps').resource('deployments').namespace('default').check('create').allowed()", message: 'the builder may not' },
+        ],
+      },
+    })).status, 201);
+    assert.equal((await post(admin, BINDINGS, binding('secret-readers-b', 'secret-readers', { validationActions: ['Deny'] }))).status, 201);
+    const refused = await eventuallyValue('bob refused', async () => {
+      const r = await post(bob, DEPLOYMENTS, deployment('by-bob', 1));
+      if (r.status === 201) await t.request(bob, 'DELETE', `${DEPLOYMENTS}/by-bob`);
+      return r.status === 422 ? r : undefined;
+    });
+    assert.deepEqual(refused.json, denial('secret-readers', 'secret-readers-b', 'by-bob', 'only who reads secrets may deploy'));
+    const byAdmin = await post(admin, DEPLOYMENTS, deployment('by-admin', 1));
+    assert.equal(byAdmin.status, 201, byAdmin.text);
+    // Once the builder service account may create deployments, the second rule refuses everyone.
+    assert.equal((await post(admin, '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
+      metadata: { name: 'builder-deployer' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'deployer' }, subjects: [{ kind: 'ServiceAccount', name: 'builder', namespace: 'default' }],
+    })).status, 201);
+    const again = await eventuallyValue('the builder rule', async () => {
+      const r = await post(admin, DEPLOYMENTS, deployment('by-admin-2', 1));
+      if (r.status === 201) await t.request(admin, 'DELETE', `${DEPLOYMENTS}/by-admin-2`);
+      return r.status === 422 ? r : undefined;
+    });
+    assert.deepEqual(again.json, denial('secret-readers', 'secret-readers-b', 'by-admin-2', 'the builder may not'));
+  });
+});

@@ -2,12 +2,13 @@
  * A policy's expressions compiled once (per policy generation): matchConditions,
  * variables, validations, their messageExpressions and auditAnnotations, in the variable
  * environment kube's ValidatingAdmissionPolicy plugin declares (`object`, `oldObject`,
- * `request`, `params` when the policy has a paramKind, `namespaceObject`, `variables`).
+ * `request`, `params` when the policy has a paramKind, `namespaceObject`, `variables`, and
+ * `authorizer` everywhere but in messageExpressions).
  * Values are dyn at runtime, as kube compiles stored policies; an expression that does not
  * compile is kept with its error, which is reported when the policy is evaluated (kube's
  * "compilation error: ..."), never at compile time.
  */
-import { compileRule, DynType, objectType, type DeclField, type DeclType, type Program } from '@kapi/cel';
+import { AuthorizerType, compileRule, DynType, objectType, type DeclField, type DeclType, type Program } from '@kapi/cel';
 import type { PolicySpec } from './policy-types.js';
 
 /** An expression and either its program or why it did not compile. */
@@ -52,8 +53,9 @@ class PolicyEnvironment {
     this.variablesType = objectType(new Map(this.variableFields));
   }
 
-  compile(expression: string, returns: ReturnType): CompiledExpression {
+  compile(expression: string, returns: ReturnType, withAuthorizer = true): CompiledExpression {
     const vars: Record<string, DeclType> = {
+      ...(withAuthorizer ? { authorizer: AuthorizerType } : {}),
       object: DynType,
       oldObject: DynType,
       request: DynType,
@@ -96,7 +98,7 @@ export function compilePolicy(spec: PolicySpec): CompiledPolicy {
       condition: env.compile(v.expression, 'bool'),
       message: v.message ?? '',
       reason: v.reason ?? '',
-      ...(v.messageExpression ? { messageExpression: env.compile(v.messageExpression, 'string') } : {}),
+      ...(v.messageExpression ? { messageExpression: env.compile(v.messageExpression, 'string', false) } : {}),
     })),
     auditAnnotations: (spec.auditAnnotations ?? []).map((a) => ({ key: a.key, ...env.compile(a.valueExpression, 'string-or-null') })),
   };

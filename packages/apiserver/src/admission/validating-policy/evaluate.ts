@@ -34,6 +34,8 @@ export interface PolicyInput {
   readonly request: unknown;
   readonly params: unknown;
   readonly namespaceObject: unknown;
+  /** The `authorizer` value (checks as the requesting user). */
+  readonly authorizer?: unknown;
 }
 
 /** kube's MaxEvaluatedMessageExpressionSizeBytes. */
@@ -52,6 +54,7 @@ class Activation {
     const variables: Record<string, unknown> = {};
     this.values = { ...input, variables };
     if (!policy.hasParams) delete this.values.params;
+    if (input.authorizer === undefined) delete this.values.authorizer;
     for (const variable of policy.variables) {
       let done: { value: unknown } | { error: string } | undefined;
       Object.defineProperty(variables, variable.name, {

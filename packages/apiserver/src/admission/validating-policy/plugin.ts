@@ -14,6 +14,7 @@
 import { formatGroupResource, StatusError, forbidden, type KubeObject, type StatusReason } from '@kapi/machinery';
 import type { AdmissionAttributes, AdmissionPlugin, Registry } from '@kapi/registry';
 import { matchResources, type MatchResult } from '../matching.js';
+import { requestAuthorizer, type Authorize } from './authorizer.js';
 import { collectParams } from './params.js';
 import type { PolicyDecision } from './evaluate.js';
 import { validatePolicy } from './evaluate.js';
@@ -110,7 +111,12 @@ export interface ValidatingAdmissionPolicy {
   stop(): Promise<void>;
 }
 
-export function createValidatingAdmissionPolicy(): ValidatingAdmissionPolicy {
+export interface ValidatingAdmissionPolicyOptions {
+  /** The apiserver's authorizer, for expressions' `authorizer` (absent: `authorizer` is unbound). */
+  readonly authorize?: Authorize;
+}
+
+export function createValidatingAdmissionPolicy(options: ValidatingAdmissionPolicyOptions = {}): ValidatingAdmissionPolicy {
   let source: PolicySource | undefined;
   const ready = async (): Promise<PolicySource | undefined> => {
     const until = Date.now() + READY_WAIT_MS;
@@ -130,7 +136,7 @@ export function createValidatingAdmissionPolicy(): ValidatingAdmissionPolicy {
         if (current === undefined) {
           throw forbidden({ group: attributes.resource.group, resource: attributes.resource.resource }, nameOf(attributes), 'not yet ready to handle request');
         }
-        await dispatch(current, attributes);
+        await dispatch(current, attributes, options.authorize);
       },
     },
     start(registry, onError) {
@@ -140,10 +146,12 @@ export function createValidatingAdmissionPolicy(): ValidatingAdmissionPolicy {
   };
 }
 
-async function dispatch(source: PolicySource, attributes: AdmissionAttributes): Promise<void> {
+async function dispatch(source: PolicySource, attributes: AdmissionAttributes, authorize: Authorize | undefined): Promise<void> {
   const hooks = source.hooks();
   if (hooks.length === 0) return;
   const denials: Denial[] = [];
+  let authorizer: unknown;
+  const authorizerValue = () => (authorize === undefined ? undefined : (authorizer ??= requestAuthorizer(authorize, attributes.userInfo)));
   const namespaceLabels = async (name: string) => {
     const namespace = await source.namespace(name);
     return namespace === undefined ? undefined : namespace.metadata.labels ?? {};
@@ -188,7 +196,7 @@ async function dispatch(source: PolicySource, attributes: AdmissionAttributes): 
         continue;
       }
       for (const param of collected.params) {
-        const result = validatePolicy(hook.compiled, { object: object ?? null, oldObject: oldObject ?? null, request, params: param, namespaceObject: namespace });
+        const result = validatePolicy(hook.compiled, { object: object ?? null, oldObject: oldObject ?? null, request, params: param, namespaceObject: namespace, authorizer: authorizerValue() });
         result.decisions.forEach((decision, index) => act(attributes, hook.policy, binding, decision, index, denials));
         for (const annotation of result.auditAnnotations) {
           if (annotation.action === 'publish') {

@@ -3,9 +3,10 @@
  * kube's v1 defaults (failurePolicy Fail; matchPolicy Equivalent, empty namespace and object
  * selectors and rule scope `*` in matchConstraints/matchResources) and the validation kube's
  * API runs on them, expressions compiled as kube compiles stored policies (object, oldObject,
- * request, params and namespaceObject dyn), with kube 1.32's texts.
+ * request, params and namespaceObject dyn; authorizer everywhere but in messageExpressions),
+ * with kube 1.32's texts.
  */
-import { compileRule, DynType, objectType, type DeclField, type DeclType } from '@kapi/cel';
+import { AuthorizerType, compileRule, DynType, objectType, type DeclField, type DeclType } from '@kapi/cel';
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, isQualifiedName, type FieldError, type KubeObject } from '@kapi/machinery';
 import { builtinStrategy, recordAt } from '../../builtin/builtin-strategy.js';
 import { withBehaviour, type ResourceOverride } from '../../builtin/override.js';
@@ -51,8 +52,9 @@ class Checker {
   }
 
   /** The field errors of `expression` (at `path`): it must compile and have one of the `returns` types. */
-  check(path: string, expression: string, returns: readonly string[] | undefined): FieldError[] {
+  check(path: string, expression: string, returns: readonly string[] | undefined, withAuthorizer = true): FieldError[] {
     const vars: Record<string, DeclType> = {
+      ...(withAuthorizer ? { authorizer: AuthorizerType } : {}),
       object: DynType, oldObject: DynType, request: DynType, namespaceObject: DynType,
       variables: objectType(new Map(this.fields)),
       ...(this.hasParams ? { params: DynType } : {}),
@@ -114,7 +116,7 @@ function validatePolicy(obj: KubeObject): FieldError[] {
     if (typeof message === 'string' && message !== '' && message.trim() === '') errs.push(fieldInvalid(`${path}.message`, message, 'message must be non-empty if specified'));
     if (typeof message === 'string' && message.includes('\n')) errs.push(fieldInvalid(`${path}.message`, message, 'message must not contain line breaks'));
     const messageExpression = str(validation['messageExpression']);
-    if (messageExpression !== '') errs.push(...checker.check(`${path}.messageExpression`, messageExpression, ['string']));
+    if (messageExpression !== '') errs.push(...checker.check(`${path}.messageExpression`, messageExpression, ['string'], false));
     const reason = validation['reason'];
     if (reason !== undefined && !['Forbidden', 'Invalid', 'RequestEntityTooLarge'].includes(str(reason))) errs.push(fieldNotSupported(`${path}.reason`, reason, ['Forbidden', 'Invalid', 'RequestEntityTooLarge']));
   });
