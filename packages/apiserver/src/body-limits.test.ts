@@ -10,6 +10,7 @@ import { encodeEnvelope } from '@kapi/machinery';
 import { MAX_NESTING_DEPTH } from './body/limits.js';
 import { startTestServer, type Response, type TestServer } from './testing/fixture.js';
 import { longestBlock } from './testing/loop-block.js';
+import { sendFromWorker, type OffThreadRequest } from './testing/off-thread-client.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const APPLY = { 'content-type': 'application/apply-patch+yaml' };
@@ -226,29 +227,24 @@ void describe('bounded decoding of request bodies', () => {
     const deep = Buffer.from(deepFlowMappings());
     const aliases = Buffer.from(anchorsAndAliases());
     const bodies = Array.from({ length: 10 }, (_, i) => ({ oversize: Buffer.from(oversize(i)), eventCount: Buffer.from(eventCountOverInt32(i)) }));
-    const sends: (() => Promise<Response>)[] = [];
+    const sends: OffThreadRequest[] = [];
     for (let i = 0; i < 10; i++) {
       sends.push(
-        () => t.request('PATCH', `${CM}/target?fieldManager=m`, { raw: deep, headers: APPLY }),
-        () => t.request('POST', CM, { raw: aliases, headers: YAML }),
-        () => t.request('POST', CM, { raw: outOfRange(i), headers: JSON_BODY }),
-        () => t.request('POST', '/api/v1/namespaces/default/events', { raw: bodies[i]!.eventCount, headers: JSON_BODY }),
-        () => t.request('POST', CM, { raw: bodies[i]!.oversize, headers: JSON_BODY }),
-        () => t.request('GET', madeUpSubresource(i)),
-        () => t.request('POST', `${CM}?fieldValidation=Strict`, { raw: duplicateKeys(`dup-${i}`), headers: YAML }),
-        () => t.request('POST', CM, { raw: garbageProtobuf(), headers: PROTOBUF }),
-        () => t.request('GET', `${CM}?limit=1&continue=${absurdContinue()}`),
-        () => t.request('POST', CM, { raw: badTimestamp(i), headers: JSON_BODY }),
+        { method: 'PATCH', path: `${CM}/target?fieldManager=m`, body: deep, headers: APPLY },
+        { method: 'POST', path: CM, body: aliases, headers: YAML },
+        { method: 'POST', path: CM, body: outOfRange(i), headers: JSON_BODY },
+        { method: 'POST', path: '/api/v1/namespaces/default/events', body: bodies[i]!.eventCount, headers: JSON_BODY },
+        { method: 'POST', path: CM, body: bodies[i]!.oversize, headers: JSON_BODY },
+        { method: 'GET', path: madeUpSubresource(i) },
+        { method: 'POST', path: `${CM}?fieldValidation=Strict`, body: duplicateKeys(`dup-${i}`), headers: YAML },
+        { method: 'POST', path: CM, body: garbageProtobuf(), headers: PROTOBUF },
+        { method: 'GET', path: `${CM}?limit=1&continue=${absurdContinue()}` },
+        { method: 'POST', path: CM, body: badTimestamp(i), headers: JSON_BODY },
       );
     }
     const idle = Array.from({ length: 10 }, () => idleSocket(t.url));
-    const timed = Promise.all(
-      sends.map(async (send) => {
-        const start = performance.now();
-        const res = await send();
-        return { res, ms: performance.now() - start };
-      }),
-    );
+    // Sent from another thread: this thread's CPU time is then the server's alone.
+    const timed = sendFromWorker(t.url, sends);
     const [block, probed] = await Promise.all([longestBlock(timed), probeReadyz(t, timed)]);
     const latencies = probed.sort((a, b) => a - b);
     const results = await timed;
@@ -260,9 +256,9 @@ void describe('bounded decoding of request bodies', () => {
     console.log(
       `${results.length} bad requests (${quiet ? 'quiet' : 'loaded'} machine, load ${loadavg()[0]!.toFixed(1)}): slowest ${slowest.toFixed(0)} ms; longest block ${block.toFixed(0)} ms (CPU); /readyz p50 ${percentile(latencies, 50).toFixed(1)} ms, max ${maxReadyz.toFixed(1)} ms (${latencies.length} probes); slowest is send ${slowestKind} of each round`,
     );
-    for (const { res } of results) {
+    for (const res of results) {
       assert.ok(res.status >= 400 && res.status < 500, `${res.status} ${res.text.slice(0, 200)}`);
-      assert.equal(res.json['kind'], 'Status', res.text.slice(0, 200));
+      assert.equal((JSON.parse(res.text) as { kind?: unknown }).kind, 'Status', res.text.slice(0, 200));
     }
     assert.ok(block < bounds.blockMs, `the loop was held ${block.toFixed(0)} ms at once (CPU time; bound ${bounds.blockMs} ms)`);
     assert.ok(slowest < bounds.requestMs, `a bad request took ${slowest} ms (bound ${bounds.requestMs} ms)`);

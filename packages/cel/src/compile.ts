@@ -7,8 +7,9 @@ import type { DeclType } from './decl-type.js';
 import { environmentFor, type BoundEnvironment, type RuleEnv } from './environment.js';
 import { formatCompileError, evaluationMessage } from './errors.js';
 import { PER_CALL_LIMIT } from './limits.js';
+import { LruCache, PROGRAM_CACHE_CAPACITY } from './program-cache.js';
 import './library/index.js';
-import type { Node } from './ast.js';
+import { walk, type Node } from './ast.js';
 import { validateAst } from './validate-ast.js';
 import { estimateCost } from './cost-estimate.js';
 import { COST_LIMIT_EXCEEDED, CostTracker, instrument, withTracker } from './runtime-cost.js';
@@ -52,9 +53,28 @@ export type CompileResult =
 
 type Evaluator = ReturnType<Environment['parse']>;
 
-/** Compiles `expression` for the variables `env` declares. Never throws. */
+const programs = new LruCache<CompileResult>(PROGRAM_CACHE_CAPACITY);
+
+/**
+ * Compiles `expression` for the variables `env` declares, or returns the cached result of
+ * compiling it before in the same environment. Never throws.
+ */
 export function compileRule(expression: string, env: RuleEnv, options: CompileOptions = {}): CompileResult {
   const bound = environmentFor(env);
+  const key = `${bound.id}\u0000${options.expectedType ?? ''}\u0000${expression}`;
+  const hit = programs.get(key);
+  if (hit) return hit;
+  const result = compileUncached(expression, bound, options);
+  programs.set(key, result);
+  return result;
+}
+
+/** Empties the compiled-program cache (tests). */
+export function clearProgramCache(): void {
+  programs.clear();
+}
+
+function compileUncached(expression: string, bound: BoundEnvironment, options: CompileOptions): CompileResult {
   let parsed: Evaluator;
   try {
     parsed = bound.engine.parse(expression);
@@ -63,6 +83,8 @@ export function compileRule(expression: string, env: RuleEnv, options: CompileOp
   }
   const checked = parsed.check();
   if (!checked.valid) return { ok: false, errors: [formatCompileError(expression, checked.error)] };
+  const hasError = checkPresenceTests(expression, parsed.ast as Node, bound);
+  if (hasError) return { ok: false, errors: [hasError] };
   const issues = validateAst(parsed.ast as Node);
   if (issues.length > 0) {
     return { ok: false, errors: issues.map((i) => formatCompileError(expression, { message: i.message, range: { start: i.offset, end: i.offset } })) };
@@ -71,10 +93,35 @@ export function compileRule(expression: string, env: RuleEnv, options: CompileOp
   if (options.expectedType && outputType !== options.expectedType && outputType !== 'dyn') {
     return { ok: false, errors: [`ERROR: <input>:1:1: expected type '${options.expectedType}' but found '${outputType}'`] };
   }
-  const estimatedCost: CostEstimate = estimateCost(parsed.ast as Node, bound.variables);
-  instrument(parsed.ast as Node);
+  const estimate = estimateCost(parsed.ast as Node, bound.variables);
+  const estimatedCost: CostEstimate = estimate.cost;
+  instrument(parsed.ast as Node, estimate.declOf);
   const program = new CompiledProgram(expression, outputType, estimatedCost, parsed, bound);
   return { ok: true, program, estimatedCost };
+}
+
+/**
+ * The engine does not type-check the field selections inside has(); cel-go does ("undefined
+ * field"). Each has() operand is checked on its own; cel-go reports its error at has()'s "(".
+ */
+function checkPresenceTests(expression: string, root: Node, bound: BoundEnvironment): string | undefined {
+  let error: string | undefined;
+  walk(root, (n) => {
+    if (error || n.op !== 'call' || (n.args as unknown as [string])[0] !== 'has') return;
+    const operand = (n.args as unknown as [string, Node[]])[1][0];
+    if (!operand || (operand.op !== '.' && operand.op !== '.?')) return;
+    let root: Node = operand;
+    while (root.op === '.' || root.op === '.?') root = (root.args as unknown as [Node])[0];
+    // Only chains from a declared variable can be checked on their own (not comprehension variables).
+    if (root.op !== 'id' || !bound.variables.has(root.args as string)) return;
+    const text = expression.slice(operand.start, operand.end);
+    const checked = bound.engine.check(text);
+    if (checked.valid || !checked.error) return;
+    const e = checked.error as { message: string; summary?: string; range?: { start: number } };
+    // cel-go reports it at has()'s parenthesis
+    error = formatCompileError(expression, { message: e.message, summary: e.summary, range: { start: expression.indexOf('(', n.start), end: 0 } });
+  });
+  return error;
 }
 
 /** The engine writes `list<int>`, cel-go `list(int)`. */

@@ -71,6 +71,7 @@ class Coster {
       if (!t) return undefined;
       if (step === '@items' || step === '@values') t = t.elem;
       else if (step === '@keys') t = t.key;
+      else if (t.kind === 'optional') t = t.elem?.fields?.get(step)?.type;
       else t = t.fields?.get(step)?.type;
     }
     return t;
@@ -306,7 +307,18 @@ class Coster {
   }
 }
 
-/** The estimated cost range of a checked expression with the given variables. */
-export function estimateCost(root: Node, vars: ReadonlyMap<string, DeclType>): Range {
-  return new Coster(vars).cost(root);
+/**
+ * The estimated cost range of a checked expression with the given variables, and the
+ * declared type of each node reached by a path from a variable (for typed equality).
+ */
+export function estimateCost(root: Node, vars: ReadonlyMap<string, DeclType>): { cost: Range; declOf: (n: Node) => DeclType | undefined } {
+  const coster = new Coster(vars);
+  const cost = coster.cost(root);
+  return {
+    cost,
+    declOf: (n) => {
+      const p = coster.paths.get(n);
+      return p && vars.has(p[0]!) ? coster.declAt(p) : undefined;
+    },
+  };
 }

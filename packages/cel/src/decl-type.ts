@@ -6,7 +6,7 @@
 
 export type DeclKind =
   | 'bool' | 'int' | 'uint' | 'double' | 'string' | 'bytes' | 'duration' | 'timestamp'
-  | 'null' | 'dyn' | 'list' | 'map' | 'object';
+  | 'null' | 'dyn' | 'list' | 'map' | 'object' | 'optional' | 'opaque';
 
 export interface DeclField {
   /** The property name as CEL code writes it (escaped, e.g. `foo__dash__bar`). */
@@ -36,6 +36,8 @@ export interface DeclType {
   readonly format?: string;
   /** object: the root of a resource or an embedded resource (apiVersion, kind, metadata). */
   readonly resourceRoot?: boolean;
+  /** opaque: the library type's CEL name (e.g. kubernetes.authorization.Authorizer). */
+  readonly typeName?: string;
 }
 
 // Minimum serialized sizes kube uses (k8s.io/apiserver/pkg/cel/types.go).
@@ -85,3 +87,24 @@ export function mapType(key: DeclType, elem: DeclType, maxElements: number): Dec
 export function objectType(fields: ReadonlyMap<string, DeclField>, minSerializedSize = 2, resourceRoot = false): DeclType {
   return Object.freeze({ kind: 'object', fields, maxElements: 0, minSerializedSize, ...(resourceRoot ? { resourceRoot } : {}) });
 }
+
+const optionals = new WeakMap<DeclType, DeclType>();
+
+/** optional<T>, one object per T (environments are cached on type identity). */
+export function optionalType(elem: DeclType): DeclType {
+  let t = optionals.get(elem);
+  if (!t) {
+    t = Object.freeze({ kind: 'optional', elem, maxElements: elem.maxElements, minSerializedSize: elem.minSerializedSize });
+    optionals.set(elem, t);
+  }
+  return t;
+}
+
+function opaque(typeName: string): DeclType {
+  return Object.freeze({ kind: 'opaque', typeName, maxElements: 0, minSerializedSize: 1 });
+}
+
+/** VAP's `authorizer` variable; bind a CelAuthorizer (library/authz.ts) to it. */
+export const AuthorizerType = opaque('kubernetes.authorization.Authorizer');
+/** VAP's `authorizer.requestResource`-style values; bind a ResourceCheck to it. */
+export const ResourceCheckType = opaque('kubernetes.authorization.ResourceCheck');

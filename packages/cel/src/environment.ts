@@ -5,20 +5,23 @@
  * the declared types (they are immutable), so compiling many rules against one schema
  * registers its types once.
  */
-import { Environment, Optional } from '@marcbachmann/cel-js';
-import type { DeclType } from './decl-type.js';
+import { Environment } from '@marcbachmann/cel-js';
+import { optionalType, type DeclType } from './decl-type.js';
+import { setKnownFunctions } from './errors.js';
+import { typedEquals } from './typed-equality.js';
 import { objectClassFor, CelObject, toCelValue } from './values.js';
 
 /** The variables a rule sees. */
 export interface RuleEnv {
   /** The type of `self` (CRD rules); absent when the rule has no `self`. */
   readonly self?: DeclType;
+  /** Declare `oldSelf` (transition rules) with the type of `self`. */
+  readonly oldSelf?: boolean;
   /**
-   * Declare `oldSelf` (transition rules) with the type of `self`; `'optional'`: as an
-   * optional of it (a CRD rule's `optionalOldSelf`), bound to `optional.none()` when the
-   * activation has no oldSelf.
+   * With oldSelf: declare it as optional<self's type> (a rule's optionalOldSelf): bound to
+   * optional.of(old) on update and optional.none() when there is no old value.
    */
-  readonly oldSelf?: boolean | 'optional';
+  readonly optionalOldSelf?: boolean;
   /** Further variables by name (VAP: object, oldObject, request, params, …). */
   readonly vars?: Readonly<Record<string, DeclType>>;
 }
@@ -37,14 +40,19 @@ export function registerLibrary(install: LibraryInstaller): void {
 
 function baseEnvironment(): Environment {
   if (!base) {
-    base = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
+    base = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
     for (const install of installers) install(base);
+    const names = new Set<string>(['has', 'all', 'exists', 'exists_one', 'map', 'filter']);
+    for (const f of base.getDefinitions().functions) names.add(f.receiverType ? `${f.receiverType}.${f.name}` : f.name).add(f.name);
+    setKnownFunctions(names);
   }
   return base;
 }
 
 /** A compiled environment: the engine environment and how to bind values to its variables. */
 export interface BoundEnvironment {
+  /** Unique per environment: part of the compiled-program cache key. */
+  readonly id: number;
   readonly engine: Environment;
   readonly variables: ReadonlyMap<string, DeclType>;
   /** Converts a JSON activation to the engine's values for the declared variables. */
@@ -56,22 +64,24 @@ const noSelf = new Map<string, BoundEnvironment>();
 let typeCounter = 0;
 
 function envKey(env: RuleEnv): string {
-  return `${env.oldSelf === 'optional' ? 'p' : env.oldSelf ? 'o' : ''}|${Object.keys(env.vars ?? {}).join(',')}`;
+  return `${env.oldSelf ? 'o' : ''}${env.optionalOldSelf ? '?' : ''}|${Object.keys(env.vars ?? {}).join(',')}`;
 }
 
 /** The bound environment for `env`; built once per declaration. */
 export function environmentFor(env: RuleEnv): BoundEnvironment {
   const variables = new Map<string, DeclType>();
   if (env.self) variables.set('self', env.self);
-  if (env.self && env.oldSelf) variables.set('oldSelf', env.self);
+  if (env.self && env.oldSelf) variables.set('oldSelf', env.optionalOldSelf ? optionalType(env.self) : env.self);
   for (const [name, t] of Object.entries(env.vars ?? {})) variables.set(name, t);
-  // Cache on self's type when there is one; otherwise only environments without vars.
-  const bucket = env.self ? (cache.get(env.self) ?? cache.set(env.self, new Map()).get(env.self)!) : env.vars ? undefined : noSelf;
+  // Cache on the first declared type (self's, or the first variable's); the variables are
+  // compared on a hit, so environments with the same names but other types do not collide.
+  const anchor = variables.values().next().value;
+  const bucket = anchor ? (cache.get(anchor) ?? cache.set(anchor, new Map()).get(anchor)!) : noSelf;
   const key = envKey(env);
-  const hit = bucket?.get(key);
+  const hit = bucket.get(key);
   if (hit && sameVars(hit.variables, variables)) return hit;
-  const built = build(variables, env.self && env.oldSelf === 'optional' ? new Set(['oldSelf']) : undefined);
-  bucket?.set(key, built);
+  const built = build(variables);
+  bucket.set(key, built);
   return built;
 }
 
@@ -81,13 +91,13 @@ function sameVars(a: ReadonlyMap<string, DeclType>, b: ReadonlyMap<string, DeclT
   return true;
 }
 
-function build(variables: ReadonlyMap<string, DeclType>, optional?: ReadonlySet<string>): BoundEnvironment {
-  const engine = baseEnvironment().clone({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
+function build(variables: ReadonlyMap<string, DeclType>): BoundEnvironment {
+  const engine = baseEnvironment().clone({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
   const names = new Map<DeclType, string>();
   const typeString = (t: DeclType, path: string): string => {
     switch (t.kind) {
-      case 'list': return `list<${typeString(t.elem!, path + '@idx')}>`;
-      case 'map': return `map<string, ${typeString(t.elem!, path + '@elem')}>`;
+      case 'list': return `list<${typeString(t.elem!, path + '.0items')}>`;
+      case 'map': return `map<string, ${typeString(t.elem!, path + '.0values')}>`;
       case 'object': {
         const known = names.get(t);
         if (known) return known;
@@ -101,28 +111,29 @@ function build(variables: ReadonlyMap<string, DeclType>, optional?: ReadonlySet<
           fields,
           convert: (v: unknown) => (v instanceof CelObject ? v : new ctor(t, v as Record<string, unknown>)),
         } as never);
+        // Objects compare field by field (cel-go's struct equality), also inside lists.
+        engine.registerOperator(`${name} == ${name}`, (a: unknown, b: unknown) => typedEquals(a, b, t));
         return name;
       }
       case 'null': return 'null_type';
+      case 'optional': return `optional<${typeString(t.elem!, path)}>`;
+      case 'opaque': return t.typeName!;
       case 'duration': return 'google.protobuf.Duration';
       case 'timestamp': return 'google.protobuf.Timestamp';
       default: return t.kind;
     }
   };
   const id = typeCounter++;
-  for (const [name, t] of variables) {
-    const declared = typeString(t, `${name}Type${id}`);
-    engine.registerVariable(name, optional?.has(name) ? `optional<${declared}>` : declared);
-  }
+  for (const [name, t] of variables) engine.registerVariable(name, typeString(t, `${name}Type${id}`));
   return {
+    id,
     engine,
     variables,
     bind(activation) {
       const out: Record<string, unknown> = {};
       for (const [name, t] of variables) {
         const v = activation[name];
-        if (optional?.has(name)) out[name] = v === undefined || v === null ? Optional.none() : Optional.of(toCelValue(v, t));
-        else if (v !== undefined) out[name] = toCelValue(v, t);
+        if (v !== undefined || t.kind === 'optional') out[name] = toCelValue(v, t);
       }
       return out;
     },

@@ -147,9 +147,12 @@ function replaceSize(sz: Range, toReplace: Range, replaceWith: Range): Range {
   return add(multiply({ min: countMin, max: countMax }, replaceWith), { min: retainedMin, max: retainedMax });
 }
 
+const SURROGATES = /[\uD800-\uDFFF]/;
+
 /** The size cel-go gives a runtime value: string length in code points, bytes, list items, map entries; else 1. */
 export function actualSize(v: unknown): number {
   if (typeof v === 'string') {
+    if (!SURROGATES.test(v)) return v.length;
     let n = 0;
     for (let i = 0; i < v.length; i++) { const c = v.charCodeAt(i); if (c < 0xdc00 || c > 0xdfff) n++; }
     return n;

@@ -46,6 +46,18 @@ void describe('runtime cost', () => {
     assert.ok(r.cost > PER_CALL_LIMIT);
   });
 
+  void it("stops exactly where kube-apiserver 1.32.13 stops (9,615 items pass, 9,616 exceed the per-call limit)", () => {
+    // kube: 'operation cancelled: actual cost limit exceeded': no further validation rules
+    // will be run due to call cost exceeds limit for rule: … (on the 9,616-item object only)
+    const pattern = '^a' + '(?:b)?'.repeat(66) + '$';
+    const p = program(`self.items.all(x, x.matches('${pattern}'))`);
+    const under = p.evaluate({ self: { items: new Array<string>(9615).fill('a') } });
+    assert.deepEqual(under, { ok: true, value: true, cost: 999963 });
+    const over = p.evaluate({ self: { items: new Array<string>(9616).fill('a') } });
+    assert.equal(over.ok, false);
+    assert.equal(!over.ok && over.costExceeded, true);
+  });
+
   void it('the same program evaluates under different limits', () => {
     const p = program('self.objs.map(o, o.name).size() > 0');
     const self1 = { objs: [{ name: 'a' }, { name: 'b' }] };

@@ -7,6 +7,8 @@
  * stops with cel-go's error.
  */
 import type { Node } from './ast.js';
+import type { DeclType } from './decl-type.js';
+import { typedEquals } from './typed-equality.js';
 import { children, walk } from './ast.js';
 import { actualCostOf, actualSize, type ActualCost } from './function-costs.js';
 import { LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, STRING_TRAVERSAL_COST_FACTOR } from './cost-model.js';
@@ -59,23 +61,24 @@ const str = (n: number): number => Math.ceil(n * STRING_TRAVERSAL_COST_FACTOR);
  * Replaces node.evaluate by a counting wrapper. The engine resolves a node's evaluator on its
  * first call and stores it on the node (our setter keeps it as `inner`).
  */
-function hook(node: Node, slot: Slot, charge: Charge, around?: (run: () => unknown) => unknown): void {
+function hook(node: Node, slot: Slot, charge: Charge, around?: (run: () => unknown) => unknown, result?: (v: unknown) => unknown): void {
   const proto = (Object.getPrototypeOf(node) as { evaluate: Evaluate }).evaluate;
   let inner: Evaluate = Object.prototype.hasOwnProperty.call(node, 'evaluate') ? (node as unknown as { evaluate: Evaluate }).evaluate : proto;
+  const run = (ev: unknown, ast: unknown, ctx: unknown): unknown => (result ? result(inner.call(node, ev, ast, ctx)) : inner.call(node, ev, ast, ctx));
   const wrapper: Evaluate = function (ev, ast, ctx) {
     if (inner === proto) return proto.call(node, ev, ast, ctx);
     const t = current;
-    if (t === undefined) return (slot.last = inner.call(node, ev, ast, ctx));
+    if (t === undefined) return (slot.last = run(ev, ast, ctx));
     if (t.exceeded) throw new CostLimitExceeded();
     if (around) {
       return around(() => {
-        const v = inner.call(node, ev, ast, ctx);
+        const v = run(ev, ast, ctx);
         slot.last = v;
         t.add(charge(v));
         return v;
       });
     }
-    const v = inner.call(node, ev, ast, ctx);
+    const v = run(ev, ast, ctx);
     slot.last = v;
     t.add(charge(v));
     return v;
@@ -84,7 +87,7 @@ function hook(node: Node, slot: Slot, charge: Charge, around?: (run: () => unkno
 }
 
 /** Hooks every node of a checked program so evaluations under withTracker are costed. */
-export function instrument(root: Node): void {
+export function instrument(root: Node, declOf: (n: Node) => DeclType | undefined = () => undefined): void {
   const slots = new Map<Node, Slot>();
   const slot = (n: Node): Slot => slots.get(n) ?? slots.set(n, { last: undefined }).get(n)!;
   const namespaceIds = new Set<Node>();
@@ -102,6 +105,11 @@ export function instrument(root: Node): void {
     const kids = children(n).map(slot);
     const frameOf = frames.get(n);
     const base = chargeFor(n, kids, namespaceIds, slot);
+    const listEquality = n.op === '==' || n.op === '!=' ? orderFreeList(n, declOf) : undefined;
+    // set and map lists compare without order: the engine's ordered answer is replaced
+    const result = listEquality
+      ? (v: unknown): unknown => (typeof v === 'boolean' ? typedEquals(kids[0]!.last, kids[1]!.last, listEquality) !== (n.op === '!=') : v)
+      : undefined;
     const charge: Charge = frameOf
       ? (v) => {
         const f = frameOf();
@@ -124,8 +132,15 @@ export function instrument(root: Node): void {
         return;
       }
     }
-    hook(n, s, charge);
+    hook(n, s, charge, undefined, result);
   });
+}
+
+/** The declared set/map list type when both sides of an equality are one. */
+function orderFreeList(n: Node, declOf: (n: Node) => DeclType | undefined): DeclType | undefined {
+  const [l, r] = n.args as unknown as [Node, Node];
+  const t = declOf(l) ?? declOf(r);
+  return t?.kind === 'list' && (t.listType === 'set' || t.listType === 'map') ? t : undefined;
 }
 
 function macroCost(name: string, argCount: number, range: Slot, frame: () => MacroFrame): Charge {

@@ -22,9 +22,23 @@ export interface SchemaTypeOptions {
   readonly maxRequestSizeBytes?: number;
 }
 
-/** The declared CEL type of a schema node, or undefined when kube gives it none. */
+const memo = new WeakMap<JSONSchemaProps, Map<string, DeclType | undefined>>();
+
+/**
+ * The declared CEL type of a schema node, or undefined when kube gives it none. Memoised per
+ * schema object (schemas are treated as immutable): the same schema gives the same DeclType,
+ * so compiled programs are reused (program-cache.ts).
+ */
 export function declTypeFromSchema(schema: JSONSchemaProps | undefined, options: SchemaTypeOptions = {}): DeclType | undefined {
-  return convert(schema, options.isResourceRoot ?? false, options.maxRequestSizeBytes ?? MAX_REQUEST_SIZE_BYTES);
+  if (!schema) return undefined;
+  const root = options.isResourceRoot ?? false;
+  const max = options.maxRequestSizeBytes ?? MAX_REQUEST_SIZE_BYTES;
+  const key = `${root}:${max}`;
+  const bySchema = memo.get(schema) ?? memo.set(schema, new Map()).get(schema)!;
+  if (bySchema.has(key)) return bySchema.get(key);
+  const t = convert(schema, root, max);
+  bySchema.set(key, t);
+  return t;
 }
 
 const nonNegative = (n: number): number => (n < 0 ? 0 : n);

@@ -4,7 +4,9 @@
  * become lazy field maps (a field is converted the first time a rule reads it, so a rule
  * touching two fields of a large object converts two fields). The input is never mutated.
  */
+import { Optional } from '@marcbachmann/cel-js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
+import { Authorizer, type CelAuthorizer } from './library/authz.js';
 import type { DeclType } from './decl-type.js';
 
 /** The base of the per-type classes the engine recognises object values by. */
@@ -87,23 +89,59 @@ export function parseGoDuration(text: string): Duration | undefined {
   return new Duration(seconds, Number(total - seconds * 1_000_000_000n));
 }
 
-/** A JSON value of unknown type: integral numbers are ints, objects maps, arrays lists. */
+/**
+ * A JSON object of unknown type as a CEL map, converted lazily: an entry is converted when
+ * read, so a policy reading two fields of a large object (VAP's `object`) converts two.
+ */
+export class DynMap extends Map<string, unknown> {
+  readonly #raw: Record<string, unknown>;
+  #complete = false;
+  constructor(raw: Record<string, unknown>) {
+    super();
+    this.#raw = raw;
+  }
+
+  override get(key: string): unknown {
+    const cached = super.get(key);
+    if (cached !== undefined) return cached;
+    if (!Object.prototype.hasOwnProperty.call(this.#raw, key)) return undefined;
+    const v = this.#raw[key];
+    if (v === undefined) return undefined;
+    const converted = dynToCel(v);
+    super.set(key, converted);
+    return converted;
+  }
+
+  override has(key: string): boolean {
+    return Object.prototype.hasOwnProperty.call(this.#raw, key) && this.#raw[key] !== undefined;
+  }
+
+  #fill(): void {
+    if (this.#complete) return;
+    for (const k of Object.keys(this.#raw)) this.get(k);
+    this.#complete = true;
+  }
+
+  override get size(): number { this.#fill(); return super.size; }
+  override keys(): MapIterator<string> { this.#fill(); return super.keys(); }
+  override values(): MapIterator<unknown> { this.#fill(); return super.values(); }
+  override entries(): MapIterator<[string, unknown]> { this.#fill(); return super.entries(); }
+  override [Symbol.iterator](): MapIterator<[string, unknown]> { this.#fill(); return super[Symbol.iterator](); }
+  override forEach(cb: (value: unknown, key: string, map: Map<string, unknown>) => void): void { this.#fill(); super.forEach(cb); }
+}
+
+// The engine recognises maps by their constructor being Map; a DynMap is one, lazily.
+Object.defineProperty(DynMap.prototype, 'constructor', { value: Map });
+
+/** A JSON value of unknown type: integral numbers are ints, objects (lazy) maps, arrays lists. */
 export function dynToCel(v: unknown): unknown {
   if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
   if (Array.isArray(v)) return v.map(dynToCel);
-  // A value the engine made (a map, bytes, a timestamp, a composited variable's result) is already converted.
-  if (v !== null && typeof v === 'object' && !isPlainObject(v)) return v;
   if (v !== null && typeof v === 'object') {
-    const m = new Map<string, unknown>();
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) if (x !== undefined) m.set(k, dynToCel(x));
-    return m;
+    if (v instanceof Map || v instanceof Uint8Array || v instanceof Date) return v;
+    return new DynMap(v as Record<string, unknown>);
   }
   return v;
-}
-
-function isPlainObject(v: object): boolean {
-  const proto: unknown = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
 }
 
 /** Converts a JSON value of declared type `decl` to the engine's value. */
@@ -136,6 +174,10 @@ export function toCelValue(v: unknown, decl: DeclType): unknown {
       return Number.isNaN(d.getTime()) ? v : d;
     }
     case 'dyn': return dynToCel(v);
+    case 'optional': return v === undefined || v === null ? Optional.none() : Optional.of(toCelValue(v, decl.elem!));
+    case 'opaque':
+      if (decl.typeName === 'kubernetes.authorization.Authorizer' && !(v instanceof Authorizer)) return new Authorizer(v as CelAuthorizer);
+      return v;
     default: return v;
   }
 }

@@ -14,9 +14,8 @@ export interface DecodedApplyBody {
   readonly duplicateKeyLines: readonly string[];
 }
 
-/** JSON.parse's result, or undefined when `text` must go to the YAML decoder. Throws BodyDecodeError for JSON nested too deep. */
+/** JSON.parse's result for a body that looks like JSON, or undefined when `text` must go to the YAML decoder. Throws BodyDecodeError for JSON nested too deep. */
 function asJson(text: string, strict: boolean): DecodedApplyBody | undefined {
-  if (!looksLikeJson(text)) return undefined;
   let body: unknown;
   try {
     body = decodeJson(text);
@@ -36,9 +35,10 @@ function asJson(text: string, strict: boolean): DecodedApplyBody | undefined {
  * for one too costly to decode.
  */
 export async function decodeApplyBody(bytes: Buffer, strict: boolean): Promise<DecodedApplyBody> {
-  const text = bytes.toString('utf8');
-  const json = asJson(text, strict);
+  // Only a body that starts like JSON becomes a string here; YAML goes to the decoder as bytes.
+  const text = looksLikeJson(bytes) ? bytes.toString('utf8') : undefined;
+  const json = text === undefined ? undefined : asJson(text, strict);
   if (json !== undefined) return json;
-  const decoded = await yamlDecoder().decode(text, { duplicates: strict });
+  const decoded = await yamlDecoder().decode(text ?? bytes, { duplicates: strict });
   return { body: JSON.parse(decoded.json) as unknown, duplicateKeyLines: decoded.duplicateKeys };
 }

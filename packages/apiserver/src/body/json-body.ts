@@ -46,10 +46,10 @@ export function jsonDuplicateFields(text: string): string[] {
   return findDuplicateFields(text);
 }
 
-/** Whether `text` looks like a JSON document (its first non-blank character opens an object or array). */
-export function looksLikeJson(text: string): boolean {
+/** Whether `text` (or its UTF-8 bytes) looks like a JSON document (its first non-blank character opens an object or array). */
+export function looksLikeJson(text: string | Uint8Array): boolean {
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+    const c = typeof text === 'string' ? text.charCodeAt(i) : text[i]!;
     if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) continue;
     return c === 0x7b || c === 0x5b;
   }

@@ -51,8 +51,8 @@ export async function decodeObjectBody(bytes: Buffer, contentType: string | unde
   const format = negotiateInput(contentType, target.capabilities);
   try {
     if (format === 'protobuf') return { body: decodeProtobuf(bytes, apiVersion, kind), duplicateFields: [], duplicateKeyLines: [] };
-    const text = bytes.toString('utf8');
     if (format === 'json') {
+      const text = bytes.toString('utf8');
       let body: unknown;
       try {
         body = decodeJson(text);
@@ -70,7 +70,7 @@ export async function decodeObjectBody(bytes: Buffer, contentType: string | unde
       if (duplicateFields.length > 0 && target.capabilities.protobuf) body = decodeJsonMergingDuplicates(text);
       return { body, duplicateFields, duplicateKeyLines: [] };
     }
-    const decoded = await yamlDecoder().decode(text, { duplicates: strict });
+    const decoded = await yamlDecoder().decode(bytes, { duplicates: strict });
     const body = JSON.parse(decoded.json) as unknown;
     // An empty YAML document is an empty object to kube (YAML `null` decodes into nothing).
     return { body: body === null ? {} : body, duplicateFields: [], duplicateKeyLines: decoded.duplicateKeys };

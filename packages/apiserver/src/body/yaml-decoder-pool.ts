@@ -13,7 +13,8 @@ import type { DecodedYaml, YamlDecodeOptions } from './yaml-decode.js';
 /** What the pool sends a worker. */
 export interface YamlRequest {
   readonly id: number;
-  readonly text: string;
+  /** The body: its bytes (decoded as UTF-8 by the worker, so the event loop holds no copy as a string) or text already decoded. */
+  readonly body: string | Uint8Array;
   readonly options: YamlDecodeOptions;
 }
 
@@ -23,11 +24,11 @@ export type YamlResponse = { readonly id: number; readonly decoded: DecodedYaml 
 /** Decodes YAML off the event loop. */
 export interface YamlDecoder {
   /**
-   * Decodes `text` on a decoder thread. Rejects with BodyDecodeError for a malformed body or
+   * Decodes `body` (UTF-8 bytes, or text) on a decoder thread. Rejects with BodyDecodeError for a malformed body or
    * one past the depth or alias limits, and with a 413 StatusError when the decode needs more
    * than the thread's heap or time.
    */
-  decode(text: string, options: YamlDecodeOptions): Promise<DecodedYaml>;
+  decode(body: string | Uint8Array, options: YamlDecodeOptions): Promise<DecodedYaml>;
   /** Ends every worker; waiting decodes are rejected. */
   close(): Promise<void>;
 }
@@ -55,9 +56,9 @@ class YamlDecoderPool implements YamlDecoder {
 
   constructor(private readonly limits: YamlDecoderLimits) {}
 
-  decode(text: string, options: YamlDecodeOptions): Promise<DecodedYaml> {
+  decode(body: string | Uint8Array, options: YamlDecodeOptions): Promise<DecodedYaml> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ request: { id: this.nextId++, text, options }, resolve, reject });
+      this.queue.push({ request: { id: this.nextId++, body, options }, resolve, reject });
       this.dispatch();
     });
   }

@@ -8,10 +8,14 @@ import { decodeYaml } from './yaml-decode.js';
 import type { YamlRequest, YamlResponse } from './yaml-decoder-pool.js';
 
 const port = parentPort!;
+
+const textOf = (body: string | Uint8Array): string =>
+  typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+
 port.on('message', (request: YamlRequest) => {
   let response: YamlResponse;
   try {
-    response = { id: request.id, decoded: decodeYaml(request.text, request.options) };
+    response = { id: request.id, decoded: decodeYaml(textOf(request.body), request.options) };
   } catch (err) {
     response = { id: request.id, detail: err instanceof BodyDecodeError ? err.detail : `yaml: ${(err as Error).message}` };
   }

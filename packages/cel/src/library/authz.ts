@@ -5,10 +5,6 @@
  * accessors. The caller supplies the authorizer (CelAuthorizer) in the activation.
  */
 import type { Environment } from '@marcbachmann/cel-js';
-import type { DeclKind, DeclType } from '../decl-type.js';
-
-/** The declared type of an `authorizer` variable (its value: `new Authorizer(impl)`). */
-export const AuthorizerType: DeclType = Object.freeze({ kind: 'kubernetes.authorization.Authorizer' as DeclKind, maxElements: 0, minSerializedSize: 0 });
 
 /** What a check asks the authorizer. */
 export interface AuthorizationCheck {

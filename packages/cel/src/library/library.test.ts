@@ -38,7 +38,9 @@ void describe('kube CEL libraries', () => {
     assert.equal(run("'  x '.trim()"), 'x');
     assert.equal(run("'x'.upperAscii()"), 'X');
     assert.equal(run("['a', 'b'].join('/')"), 'a/b');
-    assert.equal(run("'%s has %d items'.format(['list', 3])"), 'list has 3 items');
+    assert.equal(run("'%d items'.format([3])"), '3 items');
+    assert.equal(run("'%s!'.format(['list'])"), 'list!');
+    assert.equal(run("'%.2f'.format([1.5])"), '1.50');
     assert.equal(run('strings.quote(\'a"b\')'), '"a\\"b"');
   });
 

@@ -70,7 +70,7 @@ function refersToOldSelf(expression: string, selfType: DeclType): boolean {
 
 /** Compiles `expression` with `self` of `selfType` and `oldSelf` declared as `oldSelf` says. Never throws. */
 export function compileExpression(expression: string, selfType: DeclType, oldSelf: OldSelfDeclaration): RuleCompilation {
-  const compiled = compileRule(expression, { self: selfType, oldSelf: oldSelf === 'optional' ? 'optional' : true });
+  const compiled = compileRule(expression, { self: selfType, oldSelf: true, ...(oldSelf === 'optional' ? { optionalOldSelf: true } : {}) });
   if (!compiled.ok) return { ok: false, error: compiled.errors.join('\n') };
   const program = compiled.program;
   return {
