@@ -81,6 +81,16 @@ export type UpdateAdmission = (req: RequestContext, name: string, subresource: s
 /** Admission of a delete of `name` (each item of a deletecollection too), before the object is read; throws a StatusError to refuse. */
 export type DeleteAdmission = (req: RequestContext, name: string) => Promise<void>;
 
+/** What `Strategy.validateLast` learns about the write besides the objects. */
+export interface LastValidationContext {
+  /** The request's version. */
+  readonly version?: string;
+  /** '' for the main resource, else the subresource written (`status`, `scale`). */
+  readonly subresource: string;
+  /** Receives a warning for the response (`Warning: 299 - "<text>"`). */
+  readonly warn?: (message: string) => void;
+}
+
 /**
  * Per-resource behaviour that data cannot express. The generic store calls the hooks in a
  * fixed order: prepareFor* → validate* → canonicalize. Hooks mutate the object they are given
@@ -118,6 +128,13 @@ export interface Strategy {
   validateCreate?(obj: KubeObject, version?: string): FieldError[];
   /** Extra checks on update only (immutable fields), run before `validate`. */
   validateUpdate?(obj: KubeObject, old: KubeObject, version?: string): FieldError[];
+  /**
+   * The last check of a create or update (every subresource too), after all others and
+   * seeing their errors: kube runs a CRD's validation rules last and skips them when an
+   * earlier error blocks them. Returns more errors; may report warnings through
+   * `context.warn` (errors kube lets through on update).
+   */
+  validateLast?(obj: KubeObject, old: KubeObject | undefined, earlier: readonly FieldError[], context: LastValidationContext): FieldError[];
   canonicalize?(obj: KubeObject): void;
   /**
    * Graceful deletion (kube's CheckGracefulDelete): the grace period in seconds a first

@@ -1,6 +1,6 @@
 // @kapi/registry — resource definitions, built-in schemas and the generic store.
 
-export type { Verb, VersionDefinition, FieldGetter, RequestContext, WriteGuard, CreateAdmission, UpdateAdmission, DeleteAdmission, Strategy, ResourceDefinition, SubresourceDefinition, ScaleDefinition } from './definition.js';
+export type { Verb, VersionDefinition, FieldGetter, RequestContext, WriteGuard, CreateAdmission, UpdateAdmission, DeleteAdmission, Strategy, LastValidationContext, ResourceDefinition, SubresourceDefinition, ScaleDefinition } from './definition.js';
 export type {
   GetOptions,
   ListOptions,

@@ -14,6 +14,16 @@ import { validateForCreate } from './validate-object.js';
 /** How many names a generateName create tries before giving up (kube's limit). */
 const GENERATE_NAME_ATTEMPTS = 8;
 
+/** How `admitAndPrepareCreate` runs. */
+export interface CreateStepOptions {
+  /** The name in the URL of a create through PUT ('' for POST). */
+  readonly urlName?: string;
+  /** The write is a dry run: reservations check, but hold nothing. */
+  readonly dryRun?: boolean;
+  /** Receives validation warnings for the response. */
+  readonly warn?: (message: string) => void;
+}
+
 /**
  * The steps between decoding and storage on create, in kube's order: admission (the
  * request's namespace must exist: 404 otherwise; then the resource's create admission), the write guard (403), namespace reconciliation (400 on
@@ -22,7 +32,8 @@ const GENERATE_NAME_ATTEMPTS = 8;
  * first), validation (422; the reservation is reverted). Mutates `obj`. Returns the
  * reservation, which the caller settles by the write's outcome.
  */
-export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestContext, obj: KubeObject, urlName = '', dryRun = false): Promise<Reservation> {
+export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestContext, obj: KubeObject, options: CreateStepOptions = {}): Promise<Reservation> {
+  const { urlName = '', dryRun = false } = options;
   if (ctx.definition.namespaced && ctx.namespaces !== undefined && req.namespace !== '') {
     await ctx.namespaces.ensureNamespaceExists(req.namespace, { resource: ctx.resource, name: nameOf(obj) });
   }
@@ -33,7 +44,7 @@ export async function admitAndPrepareCreate(ctx: StoreContext, req: RequestConte
   await yieldIfBusy();
   const reservation = ctx.reserver === undefined ? NOTHING_RESERVED : await ctx.reserver.beginCreate(obj, dryRun);
   try {
-    await validateForCreate(ctx.validation, obj);
+    await validateForCreate(ctx.validation, obj, options.warn);
   } catch (err) {
     await reservation.revert();
     throw err;
@@ -64,7 +75,7 @@ export async function createObject(ctx: StoreContext, req: RequestContext, body:
     await yieldIfBusy();
     const obj = toStorage(ctx, decoded);
     const generated = nameOf(obj) === '' && typeof obj.metadata.generateName === 'string' && obj.metadata.generateName !== '';
-    const reservation = await admitAndPrepareCreate(ctx, req, obj, '', options.dryRun === true);
+    const reservation = await admitAndPrepareCreate(ctx, req, obj, { dryRun: options.dryRun === true, ...(options.warn !== undefined ? { warn: options.warn } : {}) });
     name = nameOf(obj);
     if (options.dryRun) {
       const key = objectKey(ctx.space, obj.metadata.namespace ?? '', name);

@@ -154,13 +154,22 @@ export async function patchObject(
     await yieldIfBusy();
     const isApply = patch.type === 'application/apply-patch+yaml';
     const created: UpdateOutcome = { value: false };
-    const scope: UpdateScope = { ctx, req, name, subresource, manager: isApply ? undefined : updateManager(req, options), forceAllowCreate: isApply, dryRun: options.dryRun === true };
     // The step may run again after a write conflict: warn once per message.
     const warned = new Set<string>();
     const warnOnce = (message: string) => {
       if (warned.has(message)) return;
       warned.add(message);
       options.warn?.(message);
+    };
+    const scope: UpdateScope = {
+      ctx,
+      req,
+      name,
+      subresource,
+      manager: isApply ? undefined : updateManager(req, options),
+      forceAllowCreate: isApply,
+      dryRun: options.dryRun === true,
+      warn: warnOnce,
     };
     // Duplicate keys of an apply body are reported after the apply, below, not as the patched object's.
     const stepOptions: PatchOptions = { ...options, warn: warnOnce, duplicateKeyLines: [] };

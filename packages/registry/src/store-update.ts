@@ -46,6 +46,8 @@ export interface UpdateScope {
   readonly forceAllowCreate?: boolean;
   /** The write is a dry run: reservations check, but hold nothing. */
   readonly dryRun?: boolean;
+  /** Receives validation warnings (the step may run more than once: pass one that reports a text once). */
+  readonly warn?: (message: string) => void;
 }
 
 /**
@@ -78,7 +80,8 @@ export async function updateStep(
     if (scope.manager !== undefined) await trackUpdateSliced(fieldManagerScope(ctx, subresource), undefined, served, scope.manager);
     await yieldIfBusy();
     const obj = toStorage(ctx, served);
-    await reserve(created, () => admitAndPrepareCreate(ctx, req, obj, subresource === '' ? name : '', scope.dryRun === true));
+    const createOptions = { urlName: subresource === '' ? name : '', dryRun: scope.dryRun === true, ...(scope.warn !== undefined ? { warn: scope.warn } : {}) };
+    await reserve(created, () => admitAndPrepareCreate(ctx, req, obj, createOptions));
     return obj;
   }
   ctx.admitUpdate?.(req, name, subresource, served, existing);
@@ -107,7 +110,7 @@ export async function updateStep(
   await yieldIfBusy();
   // kube's BeginUpdate runs before validation; a failed validation reverts it (runUpdate).
   if (ctx.reserver !== undefined && subresource === '') await reserve(created, () => ctx.reserver!.beginUpdate(obj, existing, scope.dryRun === true));
-  await validateForUpdate(ctx.validation, obj, existing, subresource);
+  await validateForUpdate(ctx.validation, obj, existing, subresource, scope.warn);
   await yieldIfBusy();
   if (shouldDeleteDuringUpdate(ctx, obj, existing)) {
     created.deletedAs = obj;
@@ -191,7 +194,7 @@ export async function updateObject(
     const decoded = await decodeRequest(ctx, body, options);
     checkName(decoded, name, req.namespace);
     const created: UpdateOutcome = { value: false };
-    const scope: UpdateScope = { ctx, req, name, subresource, manager: updateManager(req, options), dryRun: options.dryRun === true };
+    const scope: UpdateScope = { ctx, req, name, subresource, manager: updateManager(req, options), dryRun: options.dryRun === true, ...warnOnceOption(options.warn) };
     // The first attempt takes the decoded object; a retry after a write conflict decodes the
     // body again (its warnings were given the first time), so no copy of a large body is made up front.
     let first: KubeObject | undefined = decoded;
@@ -203,4 +206,17 @@ export async function updateObject(
     }, created);
     return updateResult(ctx, object, created);
   });
+}
+
+/** A `warn` option that reports each text once however often an update step runs (kube's warning recorder keeps one of each). */
+export function warnOnceOption(warn: ((message: string) => void) | undefined): { warn?: (message: string) => void } {
+  if (warn === undefined) return {};
+  const warned = new Set<string>();
+  return {
+    warn: (message) => {
+      if (warned.has(message)) return;
+      warned.add(message);
+      warn(message);
+    },
+  };
 }

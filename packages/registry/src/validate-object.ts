@@ -57,27 +57,37 @@ function fail(ctx: ValidationContext, obj: KubeObject, errs: FieldError[]): void
 }
 
 /**
- * Create: ObjectMeta rules, schema, then `strategy.validate` and `strategy.validateCreate`.
- * Rejects with 422 Invalid. Lets other work have the event loop between the validators once
- * the turn has run long.
+ * Create: ObjectMeta rules, schema, then `strategy.validate`, `strategy.validateCreate` and
+ * `strategy.validateLast` (its warnings go to `warn`). Rejects with 422 Invalid. Lets other
+ * work have the event loop between the validators once the turn has run long.
  */
-export async function validateForCreate(ctx: ValidationContext, obj: KubeObject): Promise<void> {
+export async function validateForCreate(ctx: ValidationContext, obj: KubeObject, warn?: (message: string) => void): Promise<void> {
   const errs = validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) });
   await yieldIfBusy();
   appendErrors(errs, schemaErrors(ctx, obj));
   await yieldIfBusy();
   appendErrors(errs, ctx.definition.strategy?.validate?.(obj, ctx.version));
   appendErrors(errs, ctx.definition.strategy?.validateCreate?.(obj, ctx.version));
+  await validateLast(ctx, obj, undefined, errs, '', warn);
   fail(ctx, obj, errs);
+}
+
+/** `strategy.validateLast`, given the errors found so far (appended to). */
+async function validateLast(ctx: ValidationContext, obj: KubeObject, old: KubeObject | undefined, errs: FieldError[], subresource: string, warn?: (message: string) => void): Promise<void> {
+  const last = ctx.definition.strategy?.validateLast;
+  if (last === undefined) return;
+  await yieldIfBusy();
+  appendErrors(errs, last(obj, old, errs, { ...(ctx.version !== undefined ? { version: ctx.version } : {}), subresource, ...(warn !== undefined ? { warn } : {}) }));
 }
 
 /**
  * Update: ObjectMeta update rules against `old` (immutable fields, resourceVersion set) plus
  * the ObjectMeta rules again, schema, `strategy.validateUpdate`, then `strategy.validate`
- * (through a subresource: `strategy.validateSubresourceUpdate` instead). Rejects with 422
- * Invalid. Pauses between validators as `validateForCreate` does.
+ * (through a subresource: `strategy.validateSubresourceUpdate` instead), then
+ * `strategy.validateLast` (its warnings go to `warn`). Rejects with 422 Invalid. Pauses
+ * between validators as `validateForCreate` does.
  */
-export async function validateForUpdate(ctx: ValidationContext, obj: KubeObject, old: KubeObject, subresource = ''): Promise<void> {
+export async function validateForUpdate(ctx: ValidationContext, obj: KubeObject, old: KubeObject, subresource = '', warn?: (message: string) => void): Promise<void> {
   const errs = validateObjectMetaUpdate(obj.metadata, old.metadata);
   appendErrors(errs, validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) }));
   await yieldIfBusy();
@@ -92,5 +102,6 @@ export async function validateForUpdate(ctx: ValidationContext, obj: KubeObject,
     await yieldIfBusy();
     appendErrors(errs, strategy?.validate?.(obj, ctx.version));
   }
+  await validateLast(ctx, obj, old, errs, subresource, warn);
   fail(ctx, obj, errs);
 }

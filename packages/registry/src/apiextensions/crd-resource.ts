@@ -12,7 +12,7 @@ import { dropNulls } from '../drop-nulls.js';
 import { ALL_VERBS } from '../builtin/builtin-strategy.js';
 import { APIEXTENSIONS_GROUP, CLEANUP_FINALIZER, type CustomResourceDefinition } from './crd-types.js';
 import { crdSchema } from './crd-schema.js';
-import { validateApiApproval, validateCrd, validateCrdUpdate, validateNames, validateStoredVersions } from './crd-validation.js';
+import { validateApiApproval, validateCrd, validateCrdRules, validateCrdUpdate, validateNames, validateStoredVersions } from './crd-validation.js';
 import { crdFromV1beta1 } from './crd-v1beta1.js';
 
 /** kube's v1 defaults: listKind = <kind>List, singular = lowercased kind, conversion strategy None; printer-column priority 0 left out. */
@@ -107,6 +107,8 @@ export const customResourceDefinitions: ResourceDefinition = {
     validate: validateCrd,
     validateCreate: (obj) => validateApiApproval(obj as CustomResourceDefinition),
     validateUpdate: (obj, old) => [...validateCrdUpdate(obj, old), ...validateApiApproval(obj as CustomResourceDefinition, old as CustomResourceDefinition)],
+    // The rules are checked last: kube's messages about them follow the others.
+    validateLast: (obj, old, _earlier, context) => (context.subresource === '' ? validateCrdRules(obj as CustomResourceDefinition, old as CustomResourceDefinition | undefined) : []),
     validateSubresourceUpdate(_subresource, obj) {
       const crd = obj as CustomResourceDefinition;
       return [...validateNames(crd.status?.acceptedNames ?? {}, 'status.acceptedNames'), ...validateStoredVersions(crd)];

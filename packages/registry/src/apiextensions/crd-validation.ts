@@ -19,7 +19,9 @@ import {
 } from '@kapi/machinery';
 import type { CrdColumn, CrdNames, CrdSubresources, CrdVersion, CustomResourceDefinition } from './crd-types.js';
 import { isConditionTrue } from './crd-types.js';
+import { semanticEqual } from '../semantic-equal.js';
 import { dottedFields, simpleJsonPathProblem } from './jsonpath.js';
+import { validateSchemaRules } from './crd-rules.js';
 import { validateSchemaDefaults, validateStructuralSchema } from './structural-schema.js';
 
 const COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
@@ -158,19 +160,82 @@ function validateDeprecationWarning(version: CrdVersion, path: string): FieldErr
   return errs;
 }
 
-function validateVersion(version: CrdVersion, path: string): FieldError[] {
+/**
+ * Which per-version fields every version has alike. kube's conversion of a v1 CRD moves
+ * such a field to the top of the spec, so its errors are named once, there
+ * (`spec.validation.openAPIV3Schema…`, `spec.subresources…`), instead of per version.
+ */
+export interface SharedVersionFields {
+  readonly schema: boolean;
+  readonly subresources: boolean;
+  readonly columns: boolean;
+  readonly selectableFields: boolean;
+}
+
+export function sharedVersionFields(versions: readonly CrdVersion[]): SharedVersionFields {
+  const alike = (pick: (v: CrdVersion) => unknown) => versions.length > 0 && versions.every((v) => semanticEqual(pick(v), pick(versions[0]!)));
+  return {
+    schema: alike((v) => v.schema),
+    subresources: alike((v) => v.subresources),
+    columns: alike((v) => v.additionalPrinterColumns),
+    selectableFields: alike((v) => v.selectableFields),
+  };
+}
+
+/** Where the errors of version `index`'s openAPIV3Schema are named. */
+export function schemaPathOf(versions: readonly CrdVersion[], index: number): string {
+  return sharedVersionFields(versions).schema ? 'spec.validation.openAPIV3Schema' : `spec.versions[${index}].schema.openAPIV3Schema`;
+}
+
+function validateSchema(schema: JSONSchemaProps, path: string): FieldError[] {
+  const structural = validateStructuralSchema(schema, path);
+  return structural.length > 0 ? structural : validateSchemaDefaults(schema, path);
+}
+
+/**
+ * The checks of the validation rules in every version's schema (crd-rules.ts), named where
+ * kube names them. Rules compile only in a schema that is structural with valid defaults.
+ * On update, a version whose schema is unchanged skips the per-expression cost limit (a
+ * CRD accepted before stays acceptable).
+ */
+export function validateCrdRules(crd: CustomResourceDefinition, old?: CustomResourceDefinition): FieldError[] {
+  const versions = crd.spec?.versions ?? [];
+  const shared = sharedVersionFields(versions).schema;
+  const oldSchemas = new Map((old?.spec?.versions ?? []).map((v) => [v.name, v.schema?.openAPIV3Schema]));
+  const errs: FieldError[] = [];
+  for (const [i, version] of versions.entries()) {
+    if (shared && i > 0) break;
+    const schema = version.schema?.openAPIV3Schema;
+    if (!isPlainObject(schema)) continue;
+    const path = shared ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`;
+    const unchanged = old !== undefined && oldSchemas.has(version.name) && semanticEqual(oldSchemas.get(version.name), schema);
+    appendErrors(errs, validateSchemaRules(schema, path, { compile: validateSchema(schema, path).length === 0, suppressPerExpressionCost: unchanged }));
+  }
+  return errs;
+}
+
+/** A version's own checks; the fields all versions share (`shared`) are checked once by the caller. */
+function validateVersion(version: CrdVersion, path: string, shared: SharedVersionFields): FieldError[] {
   const errs = validateDeprecationWarning(version, path);
   const schema = version.schema?.openAPIV3Schema;
   if (version.served === true && !isPlainObject(schema)) {
     errs.push(fieldRequired(`${path}.schema.openAPIV3Schema`, 'because otherwise all fields are pruned'));
   }
-  if (isPlainObject(schema)) {
-    const structural = validateStructuralSchema(schema, `${path}.schema.openAPIV3Schema`);
-    appendErrors(errs, structural.length > 0 ? structural : validateSchemaDefaults(schema, `${path}.schema.openAPIV3Schema`));
-  }
-  appendErrors(errs, validateSubresources(version.subresources, `${path}.subresources`));
-  (version.additionalPrinterColumns ?? []).forEach((col, i) => appendErrors(errs, validateColumn(col, `${path}.additionalPrinterColumns[${i}]`)));
-  appendErrors(errs, validateSelectableFields(version, path));
+  if (isPlainObject(schema) && !shared.schema) appendErrors(errs, validateSchema(schema, `${path}.schema.openAPIV3Schema`));
+  if (!shared.subresources) appendErrors(errs, validateSubresources(version.subresources, `${path}.subresources`));
+  if (!shared.columns) (version.additionalPrinterColumns ?? []).forEach((col, i) => appendErrors(errs, validateColumn(col, `${path}.additionalPrinterColumns[${i}]`)));
+  if (!shared.selectableFields) appendErrors(errs, validateSelectableFields(version, path));
+  return errs;
+}
+
+/** The checks of the fields all versions share, once, at the top of the spec. */
+function validateSharedFields(version: CrdVersion, shared: SharedVersionFields): FieldError[] {
+  const errs: FieldError[] = [];
+  const schema = version.schema?.openAPIV3Schema;
+  if (shared.schema && isPlainObject(schema)) appendErrors(errs, validateSchema(schema, 'spec.validation.openAPIV3Schema'));
+  if (shared.subresources) appendErrors(errs, validateSubresources(version.subresources, 'spec.subresources'));
+  if (shared.columns) (version.additionalPrinterColumns ?? []).forEach((col, i) => appendErrors(errs, validateColumn(col, `spec.additionalPrinterColumns[${i}]`)));
+  if (shared.selectableFields) appendErrors(errs, validateSelectableFields(version, 'spec'));
   return errs;
 }
 
@@ -186,6 +251,7 @@ export function validateCrdSpec(crd: CustomResourceDefinition): FieldError[] {
   if (scope === '') errs.push(fieldRequired('spec.scope', ''));
   else if (scope !== 'Cluster' && scope !== 'Namespaced') errs.push(fieldNotSupported('spec.scope', scope, ['Cluster', 'Namespaced']));
   const versions = spec.versions ?? [];
+  const shared = sharedVersionFields(versions);
   let storage = 0;
   const names = new Set<string>();
   let unique = true;
@@ -196,7 +262,7 @@ export function validateCrdSpec(crd: CustomResourceDefinition): FieldError[] {
     names.add(name);
     const problems = isDNS1035Label(name);
     if (problems.length > 0) errs.push(fieldInvalid(`spec.versions[${i}].name`, name, problems.join(',')));
-    appendErrors(errs, validateVersion(v, `spec.versions[${i}]`));
+    appendErrors(errs, validateVersion(v, `spec.versions[${i}]`, shared));
   });
   if (!unique) errs.push(fieldInvalid('spec.versions', versions, 'must contain unique version names'));
   if (storage !== 1) errs.push(fieldInvalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
@@ -205,6 +271,7 @@ export function validateCrdSpec(crd: CustomResourceDefinition): FieldError[] {
     if (str(crdNames[field]) === '') errs.push(fieldRequired(`spec.names.${field}`, ''));
   }
   appendErrors(errs, validateNames(crdNames, 'spec.names'));
+  if (versions.length > 0) appendErrors(errs, validateSharedFields(versions[0]!, shared));
   const conversion = spec.conversion;
   if (conversion !== undefined) {
     const strategy = str(conversion.strategy);

@@ -5,8 +5,8 @@
  * apiVersion/kind/ObjectMeta, storage under `<group>/<plural>`, status and scale
  * subresources, printer columns from JSONPaths, selectable fields, no strategic merge
  * patch, path-segment names, generation managed — plus a strategy for what the schema
- * validator does not check (list-type set/map uniqueness, metadata name restrictions) and
- * the refusal of creates while the CRD terminates.
+ * validator does not check (list-type set/map uniqueness, metadata name restrictions, the
+ * `x-kubernetes-validations` rules) and the refusal of creates while the CRD terminates.
  */
 import type { FieldError, JSONSchemaProps, KubeObject, PrinterColumn } from '@kapi/machinery';
 import { StatusError, applyDefaults, column, fieldDuplicate, fieldInvalid, goFormatValue, goTypeName, isInt64, isPlainObject, nameColumn, timestampSince, validateAgainstSchema, appendErrors } from '@kapi/machinery';
@@ -15,6 +15,7 @@ import { META_V1, ref } from '../schemas/schema-builders.js';
 import type { CrdColumn, CrdVersion, CustomResourceDefinition } from './crd-types.js';
 import { compileJsonPath, evaluateJsonPath } from './jsonpath.js';
 import { validateValues } from './value-validation.js';
+import { rulesValidation } from './custom-resource-rules.js';
 
 const METADATA_DESCRIPTION =
   "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
@@ -270,6 +271,7 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
   }));
   const schemaByVersion = new Map(crdVersions.map((v) => [v.name, v.schema?.openAPIV3Schema]));
   const scaleByVersion = new Map(crdVersions.map((v) => [v.name, subresourcesFor(v).find((sub) => sub.name === 'scale')?.scale]));
+  const rules = rulesValidation(schemaByVersion, storage?.name);
   const versionOf = (obj: KubeObject, version: string | undefined) =>
     version ?? (typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : undefined);
   /** The version's value checks: junctors and formats, list uniqueness, metadata restrictions, scale replicas. */
@@ -320,6 +322,9 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
       validateSubresourceUpdate(subresource: string, obj: KubeObject, _old: KubeObject, version?: string) {
         // kube's ValidateStatusUpdate: the whole object against the schema, and the status replicas.
         return subresource === 'status' ? validateVersion(obj, version, true) : [];
+      },
+      validateLast(obj, old, earlier, context) {
+        return rules(obj, old, earlier, { ...context, version: versionOf(obj, context.version) });
       },
     },
   };
