@@ -169,8 +169,7 @@ void describe('typed values: custom resources and their scale subresource', () =
       400,
       crdDecode('parsing time "x" as "2006-01-02T15:04:05Z07:00": cannot parse "x" as "2006"'),
     );
-    // kube's JSONSchemaPropsOrArray ignores anything but schemas: an array then has no items. (kube names the
-    // path spec.validation.openAPIV3Schema… when every version has the same schema; kapi keeps the version's.)
+    // kube's JSONSchemaPropsOrArray ignores anything but schemas: an array then has no items.
     const items = await send('POST', CRD_PATH, variant((_c, _v, spec) => (props(spec)['tags']!['items'] = 5)));
     assert.equal(items.status, 422, items.text);
     assert.match(items.message!, /openAPIV3Schema\.properties\[spec\]\.properties\[tags\]\.items: Required value: must be specified$/);

@@ -72,11 +72,11 @@ void describe('CustomResourceDefinition validation', () => {
       for (const v of (crd['spec'] as { versions: { schema: unknown }[] }).versions) v.schema = { openAPIV3Schema: schema };
       const message = await invalidWith(crd);
       for (const expected of [
-        'spec.versions[0].schema.openAPIV3Schema.properties[untyped].type: Required value: must not be empty for specified object fields',
-        'spec.versions[0].schema.openAPIV3Schema.properties[spec].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive',
-        'spec.versions[0].schema.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified',
-        'spec.versions[0].schema.openAPIV3Schema.properties[status].x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined',
-        'spec.versions[0].schema.openAPIV3Schema.properties[list].items: Required value: must be specified',
+        'spec.validation.openAPIV3Schema.properties[untyped].type: Required value: must not be empty for specified object fields',
+        'spec.validation.openAPIV3Schema.properties[spec].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive',
+        'spec.validation.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified',
+        'spec.validation.openAPIV3Schema.properties[status].x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined',
+        'spec.validation.openAPIV3Schema.properties[list].items: Required value: must be specified',
       ]) {
         assert.ok(message.includes(expected), `missing ${expected} in ${message}`);
       }

@@ -49,6 +49,7 @@ export interface RuleRun {
 const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
 const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
 const COST_LIMIT_ERROR = 'operation cancelled: actual cost limit exceeded';
+const ROOT = '<nil>';
 
 /** The rule as errors quote it: its message if it has one, else the rule (both trimmed). */
 function ruleText(rule: ValidationRule): string {
@@ -104,8 +105,10 @@ function evaluateMessage(compiled: CompiledRule, variables: RuleVariables, path:
  * undefined on create or when none correlates). Appends to `run.result`; sets `run.budget`
  * negative when validation must stop.
  */
-export function runNodeRules(node: RuleNode, path: string, value: unknown, old: unknown, ratchet: () => boolean, run: RuleRun): void {
+export function runNodeRules(node: RuleNode, fieldPath: string, value: unknown, old: unknown, ratchet: () => boolean, run: RuleRun): void {
   const { errors, warnings } = run.result;
+  // kube's root path is nil, printed `<nil>` (a rule's fieldPath below it prints alone).
+  const path = fieldPath === '' ? ROOT : fieldPath;
   const typeName = typeNameOf(node);
   if (node.initError !== undefined) {
     errors.push(fieldInvalid(path, typeName, `rule compiler initialization error: ${node.initError}`));
@@ -151,7 +154,7 @@ export function runNodeRules(node: RuleNode, path: string, value: unknown, old: 
       continue;
     }
     if (outcome.value === true) continue;
-    const errorPath = joinFieldPath(path, compiled.fieldPath);
+    const errorPath = compiled.fieldPath === '' ? path : joinFieldPath(fieldPath, compiled.fieldPath);
     const report = (err: FieldError) => {
       if (!compiled.usesOldSelf && ratchet()) warnings.push(`${err.field}: ${err.message}`);
       else errors.push(err);
