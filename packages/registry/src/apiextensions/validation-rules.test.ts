@@ -266,6 +266,49 @@ void describe('validation rules checked when a CRD is written', () => {
     );
   });
 
+  void it('estimated cost: per rule times how often its node can occur, and the total for the CRD', () => {
+    const advice = '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
+    const unbounded: JSONSchemaProps = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            ports: {
+              type: 'array',
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['name'],
+              items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer', ...rules({ rule: 'self == oldSelf' }) } } },
+            },
+            labels: { type: 'object', additionalProperties: { type: 'string', ...rules({ rule: 'self == oldSelf' }) } },
+            m: { type: 'object', additionalProperties: { type: 'string' }, ...rules({ rule: "self.all(k, k != 'bad')" }) },
+          },
+        },
+      },
+    };
+    const spec = `${at}.properties[spec].properties`;
+    assert.deepEqual(check(unbounded), [
+      `FieldValueForbidden ${spec}[labels].additionalProperties.x-kubernetes-validations[0].rule | Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${advice}`,
+      `FieldValueForbidden ${spec}[labels].additionalProperties.x-kubernetes-validations[0].rule | Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      `FieldValueForbidden ${spec}[ports].items.properties[port].x-kubernetes-validations[0].rule | Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      `FieldValueForbidden ${spec}[m].x-kubernetes-validations[0].rule | Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      `FieldValueForbidden ${at} | Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${advice}`,
+    ]);
+    // Bounded by maxItems, maxProperties and maxLength, the same rules fit.
+    const bounded = structuredClone(unbounded);
+    const props = bounded.properties!['spec']!.properties!;
+    props['ports']!.maxItems = 10;
+    Object.assign(props['labels']!, { maxProperties: 10, additionalProperties: { ...(props['labels']!.additionalProperties as JSONSchemaProps), maxLength: 10 } });
+    Object.assign(props['m']!, { maxProperties: 10, additionalProperties: { type: 'string', maxLength: 10 } });
+    assert.deepEqual(check(bounded), []);
+    // A messageExpression's cost is checked on its own (a string of unbounded size costs too much).
+    assert.deepEqual(check({ type: 'object', properties: { n: { type: 'integer', ...rules({ rule: 'self >= oldSelf', messageExpression: "'from ' + string(oldSelf) + ' to ' + string(self)" }) } } }), [
+      `FieldValueForbidden ${at}.properties[n].x-kubernetes-validations[0].messageExpression | Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x ${advice}`,
+      `FieldValueForbidden ${at}.properties[n].x-kubernetes-validations[0].messageExpression | Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      `FieldValueForbidden ${at} | Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${advice}`,
+    ]);
+  });
+
   void it('rules are not compiled where the schema is not usable', () => {
     assert.deepEqual(validateSchemaRules(specWith({ rule: 'self.nope' }), at, { compile: false }), []);
   });
