@@ -88,10 +88,14 @@ function buildNode(validation: JSONSchemaProps, node: JSONSchemaProps, isResourc
   };
 }
 
-/** The compiled rules of a version's schema (its openAPIV3Schema as written), or undefined when it has none. */
-export function compileValidator(schema: JSONSchemaProps | undefined): RuleNode | undefined {
+/**
+ * The compiled rules of a version's schema (its openAPIV3Schema as written; or of any
+ * schema node, `isResourceRoot` false unless it is an embedded resource), or undefined
+ * when it has none.
+ */
+export function compileValidator(schema: JSONSchemaProps | undefined, isResourceRoot = true): RuleNode | undefined {
   if (schema === undefined || !hasRules(schema)) return undefined;
-  return buildNode(schema, schema, true, declTypeOf(schema, true));
+  return buildNode(schema, schema, isResourceRoot, declTypeOf(schema, isResourceRoot));
 }
 
 /** Where ratcheting stands at a node: its own correlation, or the nearest ancestor's when it has none. */
@@ -116,7 +120,9 @@ function ratchetIndex(r: Ratchet, i: number): Ratchet {
 
 export interface RuleValidationOptions {
   /** The stored object (update): transition rules run, ratcheting applies when `ratchet`. */
-  readonly old?: Record<string, unknown>;
+  readonly old?: unknown;
+  /** The field path of the validated value (default '': the object's root). */
+  readonly path?: string;
   /** Let failures on unchanged values through as warnings (kube's CRDValidationRatcheting; not for status writes). */
   readonly ratchet?: boolean;
 }
@@ -125,11 +131,11 @@ export interface RuleValidationOptions {
  * Runs the rules of `validator` on `obj` (and `options.old`). Never throws: every problem,
  * including an exceeded cost budget, is a field error.
  */
-export function validateRules(validator: RuleNode, obj: Record<string, unknown>, options: RuleValidationOptions = {}): RuleValidationResult {
+export function validateRules(validator: RuleNode, obj: unknown, options: RuleValidationOptions = {}): RuleValidationResult {
   const result: RuleValidationResult = { errors: [], warnings: [] };
   const run: RuleRun = { budget: RUNTIME_COST_BUDGET, result };
   const ratchet: Ratchet = options.ratchet === true && options.old !== undefined ? { current: new CorrelatedObject(obj, options.old, validator.schema) } : {};
-  visit(validator, '', obj, options.old, ratchet, run);
+  visit(validator, options.path ?? '', obj, options.old, ratchet, run);
   return result;
 }
 

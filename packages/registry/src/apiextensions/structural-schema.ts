@@ -7,6 +7,7 @@
  */
 import type { FieldError, JSONSchemaProps } from '@kapi/machinery';
 import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, isPlainObject, validateAgainstSchema, appendErrors } from '@kapi/machinery';
+import { compileValidator, validateRules } from './rule-validator.js';
 
 const TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 type Level = 'root' | 'item' | 'field';
@@ -187,16 +188,30 @@ export function validateStructuralSchema(schema: JSONSchemaProps, path: string):
 }
 
 /**
+ * The validation rules of a default's node (and below) run on the default, as an update
+ * from itself (transition rules see it as oldSelf) and then as a create (optionalOldSelf
+ * rules see none), as kube's ValidateDefaults does once ratcheting is on.
+ */
+function defaultRuleErrors(value: unknown, schema: JSONSchemaProps, path: string, isResourceRoot: boolean): FieldError[] {
+  const validator = compileValidator(schema, isResourceRoot);
+  if (validator === undefined) return [];
+  const asUpdate = validateRules(validator, value, { old: value, path }).errors;
+  return asUpdate.length > 0 ? asUpdate : validateRules(validator, value, { path }).errors;
+}
+
+/**
  * kube's ValidateDefaults: every `default` must itself be valid against the schema it sits in
  * (`...properties[color].default: Invalid value: "integer": ...properties[color].default in
- * body must be of type string: "integer"`). Run only on structurally valid schemas.
+ * body must be of type string: "integer"`), and pass the validation rules of its node. Run only
+ * on structurally valid schemas.
  */
 export function validateSchemaDefaults(schema: JSONSchemaProps, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const visit = (s: JSONSchemaProps, p: string): void => {
     if (s.default !== undefined) {
       const { default: value, ...rest } = s;
-      appendErrors(errs, validateAgainstSchema(value, rest, `${p}.default`));
+      const valueErrors = validateAgainstSchema(value, rest, `${p}.default`);
+      appendErrors(errs, valueErrors.length > 0 ? valueErrors : defaultRuleErrors(value, rest, `${p}.default`, s === schema || s['x-kubernetes-embedded-resource'] === true));
     }
     for (const [name, child] of Object.entries(s.properties ?? {})) if (isPlainObject(child)) visit(child, key(`${p}.properties`, name));
     if (isPlainObject(s.items)) visit(s.items, `${p}.items`);

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import type { FieldError, JSONSchemaProps } from '@kapi/machinery';
 import { validateSchemaRules } from './crd-rules.js';
 import { parseRuleFieldPath } from './rule-field-path.js';
+import { validateSchemaDefaults } from './structural-schema.js';
 import { compileValidator, validateRules, type RuleNode } from './rule-validator.js';
 
 const rules = (...r: Record<string, unknown>[]) => ({ 'x-kubernetes-validations': r }) as JSONSchemaProps;
@@ -306,6 +307,28 @@ void describe('validation rules checked when a CRD is written', () => {
       `FieldValueForbidden ${at}.properties[n].x-kubernetes-validations[0].messageExpression | Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x ${advice}`,
       `FieldValueForbidden ${at}.properties[n].x-kubernetes-validations[0].messageExpression | Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
       `FieldValueForbidden ${at} | Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${advice}`,
+    ]);
+  });
+
+  void it('defaults must pass the rules of their node: as an update from themselves, then as a create', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            a: { type: 'string', default: 'no', ...rules({ rule: "self.startsWith('y')", message: 'must start with y' }) },
+            b: { type: 'string', default: 'x', ...rules({ rule: 'self == oldSelf', message: 'immutable' }) },
+            c: { type: 'integer', default: 1, ...rules({ rule: 'oldSelf.hasValue() || self > 5', optionalOldSelf: true, message: 'new c must be > 5' }) },
+            o: { type: 'object', default: { k: 'v' }, properties: { k: { type: 'string', maxLength: 5, ...rules({ rule: "self != 'v'", message: 'k must not be v' }) } } },
+          },
+        },
+      },
+    };
+    assert.deepEqual(lines(validateSchemaDefaults(schema, at)), [
+      `FieldValueInvalid ${at}.properties[spec].properties[a].default: Invalid value: "string": must start with y`,
+      `FieldValueInvalid ${at}.properties[spec].properties[c].default: Invalid value: "integer": new c must be > 5`,
+      `FieldValueInvalid ${at}.properties[spec].properties[o].default.k: Invalid value: "string": k must not be v`,
     ]);
   });
 
