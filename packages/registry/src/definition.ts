@@ -129,6 +129,12 @@ export interface Strategy {
   /** Extra checks on update only (immutable fields), run before `validate`. */
   validateUpdate?(obj: KubeObject, old: KubeObject, version?: string): FieldError[];
   /**
+   * On update, the schema errors to report (kube's CRD validation ratcheting drops errors
+   * about unchanged values; a CRD's status write checks only status). Gets the schema
+   * validator's errors, returns those kept. Without it every one is reported.
+   */
+  ratchetSchemaErrors?(errors: readonly FieldError[], obj: KubeObject, old: KubeObject, subresource: string, version?: string): FieldError[];
+  /**
    * The last check of a create or update (every subresource too), after all others and
    * seeing their errors: kube runs a CRD's validation rules last and skips them when an
    * earlier error blocks them. Returns more errors; may report warnings through
