@@ -48,6 +48,33 @@ void describe('compileRule', () => {
     assert.deepEqual(p.evaluate({ self: { min: 2 }, oldSelf: { min: 3 } }), { ok: true, value: false, cost: 5 });
   });
 
+  void it('compares objects, and lists of objects, field by field (immutability rules)', () => {
+    const schema: JSONSchemaProps = { type: 'object', properties: {
+      name: { type: 'string' }, l: { type: 'array', maxItems: 5, items: { type: 'object', properties: { x: { type: 'string', maxLength: 3 } } } },
+    } };
+    const p = compileOk('self == oldSelf', schema, true);
+    const a = { name: 'n', l: [{ x: '1' }] };
+    assert.deepEqual(p.evaluate({ self: a, oldSelf: structuredClone(a) }), { ok: true, value: true, cost: 3 });
+    const changed = p.evaluate({ self: a, oldSelf: { name: 'n', l: [{ x: '2' }] } });
+    assert.equal(changed.ok && changed.value, false);
+    const q = compileOk('self.l == oldSelf.l', schema, true);
+    const r = q.evaluate({ self: a, oldSelf: { l: [{ x: '1' }, { x: '2' }] } });
+    assert.equal(r.ok && r.value, false);
+    // kube estimates these at 2 and 5
+    assert.equal(compileRule('self == oldSelf', { self: declTypeFromSchema(schema)!, oldSelf: true }).ok && p.estimatedCost.max, 2);
+    assert.equal(q.estimatedCost.max, 5);
+  });
+
+  void it('has() on a comprehension variable compiles (Gateway API filter rules)', () => {
+    const filters: JSONSchemaProps = { type: 'array', maxItems: 16, items: { type: 'object', properties: {
+      type: { type: 'string' }, requestRedirect: { type: 'object', properties: { port: { type: 'integer' } } },
+    } } };
+    const p = compileRule("self.all(f, f.type != 'RequestRedirect' || has(f.requestRedirect))", { self: declTypeFromSchema(filters)! });
+    assert.ok(p.ok, !p.ok ? p.errors.join() : '');
+    const out = p.program.evaluate({ self: [{ type: 'RequestRedirect' }] });
+    assert.deepEqual(out.ok && out.value, false);
+  });
+
   void it('refuses a syntax error', () => {
     const r = compileRule('self.min <=', { self: declTypeFromSchema(minMax)! });
     assert.equal(r.ok, false);

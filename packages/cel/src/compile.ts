@@ -109,6 +109,10 @@ function checkPresenceTests(expression: string, root: Node, bound: BoundEnvironm
     if (error || n.op !== 'call' || (n.args as unknown as [string])[0] !== 'has') return;
     const operand = (n.args as unknown as [string, Node[]])[1][0];
     if (!operand || (operand.op !== '.' && operand.op !== '.?')) return;
+    let root: Node = operand;
+    while (root.op === '.' || root.op === '.?') root = (root.args as unknown as [Node])[0];
+    // Only chains from a declared variable can be checked on their own (not comprehension variables).
+    if (root.op !== 'id' || !bound.variables.has(root.args as string)) return;
     const text = expression.slice(operand.start, operand.end);
     const checked = bound.engine.check(text);
     if (checked.valid || !checked.error) return;

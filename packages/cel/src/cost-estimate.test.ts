@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { JSONSchemaProps } from '@kapi/machinery';
 import { compileRule, declTypeFromSchema, STATIC_ESTIMATED_COST_LIMIT, costErrorMessage } from './index.js';
 
 /**
@@ -35,7 +36,34 @@ const KUBE: readonly (readonly [string, number])[] = [
   ['format.dns1123Label().validate(self.s).hasValue()', 10066340],
 ];
 
+/** Gateway API-shaped rules (HTTPRoute matches, headers, filters), kube's estimates. */
+const GATEWAY: readonly (readonly [JSONSchemaProps, string, number])[] = (() => {
+  const headers: JSONSchemaProps = { type: 'array', maxItems: 16, items: { type: 'object', required: ['name', 'value'], properties: {
+    name: { type: 'string', maxLength: 256 }, value: { type: 'string', maxLength: 4096 } } } };
+  const path: JSONSchemaProps = { type: 'object', properties: {
+    type: { type: 'string', enum: ['Exact', 'PathPrefix', 'RegularExpression'] }, value: { type: 'string', maxLength: 1024 } } };
+  const filters: JSONSchemaProps = { type: 'array', maxItems: 16, items: { type: 'object', required: ['type'], properties: {
+    type: { type: 'string', enum: ['RequestHeaderModifier', 'RequestRedirect', 'URLRewrite', 'RequestMirror'] },
+    requestRedirect: { type: 'object', properties: { port: { type: 'integer' } } } } } };
+  return [
+    [headers, 'self.all(h1, self.exists_one(h2, h1.name.lowerAscii() == h2.name.lowerAscii()))', 80738],
+    [path, "(self.type in ['Exact','PathPrefix']) ? !self.value.contains('//') : true", 427],
+    [path, "(self.type in ['Exact','PathPrefix']) ? self.value.matches('^(?:[-A-Za-z0-9/._~!$&()*+,;=:@]|[%][0-9a-fA-F]{2})+$') : true", 5756],
+    [filters, "self.all(f, f.type != 'RequestRedirect' || has(f.requestRedirect))", 130],
+    [filters, "self.filter(f, f.type == 'RequestHeaderModifier').size() <= 1", 302],
+    [filters, "!(self.exists(f, f.type == 'RequestRedirect') && self.exists(f, f.type == 'URLRewrite'))", 245],
+  ];
+})();
+
 void describe('estimated cost', () => {
+  for (const [schema, rule, kube] of GATEWAY) {
+    void it(`${rule} costs ${kube} as in kube`, () => {
+      const r = compileRule(rule, { self: declTypeFromSchema(schema)! });
+      assert.ok(r.ok, !r.ok ? r.errors.join() : '');
+      assert.equal(r.estimatedCost.max, kube);
+    });
+  }
+
   const self = declTypeFromSchema(schema)!;
   for (const [rule, kube] of KUBE) {
     void it(`${rule} costs ${kube} as in kube`, () => {

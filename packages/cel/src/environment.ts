@@ -8,6 +8,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { optionalType, type DeclType } from './decl-type.js';
 import { setKnownFunctions } from './errors.js';
+import { celEquals } from './library/compare.js';
 import { objectClassFor, CelObject, toCelValue } from './values.js';
 
 /** The variables a rule sees. */
@@ -95,8 +96,8 @@ function build(variables: ReadonlyMap<string, DeclType>): BoundEnvironment {
   const names = new Map<DeclType, string>();
   const typeString = (t: DeclType, path: string): string => {
     switch (t.kind) {
-      case 'list': return `list<${typeString(t.elem!, path + '@idx')}>`;
-      case 'map': return `map<string, ${typeString(t.elem!, path + '@elem')}>`;
+      case 'list': return `list<${typeString(t.elem!, path + '.0items')}>`;
+      case 'map': return `map<string, ${typeString(t.elem!, path + '.0values')}>`;
       case 'object': {
         const known = names.get(t);
         if (known) return known;
@@ -110,6 +111,8 @@ function build(variables: ReadonlyMap<string, DeclType>): BoundEnvironment {
           fields,
           convert: (v: unknown) => (v instanceof CelObject ? v : new ctor(t, v as Record<string, unknown>)),
         } as never);
+        // Objects compare field by field (cel-go's struct equality), also inside lists.
+        engine.registerOperator(`${name} == ${name}`, (a: unknown, b: unknown) => celEquals(a, b));
         return name;
       }
       case 'null': return 'null_type';
