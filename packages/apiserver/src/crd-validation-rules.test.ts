@@ -144,6 +144,48 @@ void describe('CRD validation rules', () => {
     assert.equal(created.code, 1);
     assert.equal(created.stderr, 'The Range "k" is invalid: \n* spec: Invalid value: "object": min must be <= max\n* spec.tags[0]: Forbidden: tags must start with t\n');
   });
+  void it('schema errors ratchet too: after a stricter schema an update that leaves the values alone passes; changed values fail; status writes check status only', async () => {
+    const crd = rangeCrd(rangeSchema());
+    (crd['metadata'] as Json)['name'] = 'strictranges.example.com';
+    (crd['spec'] as Json)['names'] = { plural: 'strictranges', singular: 'strictrange', kind: 'StrictRange', listKind: 'StrictRangeList' };
+    const path = '/apis/example.com/v1/namespaces/default/strictranges';
+    assert.equal((await t.request(admin, 'POST', CRD_PATH, { body: crd })).status, 201);
+    await eventually('strictranges to be served', async () => (await t.request(admin, 'GET', path)).status === 200, 15_000);
+    const strict = (spec: Json, status?: Json) => ({ ...range('s2', spec), kind: 'StrictRange', ...(status !== undefined ? { status } : {}) });
+    const spec = { min: 1, max: 2, name: 'n1', tags: ['ta', 'tb'], kv: { a: 'y', b: 'x' }, level: 1 };
+    assert.equal((await t.request(admin, 'POST', path, { body: strict(spec) })).status, 201);
+
+    const current = await t.request(admin, 'GET', `${CRD_PATH}/strictranges.example.com`);
+    const schema = rangeSchema() as { properties: { spec: { properties: Record<string, Json> } } };
+    const props = schema.properties.spec.properties;
+    props['name'] = { ...props['name'], maxLength: 1 };
+    props['tags'] = { ...props['tags'], maxItems: 1, 'x-kubernetes-list-type': 'set', items: { ...(props['tags']!['items'] as Json), maxLength: 1 } };
+    props['kv'] = { ...props['kv'], required: ['a'] };
+    const version = { ...((current.json['spec'] as Json)['versions'] as Json[])[0], schema: { openAPIV3Schema: schema } };
+    const stricter = await t.request(admin, 'PUT', `${CRD_PATH}/strictranges.example.com`, { body: { ...current.json, spec: { ...(current.json['spec'] as Json), versions: [version] } } });
+    assert.equal(stricter.status, 200, stricter.text);
+    await eventuallyValue('the stricter schema to apply', async () => {
+      const probe = await t.request(admin, 'POST', `${path}?dryRun=All`, { body: { ...strict(spec), metadata: { name: 'probe' } } });
+      return probe.status === 422 ? probe : undefined;
+    });
+
+    const merge = { 'content-type': 'application/merge-patch+json' };
+    const untouched = await t.request(admin, 'PATCH', `${path}/s2`, { body: { spec: { level: 2 } }, headers: merge });
+    assert.equal(untouched.status, 200, untouched.text);
+    assert.equal(untouched.headers['warning'], undefined, 'kube drops ratcheted schema errors silently');
+    const changed = await t.request(admin, 'PATCH', `${path}/s2`, { body: { spec: { level: 3, tags: ['ta', 'tc'], kv: { a: null } } }, headers: merge });
+    assert.equal(changed.status, 422, changed.text);
+    assert.deepEqual(causes(changed)?.sort(), [
+      'FieldValueInvalid <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      'FieldValueRequired spec.kv.a: Required value',
+      'FieldValueTooLong spec.tags[0]: Too long: may not be more than 1 bytes',
+      'FieldValueTooLong spec.tags[1]: Too long: may not be more than 1 bytes',
+      'FieldValueTooMany spec.tags: Too many: 2: must have at most 1 items',
+    ]);
+    const status = await t.request(admin, 'PATCH', `${path}/s2/status`, { body: { status: { phase: 'x' } }, headers: merge });
+    assert.equal(status.status, 200, status.text);
+  });
+
   // Last: it makes the CRD stricter.
   void it('status writes run the rules too; after a stricter CRD, unchanged values warn on update but fail through status (1.32 ratcheting)', async () => {
     const created = await t.request(admin, 'POST', RANGES, { body: range('r', { min: 1, max: 2, level: 1 }) });

@@ -41,7 +41,7 @@ void test('messages', () => {
   assert.equal(fieldNotSupported('f', 'x', []).message, 'Unsupported value: "x"');
   assert.equal(fieldTooLong('metadata.annotations', 262144).message, 'Too long: may not be more than 262144 bytes');
   assert.equal(fieldTooMany('spec.items', 3, 2).message, 'Too many: 3: must have at most 2 items');
-  assert.equal(fieldTooMany('spec.items', 3, 1).message, 'Too many: 3: must have at most 1 item');
+  assert.equal(fieldTooMany('spec.items', 3, 1).message, 'Too many: 3: must have at most 1 items');
   const typeInvalid = fieldTypeInvalid('spec.replicas', 'string', 'spec.replicas in body must be of type integer: "string"');
   assert.equal(typeInvalid.type, 'FieldValueTypeInvalid');
   assert.equal(typeInvalid.message, 'Invalid value: "string": spec.replicas in body must be of type integer: "string"');

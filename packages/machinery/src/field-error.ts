@@ -77,9 +77,9 @@ export function fieldTooLong(field: string, maxLength: number, detail?: string):
   return { type: 'FieldValueTooLong', field, message: withDetail('Too long', detail ?? `may not be more than ${maxLength} bytes`) };
 }
 
-/** `Too many: <actual>: must have at most <max> items` (FieldValueTooMany). */
+/** `Too many: <actual>: must have at most <max> items` (FieldValueTooMany; 1.32 says `items` for 1 too). */
 export function fieldTooMany(field: string, actual: number, max: number): FieldError {
-  const detail = max >= 0 ? `must have at most ${max} ${max === 1 ? 'item' : 'items'}` : 'has too many items';
+  const detail = max >= 0 ? `must have at most ${max} items` : 'has too many items';
   const body = actual >= 0 ? `Too many: ${actual}` : 'Too many';
   return { type: 'FieldValueTooMany', field, message: withDetail(body, detail) };
 }

@@ -127,7 +127,7 @@ void test('maps (additionalProperties)', () => {
   assert.deepEqual(lines({ spec: { image: 'abc', env: { A: 'x' } } }, crd), [
     'spec.env.A: Invalid value: "string": spec.env.A in body must be of type integer: "string"',
   ]);
-  assert.deepEqual(lines({ spec: { image: 'abc', limits: { a: '1', b: '2' } } }, crd), ['spec.limits: Too many: 2: must have at most 1 item']);
+  assert.deepEqual(lines({ spec: { image: 'abc', limits: { a: '1', b: '2' } } }, crd), ['spec.limits: Too many: 2: must have at most 1 items']);
   assert.deepEqual(lines({ a: 1 }, { type: 'object', properties: {}, additionalProperties: false }), [
     'a: Invalid value: "a": a in body is a forbidden property',
   ].map((l) => l.replace(/^a: /, ': ')));

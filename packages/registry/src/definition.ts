@@ -75,6 +75,16 @@ export interface LastValidationContext {
   readonly warn?: (message: string) => void;
 }
 
+/** What `Strategy.validateLast` learns about the write besides the objects. */
+export interface LastValidationContext {
+  /** The request's version. */
+  readonly version?: string;
+  /** '' for the main resource, else the subresource written (`status`, `scale`). */
+  readonly subresource: string;
+  /** Receives a warning for the response (`Warning: 299 - "<text>"`). */
+  readonly warn?: (message: string) => void;
+}
+
 /**
  * Per-resource behaviour that data cannot express. The generic store calls the hooks in a
  * fixed order: prepareFor* → validate* → canonicalize. Hooks mutate the object they are given
@@ -112,6 +122,12 @@ export interface Strategy {
   validateCreate?(obj: KubeObject, version?: string): FieldError[];
   /** Extra checks on update only (immutable fields), run before `validate`. */
   validateUpdate?(obj: KubeObject, old: KubeObject, version?: string): FieldError[];
+  /**
+   * On update, the schema errors to report (kube's CRD validation ratcheting drops errors
+   * about unchanged values; a CRD's status write checks only status). Gets the schema
+   * validator's errors, returns those kept. Without it every one is reported.
+   */
+  ratchetSchemaErrors?(errors: readonly FieldError[], obj: KubeObject, old: KubeObject, subresource: string, version?: string): FieldError[];
   /**
    * The last check of a create or update (every subresource too), after all others and
    * seeing their errors: kube runs a CRD's validation rules last and skips them when an

@@ -82,7 +82,8 @@ async function validateLast(ctx: ValidationContext, obj: KubeObject, old: KubeOb
 
 /**
  * Update: ObjectMeta update rules against `old` (immutable fields, resourceVersion set) plus
- * the ObjectMeta rules again, schema, `strategy.validateUpdate`, then `strategy.validate`
+ * the ObjectMeta rules again, schema (as `strategy.ratchetSchemaErrors` keeps them),
+ * `strategy.validateUpdate`, then `strategy.validate`
  * (through a subresource: `strategy.validateSubresourceUpdate` instead), then
  * `strategy.validateLast` (its warnings go to `warn`). Rejects with 422 Invalid. Pauses
  * between validators as `validateForCreate` does.
@@ -91,9 +92,10 @@ export async function validateForUpdate(ctx: ValidationContext, obj: KubeObject,
   const errs = validateObjectMetaUpdate(obj.metadata, old.metadata);
   appendErrors(errs, validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) }));
   await yieldIfBusy();
-  appendErrors(errs, schemaErrors(ctx, obj));
-  await yieldIfBusy();
   const strategy = ctx.definition.strategy;
+  const found = schemaErrors(ctx, obj);
+  appendErrors(errs, strategy?.ratchetSchemaErrors !== undefined && found.length > 0 ? strategy.ratchetSchemaErrors(found, obj, old, subresource, ctx.version) : found);
+  await yieldIfBusy();
   if (subresource !== '') {
     // A subresource has its own strategy (kube: e.g. namespaceStatusStrategy.ValidateUpdate).
     appendErrors(errs, strategy?.validateSubresourceUpdate?.(subresource, obj, old, ctx.version));

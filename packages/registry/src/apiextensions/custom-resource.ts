@@ -16,6 +16,7 @@ import type { CrdColumn, CrdVersion, CustomResourceDefinition } from './crd-type
 import { compileJsonPath, evaluateJsonPath } from './jsonpath.js';
 import { validateValues } from './value-validation.js';
 import { rulesValidation } from './custom-resource-rules.js';
+import { ratchetSchemaErrors } from './schema-ratcheting.js';
 
 const METADATA_DESCRIPTION =
   "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
@@ -274,16 +275,30 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
   const rules = rulesValidation(schemaByVersion, storage?.name);
   const versionOf = (obj: KubeObject, version: string | undefined) =>
     version ?? (typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : undefined);
-  /** The version's value checks: junctors and formats, list uniqueness, metadata restrictions, scale replicas. */
+  const schemaOf = (obj: KubeObject, version: string | undefined) => schemaByVersion.get(versionOf(obj, version)) ?? storage?.schema?.openAPIV3Schema;
+  /** The version's metadata restrictions and scale replicas (every write). */
   const validateVersion = (obj: KubeObject, version: string | undefined, statusOnly: boolean): FieldError[] => {
     const name = versionOf(obj, version);
-    const schema = schemaByVersion.get(name) ?? storage?.schema?.openAPIV3Schema;
-    const errs: FieldError[] = validateValues(obj, schema);
-    listUniqueness(obj, schema, '', errs);
-    if (!statusOnly) appendErrors(errs, metadataRestrictions(obj, schema));
+    const errs: FieldError[] = statusOnly ? [] : metadataRestrictions(obj, schemaOf(obj, version));
     const scale = schemaByVersion.has(name) ? scaleByVersion.get(name) : scaleByVersion.get(storage?.name);
     appendErrors(errs, scaleErrors(obj, scale, statusOnly));
     return errs;
+  };
+  const listErrors = (obj: KubeObject, schema: JSONSchemaProps | undefined): FieldError[] => {
+    const errs: FieldError[] = [];
+    listUniqueness(obj, schema, '', errs);
+    return errs;
+  };
+  /**
+   * On update the list-type set/map duplicates count only when the old object had none,
+   * and junctor and format errors are ratcheted like the schema's (through status: only
+   * status is checked, without ratcheting), as in kube 1.32.
+   */
+  const validateValuesUpdate = (obj: KubeObject, old: KubeObject, version: string | undefined, statusOnly: boolean): FieldError[] => {
+    const schema = schemaOf(obj, version);
+    const values = statusOnly ? validateValues({ status: obj['status'] }, schema) : ratchetSchemaErrors(validateValues(obj, schema), obj, old, schema);
+    const lists = listErrors(old, schema).length === 0 ? listErrors(obj, schema) : [];
+    return [...values, ...lists];
   };
   return {
     group,
@@ -319,9 +334,21 @@ export function customResourceDefinition(crd: CustomResourceDefinition, options:
       validate(obj: KubeObject, version?: string) {
         return validateVersion(obj, version, false);
       },
-      validateSubresourceUpdate(subresource: string, obj: KubeObject, _old: KubeObject, version?: string) {
-        // kube's ValidateStatusUpdate: the whole object against the schema, and the status replicas.
-        return subresource === 'status' ? validateVersion(obj, version, true) : [];
+      validateCreate(obj: KubeObject, version?: string) {
+        const schema = schemaOf(obj, version);
+        return [...validateValues(obj, schema), ...listErrors(obj, schema)];
+      },
+      validateUpdate(obj: KubeObject, old: KubeObject, version?: string) {
+        return validateValuesUpdate(obj, old, version, false);
+      },
+      ratchetSchemaErrors(errors, obj, old, subresource, version) {
+        // A status write checks status alone (and metadata); the main resource ratchets.
+        if (subresource === 'status') return errors.filter((e) => /^(status|metadata)([.[]|$)/.test(e.field));
+        return ratchetSchemaErrors(errors, obj, old, schemaOf(obj, version));
+      },
+      validateSubresourceUpdate(subresource: string, obj: KubeObject, old: KubeObject, version?: string) {
+        // kube's ValidateStatusUpdate: status against the schema, and the status replicas.
+        return subresource === 'status' ? [...validateValuesUpdate(obj, old, version, true), ...validateVersion(obj, version, true)] : [];
       },
       validateLast(obj, old, earlier, context) {
         return rules(obj, old, earlier, { ...context, version: versionOf(obj, context.version) });

@@ -129,6 +129,27 @@ void describe('validation rules on custom resources', () => {
     assert.deepEqual(lines(status.errors).sort(), ['FieldValueDuplicate spec.dup: Duplicate value: "string"', 'FieldValueInvalid spec: Invalid value: "object": max below 2']);
   });
 
+  void it("a rule over its per-call cost limit stops validation with kube's message", () => {
+    const quadratic = { type: 'array', maxItems: 1000, items: { type: 'integer' } } as JSONSchemaProps;
+    const costly = validator({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            xs: { ...quadratic, ...rules({ rule: 'self.all(x, self.all(y, x >= 0))', message: 'all non-negative' }) },
+            ys: { ...quadratic, ...rules({ rule: 'self.all(x, self.all(y, x >= 0))' }) },
+          },
+        },
+      },
+    });
+    const xs = Array.from({ length: 1000 }, (_, i) => i);
+    assert.deepEqual(lines(validateRules(costly, range({ xs, ys: xs })).errors), [
+      "FieldValueInvalid spec.xs: Invalid value: \"array\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: all non-negative",
+    ]);
+    assert.deepEqual(lines(validateRules(costly, range({ xs: xs.slice(0, 10), ys: xs.slice(0, 10) })).errors), []);
+  });
+
   void it('map-list items meet their old selves by key, map values by key', () => {
     const schema: JSONSchemaProps = {
       type: 'object',
