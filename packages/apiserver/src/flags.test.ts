@@ -376,18 +376,18 @@ void describe('service account and admission flags (kube\'s validation)', () => 
     assert.equal(flagError([...sa, '--service-account-max-token-expiration=1m']), 'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
   });
   void it('resolves the admission plugins from kube\'s default set, refusing unknown, overlapping and unbuilt ones', () => {
-    assert.deepEqual(parsed(['--etcd-servers=x']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'ValidatingAdmissionPolicy']);
-    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ServiceAccount,PodSecurity']).admissionPlugins, ['NamespaceLifecycle', 'ValidatingAdmissionPolicy']);
+    assert.deepEqual(parsed(['--etcd-servers=x']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ServiceAccount,PodSecurity,ValidatingAdmissionWebhook']).admissionPlugins, ['NamespaceLifecycle', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy']);
     assert.deepEqual(parsed(['--etcd-servers=x', '--admission-control=ServiceAccount']).admissionPlugins, ['ServiceAccount']);
-    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'ValidatingAdmissionPolicy']);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
     assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=Foo']), 'enable-admission-plugins plugin "Foo" is unknown');
     assert.equal(flagError(['--etcd-servers=x', '--disable-admission-plugins=Bar']), 'disable-admission-plugins plugin "Bar" is unknown');
     assert.equal(flagError(['--etcd-servers=x', '--admission-control=Baz']), 'admission-control plugin "Baz" is unknown');
     assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=ServiceAccount', '--disable-admission-plugins=ServiceAccount']), '[ServiceAccount] in enable-admission-plugins and disable-admission-plugins overlapped');
     assert.equal(flagError(['--etcd-servers=x', '--admission-control=NamespaceLifecycle', '--enable-admission-plugins=ServiceAccount']), 'admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive');
-    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'ValidatingAdmissionPolicy']);
-    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ValidatingAdmissionPolicy']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount']);
-    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=PodSecurity']), 'admission plugin PodSecurity is not implemented by kapi (built: NamespaceLifecycle, ServiceAccount, NodeRestriction, ValidatingAdmissionPolicy)');
+    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ValidatingAdmissionPolicy']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
+    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=PodSecurity']), 'admission plugin PodSecurity is not implemented by kapi (built: NamespaceLifecycle, ServiceAccount, NodeRestriction, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook)');
   });
 });
 

@@ -63,6 +63,8 @@ import { withExtraResources } from './auth/extra-resources.js';
 import { componentStatusResource } from './component-statuses.js';
 import { serviceAccountAdmission } from './admission/service-account.js';
 import { chainAdmission } from './admission/chain.js';
+import { createAdmissionMetrics } from './admission/metrics.js';
+import { createAdmissionWebhooks } from './admission/webhooks.js';
 import type { UserInfo } from './auth/user.js';
 import type { ResourceRequestInfo } from './http/request-info.js';
 import { createNodeRestriction, type NodeRestriction } from './admission/node-restriction.js';
@@ -209,8 +211,10 @@ export interface ApiServerOptions {
   readonly serviceAccountTokens?: ServiceAccountTokenOptions & { readonly lookup?: boolean };
   /** kube-controller-manager's --root-ca-file: published as kube-root-ca.crt; default the serving certificate. */
   readonly rootCaFile?: string;
-  /** The admission plugins to run (admission/plugins.ts resolves the flags); default kube's defaults kapi builds: NamespaceLifecycle, ServiceAccount, ValidatingAdmissionPolicy. */
+  /** The admission plugins to run (admission/plugins.ts resolves the flags); default kube's defaults kapi builds: NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook. */
   readonly admissionPlugins?: readonly string[];
+  /** --enable-aggregator-routing: webhooks (and aggregated APIs) behind a Service are reached at an endpoint address, not the ClusterIP. */
+  readonly enableAggregatorRouting?: boolean;
   /** kube-controller-manager's --controllers, resolved (@kapi/controllers' resolveControllerFlag): which of kapi's KCM controllers run; default every one. */
   readonly enabledControllers?: ReadonlySet<string>;
   /** Set when this server is one worker of several (--workers, workers/): how it differs from a lone server. */
@@ -332,7 +336,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const saTokens = options.serviceAccountTokens;
   const saKeys = saTokens !== undefined ? readServiceAccountKeys(saTokens) : undefined;
   const rootCaFromFile = options.rootCaFile ? readFileWithContext(options.rootCaFile, 'root-ca-file') : undefined;
-  const admissionPlugins = options.admissionPlugins ?? ['NamespaceLifecycle', 'ServiceAccount', 'ValidatingAdmissionPolicy'];
+  const admissionPlugins = options.admissionPlugins ?? ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook'];
   const certificate = securePort !== null ? await loadServingCertificate({
     ...(options.tlsCertFile ? { certFile: options.tlsCertFile } : {}),
     ...(options.tlsPrivateKeyFile ? { keyFile: options.tlsPrivateKeyFile } : {}),
@@ -416,6 +420,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const validatingPolicy = admissionPlugins.includes('ValidatingAdmissionPolicy')
     ? createValidatingAdmissionPolicy({ authorize: (attributes) => authorizer.authorize(attributes) })
     : undefined;
+  const admissionMetrics = createAdmissionMetrics(metrics.registry);
+  const webhooks = createAdmissionWebhooks({
+    mutating: admissionPlugins.includes('MutatingAdmissionWebhook'),
+    validating: admissionPlugins.includes('ValidatingAdmissionWebhook'),
+    aggregatorRouting: options.enableAggregatorRouting === true,
+    metrics: admissionMetrics,
+    onError: (err) => logger.warn(`admission webhook informer: ${err instanceof Error ? err.message : String(err)}`),
+    onFailOpen: (webhook, err) => logger.warn(`Failed calling webhook, failing open ${webhook}: ${err.message}`),
+  });
   const storedRegistry = createRegistry({
     storage,
     prefix: options.etcdPrefix ?? '/registry',
@@ -425,16 +438,19 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     onReleaseError: (err) => logger.warn(`releasing a service IP or node port failed (the repair pass frees it): ${err instanceof Error ? err.message : String(err)}`),
     ...(authenticating ? { writeGuard: (definition: ResourceDefinition) => escalationGuard(escalation, definition) } : {}),
     namespaceLifecycle: admissionPlugins.includes('NamespaceLifecycle'),
-    // kube's plugin order: ServiceAccount, NodeRestriction (both mutating).
+    // kube's plugin order: ServiceAccount, NodeRestriction, MutatingAdmissionWebhook (mutating), ValidatingAdmissionWebhook.
     admission: chainAdmission([
       admissionPlugins.includes('ServiceAccount') && ((definition: ResourceDefinition) =>
         definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined),
       nodeRestriction !== undefined && ((definition: ResourceDefinition) => nodeRestriction.plugin(definition)),
+      webhooks.mutating !== undefined && (() => webhooks.mutating),
       validatingPolicy !== undefined && (() => validatingPolicy.plugin),
-    ]),
+      webhooks.validating !== undefined && (() => webhooks.validating),
+    ], admissionMetrics),
   });
   nodeRestriction?.start(storedRegistry, (err) => logger.warn(`node restriction informer: ${err instanceof Error ? err.message : String(err)}`));
   validatingPolicy?.start(storedRegistry, (err) => logger.warn(`validating admission policy informer: ${err instanceof Error ? err.message : String(err)}`));
+  webhooks.start(storedRegistry);
   let boundPort: number | undefined;
   const serviceAccounts: ServiceAccountServices = startServiceAccounts(storedRegistry, {
     ...(nodeRestriction !== undefined ? { admitTokenRequest: (ctx: RequestContext, name: string, body: unknown) => nodeRestriction.admitTokenRequest(ctx, name, body) } : {}),
@@ -627,6 +643,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     await nodeGraph?.stop();
     await nodeRestriction?.stop();
     await validatingPolicy?.stop();
+    await webhooks.stop();
     await serviceAccounts.stop();
     await crdController.stop();
     storageMetrics.stop();
@@ -708,6 +725,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await nodeGraph?.stop();
       await nodeRestriction?.stop();
       await validatingPolicy?.stop();
+      await webhooks.stop();
       await serviceAccounts.stop();
       await crdController.stop();
       // kube's sequence: the audit backend shuts down once requests have drained (its queue is written out).

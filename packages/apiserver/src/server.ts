@@ -166,6 +166,8 @@ interface RequestState {
   watchSignal?: AbortSignal;
   /** Who the request acts as (authenticated and impersonated), when authentication runs. */
   user?: UserInfo;
+  /** Adds an audit annotation to the request's event (admission's). */
+  readonly annotate: (key: string, value: string) => void;
 }
 
 export type NonResourceRoute = (req: IncomingMessage, res: ServerResponse, url: ParsedUrl) => Promise<void> | void;
@@ -259,7 +261,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       query: url.query,
       output,
       resource,
-      context: { namespace: route.namespace, ...(userAgent !== undefined ? { userAgent } : {}), ...(state.user !== undefined ? { user: state.user } : {}) },
+      context: { namespace: route.namespace, ...(userAgent !== undefined ? { userAgent } : {}), ...(state.user !== undefined ? { user: state.user } : {}), annotate: state.annotate },
       warnings: state.warnings,
       groupResource: { group: resource.definition.group, resource: resource.definition.plural },
       settings: state.watchSignal !== undefined ? { ...settings, shutdown: AbortSignal.any([settings.shutdown, state.watchSignal]) } : settings,
@@ -292,7 +294,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       if (record === 'rejected') throw new AuditRejected();
       audit = record;
     };
-    const state: RequestState = { warnings: [], matched: false };
+    const state: RequestState = { warnings: [], matched: false, annotate: (key, value) => audit?.annotate(key, value) };
     let info: RequestInfo | undefined;
     let url: ParsedUrl | undefined;
     let parseError: unknown;

@@ -4,7 +4,7 @@
  */
 import type { KubeObject } from '@kapi/machinery';
 import { applyDefaults, badRequest } from '@kapi/machinery';
-import type { AdmissionAttributes, AdmissionOperation, EquivalentResource } from './admission.js';
+import type { AdmissionAttributes, AdmissionOperation, EquivalentResource, GroupVersionKind } from './admission.js';
 import type { RequestContext } from './definition.js';
 import type { DeleteOptions, WriteOptions } from './rest.js';
 import { present, toStorage, type StoreContext } from './store-context.js';
@@ -20,6 +20,13 @@ export interface AdmissionInit {
   readonly options: WriteOptions | DeleteOptions;
   /** The meta.k8s.io/v1 kind of the options object (CreateOptions, UpdateOptions, DeleteOptions). */
   readonly optionsKind: 'CreateOptions' | 'UpdateOptions' | 'DeleteOptions';
+  /**
+   * The request's kind when it is not the resource's own (a subresource's: pods/eviction is
+   * policy/v1 Eviction); objects of such kinds are not re-defaulted by `normalize`.
+   */
+  readonly kind?: GroupVersionKind;
+  /** The options object itself (CONNECT: the connect options), instead of one built from `options`. */
+  readonly optionsObject?: KubeObject | undefined;
 }
 
 /** The request's options as the meta.k8s.io/v1 object kube hands to admission. */
@@ -34,7 +41,8 @@ function optionsObject(kind: AdmissionInit['optionsKind'], options: WriteOptions
     if (d.propagationPolicy !== undefined) out['propagationPolicy'] = d.propagationPolicy;
   } else {
     if (options.fieldManager !== undefined) out['fieldManager'] = options.fieldManager;
-    if (options.fieldValidation !== undefined) out['fieldValidation'] = options.fieldValidation;
+    // The HTTP layer fills in the default (Warn) when the request names none; kube sends only what was asked.
+    if (options.fieldValidation !== undefined && options.fieldValidation !== 'Warn') out['fieldValidation'] = options.fieldValidation;
   }
   return out as unknown as KubeObject;
 }
@@ -72,7 +80,7 @@ export function admissionAttributes(ctx: StoreContext, req: RequestContext, init
   let equivalents: readonly EquivalentResource[] | undefined;
   return {
     operation: init.operation,
-    kind: { group: ctx.expected.group, version: ctx.expected.version, kind: ctx.expected.kind },
+    kind: init.kind ?? { group: ctx.expected.group, version: ctx.expected.version, kind: ctx.expected.kind },
     resource: { group: ctx.definition.group, version: ctx.version.name, resource: ctx.definition.plural },
     subresource: init.subresource,
     name: init.name,
@@ -82,12 +90,13 @@ export function admissionAttributes(ctx: StoreContext, req: RequestContext, init
     object: init.object,
     oldObject: init.oldObject,
     dryRun: init.options.dryRun === true,
-    options: optionsObject(init.optionsKind, init.options),
+    options: 'optionsObject' in init ? init.optionsObject : optionsObject(init.optionsKind, init.options),
     request: req,
     warn: (message) => init.options.warn?.(message),
     annotate: (key, value) => req.annotate?.(key, value),
-    equivalents: () => (equivalents ??= equivalentsOf(ctx)),
+    equivalents: () => (init.kind !== undefined ? [] : (equivalents ??= equivalentsOf(ctx))),
     normalize(obj) {
+      if (init.kind !== undefined) return obj;
       handleUnknownFields(
         obj,
         { object: ctx.schema, metadata: ctx.metadataSchema, definitions: ctx.schemas },
@@ -104,4 +113,55 @@ export function admissionAttributes(ctx: StoreContext, req: RequestContext, init
 /** Whether this store's admission runs for `operation`. */
 export function admits(ctx: StoreContext, operation: AdmissionOperation): boolean {
   return ctx.admission !== undefined && ctx.admission.handles(operation);
+}
+
+/**
+ * Both phases for a write that only a subresource's own storage performs (pods/eviction,
+ * pods/binding: kube's NamedCreater), with the body as the object in the subresource's kind.
+ * Returns the body as mutating admission left it.
+ */
+export async function admitSubresourceCreate(
+  ctx: StoreContext,
+  req: RequestContext,
+  init: { name: string; subresource: string; kind: GroupVersionKind; body: unknown; options: WriteOptions },
+): Promise<unknown> {
+  if (!admits(ctx, 'CREATE') || typeof init.body !== 'object' || init.body === null || Array.isArray(init.body)) return init.body;
+  const body = init.body as KubeObject;
+  // As kube decodes it: the object carries the request's namespace.
+  const object = ctx.definition.namespaced && typeof body.metadata === 'object' && body.metadata !== null && body.metadata.namespace === undefined
+    ? { ...body, metadata: { ...body.metadata, namespace: req.namespace } }
+    : body;
+  const attributes = admissionAttributes(ctx, req, {
+    operation: 'CREATE', name: init.name, subresource: init.subresource, kind: init.kind, object, oldObject: undefined, options: init.options, optionsKind: 'CreateOptions',
+  });
+  await ctx.admission!.admit(attributes);
+  await ctx.admission!.validate(attributes);
+  return attributes.object;
+}
+
+/** Both phases of a CONNECT (exec, attach, port-forward, proxies): the object is the connect options. */
+export async function admitConnect(
+  ctx: StoreContext,
+  req: RequestContext,
+  init: { name: string; subresource: string; kind: GroupVersionKind; connectOptions: KubeObject },
+): Promise<void> {
+  if (!admits(ctx, 'CONNECT')) return;
+  const attributes = admissionAttributes(ctx, req, {
+    operation: 'CONNECT', name: init.name, subresource: init.subresource, kind: init.kind, object: init.connectOptions, oldObject: undefined,
+    options: {}, optionsKind: 'CreateOptions', optionsObject: undefined,
+  });
+  await ctx.admission!.admit(attributes);
+  await ctx.admission!.validate(attributes);
+}
+
+/**
+ * Admission of writes through a subresource that stores the main object but is admitted as
+ * another kind (`scale`: autoscaling/v1 Scale): how to show an object to admission and how to
+ * carry a mutation of the view back to the object.
+ */
+export interface AdmissionView {
+  readonly subresource: string;
+  readonly kind: GroupVersionKind;
+  toView(obj: KubeObject): KubeObject;
+  fromView(view: KubeObject, obj: KubeObject): KubeObject;
 }

@@ -359,17 +359,19 @@ async function deleteGeneric(
  * when it has finalizers, only marks it (deletionTimestamp, deletionGracePeriodSeconds 0)
  * and returns it with `deletedImmediately: false`; the update that removes its last
  * finalizer deletes it. Namespaces: see deleteNamespace. dryRun reads and checks, writes
- * nothing. 404 when absent.
+ * nothing. 404 when absent. `admission` false skips admission (a delete a subresource's own
+ * storage makes, such as an eviction's, which kube does not admit again).
  */
 export async function deleteObject(
   ctx: StoreContext,
   req: RequestContext,
   name: string,
   options: DeleteOptions,
+  admission = true,
 ): Promise<{ object: KubeObject | Status; deletedImmediately: boolean }> {
   return translatingStorageErrors(ctx.resource, name, async () => {
     ctx.deletionGuard?.(name);
-    if (admits(ctx, 'DELETE')) await admitDelete(ctx, req, name, options);
+    if (admission && admits(ctx, 'DELETE')) await admitDelete(ctx, req, name, options);
     if (isNamespaces(ctx)) return deleteNamespace(ctx, req, name, options);
     if (ctx.definition.strategy?.gracefulDeletePeriod !== undefined) return deleteGraceful(ctx, req, name, options);
     return deleteGeneric(ctx, req, name, options);

@@ -9,7 +9,7 @@ import type { WriteOptions } from './rest.js';
 import { semanticEqual } from './semantic-equal.js';
 import { decodeRequest, fieldManagerScope, present, toStorage, updateManager, type StoreContext } from './store-context.js';
 import { admitAndPrepareCreate } from './store-create.js';
-import { admissionAttributes, admits } from './store-admission.js';
+import { admissionAttributes, admits, type AdmissionView } from './store-admission.js';
 import { shouldDeleteDuringUpdate } from './store-delete.js';
 import { translatingStorageErrors } from './storage-errors.js';
 import { validateForUpdate } from './validate-object.js';
@@ -51,6 +51,8 @@ export interface UpdateScope {
   readonly options: WriteOptions;
   /** Receives validation warnings (the step may run more than once: pass one that reports a text once). */
   readonly warn?: (message: string) => void;
+  /** Admission sees the write as another kind (writes through `scale`). */
+  readonly view?: AdmissionView;
 }
 
 /**
@@ -111,12 +113,17 @@ export async function updateStep(
     await yieldIfBusy();
   }
   const admitting = admits(ctx, 'UPDATE');
-  const init = { operation: 'UPDATE', name, subresource, oldObject: admitting ? present(ctx, existing) : undefined, options: scope.options, optionsKind: 'UpdateOptions' } as const;
+  const view = scope.view;
+  const shown = (obj: KubeObject) => (view === undefined ? obj : view.toView(obj));
+  const init = {
+    operation: 'UPDATE', name, subresource: view?.subresource ?? subresource, ...(view !== undefined ? { kind: view.kind } : {}),
+    oldObject: admitting ? shown(present(ctx, existing)) : undefined, options: scope.options, optionsKind: 'UpdateOptions',
+  } as const;
   let admitted = served;
   if (admitting) {
-    const attributes = admissionAttributes(ctx, req, { ...init, object: served });
+    const attributes = admissionAttributes(ctx, req, { ...init, object: shown(served) });
     await ctx.admission!.admit(attributes);
-    admitted = attributes.object ?? served;
+    if (attributes.object !== undefined) admitted = view === undefined ? attributes.object : view.fromView(attributes.object, served);
   }
   const obj = toStorage(ctx, admitted);
   reconcileNamespace(obj, ctx.definition, req.namespace);
@@ -125,7 +132,7 @@ export async function updateStep(
   // kube's BeginUpdate runs before validation; a failed validation reverts it (runUpdate).
   if (ctx.reserver !== undefined && subresource === '') await reserve(created, () => ctx.reserver!.beginUpdate(obj, existing, scope.dryRun === true));
   await validateForUpdate(ctx.validation, obj, existing, subresource, scope.warn);
-  if (admitting) await ctx.admission!.validate(admissionAttributes(ctx, req, { ...init, object: present(ctx, obj) }));
+  if (admitting) await ctx.admission!.validate(admissionAttributes(ctx, req, { ...init, object: shown(present(ctx, obj)) }));
   await yieldIfBusy();
   if (shouldDeleteDuringUpdate(ctx, obj, existing)) {
     created.deletedAs = obj;
@@ -204,12 +211,13 @@ export async function updateObject(
   body: unknown,
   options: WriteOptions,
   subresource = '',
+  view?: AdmissionView,
 ): Promise<{ object: KubeObject; created: boolean }> {
   return translatingStorageErrors(ctx.resource, name, async () => {
     const decoded = await decodeRequest(ctx, body, options);
     checkName(decoded, name, req.namespace);
     const created: UpdateOutcome = { value: false };
-    const scope: UpdateScope = { ctx, req, name, subresource, manager: updateManager(req, options), dryRun: options.dryRun === true, options, ...warnOnceOption(options.warn) };
+    const scope: UpdateScope = { ctx, req, name, subresource, manager: updateManager(req, options), dryRun: options.dryRun === true, options, ...warnOnceOption(options.warn), ...(view !== undefined ? { view } : {}) };
     // The first attempt takes the decoded object; a retry after a write conflict decodes the
     // body again (its warnings were given the first time), so no copy of a large body is made up front.
     let first: KubeObject | undefined = decoded;

@@ -25,12 +25,15 @@ import { getObject, listObjects } from './store-read.js';
 import { updateObject } from './store-update.js';
 import { patchObject } from './store-patch.js';
 import { watchObjects } from './store-watch.js';
-import { scaleSubresource } from './apiextensions/scale.js';
+import { scaleAdmissionView, scaleSubresource } from './apiextensions/scale.js';
+import { SCALE_KIND } from './schemas/autoscaling.js';
 import { managedFieldsConversion, versionConversion } from './store-conversion.js';
 import type { SubresourceFactories, SubresourceStore } from './subresource-store.js';
 import { objectKey } from './keys.js';
 import { present } from './store-context.js';
 import { translatingStorageErrors } from './storage-errors.js';
+import { admitConnect, admitSubresourceCreate } from './store-admission.js';
+import type { KubeObject } from '@kapi/machinery';
 
 export interface StoreOptions {
   readonly definition: ResourceDefinition;
@@ -134,7 +137,8 @@ function subresourceStore(ctx: StoreContext, lookup: StoreOptions['lookup']): Su
         const preconditions = options.preconditions;
         return present(ctx, await ctx.storage.guaranteedUpdate(key, (current) => mutate(current!), preconditions !== undefined ? { preconditions } : {}));
       }),
-    delete: (req, name, options) => deleteObject(ctx, req, name, options),
+    // kube's eviction deletes the pod without admission (it admitted the Eviction).
+    delete: (req, name, options) => deleteObject(ctx, req, name, options, false),
     lookup: (group, plural) => lookup?.(group, plural),
   };
 }
@@ -150,16 +154,17 @@ function subresourceRoles(ctx: StoreContext, options: StoreOptions): ReadonlyMap
   const out = new Map<string, RestSubresource>();
   if (factories.length > 0) {
     const store = subresourceStore(ctx, options.lookup);
-    for (const [name, factory] of factories) out.set(name, factory(store));
+    for (const [name, factory] of factories) out.set(name, withSubresourceAdmission(ctx, factory(store)));
   }
   for (const sub of subresources) {
     const verbs = new Set(sub.verbs);
     const name = sub.name;
     if (name === 'scale' && sub.scale !== undefined) {
-      // A view over the main resource (custom resources' autoscaling/v1 Scale).
+      // A view over the main resource (custom resources' autoscaling/v1 Scale), admitted as the Scale.
+      const scaleView = { subresource: 'scale', kind: SCALE_KIND, ...scaleAdmissionView(sub.scale) };
       out.set(name, scaleSubresource(sub.scale, {
         getter: { get: (req, objName, opts) => getObject(ctx, req, objName, opts) },
-        updater: { update: (req, objName, body, opts) => updateObject(ctx, req, objName, body, opts) },
+        updater: { update: (req, objName, body, opts) => updateObject(ctx, req, objName, body, opts, '', scaleView) },
         resource: ctx.resource,
         definitions: ctx.schemas,
       }));
@@ -173,6 +178,61 @@ function subresourceRoles(ctx: StoreContext, options: StoreOptions): ReadonlyMap
     });
   }
   return out;
+}
+
+/** kube's connect options kind of each CONNECT subresource. */
+const CONNECT_OPTIONS: Readonly<Record<string, string>> = {
+  '/pods/exec': 'PodExecOptions', '/pods/attach': 'PodAttachOptions', '/pods/portforward': 'PodPortForwardOptions',
+  '/pods/proxy': 'PodProxyOptions', '/services/proxy': 'ServiceProxyOptions', '/nodes/proxy': 'NodeProxyOptions',
+};
+
+/** The connect options object kube decodes from a CONNECT request's query (Go's omitempty kept). */
+function connectOptions(kind: string, query: URLSearchParams, path: string): KubeObject {
+  const out: Record<string, unknown> = { kind, apiVersion: 'v1' };
+  if (kind === 'PodExecOptions' || kind === 'PodAttachOptions') {
+    for (const flag of ['stdin', 'stdout', 'stderr', 'tty']) if (query.get(flag) === 'true' || query.get(flag) === '1') out[flag] = true;
+    const container = query.get('container');
+    if (container !== null && container !== '') out['container'] = container;
+    if (kind === 'PodExecOptions') out['command'] = query.getAll('command');
+  } else if (kind === 'PodPortForwardOptions') {
+    const ports = query.getAll('ports').flatMap((p) => p.split(',')).map(Number).filter((p) => Number.isInteger(p));
+    if (ports.length > 0) out['ports'] = ports;
+  } else if (path !== '') {
+    out['path'] = path;
+  }
+  return out as unknown as KubeObject;
+}
+
+/**
+ * A factory-built subresource with admission: a NamedCreater's body is admitted as a CREATE
+ * of the subresource's kind (mutations are passed on), a connect (exec, attach, port-forward,
+ * proxies) as a CONNECT with kube's connect options.
+ */
+function withSubresourceAdmission(ctx: StoreContext, sub: RestSubresource): RestSubresource {
+  if (ctx.admission === undefined) return sub;
+  const kind = sub.kind ?? { group: ctx.expected.group, version: ctx.expected.version, kind: ctx.expected.kind };
+  const creater = sub.creater;
+  const connecter = sub.connecter;
+  const optionsKind = CONNECT_OPTIONS[`${ctx.definition.group}/${ctx.definition.plural}/${sub.name}`];
+  return {
+    ...sub,
+    ...(creater !== undefined ? {
+      creater: {
+        create: async (req, name, body, options) =>
+          creater.create(req, name, await admitSubresourceCreate(ctx, req, { name, subresource: sub.name, kind, body, options }), options),
+      },
+    } : {}),
+    ...(connecter !== undefined && optionsKind !== undefined ? {
+      connecter: {
+        verbs: connecter.verbs,
+        subpaths: connecter.subpaths,
+        connect: async (req, name, request) => {
+          await admitConnect(ctx, req, { name, subresource: sub.name, kind: { group: '', version: 'v1', kind: optionsKind }, connectOptions: connectOptions(optionsKind, request.query, request.path) });
+          return connecter.connect(req, name, request);
+        },
+      },
+    } : {}),
+  };
 }
 
 /**

@@ -5,12 +5,30 @@
  * resource definition and may decline (undefined).
  */
 import { admissionChain, type Admission, type AdmissionPlugin, type ResourceDefinition } from '@kapi/registry';
+import type { AdmissionMetrics } from './metrics.js';
 
 /** One plugin's part for a resource, or undefined when the plugin has nothing to do with it. */
 export type PluginFactory = (definition: ResourceDefinition) => AdmissionPlugin | undefined;
 
-/** The factories (absent ones skipped) as the registry's `admission` option. */
-export function chainAdmission(factories: readonly (PluginFactory | undefined | false)[]): (definition: ResourceDefinition) => Admission | undefined {
+/**
+ * The factories (absent ones skipped) as the registry's `admission` option; with `metrics`,
+ * each phase's latency is kube's apiserver_admission_step_admission_duration_seconds.
+ */
+export function chainAdmission(factories: readonly (PluginFactory | undefined | false)[], metrics?: AdmissionMetrics): (definition: ResourceDefinition) => Admission | undefined {
   const present = factories.filter((f): f is PluginFactory => typeof f === 'function');
-  return (definition) => admissionChain(present.map((factory) => factory(definition)));
+  return (definition) => {
+    const chain = admissionChain(present.map((factory) => factory(definition)));
+    if (chain === undefined || metrics === undefined) return chain;
+    const timed = (type: 'admit' | 'validate', phase: Admission['admit']): Admission['admit'] => async (attributes) => {
+      const started = performance.now();
+      let rejected = true;
+      try {
+        await phase(attributes);
+        rejected = false;
+      } finally {
+        metrics.recordStep(type, attributes.operation, rejected, (performance.now() - started) / 1000);
+      }
+    };
+    return { handles: chain.handles, admit: timed('admit', chain.admit), validate: timed('validate', chain.validate) };
+  };
 }

@@ -45,6 +45,8 @@ export interface AuditInput {
 export interface AuditRecord {
   impersonated(user: UserInfo): void;
   authorized(allowed: boolean, reason: string): void;
+  /** Adds an annotation to the events still to come (admission's; a key already set keeps its first value, as kube's AddAnnotation). */
+  annotate(key: string, value: string): void;
   /** A long-running request sent its headers. */
   responseStarted(code: number): void;
   /** The response is complete (or the handler failed unexpectedly: `panic`). Idempotent. */
@@ -273,6 +275,9 @@ export function createAuditor(options: AuditorOptions): Auditor {
         authorized(allowed, reason) {
           annotations['authorization.k8s.io/decision'] = allowed ? 'allow' : 'forbid';
           annotations['authorization.k8s.io/reason'] = reason;
+        },
+        annotate(key, value) {
+          if (!(key in annotations)) annotations[key] = value;
         },
         responseStarted(code) {
           if (!omitStages.has('ResponseStarted')) send(event('ResponseStarted', code));

@@ -68,6 +68,23 @@ export function toScale(obj: KubeObject, scale: ScaleDefinition): KubeObject {
   };
 }
 
+/**
+ * How admission sees writes through `<resource>/scale` (kube admits the Scale, not the
+ * object): the Scale of an object, and an object with the replicas a (mutated) Scale asks for.
+ */
+export function scaleAdmissionView(scale: ScaleDefinition): { toView(obj: KubeObject): KubeObject; fromView(view: KubeObject, obj: KubeObject): KubeObject } {
+  const specFields = dottedFields(scale.specReplicasPath) ?? ['spec', 'replicas'];
+  return {
+    toView: (obj) => toScale(obj, scale),
+    fromView(view, obj) {
+      const spec = (view as { spec?: { replicas?: unknown } }).spec;
+      const replicas = typeof spec?.replicas === 'number' ? spec.replicas : 0;
+      if (replicas !== integerAt(obj, scale.specReplicasPath)) setAt(obj, specFields, replicas);
+      return obj;
+    },
+  };
+}
+
 function setAt(obj: Record<string, unknown>, fields: readonly string[], value: unknown): void {
   let cur = obj;
   for (const f of fields.slice(0, -1)) {

@@ -1,0 +1,78 @@
+/**
+ * kube's admission metrics (k8s.io/apiserver's admission/metrics): the step latency of each
+ * phase, and per webhook its latency, request count, rejections and fail-open count. Names,
+ * help texts, labels and buckets as kube-apiserver 1.32 exports them. Webhook names come
+ * from configurations (bounded by what an administrator creates, as in kube).
+ */
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+/** The webhook dispatchers' type label (kube's: `admit` and `validating`). */
+export type WebhookMetricType = 'admit' | 'validating';
+
+/** Why a webhook's call counts as a rejection (kube's error_type label). */
+export type WebhookRejectionType = 'calling_webhook_error' | 'apiserver_internal_error' | 'no_error';
+
+export interface AdmissionMetrics {
+  /** One phase of the chain for one request (`admit` or `validate`). */
+  recordStep(type: 'admit' | 'validate', operation: string, rejected: boolean, seconds: number): void;
+  /** One webhook call: its latency and the request counter (`code` as kube reports it). */
+  recordWebhook(name: string, type: WebhookMetricType, operation: string, rejected: boolean, code: number, seconds: number): void;
+  recordWebhookRejection(name: string, type: WebhookMetricType, operation: string, errorType: WebhookRejectionType, code: number): void;
+  recordWebhookFailOpen(name: string, type: WebhookMetricType): void;
+}
+
+const STEP_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5];
+const WEBHOOK_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25];
+
+const boundedCode = (code: number) => String(Math.min(code, 600));
+
+export function createAdmissionMetrics(registry: Registry): AdmissionMetrics {
+  const registers = [registry];
+  const step = new Histogram({
+    name: 'apiserver_admission_step_admission_duration_seconds',
+    help: '[STABLE] Admission sub-step latency histogram in seconds, broken out for each operation and API resource and step type (validate or admit).',
+    labelNames: ['type', 'operation', 'rejected'],
+    buckets: STEP_BUCKETS,
+    registers,
+  });
+  const webhookLatency = new Histogram({
+    name: 'apiserver_admission_webhook_admission_duration_seconds',
+    help: '[STABLE] Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).',
+    labelNames: ['name', 'type', 'operation', 'rejected'],
+    buckets: WEBHOOK_BUCKETS,
+    registers,
+  });
+  const webhookRequests = new Counter({
+    name: 'apiserver_admission_webhook_request_total',
+    help: '[ALPHA] Admission webhook request total, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify whether the request was rejected or not and an HTTP status code. Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.',
+    labelNames: ['name', 'type', 'operation', 'code', 'rejected'],
+    registers,
+  });
+  const rejections = new Counter({
+    name: 'apiserver_admission_webhook_rejection_count',
+    help: '[ALPHA] Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.',
+    labelNames: ['name', 'type', 'operation', 'error_type', 'rejection_code'],
+    registers,
+  });
+  const failOpen = new Counter({
+    name: 'apiserver_admission_webhook_fail_open_count',
+    help: '[ALPHA] Admission webhook fail open count, identified by name and broken out for each admission type (validating or admit).',
+    labelNames: ['name', 'type'],
+    registers,
+  });
+  return {
+    recordStep(type, operation, rejected, seconds) {
+      step.observe({ type, operation, rejected: String(rejected) }, seconds);
+    },
+    recordWebhook(name, type, operation, rejected, code, seconds) {
+      webhookLatency.observe({ name, type, operation, rejected: String(rejected) }, seconds);
+      webhookRequests.inc({ name, type, operation, code: boundedCode(code), rejected: String(rejected) });
+    },
+    recordWebhookRejection(name, type, operation, errorType, code) {
+      rejections.inc({ name, type, operation, error_type: errorType, rejection_code: boundedCode(code) });
+    },
+    recordWebhookFailOpen(name, type) {
+      failOpen.inc({ name, type });
+    },
+  };
+}
