@@ -8,10 +8,11 @@
  * same objects.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestServer } from './testing/fixture.js';
 import { eventuallyValue, startSecureServer, type Identity, type SecureResponse, type SecureServer } from './testing/secure-server.js';
 
 const admin: Identity = { token: 'admin-token' };
@@ -314,5 +315,56 @@ void describe('ValidatingAdmissionPolicy with RBAC: authorizer checks as the req
       return r.status === 422 ? r : undefined;
     });
     assert.deepEqual(again.json, denial('secret-readers', 'secret-readers-b', 'by-admin-2', 'the builder may not'));
+  });
+});
+
+void describe('ValidatingAdmissionPolicy in the audit log', () => {
+  let t: TestServer;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kapi-vap-audit-'));
+    writeFileSync(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: ["RequestReceived"]\nrules:\n- level: Metadata\n');
+    t = await startTestServer({ audit: { policyFile: join(dir, 'policy.yaml'), logPath: join(dir, 'audit.log') } });
+  });
+  after(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  void it('validationActions [Audit] admits and records validation_failure; auditAnnotations are published under the policy\'s name', async () => {
+    const created = (r: { status: number; text: string }) => assert.equal(r.status, 201, r.text);
+    created(await t.request('POST', VAP, { body: {
+      apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'audited' },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] },
+        validations: [{ expression: "object.metadata.name != 'bad'", message: 'no <bad> & co' }],
+        auditAnnotations: [{ key: 'name', valueExpression: "'name=' + object.metadata.name" }],
+      },
+    } }));
+    created(await t.request('POST', BINDINGS, { body: binding('audited-b', 'audited', { validationActions: ['Audit'] }) }));
+    const annotations = await eventuallyValue('the audit annotations', async () => {
+      const r = await t.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { generateName: 'bad-' } } });
+      assert.equal(r.status, 201, r.text);
+      const name = (r.json['metadata'] as { name: string }).name;
+      await t.request('DELETE', `/api/v1/namespaces/default/configmaps/${name}`);
+      const auditId = r.headers.get('audit-id') ?? '';
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const events = readFileSync(join(dir, 'audit.log'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const found = events.find((e) => e['auditID'] === auditId && e['stage'] === 'ResponseComplete')?.['annotations'] as Record<string, string> | undefined;
+      return found?.['audited/name'] !== undefined ? { name, found } : undefined;
+    }).catch(() => undefined);
+    // generateName is resolved before validation, so the expressions see (and name) the generated name.
+    assert.ok(annotations !== undefined, 'the policy published its annotations');
+    assert.equal(annotations.found['audited/name'], `name=${annotations.name}`);
+    assert.equal(annotations.found['validation.policy.admission.k8s.io/validation_failure'], undefined, 'a name other than bad passes');
+    const bad = await t.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'bad' } } });
+    assert.equal(bad.status, 201, bad.text);
+    const auditId = bad.headers.get('audit-id') ?? '';
+    const found = await eventuallyValue('the failure annotation', async () => {
+      const events = readFileSync(join(dir, 'audit.log'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+      return events.find((e) => e['auditID'] === auditId && e['stage'] === 'ResponseComplete')?.['annotations'] as Record<string, string> | undefined;
+    });
+    assert.equal(found['audited/name'], 'name=bad');
+    assert.equal(found['validation.policy.admission.k8s.io/validation_failure'], '[{"message":"no \\u003cbad\\u003e \\u0026 co","policy":"audited","binding":"audited-b","expressionIndex":0,"validationActions":["Audit"]}]');
   });
 });
