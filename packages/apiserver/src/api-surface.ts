@@ -44,6 +44,8 @@ export interface ApiSurface {
    */
   swagger(): Promise<SwaggerDocument>;
   invalidate(): void;
+  /** Drops only the aggregated discovery documents (the remote groups in them changed). */
+  invalidateAggregated(): void;
 }
 
 /** Schema keywords only kapi reads (`x-kapi-go-type`): never published. */
@@ -60,7 +62,21 @@ export function openapiKey(gv: GroupVersionResources): string {
   return gv.group === '' ? `api/${gv.version}` : `apis/${gv.group}/${gv.version}`;
 }
 
-export function createApiSurface(resources: () => readonly RestResource[], definitions: () => Readonly<Record<string, JSONSchemaProps>>): ApiSurface {
+/**
+ * `remote`: what aggregated API servers serve — their groups, appended to the `/apis`
+ * aggregated document, and their OpenAPI v3 documents (call invalidateAggregated when they change).
+ */
+export interface RemoteSurface {
+  /** APIGroupDiscovery items for the `/apis` aggregated document. */
+  aggregatedItems(): readonly Record<string, unknown>[];
+  /**
+   * OpenAPI v3 documents by key (`apis/<g>/<v>`): the JSON text and the backend's
+   * `serverRelativeURL`, listed as it is in the index (after the local ones), its `hash` the document's.
+   */
+  openapiDocuments(): ReadonlyMap<string, { readonly body: string; readonly url: string }>;
+}
+
+export function createApiSurface(resources: () => readonly RestResource[], definitions: () => Readonly<Record<string, JSONSchemaProps>>, remote?: RemoteSurface): ApiSurface {
   let groups: ApiGroup[] | undefined;
   let byKey: Map<string, GroupVersionResources> | undefined;
   const aggregatedCache = new Map<string, CachedDocument>();
@@ -78,6 +94,21 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
     return { groups, byKey };
   };
 
+  // A remote document is hashed once per text the backend served.
+  const remoteOpenapiCache = new Map<string, CachedDocument>();
+  const remoteOpenapi = (key: string): CachedDocument | undefined => {
+    const served = remote?.openapiDocuments().get(key);
+    if (served === undefined) return undefined;
+    let doc = remoteOpenapiCache.get(key);
+    if (doc === undefined || doc.body !== served.body) {
+      // The backend's hash names the document (kube passes it on); one of kapi's own when it gave none.
+      const q = served.url.indexOf('?');
+      const hash = new URLSearchParams(q < 0 ? '' : served.url.slice(q + 1)).get('hash');
+      remoteOpenapiCache.set(key, (doc = { body: served.body, hash: hash !== null && hash !== '' ? hash : createHash('sha512').update(served.body).digest('hex').toUpperCase() }));
+    }
+    return doc;
+  };
+
   const surface: ApiSurface = {
     groups: () => ensure().groups,
     group: (name) => ensure().groups.find((g) => g.name === name),
@@ -85,14 +116,18 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
     aggregated(core, version) {
       const key = `${core}/${version}`;
       let doc = aggregatedCache.get(key);
-      if (doc === undefined) aggregatedCache.set(key, (doc = cached(aggregatedDiscovery(ensure().groups, core, version))));
+      if (doc === undefined) {
+        const local = aggregatedDiscovery(ensure().groups, core, version);
+        const items = core || remote === undefined ? [] : remote.aggregatedItems();
+        aggregatedCache.set(key, (doc = cached(items.length === 0 ? local : { ...local, items: [...(local['items'] as unknown[]), ...items] })));
+      }
       return doc;
     },
     openapi(key) {
       let doc = openapiCache.get(key);
       if (doc === undefined) {
         const gv = ensure().byKey.get(key);
-        if (gv === undefined) return undefined;
+        if (gv === undefined) return remoteOpenapi(key);
         openapiCache.set(key, (doc = cached(buildGroupVersionDocument(gv, definitions()))));
       }
       return doc;
@@ -106,6 +141,10 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
           for (const key of ensure().byKey.keys()) {
             paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${surface.openapi(key)!.hash}` };
             await yieldIfBusy();
+          }
+          for (const [key, served] of remote?.openapiDocuments() ?? []) {
+            const doc = remoteOpenapi(key);
+            if (doc !== undefined && paths[key] === undefined) paths[key] = { serverRelativeURL: served.url.includes('hash=') ? served.url : `/openapi/v3/${key}?hash=${doc.hash}` };
           }
           return cached({ paths });
         };
@@ -134,6 +173,11 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
         });
       }
       return swagger;
+    },
+    invalidateAggregated() {
+      aggregatedCache.clear();
+      remoteOpenapiCache.clear();
+      index = undefined;
     },
     invalidate() {
       generation++;

@@ -122,6 +122,7 @@ async function main(): Promise<void> {
     ...(flags.requestHeader.clientCaFile !== '' ? { requestHeader: flags.requestHeader } : {}),
     remoteRequestHeaderUid: flags.featureGates['RemoteRequestHeaderUID'] === true,
     ...(flags.proxyClientCertFile !== '' && flags.proxyClientKeyFile !== '' ? { proxyClientCertFile: flags.proxyClientCertFile, proxyClientKeyFile: flags.proxyClientKeyFile } : {}),
+    ...(flags.enableAggregatorRouting ? { enableAggregatorRouting: true } : {}),
     storageMediaType: flags.storageMediaType,
     ...(flags.encryptionProviderConfig !== '' ? { encryptionProviderConfig: flags.encryptionProviderConfig } : {}),
     authorizationModes: flags.authorizationModes,

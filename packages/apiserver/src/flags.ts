@@ -75,6 +75,8 @@ export interface ServerFlags {
   /** --proxy-client-cert-file and --proxy-client-key-file ("" = none). */
   proxyClientCertFile: string;
   proxyClientKeyFile: string;
+  /** --enable-aggregator-routing: aggregated APIs (and webhooks) are reached at endpoint addresses, not ClusterIPs. */
+  enableAggregatorRouting: boolean;
   /** --storage-media-type: how built-in objects are written to etcd (custom resources are always JSON). */
   storageMediaType: 'application/json' | 'application/yaml' | 'application/vnd.kubernetes.protobuf';
   /** --encryption-provider-config ("" = values stored as they are). */
@@ -217,8 +219,9 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'requestheader-uid-headers': { type: 'stringList', defaultText: '', help: 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.' },
   'requestheader-group-headers': { type: 'stringList', defaultText: '', help: 'List of request headers to inspect for groups. X-Remote-Group is suggested.' },
   'requestheader-extra-headers-prefix': { type: 'stringList', defaultText: '', help: 'List of request header prefixes to inspect. X-Remote-Extra- is suggested.' },
-  'proxy-client-cert-file': { type: 'string', defaultText: '', help: 'Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request. kapi serves no aggregated APIs and calls no webhooks yet: the pair is loaded and checked at start, and not otherwise used.' },
-  'proxy-client-key-file': { type: 'string', defaultText: '', help: 'Private key for the client certificate of --proxy-client-cert-file (loaded and checked at start; not otherwise used by kapi).' },
+  'proxy-client-cert-file': { type: 'string', defaultText: '', help: 'Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request. kapi presents it to aggregated API servers (APIServices with a service).' },
+  'proxy-client-key-file': { type: 'string', defaultText: '', help: 'Private key for the client certificate of --proxy-client-cert-file.' },
+  'enable-aggregator-routing': { type: 'bool', defaultText: 'false', help: 'Turns on aggregator routing requests to endpoints IP rather than cluster IP.' },
   'token-auth-file': { type: 'string', defaultText: '', help: 'If set, the file that will be used to secure the secure port of the API server via token authentication.' },
   'authorization-mode': { type: 'stringList', defaultText: 'AlwaysAllow', help: 'Ordered list of plug-ins to do authorization on secure port. kapi builds AlwaysAllow,AlwaysDeny,RBAC,Node (kube also has ABAC,Webhook: a startup error here).' },
   'storage-media-type': { type: 'string', defaultText: 'application/vnd.kubernetes.protobuf', help: 'The media type to use to store objects in storage. Some resources or storage backends may only support a specific media type and will ignore this setting. Supported media types: [application/json, application/yaml, application/vnd.kubernetes.protobuf]' },
@@ -279,7 +282,6 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
     ],
     bool: [
       'allow-privileged', 'enable-priority-and-fairness', 'profiling',
-      'enable-aggregator-routing',
       'logtostderr', 'alsologtostderr',
     ],
     int: [
@@ -667,6 +669,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     },
     proxyClientCertFile: get<string>('proxy-client-cert-file'),
     proxyClientKeyFile: get<string>('proxy-client-key-file'),
+    enableAggregatorRouting: get<boolean>('enable-aggregator-routing'),
     storageMediaType: get<string>('storage-media-type') as ServerFlags['storageMediaType'],
     encryptionProviderConfig: get<string>('encryption-provider-config'),
     authorizationModes: get<string[]>('authorization-mode'),

@@ -43,6 +43,7 @@ import type { Http2Options } from './http/http2.js';
 import { createListener, HEADERS_TIMEOUT_MS, listen, stopListening, urlHost, type ConnectionTimeouts, type Listener } from './http/listeners.js';
 import { createApiMetrics } from './metrics.js';
 import { createRequestHandler } from './server.js';
+import { startAggregator } from './aggregator/index.js';
 import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
@@ -169,9 +170,11 @@ export interface ApiServerOptions {
   readonly requestHeader?: RequestHeaderFlags;
   /** --feature-gates RemoteRequestHeaderUID: the UID headers are published too. */
   readonly remoteRequestHeaderUid?: boolean;
-  /** --proxy-client-cert-file/--proxy-client-key-file: loaded and checked at start (kapi proxies to no aggregated API server yet). */
+  /** --proxy-client-cert-file/--proxy-client-key-file: the client certificate presented to aggregated API servers. */
   readonly proxyClientCertFile?: string;
   readonly proxyClientKeyFile?: string;
+  /** --enable-aggregator-routing: aggregated API servers and webhooks behind a Service are reached at their endpoints' addresses, not their ClusterIPs. */
+  readonly enableAggregatorRouting?: boolean;
   /**
    * --storage-media-type: how objects of built-in kinds are written (default protobuf, as
    * kube-apiserver; custom resources are JSON whatever it says). Reads accept every format.
@@ -213,8 +216,6 @@ export interface ApiServerOptions {
   readonly rootCaFile?: string;
   /** The admission plugins to run (admission/plugins.ts resolves the flags); default kube's defaults kapi builds: NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook. */
   readonly admissionPlugins?: readonly string[];
-  /** --enable-aggregator-routing: webhooks (and aggregated APIs) behind a Service are reached at an endpoint address, not the ClusterIP. */
-  readonly enableAggregatorRouting?: boolean;
   /** kube-controller-manager's --controllers, resolved (@kapi/controllers' resolveControllerFlag): which of kapi's KCM controllers run; default every one. */
   readonly enabledControllers?: ReadonlySet<string>;
   /** Set when this server is one worker of several (--workers, workers/): how it differs from a lone server. */
@@ -322,6 +323,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     groupHeaders: options.requestHeader.groupHeaders,
     extraHeaderPrefixes: options.requestHeader.extraHeaderPrefixes,
   } : undefined;
+  let proxyClientCertificate: { cert: string; key: string } | undefined;
   if (options.proxyClientCertFile && options.proxyClientKeyFile) {
     const cert = readFileWithContext(options.proxyClientCertFile, 'proxy-client-cert-file');
     const key = readFileWithContext(options.proxyClientKeyFile, 'proxy-client-key-file');
@@ -330,6 +332,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     } catch (err) {
       throw new Error(`--proxy-client-cert-file/--proxy-client-key-file: ${err instanceof Error ? err.message : String(err)}`);
     }
+    proxyClientCertificate = { cert, key };
   }
   const modes = options.authorizationModes ?? ['AlwaysAllow'];
   const advertiseAddress = options.kubernetesService === false ? '' : (options.advertiseAddress ?? advertisedAddress(options.bindAddress ?? '0.0.0.0'));
@@ -538,6 +541,16 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     check: () => (crdController.hasSynced ? Promise.resolve() : Promise.reject(new Error('not finished'))),
   };
 
+  // kube-aggregator: APIServices that name a Service are proxied to it (every replica).
+  const aggregator = startAggregator(storedRegistry, {
+    aggregatorRouting: options.enableAggregatorRouting === true,
+    ...(proxyClientCertificate !== undefined ? { clientCertificate: proxyClientCertificate } : {}),
+    uidHeader: options.remoteRequestHeaderUid === true,
+    localGroup: (name) => registry.resources.some((r) => r.definition.group === name),
+    metrics: metrics.registry,
+    onError: (what, err) => logger.warn(`aggregator: ${what}: ${err instanceof Error ? err.message : String(err)}`),
+  });
+
   const startedAt = Date.now();
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   const lifecycle = new ServerLifecycle();
@@ -605,6 +618,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...(options.requestLogVerbosity !== undefined ? { requestLogVerbosity: options.requestLogVerbosity } : {}),
     ...(auditor !== undefined ? { auditor } : {}),
     extraRoutes: serviceAccounts.routes,
+    ...(aggregator !== undefined ? { aggregator } : {}),
     auth: {
       ...(authenticator !== undefined ? { authenticator } : {}),
       authorizer,
@@ -639,6 +653,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     }
   } catch (err) {
     await Promise.all(servers.map((server) => stopListening(server, 0).closed));
+    await aggregator?.stop();
     await rbacPolicy?.stop();
     await nodeGraph?.stop();
     await nodeRestriction?.stop();
@@ -720,6 +735,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await Promise.all(listeners.map((l) => l.closed));
       await bootstrap;
       authenticationInfo.stop();
+      await aggregator?.stop();
       await controllers?.stop();
       await rbacPolicy?.stop();
       await nodeGraph?.stop();

@@ -35,6 +35,7 @@ import { ImpersonationError } from './auth/impersonation.js';
 import { authorizeRequest, type RequestAuthorization } from './auth/request-auth.js';
 import { AuditRejected, auditIdOf, type AuditRecord, type Auditor } from './audit/auditor.js';
 import type { UserInfo } from './auth/user.js';
+import type { Aggregator } from './aggregator/index.js';
 
 export interface RequestHandlerOptions {
   readonly registry: Pick<Registry, 'resources' | 'lookup' | 'subscribe'>;
@@ -67,6 +68,8 @@ export interface RequestHandlerOptions {
   readonly auditor?: Auditor;
   /** kube's AllowUnsafeMalformedObjectDeletion feature gate (default false): see HandlerSettings.unsafeDeletion. */
   readonly allowUnsafeMalformedObjectDeletion?: boolean;
+  /** The aggregation layer: remote APIServices' group-versions are proxied and listed in discovery. */
+  readonly aggregator?: Aggregator;
   /** More non-resource routes by first path segment (service account issuer discovery). */
   readonly extraRoutes?: Readonly<Record<string, NonResourceRoute>>;
 }
@@ -182,8 +185,11 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     shutdown: options.shutdown ?? new AbortController().signal,
     ...(options.allowUnsafeMalformedObjectDeletion === true ? { unsafeDeletion: options.auth !== undefined ? { authorizer: options.auth.authorizer } : {} } : {}),
   };
-  const surface = createApiSurface(() => registry.resources, () => options.definitions);
+  const { aggregator } = options;
+  const surface = createApiSurface(() => registry.resources, () => options.definitions, aggregator?.discovery);
   registry.subscribe(() => surface.invalidate());
+  aggregator?.discovery.onChange(() => surface.invalidateAggregated());
+  const remoteGroups = aggregator?.discovery;
 
   const health = (endpoint: 'healthz' | 'livez' | 'readyz'): NonResourceRoute => (_req, res, url) =>
     serveHealth(res, endpoint, options.health[endpoint], url.segments.slice(1).join('/'), url.query, (failed) =>
@@ -213,8 +219,8 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       else serveDiscoveryDocument(req, res, surface, true, url.segments.slice(1));
     },
     apis: (req, res, url) => {
-      if (url.segments.length === 1) serveDiscoveryRoot(req, res, surface, false);
-      else serveDiscoveryDocument(req, res, surface, false, url.segments.slice(1));
+      if (url.segments.length === 1) serveDiscoveryRoot(req, res, surface, false, remoteGroups);
+      else serveDiscoveryDocument(req, res, surface, false, url.segments.slice(1), remoteGroups);
     },
   };
 
@@ -272,6 +278,9 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
   }
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, url: ParsedUrl, info: RequestInfo, state: RequestState): Promise<void> {
+    // kube-aggregator is in front of everything: a group-version a remote APIService claims goes to its backend.
+    const remote = aggregator !== undefined && url.segments[0] === 'apis' && url.segments.length >= 3 ? aggregator.target(url.segments[1]!, url.segments[2]!) : undefined;
+    if (remote !== undefined) return aggregator!.proxy(req, res, remote, state.user, !info.isResourceRequest && url.segments.length === 3);
     if (info.isResourceRequest) return serveResource(req, res, info, url, state);
     if (!nonResourceRouteExists(url)) throw pageNotFound();
     const route = routes[url.segments[0]!]!;

@@ -95,8 +95,8 @@ function compileUncached(expression: string, bound: BoundEnvironment, options: C
   }
   const estimate = estimateCost(parsed.ast as Node, bound.variables);
   const estimatedCost: CostEstimate = estimate.cost;
-  instrument(parsed.ast as Node, estimate.declOf);
-  const program = new CompiledProgram(expression, outputType, estimatedCost, parsed, bound);
+  const forget = instrument(parsed.ast as Node, estimate.declOf);
+  const program = new CompiledProgram(expression, outputType, estimatedCost, parsed, bound, forget);
   return { ok: true, program, estimatedCost };
 }
 
@@ -136,6 +136,7 @@ class CompiledProgram implements Program {
     readonly estimatedCost: CostEstimate,
     private readonly run: Evaluator,
     private readonly bound: BoundEnvironment,
+    private readonly forget: () => void,
   ) {}
 
   evaluate(activation: Readonly<Record<string, unknown>>, options: EvaluateOptions = {}): EvalResult {
@@ -148,6 +149,8 @@ class CompiledProgram implements Program {
     } catch (err) {
       if (tracker.exceeded) return { ok: false, error: COST_LIMIT_EXCEEDED, cost: tracker.cost, costExceeded: true };
       return { ok: false, error: evaluationMessage(err), cost: tracker.cost, costExceeded: false };
+    } finally {
+      this.forget();
     }
   }
 }

@@ -15,7 +15,7 @@ export type { CompileOptions, CompileResult, CostEstimate, EvaluateOptions, Eval
 export { compileRule, clearProgramCache } from './compile.js';
 export { toCelValue, CelObject, DynMap } from './values.js';
 export {
-  PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, CHECK_FREQUENCY, MAX_REQUEST_SIZE_BYTES,
+  PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, CHECK_FREQUENCY, MAX_REQUEST_SIZE_BYTES, MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES,
   STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, costErrorMessage,
 } from './limits.js';
 export { maxCardinality, expressionCost } from './cardinality.js';

@@ -11,6 +11,8 @@ export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
 export const CHECK_FREQUENCY = 100;
 /** The largest request body the apiserver accepts; bounds unbounded lists, maps and strings. */
 export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
+/** The longest string a messageExpression may produce (kube: 5 KiB). */
+export const MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES = 5 * 1024;
 /** The most estimated cost one CRD validation rule may have. */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
 /** The most estimated cost all rules of one CRD version may have together. */

@@ -83,11 +83,22 @@ function hook(node: Node, slot: Slot, charge: Charge, around?: (run: () => unkno
     t.add(charge(v));
     return v;
   };
-  Object.defineProperty(node, 'evaluate', { get: () => wrapper, set: (f: Evaluate) => { inner = f; }, configurable: true });
+  // Until the engine has stored the real evaluator an accessor catches the store; from then on a
+  // plain property (faster to call through).
+  const settle = (): void => { Object.defineProperty(node, 'evaluate', { value: wrapper, writable: true, configurable: true }); };
+  if (inner === proto) {
+    Object.defineProperty(node, 'evaluate', { get: () => wrapper, set: (f: Evaluate) => { inner = f; settle(); }, configurable: true });
+  } else {
+    settle();
+  }
 }
 
-/** Hooks every node of a checked program so evaluations under withTracker are costed. */
-export function instrument(root: Node, declOf: (n: Node) => DeclType | undefined = () => undefined): void {
+/**
+ * Hooks every node of a checked program so evaluations under withTracker are costed. Returns
+ * a function that forgets the operand values the hooks keep (call it after an evaluation, so
+ * a cached program does not hold on to the last request's object).
+ */
+export function instrument(root: Node, declOf: (n: Node) => DeclType | undefined = () => undefined): () => void {
   const slots = new Map<Node, Slot>();
   const slot = (n: Node): Slot => slots.get(n) ?? slots.set(n, { last: undefined }).get(n)!;
   const namespaceIds = new Set<Node>();
@@ -134,6 +145,10 @@ export function instrument(root: Node, declOf: (n: Node) => DeclType | undefined
     }
     hook(n, s, charge, undefined, result);
   });
+  const all = [...slots.values()];
+  return () => {
+    for (const x of all) x.last = undefined;
+  };
 }
 
 /** The declared set/map list type when both sides of an equality are one. */
@@ -179,7 +194,13 @@ function chargeFor(n: Node, kids: Slot[], namespaceIds: ReadonlySet<Node>, slot:
       const equality = n.op === '==' || n.op === '!=';
       return () => {
         const lv = l.last;
-        if (equality || typeof lv === 'string' || lv instanceof Uint8Array) return str(Math.min(actualSize(lv), actualSize(r.last)));
+        const rv = r.last;
+        if (typeof lv === 'string' && typeof rv === 'string') {
+          // ceil(n/10) of the shorter's code points; a UTF-16 length up to 10 gives the same answer
+          const shortest = Math.min(lv.length, rv.length);
+          return shortest <= 10 ? (shortest === 0 ? 0 : 1) : str(Math.min(actualSize(lv), actualSize(rv)));
+        }
+        if (equality || lv instanceof Uint8Array) return str(Math.min(actualSize(lv), actualSize(rv)));
         return 1;
       };
     }

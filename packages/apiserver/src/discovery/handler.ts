@@ -9,7 +9,13 @@ import { methodNotRegistered, pageNotFound, pathNotFound } from '../http/generic
 import { negotiateOutput, parseAccept } from '../http/negotiation.js';
 import { writeObject } from '../http/respond.js';
 import { aggregatedContentType, discoveryFormat } from './aggregated.js';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './legacy.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, type GroupVersions } from './legacy.js';
+
+/** Groups served by aggregated API servers (remote APIServices), listed after the local ones. */
+export interface RemoteGroups {
+  legacyGroups(): readonly GroupVersions[];
+  group(name: string): GroupVersions | undefined;
+}
 
 function serverAddress(req: IncomingMessage): string {
   let address = req.socket.localAddress ?? '127.0.0.1';
@@ -32,7 +38,7 @@ function refuseHead(req: IncomingMessage): void {
 }
 
 /** `/api` (core) or `/apis`. Throws 406 when the Accept header lists nothing servable, 405 for HEAD on `/api`. */
-export function serveDiscoveryRoot(req: IncomingMessage, res: ServerResponse, surface: ApiSurface, core: boolean): void {
+export function serveDiscoveryRoot(req: IncomingMessage, res: ServerResponse, surface: ApiSurface, core: boolean, remote?: RemoteGroups): void {
   if (core) refuseHead(req);
   const format = discoveryFormat(parseAccept(req.headers.accept ?? ''));
   if (format === undefined) throw notAcceptable('only the following media types are accepted: application/json, application/yaml, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList');
@@ -50,12 +56,12 @@ export function serveDiscoveryRoot(req: IncomingMessage, res: ServerResponse, su
     return;
   }
   const groups = surface.groups();
-  const body = core ? apiVersions(groups.find((g) => g.name === ''), serverAddress(req)) : apiGroupList(groups);
+  const body = core ? apiVersions(groups.find((g) => g.name === ''), serverAddress(req)) : apiGroupList(groups, remote?.legacyGroups() ?? []);
   writeObject(res, 200, body, format === 'legacy-yaml' ? 'yaml' : 'json', { headers: { Vary: 'Accept' } });
 }
 
 /** `/api/<v>`, `/apis/<g>`, `/apis/<g>/<v>`. `segments` is the path after `api`/`apis`. Throws 404 for unknown groups/versions, 405 for HEAD on a group version. */
-export function serveDiscoveryDocument(req: IncomingMessage, res: ServerResponse, surface: ApiSurface, core: boolean, segments: readonly string[]): void {
+export function serveDiscoveryDocument(req: IncomingMessage, res: ServerResponse, surface: ApiSurface, core: boolean, segments: readonly string[], remote?: RemoteGroups): void {
   const output = negotiateOutput(req.headers.accept);
   if (core) {
     const gv = segments.length === 1 ? surface.groupVersion('', segments[0]!) : undefined;
@@ -64,10 +70,12 @@ export function serveDiscoveryDocument(req: IncomingMessage, res: ServerResponse
     return writeObject(res, 200, apiResourceList(gv), output);
   }
   if (segments.length === 1) {
-    const group = segments[0] === '' ? undefined : surface.group(segments[0]!);
+    const group = segments[0] === '' ? undefined : (surface.group(segments[0]!) ?? remote?.group(segments[0]!));
     if (group === undefined) throw pageNotFound();
     return writeObject(res, 200, apiGroup(group), output);
   }
+  // A version of a group only aggregated API servers serve, that none of them serves (served ones were proxied).
+  if (segments[0] !== '' && surface.group(segments[0]!) === undefined && remote?.group(segments[0]!) !== undefined) throw pathNotFound();
   // A group nothing serves has no handler at all in kube (plain 404); a served group's unknown version is a Status.
   if (segments[0] === '' || surface.group(segments[0]!) === undefined) throw pageNotFound();
   const gv = segments.length === 2 && segments[0] !== '' ? surface.groupVersion(segments[0]!, segments[1]!) : undefined;

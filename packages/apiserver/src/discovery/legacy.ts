@@ -23,18 +23,24 @@ export function apiVersions(core: ApiGroup | undefined, serverAddress: string): 
   };
 }
 
-function groupEntry(group: ApiGroup): Record<string, unknown> {
+/** What a legacy group document needs: a name and its versions, preferred first (a served group, or a remote APIService's). */
+export interface GroupVersions {
+  readonly name: string;
+  readonly versions: readonly { readonly groupVersion: string; readonly version: string }[];
+}
+
+function groupEntry(group: GroupVersions): Record<string, unknown> {
   const versions = group.versions.map((v) => ({ groupVersion: v.groupVersion, version: v.version }));
   return { name: group.name, versions, preferredVersion: versions[0] };
 }
 
-/** `GET /apis`: every named group (never the core group). kube strips apiVersion here. */
-export function apiGroupList(groups: readonly ApiGroup[]): Record<string, unknown> {
-  return { kind: 'APIGroupList', groups: groups.filter((g) => g.name !== '').map(groupEntry) };
+/** `GET /apis`: every named group (never the core group), then `remote` ones (aggregated APIs). kube strips apiVersion here. */
+export function apiGroupList(groups: readonly ApiGroup[], remote: readonly GroupVersions[] = []): Record<string, unknown> {
+  return { kind: 'APIGroupList', groups: [...groups.filter((g) => g.name !== ''), ...remote].map(groupEntry) };
 }
 
 /** `GET /apis/<group>`. */
-export function apiGroup(group: ApiGroup): Record<string, unknown> {
+export function apiGroup(group: GroupVersions): Record<string, unknown> {
   return { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(group) };
 }
 

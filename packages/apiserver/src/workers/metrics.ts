@@ -26,6 +26,8 @@ const MERGE: Readonly<Record<string, Aggregator>> = {
   apiserver_watch_cache_resource_version: 'max',
   watch_cache_capacity: 'max',
   apiserver_requested_deprecated_apis: 'max',
+  // Every worker checks every APIService: one verdict per APIService, not one per worker.
+  aggregator_unavailable_apiservice: 'max',
   process_start_time_seconds: 'min',
   process_max_fds: 'max',
   nodejs_version_info: 'first',

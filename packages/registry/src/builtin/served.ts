@@ -8,6 +8,7 @@
 import { servedGroups } from '@kapi/catalog';
 import type { ResourceDefinition } from '../definition.js';
 import { admissionregistrationOverrides } from '../groups/admissionregistration/index.js';
+import { apiregistrationOverrides } from '../groups/apiregistration/index.js';
 import { appsOverrides } from '../groups/apps/index.js';
 import { autoscalingOverrides } from '../groups/autoscaling/index.js';
 import { batchOverrides } from '../groups/batch/index.js';
@@ -27,6 +28,7 @@ import type { GroupOverrides } from './override.js';
 const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
   '': coreOverrides,
   'admissionregistration.k8s.io': admissionregistrationOverrides,
+  'apiregistration.k8s.io': apiregistrationOverrides,
   apps: appsOverrides,
   autoscaling: autoscalingOverrides,
   batch: batchOverrides,

@@ -1,0 +1,72 @@
+/**
+ * The aggregation layer (kube-aggregator in front of kube-apiserver): APIServices that name a
+ * Service have their group-version proxied to it (proxy.ts), listed in discovery
+ * (discovery.ts), and their Available condition kept (available-controller.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Registry } from '@kapi/registry';
+import type { Registry as MetricsRegistry } from 'prom-client';
+import type { UserInfo } from '../auth/user.js';
+import { createBackendAgents, startServiceResolver, type ClientCertificate } from '../proxy/index.js';
+import { startApiServiceIndex, type ApiServiceObject } from './apiservices.js';
+import { startAvailableController } from './available-controller.js';
+import { createRemoteDiscovery, type RemoteDiscovery } from './discovery.js';
+import { proxyToApiService } from './proxy.js';
+
+export interface AggregatorOptions {
+  /** --enable-aggregator-routing. */
+  readonly aggregatorRouting: boolean;
+  /** --proxy-client-cert-file/--proxy-client-key-file, read. */
+  readonly clientCertificate?: ClientCertificate;
+  /** RemoteRequestHeaderUID feature gate: X-Remote-Uid is sent. */
+  readonly uidHeader?: boolean;
+  /** Whether a group is served locally (its remote APIServices are then not listed). */
+  readonly localGroup: (name: string) => boolean;
+  readonly metrics: MetricsRegistry;
+  readonly onError: (what: string, err: unknown) => void;
+}
+
+export interface Aggregator {
+  /** The remote APIService serving `group`/`version`, if any. */
+  target(group: string, version: string): ApiServiceObject | undefined;
+  /** Proxies the request to `apiService`'s backend (see proxy.ts); never throws. */
+  proxy(req: IncomingMessage, res: ServerResponse, apiService: ApiServiceObject, user: UserInfo | undefined, discovery: boolean): Promise<void>;
+  readonly discovery: RemoteDiscovery;
+  synced(): boolean;
+  stop(): Promise<void>;
+}
+
+/** Starts the informers and the availability controller; undefined when apiregistration.k8s.io/v1 is not served. */
+export function startAggregator(registry: Pick<Registry, 'lookup'>, options: AggregatorOptions): Aggregator | undefined {
+  const apiServices = startApiServiceIndex(registry, (err) => options.onError('apiservice informer', err));
+  if (apiServices === undefined) return undefined;
+  const resolver = startServiceResolver(registry, { aggregatorRouting: options.aggregatorRouting, onError: (err) => options.onError('service informer', err) });
+  const agents = createBackendAgents(options.clientCertificate);
+  const access = { resolver, agents };
+  const discovery = createRemoteDiscovery(apiServices, access, options.localGroup, (err) => options.onError('aggregated discovery', err));
+  const available = startAvailableController({
+    registry,
+    apiServices,
+    services: resolver.services,
+    endpoints: resolver.endpoints,
+    onServiceChange: (listener) => resolver.onChange(listener),
+    access,
+    metrics: options.metrics,
+    onError: (err) => options.onError('APIService availability', err),
+    onChecked: (name, ok) => discovery.refresh(name, ok),
+  });
+  const proxyOptions = { access, uidHeader: options.uidHeader === true };
+  return {
+    target: (group, version) => apiServices.remote(group, version),
+    proxy: (req, res, apiService, user, isDiscovery) => proxyToApiService(proxyOptions, apiService, req, res, user, isDiscovery),
+    discovery,
+    synced: () => apiServices.synced() && resolver.synced(),
+    async stop() {
+      await available.stop();
+      await apiServices.stop();
+      await resolver.stop();
+      agents.destroy();
+    },
+  };
+}
+export type { RemoteDiscovery, RemoteGroup } from './discovery.js';
