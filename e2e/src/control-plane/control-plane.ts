@@ -30,13 +30,13 @@ export const kwokNodeAnnotation = 'kwok.x-k8s.io/node';
  * The kapi flags of this control plane beyond listeners, etcd and certificates — the one place
  * that says which of kapi's own controllers run next to kube-controller-manager's: none.
  * kube-controller-manager owns namespace deletion, garbage collection, service accounts, root
- * CA publishing and ClusterRole aggregation (README § Running with kube-controller-manager),
+ * CA publishing, ClusterRole aggregation and policy type checking (README § Running with kube-controller-manager),
  * so the two never act on the same objects.
  */
 export const KAPI_FLAGS: readonly string[] = [
   '--authorization-mode=RBAC',
   '--service-cluster-ip-range=10.96.0.0/16',
-  '--controllers=-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller',
+  '--controllers=-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller,-validatingadmissionpolicy-status-controller',
 ];
 
 /**

@@ -10,6 +10,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeList, decodeObject, decodeWatchFrames, encodeObjectRaw, envelopeObject } from '@kapi/machinery';
+import { KUBE_CONTROLLER_MANAGER_CONTROLLERS } from '@kapi/controllers';
 import { builtinDefinitions, type ResourceDefinition } from '@kapi/registry';
 import { uniquePrefix } from '@kapi/storage/testing';
 import { MINIMAL_OBJECTS, type MinimalObject } from './testing/minimal-objects.js';
@@ -83,8 +84,13 @@ void describe('catalogue round trips', () => {
   };
 
   before(async () => {
-    // Storage round trips only: the ServiceAccount admission plugin (pods need their service account, and get a token volume) is off.
-    t = await startTestServer({ etcdPrefix: prefix, admissionPlugins: ['NamespaceLifecycle'] });
+    // Storage round trips only: the ServiceAccount admission plugin (pods need their service account, and get a token volume) is off,
+    // and so is the policy status controller (it would write a status to the sample policy between two reads).
+    t = await startTestServer({
+      etcdPrefix: prefix,
+      admissionPlugins: ['NamespaceLifecycle'],
+      enabledControllers: new Set(KUBE_CONTROLLER_MANAGER_CONTROLLERS.filter((name) => name !== 'validatingadmissionpolicy-status-controller')),
+    });
   });
   after(async () => {
     await t.close();

@@ -376,23 +376,24 @@ void describe('service account and admission flags (kube\'s validation)', () => 
     assert.equal(flagError([...sa, '--service-account-max-token-expiration=1m']), 'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
   });
   void it('resolves the admission plugins from kube\'s default set, refusing unknown, overlapping and unbuilt ones', () => {
-    assert.deepEqual(parsed(['--etcd-servers=x']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
-    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ServiceAccount,PodSecurity,ValidatingAdmissionWebhook']).admissionPlugins, ['NamespaceLifecycle', 'MutatingAdmissionWebhook']);
+    assert.deepEqual(parsed(['--etcd-servers=x']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ServiceAccount,PodSecurity,ValidatingAdmissionWebhook']).admissionPlugins, ['NamespaceLifecycle', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy']);
     assert.deepEqual(parsed(['--etcd-servers=x', '--admission-control=ServiceAccount']).admissionPlugins, ['ServiceAccount']);
-    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
     assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=Foo']), 'enable-admission-plugins plugin "Foo" is unknown');
     assert.equal(flagError(['--etcd-servers=x', '--disable-admission-plugins=Bar']), 'disable-admission-plugins plugin "Bar" is unknown');
     assert.equal(flagError(['--etcd-servers=x', '--admission-control=Baz']), 'admission-control plugin "Baz" is unknown');
     assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=ServiceAccount', '--disable-admission-plugins=ServiceAccount']), '[ServiceAccount] in enable-admission-plugins and disable-admission-plugins overlapped');
     assert.equal(flagError(['--etcd-servers=x', '--admission-control=NamespaceLifecycle', '--enable-admission-plugins=ServiceAccount']), 'admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive');
-    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
-    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=PodSecurity']), 'admission plugin PodSecurity is not implemented by kapi (built: NamespaceLifecycle, ServiceAccount, NodeRestriction, MutatingAdmissionWebhook, ValidatingAdmissionWebhook)');
+    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ValidatingAdmissionPolicy']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
+    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=PodSecurity']), 'admission plugin PodSecurity is not implemented by kapi (built: NamespaceLifecycle, ServiceAccount, NodeRestriction, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook)');
   });
 });
 
 void describe('--controllers (kube-controller-manager\'s, for the controllers kapi runs)', () => {
   const enabled = (args: string[]) => [...parsed(['--etcd-servers=x', ...args]).enabledControllers].sort();
-  const ALL = ['clusterrole-aggregation-controller', 'garbage-collector-controller', 'namespace-controller', 'root-ca-certificate-publisher-controller', 'serviceaccount-controller', 'serviceaccount-token-controller'];
+  const ALL = ['clusterrole-aggregation-controller', 'garbage-collector-controller', 'namespace-controller', 'root-ca-certificate-publisher-controller', 'serviceaccount-controller', 'serviceaccount-token-controller', 'validatingadmissionpolicy-status-controller'];
   void it('enables every kube-controller-manager controller kapi runs by default; `*`, `name` and `-name` as KCM reads them', () => {
     assert.deepEqual(enabled([]), ALL);
     assert.deepEqual(enabled(['--controllers=*']), ALL);
@@ -404,8 +405,8 @@ void describe('--controllers (kube-controller-manager\'s, for the controllers ka
     assert.deepEqual(enabled(['--controllers=-namespace-controller']), []);
   });
   void it('switches off every controller that overlaps kube-controller-manager, by new names and old aliases', () => {
-    assert.deepEqual(enabled(['--controllers=-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller']), []);
-    assert.deepEqual(enabled(['--controllers=*,-namespace,-garbagecollector,-serviceaccount,-serviceaccount-token,-root-ca-cert-publisher,-clusterrole-aggregation']), []);
+    assert.deepEqual(enabled(['--controllers=-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller,-validatingadmissionpolicy-status-controller']), []);
+    assert.deepEqual(enabled(['--controllers=*,-namespace,-garbagecollector,-serviceaccount,-serviceaccount-token,-root-ca-cert-publisher,-clusterrole-aggregation,-validatingadmissionpolicy-status']), []);
     assert.deepEqual(enabled(['--controllers=namespace,garbagecollector']), ['garbage-collector-controller', 'namespace-controller']);
   });
   void it('refuses names kapi does not run (kube-apiserver\'s own work is not switchable)', () => {

@@ -3,7 +3,7 @@
  * runs, so the two never fight: the `kapi-apiserver` binary started with all of them off does
  * none of their work (a deleted namespace stays Terminating with its content, an orphan whose
  * owner is gone stays, no default ServiceAccount, no kube-root-ca.crt, no legacy token, no
- * aggregated ClusterRole, no leader Lease), while kube-apiserver's own work still happens
+ * aggregated ClusterRole, no policy status, no leader Lease), while kube-apiserver's own work still happens
  * (the `kubernetes` Service, the flowcontrol configuration). The same scenario against a
  * binary with the default (`*`) shows each of them done.
  */
@@ -23,6 +23,7 @@ const OVERLAPPING = [
   'serviceaccount-token-controller',
   'root-ca-certificate-publisher-controller',
   'clusterrole-aggregation-controller',
+  'validatingadmissionpolicy-status-controller',
 ];
 /** What a kapi beside a real kube-controller-manager is started with (README: Running with kube-controller-manager). */
 const ALL_OFF = `--controllers=${OVERLAPPING.map((name) => `-${name}`).join(',')}`;
@@ -71,6 +72,11 @@ async function provoke(base: string, ns: string): Promise<void> {
     metadata: { name: `${ns}-part`, labels: { [`${ns}/aggregate`]: 'true' } },
     rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }],
   });
+  // validatingadmissionpolicy-status-controller: a policy to type-check.
+  await created(base, '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
+    metadata: { name: `${ns}-policy` },
+    spec: { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] }, validations: [{ expression: 'true' }] },
+  });
   // namespace-controller: a namespace with content, deleted.
   await created(base, '/api/v1/namespaces', { metadata: { name: `${ns}-doomed` } });
   await created(base, `/api/v1/namespaces/${ns}-doomed/configmaps`, { metadata: { name: 'content' } });
@@ -80,6 +86,10 @@ async function provoke(base: string, ns: string): Promise<void> {
 const tokenOf = async (base: string, ns: string) => {
   const secret = await call(base, 'GET', `/api/v1/namespaces/${ns}/secrets/robot-token`);
   return (secret.json['data'] as Record<string, string> | undefined)?.['token'];
+};
+const policyStatus = async (base: string, ns: string) => {
+  const policy = await call(base, 'GET', `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/${ns}-policy`);
+  return policy.json['status'];
 };
 const aggregatedRules = async (base: string, ns: string) => {
   const role = await call(base, 'GET', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${ns}-aggregate`);
@@ -128,6 +138,7 @@ void describe('--controllers: kapi beside a real kube-controller-manager', () =>
     await eventually('the legacy token', async () => (await tokenOf(base, 'on')) !== undefined);
     await eventually('the aggregated rules', async () => (await aggregatedRules(base, 'on')).length === 1);
     await eventually('the deleted namespace gone', async () => (await call(base, 'GET', '/api/v1/namespaces/on-doomed')).status === 404);
+    await eventually('the policy\'s type-checking status', async () => JSON.stringify(await policyStatus(base, 'on')) === JSON.stringify({ observedGeneration: 1, typeChecking: {} }));
     workMs = Date.now() - provoked;
     assert.ok(await exists(base, '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kapi-controller-manager'), 'the leader Lease');
   });
@@ -141,6 +152,7 @@ void describe('--controllers: kapi beside a real kube-controller-manager', () =>
     assert.ok(await exists(base, '/api/v1/namespaces/off/configmaps/dependent'), 'the orphan is not collected');
     assert.equal(await tokenOf(base, 'off'), undefined, 'no legacy token');
     assert.deepEqual(await aggregatedRules(base, 'off'), [], 'no aggregation');
+    assert.deepEqual(await policyStatus(base, 'off'), {}, 'no policy status (the empty status kube-apiserver answers without its controller manager)');
     const doomed = await call(base, 'GET', '/api/v1/namespaces/off-doomed');
     assert.equal(doomed.status, 200);
     assert.equal((doomed.json['status'] as Record<string, unknown>)['phase'], 'Terminating');

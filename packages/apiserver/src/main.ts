@@ -69,6 +69,7 @@ import { createAdmissionWebhooks } from './admission/webhooks.js';
 import type { UserInfo } from './auth/user.js';
 import type { ResourceRequestInfo } from './http/request-info.js';
 import { createNodeRestriction, type NodeRestriction } from './admission/node-restriction.js';
+import { createValidatingAdmissionPolicy } from './admission/validating-policy/index.js';
 import { externalHost, readServiceAccountKeys, startServiceAccounts, type ServiceAccountServices, type ServiceAccountTokenOptions } from './serviceaccount/service-accounts.js';
 
 export interface ApiServerOptions {
@@ -213,7 +214,7 @@ export interface ApiServerOptions {
   readonly serviceAccountTokens?: ServiceAccountTokenOptions & { readonly lookup?: boolean };
   /** kube-controller-manager's --root-ca-file: published as kube-root-ca.crt; default the serving certificate. */
   readonly rootCaFile?: string;
-  /** The admission plugins to run (admission/plugins.ts resolves the flags); default kube's defaults kapi builds: NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook. */
+  /** The admission plugins to run (admission/plugins.ts resolves the flags); default kube's defaults kapi builds: NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook. */
   readonly admissionPlugins?: readonly string[];
   /** kube-controller-manager's --controllers, resolved (@kapi/controllers' resolveControllerFlag): which of kapi's KCM controllers run; default every one. */
   readonly enabledControllers?: ReadonlySet<string>;
@@ -338,7 +339,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const saTokens = options.serviceAccountTokens;
   const saKeys = saTokens !== undefined ? readServiceAccountKeys(saTokens) : undefined;
   const rootCaFromFile = options.rootCaFile ? readFileWithContext(options.rootCaFile, 'root-ca-file') : undefined;
-  const admissionPlugins = options.admissionPlugins ?? ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook'];
+  const admissionPlugins = options.admissionPlugins ?? ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook'];
   const certificate = securePort !== null ? await loadServingCertificate({
     ...(options.tlsCertFile ? { certFile: options.tlsCertFile } : {}),
     ...(options.tlsPrivateKeyFile ? { keyFile: options.tlsPrivateKeyFile } : {}),
@@ -419,6 +420,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
   // Started once the registry exists (its informers read it); the registry asks for its hooks lazily.
   const nodeRestriction: NodeRestriction | undefined = admissionPlugins.includes('NodeRestriction') ? createNodeRestriction() : undefined;
+  const validatingPolicy = admissionPlugins.includes('ValidatingAdmissionPolicy')
+    ? createValidatingAdmissionPolicy({ authorize: (attributes) => authorizer.authorize(attributes) })
+    : undefined;
   const admissionMetrics = createAdmissionMetrics(metrics.registry);
   const webhooks = createAdmissionWebhooks({
     mutating: admissionPlugins.includes('MutatingAdmissionWebhook'),
@@ -443,10 +447,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined),
       nodeRestriction !== undefined && ((definition: ResourceDefinition) => nodeRestriction.plugin(definition)),
       webhooks.mutating !== undefined && (() => webhooks.mutating),
+      validatingPolicy !== undefined && (() => validatingPolicy.plugin),
       webhooks.validating !== undefined && (() => webhooks.validating),
     ], admissionMetrics),
   });
   nodeRestriction?.start(storedRegistry, (err) => logger.warn(`node restriction informer: ${err instanceof Error ? err.message : String(err)}`));
+  validatingPolicy?.start(storedRegistry, (err) => logger.warn(`validating admission policy informer: ${err instanceof Error ? err.message : String(err)}`));
   webhooks.start(storedRegistry);
   let boundPort: number | undefined;
   const serviceAccounts: ServiceAccountServices = startServiceAccounts(storedRegistry, {
@@ -651,6 +657,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     await rbacPolicy?.stop();
     await nodeGraph?.stop();
     await nodeRestriction?.stop();
+    await validatingPolicy?.stop();
     await webhooks.stop();
     await serviceAccounts.stop();
     await crdController.stop();
@@ -733,6 +740,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await rbacPolicy?.stop();
       await nodeGraph?.stop();
       await nodeRestriction?.stop();
+      await validatingPolicy?.stop();
       await webhooks.stop();
       await serviceAccounts.stop();
       await crdController.stop();

@@ -7,7 +7,7 @@ void test('defaults and --quick', () => {
   assert.deepEqual([full.concurrency, full.durationMs, full.warmupMs, full.url, full.pin, full.outDir], [[1, 16, 64, 256], 4_000, 3_000, undefined, true, '/out']);
   assert.deepEqual(
     [full.scenarios, full.listObjects, full.listSizes, full.listConcurrency, full.watchers, full.fanoutRates, full.memoryObjects],
-    [['crud', 'list', 'fanout', 'memory', 'restart', 'mixed', 'large', 'replicas', 'pods'], 10_000, [10_000, 50_000], [1, 10], 1000, [10, 100, 300], [10_000, 50_000]],
+    [['crud', 'list', 'fanout', 'memory', 'restart', 'mixed', 'large', 'replicas', 'pods', 'admission'], 10_000, [10_000, 50_000], [1, 10], 1000, [10, 100, 300], [10_000, 50_000]],
   );
   assert.deepEqual([full.restartObjects, full.restartInformers, full.mixedDurationMs, full.largeObjects, full.largeConcurrency], [50_000, 500, 300_000, 300, 10]);
   const quick = parseSuiteOptions(['--quick'], '/out');
@@ -43,7 +43,7 @@ void test('scenario flags', () => {
   assert.deepEqual(o.fanoutRates, [5, 50]);
   assert.deepEqual(o.memoryObjects, [1000, 2000]);
   assert.equal(o.scenarioDurationMs, 3000);
-  assert.throws(() => parseSuiteOptions(['--scenarios', 'list,nope'], '/o'), /--scenarios takes crud,list,fanout,memory,representations,restart,mixed,large,replicas,pods; got nope/);
+  assert.throws(() => parseSuiteOptions(['--scenarios', 'list,nope'], '/o'), /--scenarios takes crud,list,fanout,memory,representations,restart,mixed,large,replicas,pods,admission; got nope/);
   assert.deepEqual(parseSuiteOptions(['--list-objects', '50000,10000'], '/o').listSizes, [10_000, 50_000]);
 });
 

@@ -1,4 +1,4 @@
-export const scenarioNames = ['crud', 'list', 'fanout', 'memory', 'representations', 'restart', 'mixed', 'large', 'replicas', 'pods'] as const;
+export const scenarioNames = ['crud', 'list', 'fanout', 'memory', 'representations', 'restart', 'mixed', 'large', 'replicas', 'pods', 'admission'] as const;
 /** Scenarios that need control of the server (start, kill, restart, fresh servers on its etcd): skipped with --kubeconfig. */
 export const serverControlScenarios: readonly ScenarioName[] = ['memory', 'restart', 'replicas'];
 export type ScenarioName = (typeof scenarioNames)[number];
@@ -9,7 +9,8 @@ export interface SuiteOptions {
   /**
    * Which scenarios run (default all): crud = S1/S2 with raw-etcd baselines, list = S3,
    * fanout = S4, memory = S5, restart = S6, mixed = S7, large = S8, replicas = S9, pods = S10,
-   * representations = JSON vs protobuf vs Table.
+   * representations = JSON vs protobuf vs Table, admission = CR creates without vs with a CRD
+   * validation rule and a ValidatingAdmissionPolicy.
    */
   readonly scenarios: readonly ScenarioName[];
   /** Concurrent keep-alive clients, one measured step per value. */
@@ -64,14 +65,18 @@ export interface SuiteOptions {
   readonly largeConcurrency: number;
   /** S9: consistent LISTs per replica. */
   readonly replicaReads: number;
+  /** admission: concurrent creates and plain/with rounds. */
+  readonly admissionConcurrency: number;
+  readonly admissionRounds: number;
 }
 
 export const usage = `usage: kapi-bench suite [options]
 
   --quick                  short run (small sizes, 2 s steps; under 2 minutes)
-  --scenarios LIST         any of crud,list,fanout,memory,representations,restart,mixed,large,replicas,pods
+  --scenarios LIST         any of crud,list,fanout,memory,representations,restart,mixed,large,replicas,pods,admission
                            (default all but representations; crud = S1/S2, list = S3, fanout = S4,
-                           memory = S5, restart = S6, mixed = S7, large = S8, replicas = S9, pods = S10)
+                           memory = S5, restart = S6, mixed = S7, large = S8, replicas = S9, pods = S10,
+                           admission = CR creates without vs with a CRD rule and a ValidatingAdmissionPolicy)
   --concurrency 1,16,64    crud: concurrent keep-alive clients per step (default 1,16,64,256; quick: 16)
   --object-sizes 1024,10240  crud: ConfigMap data bytes (default 1024,10240; quick too); the first at every --concurrency, the others at 64 (else the first)
   --duration SECONDS       crud: measured time per step (default 4; quick: 2)
@@ -90,6 +95,8 @@ export const usage = `usage: kapi-bench suite [options]
   --mixed-duration SEC     mixed: how long the mixed load runs (default 300; quick: 10)
   --large-objects N        large: ConfigMaps of 1 MiB (default 300; quick: 20)
   --large-concurrency N    large: concurrent lists (default 10; quick: 4)
+  --admission-concurrency N  admission: concurrent creates (default 16); each step lasts --duration
+  --admission-rounds N     admission: plain/with rounds, alternated (default 2; quick: 1)
   --replica-reads N        replicas: consistent LISTs per replica after a write (default 300; quick: 20)
   --kubeconfig FILE        target the server of a kubeconfig (TLS: its CA, client certificate or
                            token); scenarios that need control of the server (memory, restart,
@@ -130,6 +137,8 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
   let largeObjects = quick ? 20 : 300;
   let largeConcurrency = quick ? 4 : 10;
   let replicaReads = quick ? 20 : 300;
+  let admissionConcurrency = 16;
+  let admissionRounds = quick ? 1 : 2;
   let kubeconfig: string | undefined;
   let context: string | undefined;
   let watchers = 1000;
@@ -206,6 +215,12 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
       case '--large-concurrency':
         largeConcurrency = Math.floor(positiveNumber('--large-concurrency', value()));
         break;
+      case '--admission-concurrency':
+        admissionConcurrency = Math.floor(positiveNumber('--admission-concurrency', value()));
+        break;
+      case '--admission-rounds':
+        admissionRounds = Math.floor(positiveNumber('--admission-rounds', value()));
+        break;
       case '--replica-reads':
         replicaReads = Math.floor(positiveNumber('--replica-reads', value()));
         break;
@@ -261,6 +276,8 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
     largeObjects,
     largeConcurrency,
     replicaReads,
+    admissionConcurrency,
+    admissionRounds,
     scenarios,
     concurrency,
     objectSizes,

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sizeLabel } from './crud-scenario.js';
-import { fanoutRows, largeRows, podsRows, listRows, listRowsOf, memoryRows, mixedRows, replicaRows, restartRows, scenarioErrors } from './scenario-report.js';
+import { admissionRows, fanoutRows, largeRows, podsRows, listRows, listRowsOf, memoryRows, mixedRows, replicaRows, restartRows, scenarioErrors } from './scenario-report.js';
 import { representationRows } from './representation-scenario.js';
 import { ratio } from './stats.js';
 import type { StepResult, SuiteResult } from './suite.js';
@@ -103,6 +103,7 @@ function sections(result: SuiteResult): [string, string[][]][] {
   if (result.mixed) out.push([`S7 mixed: ${result.mixed.writers} writers PATCHing at ${result.mixed.rate}/s in all, ${result.mixed.watchers} watchers, ${result.mixed.durationSeconds} s`, mixedRows(result.mixed)]);
   if (result.large) out.push([`S8 LIST of ${result.large.objects} ConfigMaps of ${(result.large.objectBytes / 2 ** 20).toFixed(2)} MiB from the cache vs bare node:http`, largeRows(result.large)]);
   if (result.replicas) out.push(['S9 two replicas on one etcd: writes to A; watches and consistent LISTs on B vs on A', replicaRows(result.replicas)]);
+  if (result.admission) out.push(['admission: custom resource creates without vs with one CRD validation rule and one ValidatingAdmissionPolicy (alternated rounds)', admissionRows(result.admission)]);
   if (result.representations) out.push(['representations: LIST as JSON vs protobuf vs a Table page; server CPU per watch event by encoding', representationRows(result.representations)]);
   return out;
 }

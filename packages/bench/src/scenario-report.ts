@@ -7,6 +7,7 @@ import type { MixedScenarioResult } from './mixed-scenario.js';
 import type { LargeScenarioResult } from './large-scenario.js';
 import type { PodsScenarioResult } from './pods-scenario.js';
 import type { ReplicaScenarioResult } from './replica-scenario.js';
+import type { AdmissionScenarioResult } from './admission-scenario.js';
 
 const mib = (bytes: number | undefined): string => fixed(bytes === undefined ? undefined : bytes / 2 ** 20, 0);
 
@@ -39,6 +40,15 @@ export function mixedRows(r: MixedScenarioResult): string[][] {
     ['RSS drift (last tenth vs first tenth)', `${fixed(r.rssDrift * 100, 1)}%`, '', '', '', '< 5%'],
     ['RSS drift once the watch history is full (last tenth vs the tenth from half-way)', r.rssDriftSettled === undefined ? '—' : `${fixed(r.rssDriftSettled * 100, 1)}%`, '', '', '', '< 5%'],
     ['server CPU ms per PATCH (incl. its watch deliveries)', fixed(r.serverCpuSecondsPerWrite === undefined ? undefined : r.serverCpuSecondsPerWrite * 1000, 2), '', '', '', ''],
+  ];
+}
+
+/** Admission: each step, then the ratio of creates/s with the rule and policy to without. */
+export function admissionRows(r: AdmissionScenarioResult): string[][] {
+  return [
+    ['round', 'mode', 'conc', 'creates/s', 'p50 ms', 'p99 ms', 'server cpu ms/create', 'errors'],
+    ...r.steps.map((s) => [String(s.round), s.mode, String(s.concurrency), fixed(s.opsPerSecond, 1), fixed(s.latency.p50, 1), fixed(s.latency.p99, 1), fixed(s.serverCpuMsPerOp, 2), String(s.errors)]),
+    ['', `with ÷ without (rule ${r.ruleEnforced ? 'enforced' : 'NOT enforced'}, policy ${r.policyEnforced ? 'enforced' : 'NOT enforced'})`, '', fixed(r.ratio, 2), '', '', `${fixed(r.cpuRatio, 2)} (without ÷ with)`, 'target ≥ 0.80'],
   ];
 }
 
@@ -225,6 +235,10 @@ export function scenarioErrors(result: SuiteResult): string[] {
     if (result.mixed.writeErrors > 0) out.push(`mixed: ${result.mixed.writeErrors} failed PATCHes, e.g. ${result.mixed.errorSamples.join(' | ')}`);
     if (result.mixed.missingDeliveries > 0) out.push(`mixed: ${result.mixed.missingDeliveries} of ${result.mixed.expectedDeliveries} deliveries missing`);
     if (result.mixed.watchersDropped > 0) out.push(`mixed: ${result.mixed.watchersDropped} watchers dropped`);
+  }
+  if (result.admission) {
+    out.push(...result.admission.errors);
+    for (const s of result.admission.steps) if (s.errors > 0) out.push(`admission round ${s.round} ${s.mode}: ${s.errors} errors, e.g. ${s.errorSamples.join(' | ')}`);
   }
   if (result.large) {
     out.push(...result.large.errors);

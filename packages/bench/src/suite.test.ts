@@ -19,6 +19,7 @@ const tiny = [
   '--watchers', '20', '--fanout-rates', '20', '--selector-rate', '20',
   '--memory-objects', '300', '--restart-objects', '300', '--restart-informers', '5',
   '--mixed-duration', '2', '--large-objects', '3', '--large-concurrency', '2', '--replica-reads', '5',
+  '--admission-concurrency', '2',
 ];
 
 function describeErrors(result: SuiteResult): string {
@@ -45,10 +46,11 @@ void test('kapi-bench suite runs every default scenario (S1–S9) against a serv
     assert.ok(result.memory !== undefined && result.restart !== undefined && result.mixed !== undefined);
     assert.ok(result.large !== undefined && result.replicas !== undefined);
     assert.ok(result.mixed.writes > 0);
+    assert.ok(result.admission !== undefined && result.admission.policyEnforced && result.admission.steps.every((s) => s.ops > 0), JSON.stringify(result.admission));
 
     const files = writeReports(result, out);
     const markdown = readFileSync(files.markdown, 'utf8');
-    for (const section of ['S1/S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9']) assert.match(markdown, new RegExp(`## ${section.replace('/', '\\/')}`), section);
+    for (const section of ['S1/S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9', 'admission']) assert.match(markdown, new RegExp(`## ${section.replace('/', '\\/')}`), section);
     assert.match(markdown, /## Errors\n\nNone\./);
     assert.equal((JSON.parse(readFileSync(files.json, 'utf8')) as SuiteResult).totalErrors, 0);
   } finally {

@@ -13,6 +13,7 @@ import { runMixedScenario, type MixedScenarioResult } from './mixed-scenario.js'
 import { runLargeScenario, type LargeScenarioResult } from './large-scenario.js';
 import { runReplicaScenario, type ReplicaScenarioResult } from './replica-scenario.js';
 import { runPodsScenario, type PodsScenarioResult } from './pods-scenario.js';
+import { runAdmissionScenario, type AdmissionScenarioResult } from './admission-scenario.js';
 import { loadKubeconfig, registerAuth, useHttp2 } from './target.js';
 import { serverControlScenarios } from './options.js';
 import { affinity, canPin, pin } from './pinning.js';
@@ -49,6 +50,8 @@ export interface SuiteResult {
   memory?: MemoryScenarioResult;
   /** LIST as JSON vs protobuf vs Table, and watch encode cost per event as JSON vs protobuf. */
   representations?: RepresentationScenarioResult;
+  /** Custom resource creates without vs with a CRD validation rule and a ValidatingAdmissionPolicy. */
+  admission?: AdmissionScenarioResult;
   /** Scenarios or parts not run, with the reason. */
   skipped?: string[];
   totalErrors: number;
@@ -75,7 +78,7 @@ function log(message: string): void {
 
 /** Every error of a result: failed operations, failed steps, missing deliveries, terminated watchers. */
 export function countErrors(
-  result: Pick<SuiteResult, 'steps' | 'lists' | 'fanout' | 'memory' | 'representations'> & Partial<Pick<SuiteResult, 'moreLists' | 'restart' | 'mixed' | 'large' | 'replicas' | 'pods'>>,
+  result: Pick<SuiteResult, 'steps' | 'lists' | 'fanout' | 'memory' | 'representations'> & Partial<Pick<SuiteResult, 'moreLists' | 'restart' | 'mixed' | 'large' | 'replicas' | 'pods' | 'admission'>>,
 ): number {
   let n = result.steps.reduce((sum, s) => sum + s.errors, 0);
   for (const lists of [result.lists, ...(result.moreLists ?? [])]) n += (lists?.steps ?? []).reduce((sum, s) => sum + s.errors, 0) + (lists?.loadErrors ?? 0);
@@ -92,6 +95,7 @@ export function countErrors(
     const w = result.pods.watch;
     n += result.pods.errors.length + result.pods.creates.errors + result.pods.lists.errors + (w === undefined ? 0 : w.writeErrors + w.missingDeliveries + w.watchersTerminated);
   }
+  if (result.admission) n += result.admission.errors.length + result.admission.steps.reduce((sum, s) => sum + s.errors, 0);
   n += (result.representations?.lists ?? []).reduce((sum, s) => sum + s.errors, 0) + (result.representations?.watch ?? []).reduce((sum, w) => sum + w.writeErrors + w.errorSamples.length, 0);
   return n;
 }
@@ -262,6 +266,9 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       result.mixed = await timed('mixed', () =>
         runMixedScenario(ctx, { writers: 10, rate: 100, watchers: 10, durationMs: options.mixedDurationMs, baselineMs: Math.min(options.mixedDurationMs / 4, 20_000) }),
       );
+    }
+    if (run('admission')) {
+      result.admission = await timed('admission', () => runAdmissionScenario(ctx, { concurrency: options.admissionConcurrency, durationMs: options.durationMs, rounds: options.admissionRounds }));
     }
     if (run('crud')) {
       result.steps = await timed('crud', () => runCrudScenario(ctx, { concurrency: options.concurrency, objectSizes: options.objectSizes, durationMs: options.durationMs, warmupMs: options.warmupMs, etcdEndpoints }));

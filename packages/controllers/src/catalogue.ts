@@ -13,6 +13,7 @@ import { garbageCollector, type GarbageCollectorOptions } from './garbage-collec
 import { kubernetesServiceController, type KubernetesServiceOptions } from './kubernetes-service.js';
 import type { LeaderElectionOptions } from './leader-election.js';
 import { namespaceController } from './namespace-controller.js';
+import { POLICY_STATUS_CONTROLLER, policyStatusController } from './policy-status-controller.js';
 import { defaultServiceAccountController, rootCaPublisher, tokenSecretController, type ControllerCaches, type LegacyTokenSigner } from './serviceaccount-controllers.js';
 
 /** What the controllers are built from. A controller whose input is absent is not built. */
@@ -72,6 +73,10 @@ const CATALOGUE: readonly Entry[] = [
     name: 'root-ca-certificate-publisher-controller', aliases: ['root-ca-cert-publisher'], owner: 'kube-controller-manager', leaderElected: true,
     build: (i, report) => (i.serviceAccountCaches === undefined || i.serviceAccountTokens?.rootCaPem === undefined ? undefined
       : rootCaPublisher(i.registry, i.serviceAccountCaches, i.serviceAccountTokens.rootCaPem, report)),
+  },
+  {
+    name: POLICY_STATUS_CONTROLLER, aliases: ['validatingadmissionpolicy-status'], owner: 'kube-controller-manager', leaderElected: true,
+    build: (i, report) => policyStatusController(i.registry, report),
   },
   {
     // Run in every replica, as before the package existed: its writes are deterministic and lose races harmlessly.

@@ -14,7 +14,7 @@ export { namespaceController, type NamespaceController, type NamespaceController
 export { garbageCollector, type GarbageCollector, type GarbageCollectorOptions } from './garbage-collector.js';
 export { kubernetesServiceController, type KubernetesServiceController, type KubernetesServiceOptions, type MasterLeases } from './kubernetes-service.js';
 export { masterLeases, advertisedAddress } from './master-leases.js';
-export { startObjectCache, EMPTY_OBJECT_CACHE, type ObjectCache } from './object-cache.js';
+export { startObjectCache, startResourceCache, EMPTY_OBJECT_CACHE, type ObjectCache } from './object-cache.js';
 export {
   defaultServiceAccountController,
   rootCaPublisher,

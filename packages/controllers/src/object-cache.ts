@@ -38,7 +38,12 @@ function selecting(resource: RestResource, fieldSelector: string): RestResource 
 export function startObjectCache(registry: Pick<Registry, 'lookup'>, plural: string, onError: (err: unknown) => void, fieldSelector?: string): ObjectCache {
   const served = registry.lookup('', 'v1', plural);
   if (served === undefined) return EMPTY;
-  const resource = fieldSelector === undefined ? served : selecting(served, fieldSelector);
+  return startResourceCache(fieldSelector === undefined ? served : selecting(served, fieldSelector), onError);
+}
+
+/** Starts an informer over any served resource (any group and version, custom resources too). */
+export function startResourceCache(resource: RestResource, onError: (err: unknown) => void): ObjectCache {
+  const plural = resource.definition.plural;
   const objects = new Map<string, KubeObject>();
   const listeners = new Set<(obj: KubeObject | undefined, deleted: boolean) => void>();
   const emit = (obj: KubeObject | undefined, deleted: boolean) => {

@@ -49,10 +49,10 @@ export interface UpdateScope {
   readonly dryRun?: boolean;
   /** The request's options, as admission sees them (UpdateOptions; CreateOptions when the write creates). */
   readonly options: WriteOptions;
-  /** Admission sees the write as another kind (writes through `scale`). */
-  readonly view?: AdmissionView;
   /** Receives validation warnings (the step may run more than once: pass one that reports a text once). */
   readonly warn?: (message: string) => void;
+  /** Admission sees the write as another kind (writes through `scale`). */
+  readonly view?: AdmissionView;
 }
 
 /**

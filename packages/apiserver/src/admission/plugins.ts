@@ -2,8 +2,8 @@
  * The admission plugin chain's configuration, as kube-apiserver 1.32 reads
  * `--enable-admission-plugins`, `--disable-admission-plugins` and the deprecated
  * `--admission-control`: kube's plugin names, its default-enabled set and its errors.
- * kapi builds NamespaceLifecycle, ServiceAccount, NodeRestriction, MutatingAdmissionWebhook and
- * ValidatingAdmissionWebhook; naming any other plugin to be enabled
+ * kapi builds NamespaceLifecycle, ServiceAccount, NodeRestriction, ValidatingAdmissionPolicy,
+ * MutatingAdmissionWebhook and ValidatingAdmissionWebhook; naming any other plugin to be enabled
  * is a startup error (never silently ignored). The other plugins of kube's default set are
  * not run (see the README's Security section).
  */
@@ -29,7 +29,7 @@ export const DEFAULT_ENABLED: readonly string[] = [
 ];
 
 /** The plugins kapi runs. */
-export const BUILT_PLUGINS: readonly string[] = ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook'];
+export const BUILT_PLUGINS: readonly string[] = ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook'];
 
 export interface AdmissionFlags {
   readonly enable: readonly string[];
