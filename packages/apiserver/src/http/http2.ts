@@ -30,6 +30,7 @@
  */
 import { constants, createSecureServer, Http2ServerRequest, Http2ServerResponse, type Http2SecureServer, type SecureServerOptions, type ServerHttp2Session } from 'node:http2';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 
 /** The HTTP/2 knobs of the secure port (kube's flags). */
 export interface Http2Options {
@@ -172,6 +173,17 @@ export function abandonRequestBody(res: ServerResponse): void {
     return;
   }
   if (!res.headersSent) res.setHeader('Connection', 'close');
+}
+
+/**
+ * The HTTP/2 stream under `res` once its headers are sent, for a handler that writes its body
+ * itself (one `write` per batch, past the compatibility layer's per-call checks); undefined
+ * for HTTP/1.1 and before the headers. The stream keeps its own flow control: `write` returns
+ * false and 'drain' follows as on the response.
+ */
+export function http2BodyStream(res: ServerResponse): Writable | undefined {
+  if (!(res instanceof Http2ServerResponse) || !res.headersSent) return undefined;
+  return (res as unknown as Http2ServerResponse).stream;
 }
 
 /** Whether `res` answers an HTTP/2 request. */
