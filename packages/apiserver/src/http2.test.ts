@@ -216,6 +216,34 @@ void describe('HTTP/2 on the secure port', () => {
     }
   });
 
+  void it('takes new streams while more than 10 MB of watch events wait for their readers (no session memory cap)', async () => {
+    const value = 'x'.repeat(64 * 1024);
+    for (let i = 0; i < 16; i += 8) {
+      const created = await Promise.all(
+        Array.from({ length: 8 }, (_, k) => t.request('POST', CM, { body: { metadata: { name: `queued-${i + k}`, labels: { queued: 'yes' } }, data: { v: value } } })),
+      );
+      assert.deepEqual(created.map((c) => c.status), Array(8).fill(201));
+    }
+    const s = await session(url);
+    try {
+      // Twelve watches nobody reads, each sent ~1 MiB of ADDED events at once: ~12 MiB waits in
+      // the server's session, past Node's default maxSessionMemory (10 MB), which would refuse
+      // every new stream with ENHANCE_YOUR_CALM; kube's server has no such cap.
+      const unread: ClientHttp2Stream[] = [];
+      for (let i = 0; i < 12; i++) {
+        const w = await watch(s, `${CM}?watch=true&labelSelector=queued%3Dyes&resourceVersion=0`);
+        w.stream.pause();
+        unread.push(w.stream);
+      }
+      await sleep(200);
+      for (let i = 0; i < 3; i++) assert.equal((await send(s, 'GET', '/readyz')).status, 200);
+      for (const stream of unread) assert.equal(stream.closed, false);
+    } finally {
+      s.destroy();
+      await t.request('DELETE', `${CM}?labelSelector=queued%3Dyes`);
+    }
+  });
+
   void it('keeps a watch (a request without a body) open past the body-receive deadline', async () => {
     const s = await session(url);
     try {

@@ -2,8 +2,9 @@
  * The HTTP/2 counterpart of {@link WatcherPool}: `count` JSON watches to one https URL as
  * streams multiplexed over as few connections as the server allows — a connection takes
  * streams up to the server's SETTINGS_MAX_CONCURRENT_STREAMS, then the next one is opened,
- * as Go's client (client-go) does. Each connection's receive window is 1 GiB (Go's), so only
- * the per-stream windows throttle. Events are found in each stream's bytes as in the
+ * as Go's client (client-go) does. Receive windows are Go's too: 4 MiB per stream, 1 GiB per
+ * connection (Node's default stream window, 64 KiB, is not what client-go announces and
+ * makes a server wait on WINDOW_UPDATEs that Go's client never lets it run short of). Events are found in each stream's bytes as in the
  * HTTP/1.1 pool (HTTP/2 DATA carries the lines without chunk framing).
  */
 import { connect, type ClientHttp2Session } from 'node:http2';
@@ -12,6 +13,8 @@ import { authFor, authHeaders } from './target.js';
 import { scanEvents, type ScanState } from './watcher-pool.js';
 
 const typeKey = Buffer.from('{"type":"');
+/** Go's http2 Transport stream receive window (transportDefaultStreamFlow), as client-go announces it. */
+const GO_STREAM_WINDOW = 4 << 20;
 
 export class Http2WatcherPool {
   private readonly sessions: ClientHttp2Session[] = [];
@@ -101,6 +104,7 @@ export class Http2WatcherPool {
     const auth = authFor(u.href);
     return new Promise((resolve, reject) => {
       const session = connect(u.origin, {
+        settings: { initialWindowSize: GO_STREAM_WINDOW },
         rejectUnauthorized: auth !== undefined && auth.insecure !== true,
         ...(auth?.ca ? { ca: auth.ca } : {}),
         ...(auth?.cert ? { cert: auth.cert } : {}),

@@ -8,10 +8,11 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Writable } from 'node:stream';
 import { badRequest, encodeWatchFrame, envelopeObject, encodeObjectRaw, fieldSelectorFromSet, notAcceptable, type FieldSelector, type KubeObject } from '@kapi/machinery';
 import type { WatchEvent, WatchOptions, WatchStream } from '@kapi/registry';
 import { watchEventFrame, watchEventLine } from '../http/encode-once.js';
-import { isHttp2Response } from '../http/http2.js';
+import { http2BodyStream, isHttp2Response } from '../http/http2.js';
 import { canStream, MEDIA_TYPES, notAcceptableError, streamMediaTypes } from '../http/negotiation.js';
 import { isStatus, resourceCapabilities } from '../http/resource-output.js';
 import { warningHeader } from '../http/respond.js';
@@ -198,7 +199,7 @@ const JOIN_MAX_BYTES = 64 * 1024;
 let lastParts: Buffer[] = [];
 let lastJoined: Buffer | undefined;
 
-/** `parts` (framed chunks) as one buffer; the same buffer as the previous call when the parts are the same buffers. */
+/** `parts` (framed chunks, or the lines of an HTTP/2 body) as one buffer; the same buffer as the previous call when the parts are the same buffers. */
 function joinChunks(parts: Buffer[], bytes: number): Buffer {
   if (lastJoined !== undefined && lastParts.length === parts.length) {
     let same = true;
@@ -214,13 +215,15 @@ function joinChunks(parts: Buffer[], bytes: number): Buffer {
  * pump for a watch with the batch side (WatchPull): no promise or closure per event. When
  * events are ready the watch is queued for the next flush, which takes everything ready and
  * writes it at once — on HTTP/1.1 as one buffer of pre-framed chunks (one chunk's shared
- * bytes when only one event is ready). Backpressure as in pump: after a write the socket did
+ * bytes when only one event is ready), on HTTP/2 as one write of the lines joined to the
+ * stream itself (one DATA frame for a small batch). Backpressure as in pump: after a write the socket did
  * not take (`write` returned false) nothing more is taken until 'drain', so the watch's
  * bounded queue decides about a slow client. Ends after an ERROR event or at the watch's end.
  */
 function pumpBatches(res: ServerResponse, pull: NonNullable<WatchStream['pull']>, encoder: WatchEncoder, signal: AbortSignal, sent?: (bytes: number) => void): Promise<void> {
   const socket = directSocket(res);
-  const out: ServerResponse | Socket = socket ?? res;
+  const stream = socket === undefined ? http2BodyStream(res) : undefined;
+  const out: ServerResponse | Socket | Writable = socket ?? stream ?? res;
   return new Promise((resolve) => {
     const batch: WatchEvent[] = [];
     const chunks: Buffer[] = [];
@@ -262,6 +265,25 @@ function pumpBatches(res: ServerResponse, pull: NonNullable<WatchStream['pull']>
           for (let i = 0; i < chunks.length; i++) socket.write(chunks[i]!);
           socket.uncork();
           accepted = !socket.writableNeedDrain;
+        }
+        chunks.length = 0;
+        return accepted;
+      }
+      if (stream !== undefined) {
+        let bytes = 0;
+        for (let i = 0; i < batch.length; i++) {
+          const line = encoder.encode(batch[i]!);
+          sent?.(line.length);
+          chunks.push(line);
+          bytes += line.length;
+        }
+        let accepted: boolean;
+        if (chunks.length === 1 || bytes <= JOIN_MAX_BYTES) accepted = stream.write(chunks.length === 1 ? chunks[0]! : joinChunks(chunks, bytes));
+        else {
+          stream.cork();
+          for (let i = 0; i < chunks.length; i++) stream.write(chunks[i]!);
+          stream.uncork();
+          accepted = !stream.writableNeedDrain;
         }
         chunks.length = 0;
         return accepted;

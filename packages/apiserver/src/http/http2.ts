@@ -5,6 +5,11 @@
  * - Settings: at most `--http2-max-streams-per-connection` concurrent streams (0: kube's 100),
  *   256 KiB per-stream receive window and frame size, a connection window of that times the
  *   stream limit, 1 MiB of headers (kube's MaxHeaderBytes).
+ * - No cap on a session's memory: Node's default (`maxSessionMemory`, 10 MB, counting data
+ *   queued to be sent) refuses every new stream with ENHANCE_YOUR_CALM once the responses
+ *   waiting for a connection's readers pass it — a dozen watches replaying 1 MiB each would
+ *   do. Go's server has no such limit; each stream's backlog is bounded by flow control and
+ *   the handlers' backpressure instead.
  * - Idle sessions: a session with no open stream for the idle timeout (kube's 90 s) is sent
  *   GOAWAY and closed, as Go's IdleTimeout does; a session that opens no stream at all is
  *   bounded by the connection guard's first-request deadline.
@@ -25,6 +30,7 @@
  */
 import { constants, createSecureServer, Http2ServerRequest, Http2ServerResponse, type Http2SecureServer, type SecureServerOptions, type ServerHttp2Session } from 'node:http2';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 
 /** The HTTP/2 knobs of the secure port (kube's flags). */
 export interface Http2Options {
@@ -40,6 +46,8 @@ export interface Http2Options {
 export const DEFAULT_MAX_STREAMS = 100;
 /** kube's MaxUploadBufferPerStream and MaxReadFrameSize (the 99th percentile of API request bodies). */
 const STREAM_WINDOW_BYTES = 256 * 1024;
+/** Node's maxSessionMemory in MB: high enough never to bind (see the file comment); Node keeps it in 32 bits. */
+const UNBOUNDED_SESSION_MEMORY_MB = 1_000_000;
 /** kube's MaxHeaderBytes (1 MiB), also the HTTP/1.1 limit. */
 const MAX_HEADER_BYTES = 1 << 20;
 
@@ -81,6 +89,7 @@ export function createHttp2SecureServer(tls: SecureServerOptions, handler: Reque
       maxHeaderListSize: MAX_HEADER_BYTES,
     },
     maxHeaderListPairs: 2000,
+    maxSessionMemory: UNBOUNDED_SESSION_MEMORY_MB,
   });
   const sessions = new Set<ServerHttp2Session>();
   sessionsOf.set(server, sessions);
@@ -164,6 +173,17 @@ export function abandonRequestBody(res: ServerResponse): void {
     return;
   }
   if (!res.headersSent) res.setHeader('Connection', 'close');
+}
+
+/**
+ * The HTTP/2 stream under `res` once its headers are sent, for a handler that writes its body
+ * itself (one `write` per batch, past the compatibility layer's per-call checks); undefined
+ * for HTTP/1.1 and before the headers. The stream keeps its own flow control: `write` returns
+ * false and 'drain' follows as on the response.
+ */
+export function http2BodyStream(res: ServerResponse): Writable | undefined {
+  if (!(res instanceof Http2ServerResponse) || !res.headersSent) return undefined;
+  return (res as unknown as Http2ServerResponse).stream;
 }
 
 /** Whether `res` answers an HTTP/2 request. */
