@@ -8,7 +8,8 @@
 #                                            which the module proxy only has at v0.32.12)
 #   kwok, kwokctl                            sigs.k8s.io/kwok v0.8.0, cmd/kwok and cmd/kwokctl
 #
-# usage: e2e/control-plane/build-binaries.sh        prints the cache directory on its last line
+# usage: e2e/control-plane/build-binaries.sh [kube-apiserver]   prints the cache directory on its last line
+#   kube-apiserver: build it too (kapi-bench density's baseline; the e2e does not need it)
 #   env: KAPI_REF_BIN   the cache directory (default ~/.cache/kapi-ref/bin)
 #        KAPI_REF_WORK  the scratch module directory (default ~/.cache/kapi-ref/build)
 #        GOFLAGS/GOPROXY/GOCACHE/GOMODCACHE are passed to go as usual.
@@ -36,7 +37,8 @@ need_go() {
 }
 
 KUBE=()
-for b in kube-controller-manager kube-scheduler; do
+for b in kube-controller-manager kube-scheduler "$@"; do
+  case "$b" in kube-controller-manager | kube-scheduler | kube-apiserver) ;; *) echo "build-binaries: unknown binary $b" >&2; exit 2 ;; esac
   has "$b" "Kubernetes $K8S_VERSION" || KUBE+=("$b")
 done
 

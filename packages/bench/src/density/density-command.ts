@@ -3,7 +3,7 @@
  * density run per server, one after the other (never at once: they would share the CPUs),
  * then the side-by-side report on stdout and in `<out-dir>/density-<date>.{md,json}`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { densityMarkdown, POD_STARTUP_SLO_MS } from './density-report.js';
@@ -75,11 +75,24 @@ export function parseDensityOptions(argv: readonly string[], defaults: { outDir:
 
 /** Runs the command; resolves to the exit code (1 when a run failed to converge or an SLO line failed). */
 export async function runDensityCommand(o: DensityCommandOptions): Promise<number> {
+  const needed = ['kube-controller-manager', 'kube-scheduler', 'kwok', ...(o.servers.includes('kube-apiserver') ? ['kube-apiserver'] : [])];
+  const missing = needed.filter((b) => !existsSync(join(o.binDir, b)));
+  if (missing.length > 0) {
+    process.stderr.write(`density: ${missing.join(', ')} not in ${o.binDir}: build them with e2e/control-plane/build-binaries.sh kube-apiserver\n`);
+    return 2;
+  }
   const loadStart = loadavg();
   const runs: DensityRun[] = [];
   for (const kind of o.servers) {
     process.stderr.write(`density: ${kind}: ${o.nodes} nodes, ${o.pods} pods (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
-    runs.push(await runDensity(kind, o, (line) => process.stderr.write(`density: ${line}\n`)));
+    try {
+      runs.push(await runDensity(kind, o, (line) => process.stderr.write(`density: ${line}\n`)));
+    } catch (err) {
+      // The other server still runs; this one's row says why it has no figures.
+      const error = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+      process.stderr.write(`density: ${kind} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      runs.push({ kind, nodes: o.nodes, pods: o.pods, deployments: 0, running: 0, wallMs: NaN, startupP50Ms: NaN, startupP99Ms: NaN, startupMaxMs: NaN, apiCalls: [], server: undefined, componentRestarts: 0, watchReopened: 0, error });
+    }
   }
   const date = new Date().toISOString();
   const markdown = densityMarkdown(runs, { date, nodes: o.nodes, pods: o.pods, loadStart, loadEnd: loadavg(), cpus: cpus().length });
