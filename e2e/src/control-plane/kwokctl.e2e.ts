@@ -23,6 +23,8 @@ const MINUTE = 60_000;
 const CLUSTER = 'kapi-e2e';
 const NODES = 3;
 const REPLICAS = 6;
+/** kapi's kube-controller-manager controllers, all off: kwokctl runs the real kube-controller-manager. */
+const KAPI_CONTROLLERS_OFF = '-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller';
 
 /** Runs kwokctl with its work directory in the run's directory; rejects with its output on a non-zero exit. */
 function kwokctl(workDir: string, args: string[], timeoutMs = 5 * MINUTE): Promise<string> {
@@ -79,6 +81,8 @@ void describe('kwokctl create cluster --runtime binary with kapi as kube-apiserv
       `--etcd-binary=${etcd}`,
       `--kubeconfig=${kubeconfig}`,
       `--kube-audit-policy=${policy}`,
+      // kwokctl's kube-controller-manager runs every controller: kapi's copies are switched off (README § kwokctl).
+      `--extra-args=kube-apiserver=controllers=${KAPI_CONTROLLERS_OFF}`,
       '--disable-qps-limits',
       '--wait=3m',
       '--timeout=5m',
@@ -110,7 +114,7 @@ void describe('kwokctl create cluster --runtime binary with kapi as kube-apiserv
     // kwokctl's flags for this cluster, each of which kapi accepted (it refuses flags it does not implement).
     for (const flag of ['--etcd-prefix=/registry', '--allow-privileged=true', '--authorization-mode=Node,RBAC', '--tls-cert-file=', '--client-ca-file=',
       '--service-account-signing-key-file=', '--proxy-client-cert-file=', '--audit-policy-file=', '--audit-log-path=',
-      '--max-requests-inflight=0', '--enable-priority-and-fairness=false']) {
+      '--max-requests-inflight=0', '--enable-priority-and-fairness=false', `--controllers=${KAPI_CONTROLLERS_OFF}`]) {
       assert.ok(config.includes(flag), `kwokctl no longer passes ${flag}`);
     }
     assert.ok(kapiPid > 0 && alive(kapiPid), 'the kube-apiserver (kapi) process runs');
@@ -139,6 +143,9 @@ void describe('kwokctl create cluster --runtime binary with kapi as kube-apiserv
     const audit = readFileSync(join(clusterDir, 'logs', 'audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { verb: string; objectRef?: { resource?: string; name?: string }; level: string });
     assert.ok(audit.some((e) => e.verb === 'create' && e.objectRef?.resource === 'deployments' && e.objectRef.name === 'web' && e.level === 'Metadata'), 'the Deployment create is in the audit log');
     assert.ok(audit.every((e) => e.objectRef?.resource === 'deployments'), 'the policy logs deployments only');
+    // With kapi's controllers off, the default ServiceAccount the pods run as is kube-controller-manager's work.
+    const sa = await kubectl().json<{ metadata: { name: string } }>(['get', 'serviceaccount', 'default', '-n', 'default']);
+    assert.equal(sa.metadata.name, 'default');
   });
 
   scenario('kwokctl delete cluster stops kapi and removes the cluster', async () => {
