@@ -60,13 +60,14 @@ e2e-faults: setup build
 
 # kube-controller-manager and kube-scheduler v1.32.13 and kwok v0.8.0, unchanged, on two kapi
 # replicas behind kapi-lb with 10 kwok nodes: Deployments, Services, Jobs, StatefulSets,
-# DaemonSets, drains, namespace deletion, GC, a replica killed (e2e/src/control-plane). The
-# binaries are built once into $KAPI_REF_BIN (default ~/.cache/kapi-ref/bin) by
+# DaemonSets, drains, namespace deletion, GC, a replica killed (e2e/src/control-plane); then
+# `kwokctl create cluster --runtime binary` with kapi as its kube-apiserver (kwokctl.e2e.ts). The
+# binaries (and kwokctl v0.8.0) are built once into $KAPI_REF_BIN (default ~/.cache/kapi-ref/bin) by
 # e2e/control-plane/build-binaries.sh; a failed run keeps every process's log under .data/e2e-control-plane/.
 e2e-control-plane: setup build
 	@set -o pipefail; start=$$(date +%s); bin=$$(bash e2e/control-plane/build-binaries.sh | tail -n1) || exit 1; \
 		echo "e2e-control-plane: binaries ready in $$(( $$(date +%s) - start )) s ($$bin)"; \
-		KAPI_REF_BIN=$$bin node --test --test-reporter=spec e2e/dist/control-plane/control-plane.e2e.js; status=$$?; \
+		KAPI_REF_BIN=$$bin node --test --test-concurrency=1 --test-reporter=spec e2e/dist/control-plane/control-plane.e2e.js e2e/dist/control-plane/kwokctl.e2e.js; status=$$?; \
 		echo "make e2e-control-plane: took $$(( $$(date +%s) - start )) s (exit $$status)"; exit $$status
 
 # The fuzz suite's long form: FUZZ_SECONDS of requests (default 600) against one server on a
@@ -97,8 +98,15 @@ cluster-down:
 	bash deploy/cluster.sh down
 
 # Benchmarks: results go to bench/results/<date>.json and .md.
+# `make bench` also runs the density scenario (kapi and kube-apiserver side by side, 100 kwok
+# nodes, 3,000 pods) when the Go binaries are cached ($(KAPI_REF_BIN) has kube-apiserver,
+# kube-controller-manager, kube-scheduler and kwok: `e2e/control-plane/build-binaries.sh kube-apiserver`).
+KAPI_REF_BIN ?= $(HOME)/.cache/kapi-ref/bin
 bench: setup build
 	node packages/bench/dist/bin.js suite
+	@if [ -x "$(KAPI_REF_BIN)/kube-apiserver" ] && [ -x "$(KAPI_REF_BIN)/kube-controller-manager" ] && [ -x "$(KAPI_REF_BIN)/kube-scheduler" ] && [ -x "$(KAPI_REF_BIN)/kwok" ]; then \
+		KAPI_REF_BIN=$(KAPI_REF_BIN) node packages/bench/dist/bin.js density; \
+	else echo "bench: density skipped: the Go binaries are not in $(KAPI_REF_BIN) (e2e/control-plane/build-binaries.sh kube-apiserver)"; fi
 
 bench-quick: setup build
 	node packages/bench/dist/bin.js suite --quick

@@ -6,9 +6,10 @@
 #                                            this script: kubernetes' v0.0.0 staging modules are
 #                                            replaced by v0.32.13, except k8s.io/endpointslice,
 #                                            which the module proxy only has at v0.32.12)
-#   kwok                                     sigs.k8s.io/kwok v0.8.0, cmd/kwok
+#   kwok, kwokctl                            sigs.k8s.io/kwok v0.8.0, cmd/kwok and cmd/kwokctl
 #
-# usage: e2e/control-plane/build-binaries.sh        prints the cache directory on its last line
+# usage: e2e/control-plane/build-binaries.sh [kube-apiserver]   prints the cache directory on its last line
+#   kube-apiserver: build it too (kapi-bench density's baseline; the e2e does not need it)
 #   env: KAPI_REF_BIN   the cache directory (default ~/.cache/kapi-ref/bin)
 #        KAPI_REF_WORK  the scratch module directory (default ~/.cache/kapi-ref/build)
 #        GOFLAGS/GOPROXY/GOCACHE/GOMODCACHE are passed to go as usual.
@@ -36,7 +37,8 @@ need_go() {
 }
 
 KUBE=()
-for b in kube-controller-manager kube-scheduler; do
+for b in kube-controller-manager kube-scheduler "$@"; do
+  case "$b" in kube-controller-manager | kube-scheduler | kube-apiserver) ;; *) echo "build-binaries: unknown binary $b" >&2; exit 2 ;; esac
   has "$b" "Kubernetes $K8S_VERSION" || KUBE+=("$b")
 done
 
@@ -61,15 +63,16 @@ if [ ${#KUBE[@]} -gt 0 ]; then
   done
 fi
 
-if ! has kwok "kwok version $KWOK_VERSION"; then
-  need_go kwok
+for b in kwok kwokctl; do
+  has "$b" "$b version $KWOK_VERSION" && continue
+  need_go "$b"
   t0=$(date +%s)
   tmp=$(mktemp -d)
-  echo "build-binaries: building kwok $KWOK_VERSION" >&2
-  GOBIN=$tmp CGO_ENABLED=0 go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
-  mv "$tmp/kwok" "$BIN_DIR/kwok"
+  echo "build-binaries: building $b $KWOK_VERSION" >&2
+  GOBIN=$tmp CGO_ENABLED=0 go install "sigs.k8s.io/kwok/cmd/$b@$KWOK_VERSION"
+  mv "$tmp/$b" "$BIN_DIR/$b"
   rmdir "$tmp"
-  echo "build-binaries: built $BIN_DIR/kwok in $(( $(date +%s) - t0 )) s" >&2
-fi
+  echo "build-binaries: built $BIN_DIR/$b in $(( $(date +%s) - t0 )) s" >&2
+done
 
 echo "$BIN_DIR"

@@ -10,9 +10,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startEtcd, type TestEtcd } from '@kapi/storage/testing';
-import { createTestCa, defaultApiserverBinary, insecureGet, writeServiceAccountKeys, type Pem, type TestCa } from '@kapi/apiserver/testing';
+import { Component, createTestCa, defaultApiserverBinary, insecureGet, kwokNode, kwokNodeAnnotation, kwokStagesFile, writeServiceAccountKeys, type Pem, type TestCa } from '@kapi/apiserver/testing';
 import { Kubectl } from '../harness/kubectl.js';
-import { Component } from './component.js';
 import { yamlStream } from './scenarios.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -20,11 +19,7 @@ const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 /** Where build-binaries.sh put kube-controller-manager, kube-scheduler and kwok. */
 export const binDir = process.env.KAPI_REF_BIN ?? join(process.env.HOME ?? '/root', '.cache/kapi-ref/bin');
 
-/** kwok v0.8.0's `kustomize/stage/fast` stages (node heartbeat with leases, pod ready/complete/delete), rendered. */
-const kwokStages = join(repoRoot, 'e2e/control-plane/kwok-stages.yaml');
-
-/** The annotation kwok selects its nodes by. */
-export const kwokNodeAnnotation = 'kwok.x-k8s.io/node';
+export { kwokNode, kwokNodeAnnotation } from '@kapi/apiserver/testing';
 
 /**
  * The kapi flags of this control plane beyond listeners, etcd and certificates — the one place
@@ -89,35 +84,6 @@ function kubeconfig(path: string, server: string, user: Pem): string {
 async function answers200(url: string): Promise<boolean> {
   const res = await insecureGet(url, 2000);
   return res.status === 200;
-}
-
-/** The usual kwok node: labels of a Linux node, generous capacity, kwok's annotation. */
-export function kwokNode(name: string): Record<string, unknown> {
-  const resources = { cpu: '32', memory: '256Gi', pods: '110', 'ephemeral-storage': '100Gi' };
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: {
-      name,
-      annotations: { 'node.alpha.kubernetes.io/ttl': '0', [kwokNodeAnnotation]: 'fake' },
-      labels: {
-        'beta.kubernetes.io/arch': 'amd64',
-        'beta.kubernetes.io/os': 'linux',
-        'kubernetes.io/arch': 'amd64',
-        'kubernetes.io/hostname': name,
-        'kubernetes.io/os': 'linux',
-        'kubernetes.io/role': 'agent',
-        'node-role.kubernetes.io/agent': '',
-        type: 'kwok',
-      },
-    },
-    status: {
-      allocatable: resources,
-      capacity: resources,
-      nodeInfo: { architecture: 'amd64', operatingSystem: 'linux', kubeletVersion: 'fake', kubeProxyVersion: 'fake', containerRuntimeVersion: '', kernelVersion: '', osImage: '', bootID: '', machineID: '', systemUUID: '' },
-      phase: 'Running',
-    },
-  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -200,7 +166,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       command: join(binDir, 'kwok'),
       args: [
         `--kubeconfig=${kwokKubeconfig}`,
-        `--config=${kwokStages}`,
+        `--config=${kwokStagesFile}`,
         `--manage-nodes-with-annotation-selector=${kwokNodeAnnotation}=fake`,
         '--cidr=10.244.0.0/16',
         '--node-ip=10.0.0.1',

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { loadServingCertificate } from './certs.js';
 import { FlagError, anonymousAllowed, parseFlags, usage } from './flags.js';
 import { createLogger } from './logger.js';
+import { GIT_VERSION, formatVersionInfoGo, versionInfo } from './version.js';
 // The server (main.js) is imported only where it runs: not in the primary of several workers.
 import type { startApiServer as StartApiServer } from './main.js';
 import { resolveWorkerCount } from './workers/count.js';
@@ -49,6 +50,10 @@ async function main(): Promise<void> {
   }
   if (flags === 'help') {
     process.stdout.write(usage());
+    return;
+  }
+  if ('version' in flags) {
+    process.stdout.write(flags.version === 'raw' ? `${formatVersionInfoGo(versionInfo())}\n` : `Kubernetes ${GIT_VERSION}\n`);
     return;
   }
   const logger = createLogger({ verbosity: flags.verbosity, format: flags.loggingFormat });

@@ -60,6 +60,15 @@ void describe('parseFlags', () => {
     assert.equal(parsed(['--etcd-servers=x', '-v=3']).verbosity, 3);
   });
 
+  void it('answers --version and --version=raw as kube-apiserver does (kwokctl reads the version this way)', () => {
+    assert.deepEqual(parseFlags(['--version']), { version: 'line' });
+    assert.deepEqual(parseFlags(['--version=raw']), { version: 'raw' });
+    assert.deepEqual(parseFlags(['--version=true', '--etcd-servers=x']), { version: 'line' });
+    assert.equal(parsed(['--etcd-servers=x', '--version=false']).etcdServers.length, 1);
+    assert.equal(flagError(['--version=maybe']), 'invalid argument "maybe" for "--version" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
+    assert.equal(flagError(['--version=v1.33.0']), '--version=<version> (setting the reported version) is not implemented by kapi');
+  });
+
   void it('accepts and ignores the kube flags kwokctl passes', () => {
     const f = parsed([
       '--etcd-servers=http://127.0.0.1:2379', '--allow-privileged=true', '--endpoint-reconciler-type=none', '--admission-control=',
@@ -172,6 +181,14 @@ void describe('kapi-apiserver binary', () => {
     const help = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8' });
     assert.equal(help.status, 0);
     assert.match(help.stdout, /Usage:\n {2}kapi-apiserver \[flags\]/);
+  });
+  void it('prints the version for --version (one line) and --version=raw (Go\'s version.Info) and exits 0', () => {
+    const line = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' });
+    assert.equal(line.status, 0);
+    assert.match(line.stdout, /^Kubernetes v1\.32\.\d+\S*\n$/);
+    const raw = spawnSync(process.execPath, [bin, '--version=raw'], { encoding: 'utf8' });
+    assert.equal(raw.status, 0);
+    assert.match(raw.stdout, /^version\.Info\{Major:"1", Minor:"32", GitVersion:"v1\.32\.[^"]+", GitCommit:"[0-9a-f]{40}", GitTreeState:"clean", BuildDate:"[^"]+", GoVersion:"[^"]+", Compiler:"tsc", Platform:"[^"]+"\}\n$/);
   });
 });
 
@@ -313,8 +330,8 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
     assert.equal(flagError(['--etcd-servers=x', '--audit-webhook-truncate-enabled']), '--audit-webhook-truncate-enabled is not implemented by kapi');
     // Encryption configurations are read once, at start.
     assert.equal(flagError(['--etcd-servers=x', '--encryption-provider-config-automatic-reload']), '--encryption-provider-config-automatic-reload is not implemented by kapi');
-    // An empty value (kwokctl's --admission-control=) asks for nothing and is accepted.
-    assert.equal(parsed(['--etcd-servers=x', '--admission-control=', '--enable-bootstrap-token-auth=false']).etcdServers.length, 1);
+    // An empty value (kwokctl's --admission-control=) is accepted and, as in kube, runs no plugin.
+    assert.deepEqual(parsed(['--etcd-servers=x', '--admission-control=', '--enable-bootstrap-token-auth=false']).admissionPlugins, []);
   });
 
   void it('takes --storage-media-type as kube does, and --encryption-provider-config', () => {
@@ -385,6 +402,9 @@ void describe('service account and admission flags (kube\'s validation)', () => 
     assert.equal(flagError(['--etcd-servers=x', '--admission-control=Baz']), 'admission-control plugin "Baz" is unknown');
     assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=ServiceAccount', '--disable-admission-plugins=ServiceAccount']), '[ServiceAccount] in enable-admission-plugins and disable-admission-plugins overlapped');
     assert.equal(flagError(['--etcd-servers=x', '--admission-control=NamespaceLifecycle', '--enable-admission-plugins=ServiceAccount']), 'admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive');
+    // kube tells a flag given empty from one not given: both still count as given.
+    assert.equal(flagError(['--etcd-servers=x', '--admission-control=', '--disable-admission-plugins=']), 'admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive');
+    assert.deepEqual(parsed(['--etcd-servers=x', '--admission-control=NamespaceLifecycle,ServiceAccount']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount']);
     assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
     assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ValidatingAdmissionPolicy']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
     assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=PodSecurity']), 'admission plugin PodSecurity is not implemented by kapi (built: NamespaceLifecycle, ServiceAccount, NodeRestriction, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook)');

@@ -200,6 +200,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'workers': { type: 'int', defaultText: '1', help: 'The number of server processes of this apiserver (kapi extension; kube-apiserver uses every core in one process). Each worker is a full replica with its own etcd client and watch caches (memory grows with the count) sharing the listening ports; a primary process restarts a worker that dies and forwards SIGTERM. The in-flight and connection limits are for the whole server, divided evenly among the workers. 1 runs one process, no primary. 0 means one per available CPU (bounded by the cgroup CPU quota).' },
   'etcd-max-request-bytes': { type: 'int', defaultText: '1572864', help: 'The etcd cluster\'s --max-request-bytes (kapi extension; kube-apiserver has no such flag). A create or update whose etcd request would be larger is refused, without being sent, with the 500 kube-apiserver answers when etcd refuses it ("etcdserver: request is too large"; over this plus 512 KiB, the gRPC send-limit error). The default is etcd\'s default.' },
   'tracing-config-file': { type: 'string', defaultText: '', help: 'File with apiserver tracing configuration.' },
+  version: { type: 'string', defaultText: 'false', help: '--version, --version=raw prints version information and quits.' },
   'enable-garbage-collector': { type: 'bool', defaultText: 'true', help: 'Enables the generic garbage collector. MUST be synced with the corresponding flag of the kube-controller-manager.' },
   'service-cluster-ip-range': { type: 'string', defaultText: '', help: 'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods. Default 10.0.0.0/24. kapi serves single-stack services: one CIDR.' },
   'service-node-port-range': { type: 'string', defaultText: '30000-32767', help: 'A port range to reserve for services with NodePort visibility. This must not overlap with the ephemeral port range on nodes. Example: \'30000-32767\'. Inclusive at both ends of the range.' },
@@ -260,7 +261,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   controllers: { type: 'stringList', defaultText: '*', help: `kube-controller-manager's list of controllers to enable, for those kapi runs: '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. kapi runs ${KUBE_CONTROLLER_MANAGER_CONTROLLERS.join(', ')}; switch them off when the real kube-controller-manager runs them.` },
   'enable-admission-plugins': { type: 'stringList', defaultText: '', help: 'admission plugins that should be enabled in addition to default enabled ones (kube\'s default set; kapi runs NamespaceLifecycle and ServiceAccount of it). Naming a plugin kapi does not build is a startup error.' },
   'disable-admission-plugins': { type: 'stringList', defaultText: '', help: 'admission plugins that should be disabled although they are in the default enabled plugins list.' },
-  'admission-control': { type: 'stringList', defaultText: '', help: 'Exactly the admission plugins to run (DEPRECATED: Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.)' },
+  'admission-control': { type: 'stringList', defaultText: '', help: 'Exactly the admission plugins to run; given empty, none runs (DEPRECATED: Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.)' },
   // kube security flags kapi does not implement yet: setting one is a startup error, never silently ignored.
   ...unimplementedFlags([
     'service-account-signing-endpoint',
@@ -423,7 +424,7 @@ function scan(argv: readonly string[], program: string): Map<string, FlagValue> 
     if (spec === undefined) throw new FlagError(`unknown flag: ${display}`);
     let raw: string;
     if (inline !== undefined) raw = inline;
-    else if (spec.type === 'bool') raw = 'true';
+    else if (spec.type === 'bool' || name === 'version') raw = 'true';
     else if (i + 1 < argv.length) raw = argv[++i]!;
     else throw new FlagError(`flag needs an argument: ${display}`);
     const value = parseValue(name, spec, raw);
@@ -600,15 +601,35 @@ function validateAuthorizationModes(modes: readonly string[]): void {
   }
 }
 
+/** `--version` (kube's verflag): print the version and exit, as a line or as Go's `%#v` of version.Info. */
+export interface VersionRequest {
+  readonly version: 'line' | 'raw';
+}
+
+/**
+ * kube's verflag values: true/false (strconv.ParseBool), `raw`; a `v`-prefixed value (kube:
+ * report that version instead) is not built by kapi.
+ */
+function versionRequest(raw: string | undefined): VersionRequest | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'raw') return { version: 'raw' };
+  if (raw.startsWith('v')) throw new FlagError('--version=<version> (setting the reported version) is not implemented by kapi');
+  const parsed = parseGoBool(raw);
+  if (parsed === undefined) throw invalidArgument(raw, 'version', `strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
+  return parsed ? { version: 'line' } : undefined;
+}
+
 /**
  * Parses kube-apiserver style arguments (without the program name). Returns `'help'` for
- * -h/--help. Throws FlagError with pflag/kube texts: `unknown flag: --x`, `invalid argument
+ * -h/--help and a VersionRequest for --version/--version=raw. Throws FlagError with pflag/kube texts: `unknown flag: --x`, `invalid argument
  * "abc" for "--secure-port" flag: ...`, `--etcd-servers must be specified`, port ranges,
  * negative timeouts, `--tls-cert-file and --tls-private-key-file must be given together`.
  */
-export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'): ServerFlags | 'help' {
+export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'): ServerFlags | 'help' | VersionRequest {
   const values = scan(argv, program);
   if (values === 'help') return 'help';
+  const version = versionRequest(values.get('version') as string | undefined);
+  if (version !== undefined) return version;
   const get = <T extends FlagValue>(name: string): T => {
     if (values.has(name)) return values.get(name) as T;
     const spec = FLAGS[name]!;
@@ -712,10 +733,11 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
   validateAuthorizationModes(flags.authorizationModes);
   if (flags.audit.logPath !== '') validateAuditLog(flags.audit, get);
   const securityErrors = [...serviceAccountErrors(flags), ...requestHeaderErrors(flags)];
+  const given = (name: string) => (values.has(name) ? get<string[]>(name) : undefined);
   const admission = resolveAdmissionPlugins({
-    enable: get<string[]>('enable-admission-plugins'),
-    disable: get<string[]>('disable-admission-plugins'),
-    admissionControl: get<string[]>('admission-control'),
+    enable: given('enable-admission-plugins'),
+    disable: given('disable-admission-plugins'),
+    admissionControl: given('admission-control'),
   });
   if ('errors' in admission) securityErrors.push(...admission.errors);
   else flags.admissionPlugins = admission.plugins;

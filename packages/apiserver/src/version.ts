@@ -31,3 +31,9 @@ export function versionInfo(): VersionInfo {
     platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
   };
 }
+
+/** Go's `%#v` of version.Info, as `kube-apiserver --version=raw` prints it. */
+export function formatVersionInfoGo(info: VersionInfo): string {
+  const q = (value: string) => JSON.stringify(value);
+  return `version.Info{Major:${q(info.major)}, Minor:${q(info.minor)}, GitVersion:${q(info.gitVersion)}, GitCommit:${q(info.gitCommit)}, GitTreeState:${q(info.gitTreeState)}, BuildDate:${q(info.buildDate)}, GoVersion:${q(info.goVersion)}, Compiler:${q(info.compiler)}, Platform:${q(info.platform)}}`;
+}

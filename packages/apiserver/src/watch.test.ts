@@ -120,6 +120,9 @@ for (const watchCache of [true, false]) {
       const end = events.at(-1)!;
       assert.ok(rvOf(end) >= r2);
       assert.equal(end.object.metadata!['annotations'] && (end.object.metadata!['annotations'] as Record<string, string>)['k8s.io/initial-events-end'], 'true');
+      // client-go rebuilds its list from the empty list this annotation carries (base64 of the watch's encoding), and falls back to LIST without it.
+      const blueprint = (end.object.metadata!['annotations'] as Record<string, string>)['kubernetes.io/initial-events-list-blueprint'];
+      assert.deepEqual(JSON.parse(Buffer.from(blueprint ?? '', 'base64').toString('utf8')), { kind: 'ConfigMapList', apiVersion: 'v1', metadata: {}, items: null });
       const added = events.slice(0, -1);
       assert.ok(added.every((e) => e.type === 'ADDED'));
       h.assertStateAt(added.map((e) => e.object) as never, rvOf(end));

@@ -3,14 +3,27 @@ import { fileURLToPath } from 'node:url';
 import { parseSuiteOptions, usage } from './options.js';
 import { textReport, writeReports } from './report.js';
 import { runSuite } from './suite.js';
+import { densityUsage, parseDensityOptions, runDensityCommand } from './density/density-command.js';
 
 const defaultOutDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
+/** The density scenario's run directories (every process's log). */
+const defaultDensityWorkDir = fileURLToPath(new URL('../../../.data/bench-density', import.meta.url));
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || rest.includes('--help')) {
-    process.stdout.write(usage);
+    process.stdout.write(command === 'density' ? densityUsage : `${usage}\n${densityUsage}`);
     return command === undefined ? 2 : 0;
+  }
+  if (command === 'density') {
+    let density;
+    try {
+      density = parseDensityOptions(rest, { outDir: defaultOutDir, workDir: defaultDensityWorkDir });
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n${densityUsage}`);
+      return 2;
+    }
+    return runDensityCommand(density);
   }
   if (command !== 'suite') {
     process.stderr.write(`unknown command ${command}\n${usage}`);

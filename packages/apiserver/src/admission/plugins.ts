@@ -32,35 +32,43 @@ export const DEFAULT_ENABLED: readonly string[] = [
 export const BUILT_PLUGINS: readonly string[] = ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook'];
 
 export interface AdmissionFlags {
-  readonly enable: readonly string[];
-  readonly disable: readonly string[];
-  /** --admission-control (deprecated): exactly these plugins. */
-  readonly admissionControl: readonly string[];
+  /** --enable-admission-plugins; undefined when the flag is not given. */
+  readonly enable?: readonly string[];
+  /** --disable-admission-plugins; undefined when the flag is not given. */
+  readonly disable?: readonly string[];
+  /**
+   * --admission-control (deprecated): exactly these plugins; undefined when the flag is not
+   * given. Given empty (kwokctl's `--admission-control=`), it runs no plugin at all, as in kube,
+   * where an empty list is still a list and disables every plugin.
+   */
+  readonly admissionControl?: readonly string[];
 }
 
 /**
  * The plugins kapi runs, in kube's order. Returns kube's validation errors (to be joined
  * as kube does) when the flags are invalid, and kapi's error for an unbuilt plugin named
- * to be enabled.
+ * to be enabled. A flag given counts for kube's mutual-exclusion check even when empty.
  */
 export function resolveAdmissionPlugins(flags: AdmissionFlags): { plugins: string[] } | { errors: string[] } {
   const errors: string[] = [];
-  if (flags.admissionControl.length > 0 && (flags.enable.length > 0 || flags.disable.length > 0)) {
+  const enable = flags.enable ?? [];
+  const disable = flags.disable ?? [];
+  if (flags.admissionControl !== undefined && (flags.enable !== undefined || flags.disable !== undefined)) {
     errors.push('admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive');
   }
-  for (const [flag, names] of [['enable-admission-plugins', flags.enable], ['disable-admission-plugins', flags.disable], ['admission-control', flags.admissionControl]] as const) {
+  for (const [flag, names] of [['enable-admission-plugins', enable], ['disable-admission-plugins', disable], ['admission-control', flags.admissionControl ?? []]] as const) {
     for (const name of names) if (!ALL_PLUGINS.includes(name)) errors.push(`${flag} plugin ${JSON.stringify(name)} is unknown`);
   }
-  const overlap = flags.enable.filter((name) => flags.disable.includes(name));
+  const overlap = enable.filter((name) => disable.includes(name));
   if (overlap.length > 0) errors.push(`[${overlap.join(' ')}] in enable-admission-plugins and disable-admission-plugins overlapped`);
   if (errors.length > 0) return { errors };
-  const named = flags.admissionControl.length > 0 ? flags.admissionControl : flags.enable;
+  const named = flags.admissionControl ?? enable;
   for (const name of named) {
     if (!BUILT_PLUGINS.includes(name) && name !== 'AlwaysAdmit') errors.push(`admission plugin ${name} is not implemented by kapi (built: ${BUILT_PLUGINS.join(', ')})`);
   }
   if (errors.length > 0) return { errors };
-  const enabled = flags.admissionControl.length > 0
+  const enabled = flags.admissionControl !== undefined
     ? new Set(flags.admissionControl)
-    : new Set([...DEFAULT_ENABLED, ...flags.enable].filter((name) => !flags.disable.includes(name)));
+    : new Set([...DEFAULT_ENABLED, ...enable].filter((name) => !disable.includes(name)));
   return { plugins: ALL_PLUGINS.filter((name) => enabled.has(name) && BUILT_PLUGINS.includes(name)) };
 }

@@ -11,7 +11,7 @@ import type { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import { badRequest, encodeWatchFrame, envelopeObject, encodeObjectRaw, fieldSelectorFromSet, notAcceptable, type FieldSelector, type KubeObject } from '@kapi/machinery';
 import type { WatchEvent, WatchOptions, WatchStream } from '@kapi/registry';
-import { watchEventFrame, watchEventLine } from '../http/encode-once.js';
+import { listProtobuf, watchEventFrame, watchEventLine } from '../http/encode-once.js';
 import { http2BodyStream, isHttp2Response } from '../http/http2.js';
 import { canStream, MEDIA_TYPES, notAcceptableError, streamMediaTypes } from '../http/negotiation.js';
 import { isStatus, resourceCapabilities } from '../http/resource-output.js';
@@ -90,6 +90,46 @@ function watchEncoder(scope: RequestScope): WatchEncoder {
       if (isStatus(event.object)) return watchEventFrame(event);
       const converted = convert(event.object as KubeObject) as KubeObject;
       return encodeWatchFrame(event.type, envelopeObject(converted, encodeObjectRaw(converted)));
+    },
+  };
+}
+
+/** The annotation of the initial-events-end BOOKMARK that carries the watch-list's empty list (client-go needs it). */
+const LIST_BLUEPRINT_ANNOTATION = 'kubernetes.io/initial-events-list-blueprint';
+const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
+
+/**
+ * The empty list a watch-list client rebuilds its LIST from, encoded as the watch's objects
+ * are (JSON or enveloped protobuf) and base64'd: the resource's `<Kind>List` of the requested
+ * version, or PartialObjectMetadataList when the client asked for metadata only.
+ */
+function listBlueprint(scope: RequestScope): string {
+  const { encoding, transform } = scope.output;
+  const { definition } = scope.resource;
+  const list = transform?.target.kind === 'PartialObjectMetadata'
+    ? { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${transform.target.version}`, metadata: {}, items: [] }
+    : { kind: definition.listKind, apiVersion: definition.group === '' ? scope.info.version : `${definition.group}/${scope.info.version}`, metadata: {}, items: [] };
+  // kube encodes a new, empty list: its items are nil (`null` in JSON).
+  const bytes = encoding === 'json' ? Buffer.from(`${JSON.stringify({ ...list, items: null })}\n`) : listProtobuf(list);
+  return bytes.toString('base64');
+}
+
+/**
+ * kube's watch-list transformer: for a request with sendInitialEvents=true and
+ * allowWatchBookmarks=true, the initial-events-end BOOKMARK gets the list blueprint
+ * annotation (on a copy: the event is shared with other watchers). Other events pass as they are.
+ */
+function withListBlueprint(scope: RequestScope, encoder: WatchEncoder): WatchEncoder {
+  let blueprint: string | undefined;
+  return {
+    contentType: encoder.contentType,
+    encode: (event) => {
+      const annotations = event.type === 'BOOKMARK' ? (event.object as KubeObject).metadata?.annotations : undefined;
+      if (annotations?.[INITIAL_EVENTS_END_ANNOTATION] !== 'true') return encoder.encode(event);
+      blueprint ??= listBlueprint(scope);
+      const object = event.object as KubeObject;
+      const annotated = { ...object, metadata: { ...object.metadata, annotations: { ...annotations, [LIST_BLUEPRINT_ANNOTATION]: blueprint } } } as KubeObject;
+      return encoder.encode({ ...event, object: annotated });
     },
   };
 }
@@ -336,7 +376,8 @@ export async function handleWatch(scope: RequestScope): Promise<void> {
   const { timeoutSeconds, watch: _watch, limit: _limit, ...parsed } = parseListOptions(scope.query);
   const fieldSelector = nameSelector(scope.info.name, parsed.fieldSelector);
   const timeoutMs = watchTimeoutMs(timeoutSeconds, scope.settings.minRequestTimeoutSeconds);
-  const encoder = watchEncoder(scope);
+  const eventEncoder = watchEncoder(scope);
+  const encoder = parsed.sendInitialEvents === true && parsed.allowWatchBookmarks === true ? withListBlueprint(scope, eventEncoder) : eventEncoder;
   const { res } = scope;
 
   const lifetime = new AbortController();

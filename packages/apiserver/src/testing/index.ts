@@ -17,3 +17,5 @@ export { kubeconfigYaml, writeKubeconfig, type KubeconfigOptions } from './kubec
 export { MINIMAL_OBJECTS, type MinimalObject } from './minimal-objects.js';
 export { writeServiceAccountKeys, type ServiceAccountKeyFiles } from './service-account-keys.js';
 export { createTestCa, type Pem, type TestCa } from './client-certs.js';
+export { Component, type ComponentSpec } from './component.js';
+export { kwokNode, kwokNodeAnnotation, kwokStagesFile } from './kwok.js';

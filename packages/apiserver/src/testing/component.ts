@@ -1,6 +1,6 @@
 /**
- * One control-plane process of the e2e control plane (a kapi replica, kapi-lb, etcd's peers,
- * kube-controller-manager, kube-scheduler, kwok): spawned with its output appended to a log
+ * One control-plane process of the e2e control plane or of kapi-bench's density scenario (a
+ * kapi replica, kapi-lb, kube-apiserver, kube-controller-manager, kube-scheduler, kwok): spawned with its output appended to a log
  * file in the run's directory, killed and started again on demand, and SIGKILLed when this
  * process exits so a failed run leaves nothing behind.
  */
