@@ -11,6 +11,7 @@ import { LruCache, PROGRAM_CACHE_CAPACITY } from './program-cache.js';
 import './library/index.js';
 import { walk, type Node } from './ast.js';
 import { validateAst } from './validate-ast.js';
+import { widenHasMacros } from './presence.js';
 import { estimateCost } from './cost-estimate.js';
 import { COST_LIMIT_EXCEEDED, CostTracker, instrument, withTracker } from './runtime-cost.js';
 
@@ -81,6 +82,7 @@ function compileUncached(expression: string, bound: BoundEnvironment, options: C
   } catch (err) {
     return { ok: false, errors: [formatCompileError(expression, err)] };
   }
+  widenHasMacros(parsed.ast as Node);
   const checked = parsed.check();
   if (!checked.valid) return { ok: false, errors: [formatCompileError(expression, checked.error)] };
   const hasError = checkPresenceTests(expression, parsed.ast as Node, bound);
@@ -111,9 +113,12 @@ function checkPresenceTests(expression: string, root: Node, bound: BoundEnvironm
     const operand = (n.args as unknown as [string, Node[]])[1][0];
     if (!operand || (operand.op !== '.' && operand.op !== '.?')) return;
     let root: Node = operand;
-    while (root.op === '.' || root.op === '.?') root = (root.args as unknown as [Node])[0];
+    while (root.op === '.' || root.op === '.?' || root.op === '[]' || root.op === '[?]') root = (root.args as unknown as [Node])[0];
     // Only chains from a declared variable can be checked on their own (not comprehension variables).
     if (root.op !== 'id' || !bound.variables.has(root.args as string)) return;
+    let free = false;
+    walk(operand, (m) => { if (m.op === 'id' && !bound.variables.has(m.args as string)) free = true; });
+    if (free) return;
     const text = expression.slice(operand.start, operand.end);
     const checked = bound.engine.check(text);
     if (checked.valid || !checked.error) return;
