@@ -12,6 +12,7 @@ import './library/index.js';
 import { walk, type Node } from './ast.js';
 import { validateAst } from './validate-ast.js';
 import { widenHasMacros } from './presence.js';
+import { useRe2ForMatches } from './library/regex.js';
 import { estimateCost } from './cost-estimate.js';
 import { COST_LIMIT_EXCEEDED, CostTracker, instrument, withTracker } from './runtime-cost.js';
 
@@ -85,6 +86,7 @@ function compileUncached(expression: string, bound: BoundEnvironment, options: C
   widenHasMacros(parsed.ast as Node);
   const checked = parsed.check();
   if (!checked.valid) return { ok: false, errors: [formatCompileError(expression, checked.error)] };
+  useRe2ForMatches(parsed.ast as Node);
   const hasError = checkPresenceTests(expression, parsed.ast as Node, bound);
   if (hasError) return { ok: false, errors: [hasError] };
   const issues = validateAst(parsed.ast as Node);

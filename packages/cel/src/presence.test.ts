@@ -45,3 +45,27 @@ void describe('has() on a selection of any expression', () => {
     assert.equal(r.ok, false);
   });
 });
+
+void describe('matches() reads its pattern as RE2', () => {
+  const str = declTypeFromSchema({ type: 'string' })!;
+  const run = (expr: string, value: string) => {
+    const r = compileRule(expr, { self: str });
+    if (!r.ok) return assert.fail(r.errors.join('\n'));
+    const o = r.program.evaluate({ self: value });
+    return o.ok ? o.value : o.error;
+  };
+  void it("GRPCRoute's service pattern: (?i) after ^", () => {
+    const rule = "self.matches(r'''^(?i)\\.?[a-z_][a-z_0-9]*(\\.[a-z_][a-z_0-9]*)*$''')";
+    assert.equal(run(rule, 'Foo.Bar_1'), true);
+    assert.equal(run(rule, 'foo..bar'), false);
+  });
+  void it('. does not match a newline; a pattern RE2 refuses fails with Go\'s text', () => {
+    assert.equal(run("self.matches('^a.b$')", 'a\nb'), false);
+    assert.equal(run('self.matches(self)', '(a'), 'error parsing regexp: missing closing ): `(a`');
+  });
+  void it('a literal pattern RE2 refuses does not compile (kube: invalid matches argument)', () => {
+    const r = compileRule("self.matches('a(?=b)')", { self: str });
+    assert.equal(r.ok, false);
+    assert.match(!r.ok ? r.errors[0]! : '', /invalid matches argument/);
+  });
+});
