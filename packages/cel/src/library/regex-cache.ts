@@ -1,8 +1,8 @@
 /**
- * RE2 patterns (what cel-go and kube use) as JavaScript RegExps, translated by re2.ts.
+ * RE2 patterns (what cel-go and kube use) as JavaScript RegExps, translated by @kapi/machinery's translateRe2.
  * Compiled patterns are cached (bounded), since rules pass the same literal on every evaluation.
  */
-import { translateRe2 } from './re2.js';
+import { translateRe2 } from '@kapi/machinery';
 
 const cache = new Map<string, RegExp>();
 const CACHE_LIMIT = 512;

@@ -1,5 +1,5 @@
 /**
- * RE2 syntax (Go's regexp/syntax, what cel-go and kube use) translated to a JavaScript RegExp
+ * RE2 syntax (Go's regexp/syntax: what kube uses for schema `pattern`s and CEL regexes) translated to a JavaScript RegExp
  * source with the `u` flag. RE2's inline flags apply from where they appear to the end of the
  * enclosing group (`(?i)`, `(?s)`, `(?m)`, `(?U)`, clearing with `-`, and scoped groups
  * `(?i:…)`); JavaScript (Node 20) has no inline flags, so their effect is written out per
