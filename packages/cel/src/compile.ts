@@ -13,6 +13,7 @@ import { walk, type Node } from './ast.js';
 import { validateAst } from './validate-ast.js';
 import { widenHasMacros } from './presence.js';
 import { useRe2ForMatches } from './library/regex.js';
+import { compileRe2 } from './library/regex-cache.js';
 import { estimateCost } from './cost-estimate.js';
 import { COST_LIMIT_EXCEEDED, CostTracker, instrument, withTracker } from './runtime-cost.js';
 
@@ -42,6 +43,12 @@ export interface Program {
   /** The expression's CEL type as cel-go names it (`bool`, `string`, `list(int)`…). */
   readonly outputType: string;
   readonly estimatedCost: CostEstimate;
+  /**
+   * Set when cel-go compiles the expression but refuses to make a program of it: a literal
+   * pattern of find/findAll that RE2 refuses (kube: "program instantiation failed: <this>").
+   * The program still evaluates, failing where that pattern is used.
+   */
+  readonly instantiationError?: string;
   /**
    * Evaluates against JSON values for the declared variables (absent ones are unbound).
    * Never throws: evaluation errors and exceeded cost limits come back as `ok: false`.
@@ -100,7 +107,7 @@ function compileUncached(expression: string, bound: BoundEnvironment, options: C
   const estimate = estimateCost(parsed.ast as Node, bound.variables);
   const estimatedCost: CostEstimate = estimate.cost;
   const forget = instrument(parsed.ast as Node, estimate.declOf);
-  const program = new CompiledProgram(expression, outputType, estimatedCost, parsed, bound, forget);
+  const program = new CompiledProgram(expression, outputType, estimatedCost, parsed, bound, forget, literalRegexError(parsed.ast as Node));
   return { ok: true, program, estimatedCost };
 }
 
@@ -131,6 +138,19 @@ function checkPresenceTests(expression: string, root: Node, bound: BoundEnvironm
   return error;
 }
 
+/** kube's regex library compiles literal patterns of find and findAll when it builds the program. */
+function literalRegexError(root: Node): string | undefined {
+  let error: string | undefined;
+  walk(root, (n) => {
+    if (error || n.op !== 'rcall') return;
+    const [name, , args] = n.args as unknown as [string, Node, Node[]];
+    const a = args[0];
+    if ((name !== 'find' && name !== 'findAll') || a?.op !== 'value' || typeof a.args !== 'string') return;
+    try { compileRe2(a.args); } catch (err) { error = (err as Error).message; }
+  });
+  return error;
+}
+
 /** The engine writes `list<int>`, cel-go `list(int)`. */
 function celGoTypeName(t: string): string {
   return t.replace(/</g, '(').replace(/>/g, ')').replace(/^list$/, 'list(dyn)').replace(/^map$/, 'map(dyn, dyn)');
@@ -144,6 +164,7 @@ class CompiledProgram implements Program {
     private readonly run: Evaluator,
     private readonly bound: BoundEnvironment,
     private readonly forget: () => void,
+    readonly instantiationError: string | undefined,
   ) {}
 
   evaluate(activation: Readonly<Record<string, unknown>>, options: EvaluateOptions = {}): EvalResult {
