@@ -11,6 +11,9 @@ import { LruCache, PROGRAM_CACHE_CAPACITY } from './program-cache.js';
 import './library/index.js';
 import { walk, type Node } from './ast.js';
 import { validateAst } from './validate-ast.js';
+import { widenHasMacros } from './presence.js';
+import { useRe2ForMatches } from './library/regex.js';
+import { compileRe2 } from './library/regex-cache.js';
 import { estimateCost } from './cost-estimate.js';
 import { COST_LIMIT_EXCEEDED, CostTracker, instrument, withTracker } from './runtime-cost.js';
 
@@ -40,6 +43,12 @@ export interface Program {
   /** The expression's CEL type as cel-go names it (`bool`, `string`, `list(int)`…). */
   readonly outputType: string;
   readonly estimatedCost: CostEstimate;
+  /**
+   * Set when cel-go compiles the expression but refuses to make a program of it: a literal
+   * pattern of find/findAll that RE2 refuses (kube: "program instantiation failed: <this>").
+   * The program still evaluates, failing where that pattern is used.
+   */
+  readonly instantiationError?: string;
   /**
    * Evaluates against JSON values for the declared variables (absent ones are unbound).
    * Never throws: evaluation errors and exceeded cost limits come back as `ok: false`.
@@ -81,8 +90,10 @@ function compileUncached(expression: string, bound: BoundEnvironment, options: C
   } catch (err) {
     return { ok: false, errors: [formatCompileError(expression, err)] };
   }
+  widenHasMacros(parsed.ast as Node);
   const checked = parsed.check();
   if (!checked.valid) return { ok: false, errors: [formatCompileError(expression, checked.error)] };
+  useRe2ForMatches(parsed.ast as Node);
   const hasError = checkPresenceTests(expression, parsed.ast as Node, bound);
   if (hasError) return { ok: false, errors: [hasError] };
   const issues = validateAst(parsed.ast as Node);
@@ -96,7 +107,7 @@ function compileUncached(expression: string, bound: BoundEnvironment, options: C
   const estimate = estimateCost(parsed.ast as Node, bound.variables);
   const estimatedCost: CostEstimate = estimate.cost;
   const forget = instrument(parsed.ast as Node, estimate.declOf);
-  const program = new CompiledProgram(expression, outputType, estimatedCost, parsed, bound, forget);
+  const program = new CompiledProgram(expression, outputType, estimatedCost, parsed, bound, forget, literalRegexError(parsed.ast as Node));
   return { ok: true, program, estimatedCost };
 }
 
@@ -111,15 +122,31 @@ function checkPresenceTests(expression: string, root: Node, bound: BoundEnvironm
     const operand = (n.args as unknown as [string, Node[]])[1][0];
     if (!operand || (operand.op !== '.' && operand.op !== '.?')) return;
     let root: Node = operand;
-    while (root.op === '.' || root.op === '.?') root = (root.args as unknown as [Node])[0];
+    while (root.op === '.' || root.op === '.?' || root.op === '[]' || root.op === '[?]') root = (root.args as unknown as [Node])[0];
     // Only chains from a declared variable can be checked on their own (not comprehension variables).
     if (root.op !== 'id' || !bound.variables.has(root.args as string)) return;
+    let free = false;
+    walk(operand, (m) => { if (m.op === 'id' && !bound.variables.has(m.args as string)) free = true; });
+    if (free) return;
     const text = expression.slice(operand.start, operand.end);
     const checked = bound.engine.check(text);
     if (checked.valid || !checked.error) return;
     const e = checked.error as { message: string; summary?: string; range?: { start: number } };
     // cel-go reports it at has()'s parenthesis
     error = formatCompileError(expression, { message: e.message, summary: e.summary, range: { start: expression.indexOf('(', n.start), end: 0 } });
+  });
+  return error;
+}
+
+/** kube's regex library compiles literal patterns of find and findAll when it builds the program. */
+function literalRegexError(root: Node): string | undefined {
+  let error: string | undefined;
+  walk(root, (n) => {
+    if (error || n.op !== 'rcall') return;
+    const [name, , args] = n.args as unknown as [string, Node, Node[]];
+    const a = args[0];
+    if ((name !== 'find' && name !== 'findAll') || a?.op !== 'value' || typeof a.args !== 'string') return;
+    try { compileRe2(a.args); } catch (err) { error = (err as Error).message; }
   });
   return error;
 }
@@ -137,6 +164,7 @@ class CompiledProgram implements Program {
     private readonly run: Evaluator,
     private readonly bound: BoundEnvironment,
     private readonly forget: () => void,
+    readonly instantiationError: string | undefined,
   ) {}
 
   evaluate(activation: Readonly<Record<string, unknown>>, options: EvaluateOptions = {}): EvalResult {

@@ -130,6 +130,7 @@ export type { SchemaDefinitions, ExtraSchemaKeywords } from './schema-resolve.js
 export { resolveSchema, refName } from './schema-resolve.js';
 export type { SchemaValidationOptions } from './schema-validation.js';
 export { validateAgainstSchema, jsonTypeName } from './schema-validation.js';
+export { translateRe2, Re2Error } from './re2.js';
 export type { TypedDecodeOptions } from './typed-decode.js';
 export { typedDecodeError, nonFiniteNumberError, isInt64, goNumberText, GO_TYPE_KEYWORD, DECODE_AS_KEYWORD, WELL_KNOWN_TYPES } from './typed-decode.js';
 export type { GoTimeLayout } from './go-time.js';

@@ -179,3 +179,10 @@ void test('string length limits count code points (a surrogate pair is one, a lo
   assert.equal(lines('\ud800\ud800\ud800\udc00x', schema, 'v').length, 1);
   assert.equal(lines('ab\udc00\ud800', schema, 'v').length, 1);
 });
+
+void test("pattern is RE2, as kube's: an inline (?i) after the anchor (kueue v0.10's name patterns)", () => {
+  const schema: JSONSchemaProps = { type: 'string', pattern: '^(?i)[a-z]+$' };
+  assert.deepEqual(lines('ABC', schema, 'a'), []);
+  // kube-apiserver 1.32.13's text for the same value
+  assert.deepEqual(lines('AB1', schema, 'a'), ["a: Invalid value: \"AB1\": a in body should match '^(?i)[a-z]+$'"]);
+});

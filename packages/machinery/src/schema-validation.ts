@@ -6,6 +6,7 @@
  * Pure: never mutates the value, never throws.
  */
 import { isPlainObject } from './object.js';
+import { translateRe2 } from './re2.js';
 import type { JSONSchemaProps } from './schema.js';
 import type { FieldError } from './status.js';
 import { fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, fieldTooMany, fieldTypeInvalid } from './field-error.js';
@@ -62,13 +63,9 @@ function compilePattern(pattern: string): RegExp | null {
   let re = regexCache.get(pattern);
   if (re === undefined) {
     try {
-      re = new RegExp(pattern, 'u');
+      re = new RegExp(translateRe2(pattern), 'u'); // kube's patterns are RE2 (Go's regexp)
     } catch {
-      try {
-        re = new RegExp(pattern);
-      } catch {
-        re = null;
-      }
+      re = null;
     }
     regexCache.set(pattern, re);
   }

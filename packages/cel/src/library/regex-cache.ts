@@ -1,8 +1,8 @@
 /**
- * RE2 patterns (what cel-go and kube use) as JavaScript RegExps: RE2's leading inline flags
- * `(?i)`, `(?s)`, `(?m)` become RegExp flags and `(?P<name>` becomes `(?<name>`. Compiled
- * patterns are cached (bounded), since rules pass the same literal on every evaluation.
+ * RE2 patterns (what cel-go and kube use) as JavaScript RegExps, translated by @kapi/machinery's translateRe2.
+ * Compiled patterns are cached (bounded), since rules pass the same literal on every evaluation.
  */
+import { translateRe2 } from '@kapi/machinery';
 
 const cache = new Map<string, RegExp>();
 const CACHE_LIMIT = 512;
@@ -17,23 +17,11 @@ export function compileRe2(pattern: string, global = false): RegExp {
     hit.lastIndex = 0;
     return hit;
   }
-  let source = pattern;
-  let flags = global ? 'g' : '';
-  const lead = /^\(\?([imsU]+)\)/.exec(source);
-  if (lead) {
-    source = source.slice(lead[0].length);
-    for (const f of lead[1]!) if (f !== 'U' && !flags.includes(f)) flags += f;
-  }
-  source = source.replace(/\(\?P</g, '(?<').replace(/\\z/g, '$(?![\\s\\S])');
   let re: RegExp;
   try {
-    re = new RegExp(source, flags + 'u');
-  } catch {
-    try {
-      re = new RegExp(source, flags);
-    } catch (err) {
-      throw new RegexError((err as Error).message);
-    }
+    re = new RegExp(translateRe2(pattern), global ? 'gu' : 'u');
+  } catch (err) {
+    throw new RegexError((err as Error).message);
   }
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(key, re);

@@ -55,6 +55,18 @@ void describe('structural schema', () => {
     );
     assert.deepEqual(errs, []);
   });
+  void it("patterns are RE2 as in kube: (?i) after ^ is accepted, lookahead and backreferences refused with Go's text", () => {
+    const schema = (a: string, b: string) => ({ type: 'object', properties: { a: { type: 'string', pattern: a }, b: { type: 'string', pattern: b } } }) as JSONSchemaProps;
+    assert.deepEqual(validateStructuralSchema(schema('^(?i)[a-z]([-a-z0-9]*[a-z0-9])?$', '^(?i:x)y$'), 'p'), []);
+    // kube-apiserver 1.32.13's causes for the same schema
+    assert.deepEqual(
+      validateStructuralSchema(schema('a(?=b)', '(a)\\1'), 'p').map((e) => `${e.field}: ${e.message}`),
+      [
+        'p.properties[a].pattern: Invalid value: "a(?=b)": must be a valid regular expression, but isn\'t: error parsing regexp: invalid or unsupported Perl syntax: `(?=`',
+        'p.properties[b].pattern: Invalid value: "(a)\\\\1": must be a valid regular expression, but isn\'t: error parsing regexp: invalid escape sequence: `\\1`',
+      ],
+    );
+  });
   void it('types under anyOf are refused without x-kubernetes-int-or-string', () => {
     const errs = validateStructuralSchema({ type: 'object', properties: { e: { type: 'string', anyOf: [{ type: 'integer' }, { type: 'string' }] } as JSONSchemaProps } }, 'p');
     assert.deepEqual(

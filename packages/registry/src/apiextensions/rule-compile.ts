@@ -66,6 +66,7 @@ function compileOne(schema: JSONSchemaProps, rule: ValidationRule, type: DeclTyp
   const compiled = compileExpression(text, type, oldSelf);
   if (!compiled.ok) return { ...empty, error: { type: 'Invalid', detail: `compilation failed: ${compiled.error}` } };
   if (compiled.program.outputType !== 'bool') return { ...empty, error: { type: 'Invalid', detail: 'cel expression must evaluate to a bool' } };
+  if (compiled.program.instantiationError !== undefined) return { ...empty, error: { type: 'Invalid', detail: `program instantiation failed: ${compiled.program.instantiationError}` } };
   const program = compiled.program;
   let result: CompiledRule = { ...empty, program, usesOldSelf: program.usesOldSelf, maxCost: program.maxCost, maxCardinality: cardinality };
   const messageExpression = rule.messageExpression ?? '';

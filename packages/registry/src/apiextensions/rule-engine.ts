@@ -32,6 +32,8 @@ export interface RuleProgram {
   readonly maxCost: number;
   /** The expression refers to `oldSelf` (a transition rule). */
   readonly usesOldSelf: boolean;
+  /** Why kube would refuse to instantiate the program (a literal find/findAll regex RE2 refuses). */
+  readonly instantiationError?: string;
   /** Evaluates; never throws (errors and an exceeded `costLimit` come back as `ok: false`). */
   evaluate(variables: RuleVariables, costLimit: number): RuleEvaluation;
 }
@@ -79,6 +81,7 @@ export function compileExpression(expression: string, selfType: DeclType, oldSel
       outputType: program.outputType,
       maxCost: compiled.estimatedCost.max,
       usesOldSelf: refersToOldSelf(expression, selfType),
+      ...(program.instantiationError !== undefined ? { instantiationError: program.instantiationError } : {}),
       evaluate(variables, costLimit) {
         const activation: Record<string, unknown> = { self: variables.self };
         if ('oldSelf' in variables) activation['oldSelf'] = variables.oldSelf;

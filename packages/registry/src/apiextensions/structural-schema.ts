@@ -6,7 +6,7 @@
  * paths are kube's (`spec.versions[0].schema.openAPIV3Schema.properties[spec].type`).
  */
 import type { FieldError, JSONSchemaProps } from '@kapi/machinery';
-import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, isPlainObject, validateAgainstSchema, appendErrors } from '@kapi/machinery';
+import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, isPlainObject, validateAgainstSchema, appendErrors, translateRe2 } from '@kapi/machinery';
 import { compileValidator, validateRules } from './rule-validator.js';
 
 const TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
@@ -92,7 +92,7 @@ function checkNode(s: Node, level: Level, path: string, errs: FieldError[]): voi
   if (isPlainObject(s['not'])) checkNested(s['not'] as Node, `${path}.not`, errs);
   if (typeof s.pattern === 'string') {
     try {
-      new RegExp(s.pattern, 'u');
+      new RegExp(translateRe2(s.pattern), 'u');
     } catch (err) {
       errs.push(fieldInvalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${err instanceof Error ? err.message : String(err)}`));
     }

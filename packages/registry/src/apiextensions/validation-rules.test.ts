@@ -288,6 +288,27 @@ void describe('validation rules checked when a CRD is written', () => {
     );
   });
 
+  void it("RE2: literal patterns RE2 refuses; has() of an indexed element's field; (?i) after ^ (kube 1.32.13's texts)", () => {
+    const rule = (r: string) =>
+      `apiextensions.ValidationRule{Rule:${JSON.stringify(r)}, Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
+    assert.deepEqual(
+      check(
+        specWith(
+          { rule: "self.a.matches('a(?=b)')" },
+          { rule: "self.a.find('(?<!b)a') == ''" },
+          { rule: "self.a.findAll('a++').size() == 0" },
+          { rule: "self.items.size() == 0 || has(self.items[0].k) || self.a.matches('^(?i)[a-z]+$')" },
+        ),
+      ),
+      [
+        oldSelfItems,
+        `FieldValueInvalid ${ruleAt(0, 'rule')} | Invalid value: ${rule("self.a.matches('a(?=b)')")}: compilation failed: ERROR: <input>:1:16: invalid matches argument\n | self.a.matches('a(?=b)')\n | ...............^`,
+        `FieldValueInvalid ${ruleAt(1, 'rule')} | Invalid value: ${rule("self.a.find('(?<!b)a') == ''")}: program instantiation failed: error parsing regexp: invalid named capture: \`(?<!b)a\``,
+        `FieldValueInvalid ${ruleAt(2, 'rule')} | Invalid value: ${rule("self.a.findAll('a++').size() == 0")}: program instantiation failed: error parsing regexp: invalid nested repetition operator: \`++\``,
+      ],
+    );
+  });
+
   void it('estimated cost: per rule times how often its node can occur, and the total for the CRD', () => {
     const advice = '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
     const unbounded: JSONSchemaProps = {
