@@ -68,6 +68,16 @@ export interface SuiteOptions {
   /** admission: concurrent creates and plain/with rounds. */
   readonly admissionConcurrency: number;
   readonly admissionRounds: number;
+  /**
+   * The servers to run the suite against, each on a fresh etcd of its own (default kapi alone,
+   * the suite's usual run). With kube-apiserver in the list the run is side by side: HTTPS and a
+   * bearer token for both, `repetitions` rounds in alternating order, one comparison table.
+   */
+  readonly against: readonly ('kapi' | 'kube-apiserver')[];
+  /** Side by side: rounds of every server (default 2). */
+  readonly repetitions: number;
+  /** Side by side: the kube-apiserver binary (default $KAPI_KUBE_APISERVER or ~/.cache/kapi-ref/bin/kube-apiserver). */
+  readonly kubeApiserver: string | undefined;
 }
 
 export const usage = `usage: kapi-bench suite [options]
@@ -110,6 +120,14 @@ export const usage = `usage: kapi-bench suite [options]
   --no-pin                 do not pin processes to CPUs with taskset
   --http2                  send requests over HTTP/2 to the server's HTTPS port (the suite's own
                            server or an https --url/--kubeconfig); fan-out watchers are unchanged
+  --against kapi,kube      side by side: run the suite against each server in turn (kube = kube-apiserver),
+                           each on a fresh etcd of its own, both over HTTPS with a bearer token, in
+                           alternating order; one report compares them with raw etcd (default kapi)
+  --repetitions N          side by side: rounds of every server (default 2)
+  --kube-apiserver FILE    side by side: the kube-apiserver binary (default $KAPI_KUBE_APISERVER or
+                           ~/.cache/kapi-ref/bin/kube-apiserver, built by
+                           e2e/control-plane/build-binaries.sh kube-apiserver); when it is missing the
+                           kube-apiserver runs are skipped with a line in the report
   --out DIR                where to write <date>.json and <date>.md (default bench/results)
 `;
 
@@ -152,6 +170,9 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
   let pin = true;
   let http2 = false;
   let outDir = defaultOutDir;
+  let against: ('kapi' | 'kube-apiserver')[] = ['kapi'];
+  let repetitions = 2;
+  let kubeApiserver: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -253,6 +274,20 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
       case '--http2':
         http2 = true;
         break;
+      case '--against': {
+        const names = (value() ?? '').split(',').filter((n) => n !== '').map((n) => (n === 'kube' ? 'kube-apiserver' : n));
+        const unknown = names.filter((n) => n !== 'kapi' && n !== 'kube-apiserver');
+        if (names.length === 0 || unknown.length > 0) throw new Error(`--against takes kapi,kube (or kube-apiserver); got ${unknown.join(',') || 'nothing'}`);
+        against = [...new Set(names)] as typeof against;
+        break;
+      }
+      case '--repetitions':
+        repetitions = Math.floor(positiveNumber('--repetitions', value()));
+        break;
+      case '--kube-apiserver':
+        kubeApiserver = value();
+        if (kubeApiserver === undefined || kubeApiserver === '') throw new Error('--kube-apiserver needs a file');
+        break;
       case '--out':
         outDir = value() ?? '';
         if (outDir === '') throw new Error('--out needs a directory');
@@ -263,6 +298,9 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
   }
   if (kubeconfig !== undefined && url !== undefined) throw new Error('--kubeconfig and --url exclude each other');
   if (context !== undefined && kubeconfig === undefined) throw new Error('--context needs --kubeconfig');
+  if (against.includes('kube-apiserver') && (url !== undefined || kubeconfig !== undefined || etcdServers !== undefined)) {
+    throw new Error('--against with kube starts every server and etcd itself: it excludes --url, --kubeconfig and --etcd-servers');
+  }
   return Object.freeze({
     quick,
     kubeconfig,
@@ -295,5 +333,8 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
     watchers,
     fanoutRates,
     memoryObjects,
+    against,
+    repetitions,
+    kubeApiserver,
   });
 }

@@ -75,7 +75,7 @@ export function markdownTable(rows: string[][]): string {
   return [`| ${header!.join(' | ')} |`, `|${header!.map(() => '---').join('|')}|`, ...body.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 }
 
-function pinningLine(result: SuiteResult): string {
+export function pinningLine(result: SuiteResult): string {
   const p = result.pinning;
   return p.enabled
     ? `pinned with taskset: server on CPU ${p.server ?? '?'}, etcd on CPU ${p.etcd ?? '?'}, load generator on CPU ${p.loadGenerator ?? '?'}`
@@ -83,7 +83,7 @@ function pinningLine(result: SuiteResult): string {
 }
 
 /** Every error line of the run: crud steps and the scenarios. */
-function errorLines(result: SuiteResult): string[] {
+export function errorLines(result: SuiteResult): string[] {
   return [
     ...result.steps.filter((s) => s.errors > 0).map((s) => `${s.target}/${s.operation} ${sizeLabel(s.objectBytes)} c=${s.concurrency}: ${s.errors} errors, e.g. ${s.errorSamples.join(' | ')}`),
     ...scenarioErrors(result),
@@ -91,7 +91,7 @@ function errorLines(result: SuiteResult): string[] {
 }
 
 /** Titled sections present in this result: [title, rows]. */
-function sections(result: SuiteResult): [string, string[][]][] {
+export function sections(result: SuiteResult): [string, string[][]][] {
   const out: [string, string[][]][] = [];
   if (result.steps.length > 0) out.push(['S1/S2 creates and gets (with raw etcd)', stepRows(result)], ['kapi vs raw etcd', ratioRows(result)]);
   if (result.lists) out.push([`S3 LIST of ${result.lists.objects} ConfigMaps (${result.lists.itemBytes.toFixed(0)} B JSON each): cache vs etcd vs bare node:http`, listRows(result)]);

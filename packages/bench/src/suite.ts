@@ -19,6 +19,7 @@ import { serverControlScenarios } from './options.js';
 import { affinity, canPin, pin } from './pinning.js';
 import { childPids } from './process-stats.js';
 import type { SuiteOptions } from './options.js';
+import type { ServerName } from './kube-server.js';
 
 export type { StepResult, Target, OperationName } from './crud-scenario.js';
 
@@ -27,7 +28,7 @@ export interface SuiteResult {
   host: { cpus: number; cpuModel: string; memoryBytes: number; node: string; etcdVersion: string };
   options: Omit<SuiteOptions, 'outDir'>;
   pinning: { enabled: boolean; reason: string; server?: string; etcd?: string; loadGenerator?: string };
-  target: { url: string; startedBySuite: boolean; baselineEtcd: string; baselineEtcdIsServerEtcd: boolean; kubeconfig?: string; context?: string };
+  target: { url: string; startedBySuite: boolean; baselineEtcd: string; baselineEtcdIsServerEtcd: boolean; kubeconfig?: string; context?: string; server?: ServerName };
   /** S1/S2 and the raw-etcd baselines. */
   steps: StepResult[];
   /** S3: lists of N ConfigMaps, cache vs etcd vs bare node:http (the first size). */
@@ -100,6 +101,15 @@ export function countErrors(
   return n;
 }
 
+/** A server started by the caller (a side-by-side run): HTTPS with a registered token, on its own etcd. */
+export interface GivenTarget {
+  server: ServerName;
+  url: string;
+  pid: number | undefined;
+  etcdEndpoints: string[];
+  etcdPid: number | undefined;
+}
+
 /**
  * Runs the benchmark suite: starts etcd and a kapi-apiserver (plain HTTP) unless `url` is
  * given, pins them to CPU 0 and this process to CPU 1 when taskset and two CPUs exist, then
@@ -107,7 +117,7 @@ export function countErrors(
  * objects, which would distort the list and memory figures). Stops what it started. Errors
  * of single operations are counted in the result; failure to start the target throws.
  */
-export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
+export async function runSuite(options: SuiteOptions, given?: GivenTarget): Promise<SuiteResult> {
   const date = new Date().toISOString();
   const started = performance.now();
   const pinning: SuiteResult['pinning'] = { enabled: false, reason: '' };
@@ -134,6 +144,16 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       scenarios = scenarios.filter((s) => !serverControlScenarios.includes(s));
       log(`target ${target.server} (kubeconfig ${options.kubeconfig}, context ${target.context})`);
     }
+    if (given !== undefined) {
+      url = given.url;
+      kapiPid = given.pid;
+      etcdEndpoints = given.etcdEndpoints;
+      if (given.server !== 'kapi') {
+        const dropped = scenarios.filter((s) => serverControlScenarios.includes(s));
+        if (dropped.length > 0) skipped.push(`${dropped.join(', ')} on ${given.server}: kapi only (they start, kill or restart kapi servers on the target's etcd)`);
+        scenarios = scenarios.filter((s) => !serverControlScenarios.includes(s));
+      }
+    }
     if (etcdEndpoints === undefined) {
       etcd = await startEtcd({ extraArgs: ['--quota-backend-bytes=8589934592', '--snapshot-count=100000'] });
       etcdEndpoints = etcd.endpoints;
@@ -149,7 +169,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       useHttp2(url);
       log(`requests over HTTP/2 to ${url}`);
     }
-    const etcdPid = etcd ? childPids(process.pid, 'etcd')[0] : undefined;
+    const etcdPid = given !== undefined ? given.etcdPid : etcd ? childPids(process.pid, 'etcd')[0] : undefined;
     if (wantPin) {
       pinning.enabled = pin(process.pid, loadGeneratorCpu);
       pinning.loadGenerator = affinity(process.pid);
@@ -160,7 +180,8 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
 
     const cpusForServers = pinning.enabled ? serverCpu : undefined;
     // Extra servers need the target's etcd: the one the suite started, or the given one with --url.
-    const external = options.url !== undefined || options.kubeconfig !== undefined;
+    // A given kube-apiserver's etcd is not one to start kapi servers on (list from etcd, memory...).
+    const external = options.url !== undefined || options.kubeconfig !== undefined || (given !== undefined && given.server !== 'kapi');
     const serverEtcd = !external || options.etcdServers !== undefined ? etcdEndpoints : undefined;
     const ctx: BenchContext = {
       url,
@@ -191,9 +212,10 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       pinning,
       target: {
         url,
-        startedBySuite: server !== undefined,
+        startedBySuite: server !== undefined || given !== undefined,
         baselineEtcd: etcdEndpoints.join(','),
-        baselineEtcdIsServerEtcd: !external || options.etcdServers !== undefined,
+        baselineEtcdIsServerEtcd: !external || options.etcdServers !== undefined || given !== undefined,
+        ...(given !== undefined ? { server: given.server } : {}),
         ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig, ...(options.context !== undefined ? { context: options.context } : {}) } : {}),
       },
       steps: [],
