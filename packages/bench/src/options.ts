@@ -1,4 +1,4 @@
-export const scenarioNames = ['crud', 'list', 'fanout', 'memory', 'representations', 'restart', 'mixed', 'large', 'replicas', 'pods', 'admission'] as const;
+export const scenarioNames = ['crud', 'list', 'fanout', 'memory', 'representations', 'restart', 'mixed', 'large', 'replicas', 'pods', 'admission', 'client-go'] as const;
 /** Scenarios that need control of the server (start, kill, restart, fresh servers on its etcd): skipped with --kubeconfig. */
 export const serverControlScenarios: readonly ScenarioName[] = ['memory', 'restart', 'replicas'];
 export type ScenarioName = (typeof scenarioNames)[number];
@@ -83,10 +83,13 @@ export interface SuiteOptions {
 export const usage = `usage: kapi-bench suite [options]
 
   --quick                  short run (small sizes, 2 s steps; under 2 minutes)
-  --scenarios LIST         any of crud,list,fanout,memory,representations,restart,mixed,large,replicas,pods,admission
-                           (default all but representations; crud = S1/S2, list = S3, fanout = S4,
-                           memory = S5, restart = S6, mixed = S7, large = S8, replicas = S9, pods = S10,
-                           admission = CR creates without vs with a CRD rule and a ValidatingAdmissionPolicy)
+  --scenarios LIST         any of crud,list,fanout,memory,representations,restart,mixed,large,replicas,pods,admission,client-go
+                           (default all but representations and client-go, and client-go too with
+                           --against kube; crud = S1/S2, list = S3, fanout = S4, memory = S5,
+                           restart = S6, mixed = S7, large = S8, replicas = S9, pods = S10,
+                           admission = CR creates without vs with a CRD rule and a ValidatingAdmissionPolicy,
+                           client-go = creates, GETs, LISTs and watch delivery by a client-go
+                           program with protobuf, built with go from packages/bench/go)
   --concurrency 1,16,64    crud: concurrent keep-alive clients per step (default 1,16,64,256; quick: 16)
   --object-sizes 1024,10240  crud: ConfigMap data bytes (default 1024,10240; quick too); the first at every --concurrency, the others at 64 (else the first)
   --duration SECONDS       crud: measured time per step (default 4; quick: 2)
@@ -144,7 +147,8 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
   let objectSizes: number[] = [1024, 10240];
   let durationMs = quick ? 2_000 : 4_000;
   let warmupMs = quick ? 1_000 : 3_000;
-  let scenarios: ScenarioName[] = scenarioNames.filter((n) => n !== 'representations');
+  let scenarios: ScenarioName[] = scenarioNames.filter((n) => n !== 'representations' && n !== 'client-go');
+  let scenariosGiven = false;
   let listSizes: number[] = quick ? [5_000] : [10_000, 50_000];
   let listConcurrency: number[] = quick ? [1] : [1, 10];
   let scenarioDurationMs = quick ? 2_000 : 5_000;
@@ -213,6 +217,7 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
         const unknown = names.filter((n) => !(scenarioNames as readonly string[]).includes(n));
         if (names.length === 0 || unknown.length > 0) throw new Error(`--scenarios takes ${scenarioNames.join(',')}; got ${unknown.join(',') || 'nothing'}`);
         scenarios = names as ScenarioName[];
+        scenariosGiven = true;
         break;
       }
       case '--list-objects':
@@ -298,6 +303,7 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
   }
   if (kubeconfig !== undefined && url !== undefined) throw new Error('--kubeconfig and --url exclude each other');
   if (context !== undefined && kubeconfig === undefined) throw new Error('--context needs --kubeconfig');
+  if (against.includes('kube-apiserver') && !scenariosGiven) scenarios = [...scenarios, 'client-go'];
   if (against.includes('kube-apiserver') && (url !== undefined || kubeconfig !== undefined || etcdServers !== undefined)) {
     throw new Error('--against with kube starts every server and etcd itself: it excludes --url, --kubeconfig and --etcd-servers');
   }

@@ -106,3 +106,21 @@ void test('--against parses kube as kube-apiserver and refuses what it cannot co
   assert.throws(() => parseSuiteOptions(['--against', 'kapi,etcd'], '/o'), /--against takes kapi,kube/);
   assert.throws(() => parseSuiteOptions(['--against', 'kube', '--url', 'http://x'], '/o'), /excludes --url/);
 });
+
+void test('client-go figures line up by request and count per-write server CPU for watch delivery', () => {
+  const withClientGo = (opsPerSecond: number, p99: number, cpuSeconds: number): SuiteResult => ({
+    ...suite([]),
+    clientGo: {
+      errors: [],
+      steps: [
+        { mode: 'get', request: 'GET ConfigMap 1 KiB', concurrency: 16, ops: opsPerSecond * 2, errors: 0, errorSamples: [], seconds: 2, opsPerSecond, p50: 1, p99: 2, max: 3, serverCpuMsPerOp: (cpuSeconds * 1000) / (opsPerSecond * 2), usage: { cpuSeconds, peakRssBytes: 2 ** 27, endRssBytes: 0 } },
+        { mode: 'watch', request: '200 watches, 100 updates/s: delivery', concurrency: 200, ops: 200, errors: 0, errorSamples: [], seconds: 2, opsPerSecond: 100, p50: 3, p99, max: p99, expectedDeliveries: 40000, deliveries: 40000, serverCpuMsPerOp: 2 },
+      ],
+    },
+  });
+  const rows = sideBySideRows(sideBySide([run('kapi', 1, withClientGo(1000, 20, 2)), run('kube-apiserver', 1, withClientGo(800, 40, 2))]));
+  const get = rows.find((r) => r[0] === 'client-go GET ConfigMap 1 KiB, 16 clients')!;
+  assert.deepEqual(get.slice(1, 11), ['gets/s (higher is better)', '1000', '800', '1.25×', '—', '1.000', '1.250', '0.80×', '128', '128']);
+  const p99 = rows.find((r) => r[0] === 'client-go 200 watches, 100 updates/s: delivery p99')!;
+  assert.deepEqual(p99.slice(1, 5), ['ms (lower is better)', '20.0', '40.0', '0.50×']);
+});

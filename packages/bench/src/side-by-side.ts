@@ -14,6 +14,7 @@ import { serverControlScenarios, type SuiteOptions } from './options.js';
 import { canPin, pin } from './pinning.js';
 import { childPids } from './process-stats.js';
 import { registerAuth } from './target.js';
+import { clientGoBinary } from './client-go-scenario.js';
 import { runSuite, type SuiteResult } from './suite.js';
 
 /** One run of the suite against one server. */
@@ -128,6 +129,15 @@ export function measuresOf(r: SuiteResult): Measure[] {
       ...(finite(s.serverCpuMsPerOp) ? { cpuMsPerOp: s.serverCpuMsPerOp } : {}),
       ...(finite(s.peakServerRssBytes) ? { rssBytes: s.peakServerRssBytes } : {}),
     });
+  }
+  for (const s of r.clientGo?.steps ?? []) {
+    const cpu = { ...(finite(s.serverCpuMsPerOp) ? { cpuMsPerOp: s.serverCpuMsPerOp } : {}), ...(s.usage ? { rssBytes: s.usage.peakRssBytes } : {}) };
+    if (s.mode === 'watch') {
+      add({ key: `client-go ${s.request} p50`, unit: 'ms', better: 'lower', value: s.p50, ...cpu });
+      add({ key: `client-go ${s.request} p99`, unit: 'ms', better: 'lower', value: s.p99, ...cpu });
+    } else {
+      add({ key: `client-go ${s.request}, ${s.concurrency} clients`, unit: s.mode === 'list' ? 'lists/s' : s.mode === 'create' ? 'creates/s' : 'gets/s', better: 'higher', value: s.opsPerSecond, ...cpu });
+    }
   }
   for (const s of r.representations?.lists ?? []) {
     add({ key: `LIST ${r.representations!.objects} as ${s.representation}, ${s.concurrency} clients`, unit: 'lists/s', better: 'higher', value: s.opsPerSecond, ...(finite(s.serverCpuMsPerOp) ? { cpuMsPerOp: s.serverCpuMsPerOp } : {}) });
@@ -263,14 +273,20 @@ export async function runSideBySide(options: SuiteOptions): Promise<SideBySideRe
   if (servers.includes('kube-apiserver')) {
     version = existsSync(binary) ? kubeVersion(binary) : undefined;
     if (version === undefined) {
-      skipped.push(`kube-apiserver: no binary at ${binary} (build it with e2e/control-plane/build-binaries.sh kube-apiserver, as \`make bench\` does, or pass --kube-apiserver)`);
+      skipped.push(`kube-apiserver: no binary at ${binary}, so kapi ran alone, one round (build it with e2e/control-plane/build-binaries.sh kube-apiserver, as \`make bench\` does, or pass --kube-apiserver)`);
       servers = servers.filter((s) => s !== 'kube-apiserver');
     }
+  }
+  if (options.scenarios.includes('client-go')) {
+    // Built before any server runs, so that compiling never overlaps a measurement.
+    await clientGoBinary().catch((err: unknown) => log(`client-go: ${(err as Error).message.split('\n')[0]}`));
   }
   const wantPin = options.pin && canPin();
   const runs: SideBySideRun[] = [];
   const kapiOnly = options.scenarios.filter((s) => serverControlScenarios.includes(s));
-  for (let repetition = 1; repetition <= options.repetitions; repetition++) {
+  // Without a second server there is nothing to alternate with: one round.
+  const rounds = servers.length > 1 ? options.repetitions : 1;
+  for (let repetition = 1; repetition <= rounds; repetition++) {
     const order = roundOrder(servers, repetition);
     for (const [index, server] of order.entries()) {
       const runStarted = performance.now();

@@ -14,6 +14,7 @@ import { runLargeScenario, type LargeScenarioResult } from './large-scenario.js'
 import { runReplicaScenario, type ReplicaScenarioResult } from './replica-scenario.js';
 import { runPodsScenario, type PodsScenarioResult } from './pods-scenario.js';
 import { runAdmissionScenario, type AdmissionScenarioResult } from './admission-scenario.js';
+import { clientGoBinary, runClientGoScenario, type ClientGoScenarioResult } from './client-go-scenario.js';
 import { loadKubeconfig, registerAuth, useHttp2 } from './target.js';
 import { serverControlScenarios } from './options.js';
 import { affinity, canPin, pin } from './pinning.js';
@@ -53,6 +54,8 @@ export interface SuiteResult {
   representations?: RepresentationScenarioResult;
   /** Custom resource creates without vs with a CRD validation rule and a ValidatingAdmissionPolicy. */
   admission?: AdmissionScenarioResult;
+  /** Creates, GETs, LISTs and watch delivery by the client-go program (protobuf). */
+  clientGo?: ClientGoScenarioResult;
   /** Scenarios or parts not run, with the reason. */
   skipped?: string[];
   totalErrors: number;
@@ -79,7 +82,7 @@ function log(message: string): void {
 
 /** Every error of a result: failed operations, failed steps, missing deliveries, terminated watchers. */
 export function countErrors(
-  result: Pick<SuiteResult, 'steps' | 'lists' | 'fanout' | 'memory' | 'representations'> & Partial<Pick<SuiteResult, 'moreLists' | 'restart' | 'mixed' | 'large' | 'replicas' | 'pods' | 'admission'>>,
+  result: Pick<SuiteResult, 'steps' | 'lists' | 'fanout' | 'memory' | 'representations'> & Partial<Pick<SuiteResult, 'moreLists' | 'restart' | 'mixed' | 'large' | 'replicas' | 'pods' | 'admission' | 'clientGo'>>,
 ): number {
   let n = result.steps.reduce((sum, s) => sum + s.errors, 0);
   for (const lists of [result.lists, ...(result.moreLists ?? [])]) n += (lists?.steps ?? []).reduce((sum, s) => sum + s.errors, 0) + (lists?.loadErrors ?? 0);
@@ -97,6 +100,7 @@ export function countErrors(
     n += result.pods.errors.length + result.pods.creates.errors + result.pods.lists.errors + (w === undefined ? 0 : w.writeErrors + w.missingDeliveries + w.watchersTerminated);
   }
   if (result.admission) n += result.admission.errors.length + result.admission.steps.reduce((sum, s) => sum + s.errors, 0);
+  if (result.clientGo) n += result.clientGo.errors.length + result.clientGo.steps.reduce((sum, s) => sum + (Number.isFinite(s.errors) ? s.errors : 1), 0);
   n += (result.representations?.lists ?? []).reduce((sum, s) => sum + s.errors, 0) + (result.representations?.watch ?? []).reduce((sum, w) => sum + w.writeErrors + w.errorSamples.length, 0);
   return n;
 }
@@ -291,6 +295,21 @@ export async function runSuite(options: SuiteOptions, given?: GivenTarget): Prom
     }
     if (run('admission')) {
       result.admission = await timed('admission', () => runAdmissionScenario(ctx, { concurrency: options.admissionConcurrency, durationMs: options.durationMs, rounds: options.admissionRounds }));
+    }
+    if (run('client-go')) {
+      let binary: string | undefined;
+      try {
+        binary = await clientGoBinary();
+      } catch (err) {
+        result.skipped!.push(`client-go: ${(err as Error).message.split('\n')[0]}`);
+      }
+      if (binary !== undefined) {
+        const b = binary;
+        result.clientGo = await timed('client-go', () => runClientGoScenario(ctx, {
+          binary: b, concurrency: options.concurrency, durationMs: options.durationMs, warmupMs: options.warmupMs,
+          listObjects: options.listObjects, watchers: options.watchers, rate: options.selectorRate,
+        }));
+      }
     }
     if (run('crud')) {
       result.steps = await timed('crud', () => runCrudScenario(ctx, { concurrency: options.concurrency, objectSizes: options.objectSizes, durationMs: options.durationMs, warmupMs: options.warmupMs, etcdEndpoints }));
