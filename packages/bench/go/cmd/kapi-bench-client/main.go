@@ -244,13 +244,25 @@ func runWatch(ctx context.Context, cms interface {
 	Update(context.Context, *corev1.ConfigMap, metav1.UpdateOptions) (*corev1.ConfigMap, error)
 	Watch(context.Context, metav1.ListOptions) (watch.Interface, error)
 }, watchers int, rate float64, duration time.Duration, size int, res *result) {
-	name := "watched"
-	cm, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data(size)}, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		cm, err = cms.Get(ctx, name, metav1.GetOptions{})
-	}
-	if err != nil {
-		fail("watch setup: %v", err)
+	// Writers each update their own ConfigMap on a fixed schedule (rate/writers a second), so the
+	// rate holds while one update takes longer than 1/rate; every watch sees every writer's object.
+	const writers = 8
+	const label = "kapi-bench-client-watched"
+	objects := make([]*corev1.ConfigMap, writers)
+	var startRV int64
+	for w := range objects {
+		name := fmt.Sprintf("watched-%d", w)
+		cm, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{label: "true"}}, Data: data(size)}, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			cm, err = cms.Get(ctx, name, metav1.GetOptions{})
+		}
+		if err != nil {
+			fail("watch setup: %v", err)
+		}
+		objects[w] = cm
+		if n, _ := strconv.ParseInt(cm.ResourceVersion, 10, 64); n > startRV {
+			startRV = n
+		}
 	}
 	res.Concurrency = watchers
 	arrivals := make([][]arrival, watchers)
@@ -259,7 +271,7 @@ func runWatch(ctx context.Context, cms interface {
 	wctx, cancel := context.WithCancel(ctx)
 	var terminated int64
 	for w := 0; w < watchers; w++ {
-		wi, err := cms.Watch(wctx, metav1.ListOptions{ResourceVersion: cm.ResourceVersion, FieldSelector: "metadata.name=" + name})
+		wi, err := cms.Watch(wctx, metav1.ListOptions{ResourceVersion: strconv.FormatInt(startRV, 10), LabelSelector: label + "=true"})
 		if err != nil {
 			fail("watch %d: %v", w, err)
 		}
@@ -289,26 +301,41 @@ func runWatch(ctx context.Context, cms interface {
 	acks := map[int64]time.Time{}
 	rec := &recorder{}
 	started := time.Now()
-	interval := time.Duration(float64(time.Second) / rate)
-	for i := 0; time.Since(started) < duration; i++ {
-		due := started.Add(time.Duration(i) * interval)
-		if d := time.Until(due); d > 0 {
-			time.Sleep(d)
-		}
-		cm.Data = map[string]string{"data": strings.Repeat("x", size-12), "seq": strconv.Itoa(i)}
-		t0 := time.Now()
-		updated, err := cms.Update(ctx, cm, metav1.UpdateOptions{})
-		rec.done(t0, err)
-		if err != nil {
-			if latest, gerr := cms.Get(ctx, name, metav1.GetOptions{}); gerr == nil {
-				cm = latest
+	interval := time.Duration(float64(time.Second) * writers / rate)
+	var writersDone sync.WaitGroup
+	for w := range objects {
+		writersDone.Add(1)
+		go func(w int) {
+			defer writersDone.Done()
+			cm := objects[w]
+			offset := time.Duration(w) * interval / writers
+			for i := 0; ; i++ {
+				due := started.Add(offset + time.Duration(i)*interval)
+				if due.Sub(started) >= duration {
+					return
+				}
+				if d := time.Until(due); d > 0 {
+					time.Sleep(d)
+				}
+				cm.Data = map[string]string{"data": strings.Repeat("x", size), "seq": strconv.Itoa(i)}
+				t0 := time.Now()
+				updated, err := cms.Update(ctx, cm, metav1.UpdateOptions{})
+				rec.done(t0, err)
+				if err != nil {
+					if latest, gerr := cms.Get(ctx, cm.Name, metav1.GetOptions{}); gerr == nil {
+						cm = latest
+					}
+					continue
+				}
+				n, _ := strconv.ParseInt(updated.ResourceVersion, 10, 64)
+				mu.Lock()
+				acks[n] = time.Now()
+				mu.Unlock()
+				cm = updated
 			}
-			continue
-		}
-		n, _ := strconv.ParseInt(updated.ResourceVersion, 10, 64)
-		acks[n] = time.Now()
-		cm = updated
+		}(w)
 	}
+	writersDone.Wait()
 	res.Seconds = time.Since(started).Seconds()
 	res.Ops = int64(len(rec.lat))
 	res.Errors = rec.errors
