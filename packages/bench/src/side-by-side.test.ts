@@ -103,6 +103,10 @@ void test('--against parses kube as kube-apiserver and refuses what it cannot co
   assert.deepEqual(options.against, ['kapi', 'kube-apiserver']);
   assert.equal(options.repetitions, 2);
   assert.deepEqual(parseSuiteOptions([], '/o').against, ['kapi']);
+  // Side by side, the neutral client runs by default; named scenarios are kept as given.
+  assert.ok(parseSuiteOptions(['--against', 'kapi,kube'], '/o').scenarios.includes('client-go'));
+  assert.ok(!parseSuiteOptions([], '/o').scenarios.includes('client-go'));
+  assert.deepEqual(options.scenarios, ['crud']);
   assert.throws(() => parseSuiteOptions(['--against', 'kapi,etcd'], '/o'), /--against takes kapi,kube/);
   assert.throws(() => parseSuiteOptions(['--against', 'kube', '--url', 'http://x'], '/o'), /excludes --url/);
 });
