@@ -4,6 +4,8 @@ import { parseSuiteOptions, usage } from './options.js';
 import { textReport, writeReports } from './report.js';
 import { runSuite } from './suite.js';
 import { densityUsage, parseDensityOptions, runDensityCommand } from './density/density-command.js';
+import { runSideBySide } from './side-by-side.js';
+import { sideBySideTextReport, writeSideBySideReports } from './side-by-side-report.js';
 
 const defaultOutDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
 /** The density scenario's run directories (every process's log). */
@@ -35,6 +37,13 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${usage}`);
     return 2;
+  }
+  if (options.against.includes('kube-apiserver')) {
+    const result = await runSideBySide(options);
+    process.stdout.write(`${sideBySideTextReport(result)}\n`);
+    const files = writeSideBySideReports(result, options.outDir);
+    process.stdout.write(`\nwrote ${files.json}\nwrote ${files.markdown}\n`);
+    return result.totalErrors === 0 ? 0 : 1;
   }
   const result = await runSuite(options);
   process.stdout.write(`${textReport(result)}\n`);

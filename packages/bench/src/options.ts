@@ -1,4 +1,4 @@
-export const scenarioNames = ['crud', 'list', 'fanout', 'memory', 'representations', 'restart', 'mixed', 'large', 'replicas', 'pods', 'admission'] as const;
+export const scenarioNames = ['crud', 'list', 'fanout', 'memory', 'representations', 'restart', 'mixed', 'large', 'replicas', 'pods', 'admission', 'client-go'] as const;
 /** Scenarios that need control of the server (start, kill, restart, fresh servers on its etcd): skipped with --kubeconfig. */
 export const serverControlScenarios: readonly ScenarioName[] = ['memory', 'restart', 'replicas'];
 export type ScenarioName = (typeof scenarioNames)[number];
@@ -68,15 +68,28 @@ export interface SuiteOptions {
   /** admission: concurrent creates and plain/with rounds. */
   readonly admissionConcurrency: number;
   readonly admissionRounds: number;
+  /**
+   * The servers to run the suite against, each on a fresh etcd of its own (default kapi alone,
+   * the suite's usual run). With kube-apiserver in the list the run is side by side: HTTPS and a
+   * bearer token for both, `repetitions` rounds in alternating order, one comparison table.
+   */
+  readonly against: readonly ('kapi' | 'kube-apiserver')[];
+  /** Side by side: rounds of every server (default 2). */
+  readonly repetitions: number;
+  /** Side by side: the kube-apiserver binary (default $KAPI_KUBE_APISERVER or ~/.cache/kapi-ref/bin/kube-apiserver). */
+  readonly kubeApiserver: string | undefined;
 }
 
 export const usage = `usage: kapi-bench suite [options]
 
   --quick                  short run (small sizes, 2 s steps; under 2 minutes)
-  --scenarios LIST         any of crud,list,fanout,memory,representations,restart,mixed,large,replicas,pods,admission
-                           (default all but representations; crud = S1/S2, list = S3, fanout = S4,
-                           memory = S5, restart = S6, mixed = S7, large = S8, replicas = S9, pods = S10,
-                           admission = CR creates without vs with a CRD rule and a ValidatingAdmissionPolicy)
+  --scenarios LIST         any of crud,list,fanout,memory,representations,restart,mixed,large,replicas,pods,admission,client-go
+                           (default all but representations and client-go, and client-go too with
+                           --against kube; crud = S1/S2, list = S3, fanout = S4, memory = S5,
+                           restart = S6, mixed = S7, large = S8, replicas = S9, pods = S10,
+                           admission = CR creates without vs with a CRD rule and a ValidatingAdmissionPolicy,
+                           client-go = creates, GETs, LISTs and watch delivery by a client-go
+                           program with protobuf, built with go from packages/bench/go)
   --concurrency 1,16,64    crud: concurrent keep-alive clients per step (default 1,16,64,256; quick: 16)
   --object-sizes 1024,10240  crud: ConfigMap data bytes (default 1024,10240; quick too); the first at every --concurrency, the others at 64 (else the first)
   --duration SECONDS       crud: measured time per step (default 4; quick: 2)
@@ -110,6 +123,14 @@ export const usage = `usage: kapi-bench suite [options]
   --no-pin                 do not pin processes to CPUs with taskset
   --http2                  send requests over HTTP/2 to the server's HTTPS port (the suite's own
                            server or an https --url/--kubeconfig); fan-out watchers are unchanged
+  --against kapi,kube      side by side: run the suite against each server in turn (kube = kube-apiserver),
+                           each on a fresh etcd of its own, both over HTTPS with a bearer token, in
+                           alternating order; one report compares them with raw etcd (default kapi)
+  --repetitions N          side by side: rounds of every server (default 2)
+  --kube-apiserver FILE    side by side: the kube-apiserver binary (default $KAPI_KUBE_APISERVER or
+                           ~/.cache/kapi-ref/bin/kube-apiserver, built by
+                           e2e/control-plane/build-binaries.sh kube-apiserver); when it is missing the
+                           kube-apiserver runs are skipped with a line in the report
   --out DIR                where to write <date>.json and <date>.md (default bench/results)
 `;
 
@@ -126,7 +147,8 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
   let objectSizes: number[] = [1024, 10240];
   let durationMs = quick ? 2_000 : 4_000;
   let warmupMs = quick ? 1_000 : 3_000;
-  let scenarios: ScenarioName[] = scenarioNames.filter((n) => n !== 'representations');
+  let scenarios: ScenarioName[] = scenarioNames.filter((n) => n !== 'representations' && n !== 'client-go');
+  let scenariosGiven = false;
   let listSizes: number[] = quick ? [5_000] : [10_000, 50_000];
   let listConcurrency: number[] = quick ? [1] : [1, 10];
   let scenarioDurationMs = quick ? 2_000 : 5_000;
@@ -152,6 +174,9 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
   let pin = true;
   let http2 = false;
   let outDir = defaultOutDir;
+  let against: ('kapi' | 'kube-apiserver')[] = ['kapi'];
+  let repetitions = 2;
+  let kubeApiserver: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -192,6 +217,7 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
         const unknown = names.filter((n) => !(scenarioNames as readonly string[]).includes(n));
         if (names.length === 0 || unknown.length > 0) throw new Error(`--scenarios takes ${scenarioNames.join(',')}; got ${unknown.join(',') || 'nothing'}`);
         scenarios = names as ScenarioName[];
+        scenariosGiven = true;
         break;
       }
       case '--list-objects':
@@ -253,6 +279,20 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
       case '--http2':
         http2 = true;
         break;
+      case '--against': {
+        const names = (value() ?? '').split(',').filter((n) => n !== '').map((n) => (n === 'kube' ? 'kube-apiserver' : n));
+        const unknown = names.filter((n) => n !== 'kapi' && n !== 'kube-apiserver');
+        if (names.length === 0 || unknown.length > 0) throw new Error(`--against takes kapi,kube (or kube-apiserver); got ${unknown.join(',') || 'nothing'}`);
+        against = [...new Set(names)] as typeof against;
+        break;
+      }
+      case '--repetitions':
+        repetitions = Math.floor(positiveNumber('--repetitions', value()));
+        break;
+      case '--kube-apiserver':
+        kubeApiserver = value();
+        if (kubeApiserver === undefined || kubeApiserver === '') throw new Error('--kube-apiserver needs a file');
+        break;
       case '--out':
         outDir = value() ?? '';
         if (outDir === '') throw new Error('--out needs a directory');
@@ -263,6 +303,10 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
   }
   if (kubeconfig !== undefined && url !== undefined) throw new Error('--kubeconfig and --url exclude each other');
   if (context !== undefined && kubeconfig === undefined) throw new Error('--context needs --kubeconfig');
+  if (against.includes('kube-apiserver') && !scenariosGiven) scenarios = [...scenarios, 'client-go'];
+  if (against.includes('kube-apiserver') && (url !== undefined || kubeconfig !== undefined || etcdServers !== undefined)) {
+    throw new Error('--against with kube starts every server and etcd itself: it excludes --url, --kubeconfig and --etcd-servers');
+  }
   return Object.freeze({
     quick,
     kubeconfig,
@@ -295,5 +339,8 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
     watchers,
     fanoutRates,
     memoryObjects,
+    against,
+    repetitions,
+    kubeApiserver,
   });
 }

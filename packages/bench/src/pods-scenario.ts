@@ -11,7 +11,7 @@
  */
 import { measureClosedLoop, failedRun, type BenchContext, type MeasuredRun } from './context.js';
 import { makeRecorder, measureRate, type FanoutStep } from './fanout-scenario.js';
-import { KapiClient } from './kapi-client.js';
+import { KapiClient, UnexpectedStatusError } from './kapi-client.js';
 import { authHeaders, poolFor } from './target.js';
 import { WatcherPool } from './watcher-pool.js';
 
@@ -94,6 +94,11 @@ export async function runPodsScenario(ctx: BenchContext, options: PodsScenarioOp
   let offersPerWrite: number | undefined;
   try {
     await client.ensureNamespace(podsNamespace);
+    // kube's ServiceAccount admission refuses pods whose service account does not exist; without a
+    // controller manager nothing creates "default", so the scenario does (for every server alike).
+    await client.json('POST', `/api/v1/namespaces/${podsNamespace}/serviceaccounts`, 201, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: podsNamespace } }).catch((err: unknown) => {
+      if (!(err instanceof UnexpectedStatusError && err.status === 409)) throw err;
+    });
     // One pod per node to PATCH in the watch step (created before the watches open).
     for (let i = 0; i < options.nodes; i += 50) {
       await Promise.all(

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { sizeLabel } from './crud-scenario.js';
 import { admissionRows, fanoutRows, largeRows, podsRows, listRows, listRowsOf, memoryRows, mixedRows, replicaRows, restartRows, scenarioErrors } from './scenario-report.js';
 import { representationRows } from './representation-scenario.js';
+import { clientGoRows } from './client-go-scenario.js';
 import { ratio } from './stats.js';
 import type { StepResult, SuiteResult } from './suite.js';
 
@@ -75,7 +76,7 @@ export function markdownTable(rows: string[][]): string {
   return [`| ${header!.join(' | ')} |`, `|${header!.map(() => '---').join('|')}|`, ...body.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 }
 
-function pinningLine(result: SuiteResult): string {
+export function pinningLine(result: SuiteResult): string {
   const p = result.pinning;
   return p.enabled
     ? `pinned with taskset: server on CPU ${p.server ?? '?'}, etcd on CPU ${p.etcd ?? '?'}, load generator on CPU ${p.loadGenerator ?? '?'}`
@@ -83,15 +84,17 @@ function pinningLine(result: SuiteResult): string {
 }
 
 /** Every error line of the run: crud steps and the scenarios. */
-function errorLines(result: SuiteResult): string[] {
+export function errorLines(result: SuiteResult): string[] {
   return [
     ...result.steps.filter((s) => s.errors > 0).map((s) => `${s.target}/${s.operation} ${sizeLabel(s.objectBytes)} c=${s.concurrency}: ${s.errors} errors, e.g. ${s.errorSamples.join(' | ')}`),
     ...scenarioErrors(result),
+    ...(result.clientGo?.errors ?? []),
+    ...(result.clientGo?.steps ?? []).filter((s) => s.errors !== 0).map((s) => `client-go ${s.request} c=${s.concurrency}: ${s.errors} errors, e.g. ${s.errorSamples.join(' | ')}`),
   ];
 }
 
 /** Titled sections present in this result: [title, rows]. */
-function sections(result: SuiteResult): [string, string[][]][] {
+export function sections(result: SuiteResult): [string, string[][]][] {
   const out: [string, string[][]][] = [];
   if (result.steps.length > 0) out.push(['S1/S2 creates and gets (with raw etcd)', stepRows(result)], ['kapi vs raw etcd', ratioRows(result)]);
   if (result.lists) out.push([`S3 LIST of ${result.lists.objects} ConfigMaps (${result.lists.itemBytes.toFixed(0)} B JSON each): cache vs etcd vs bare node:http`, listRows(result)]);
@@ -104,6 +107,7 @@ function sections(result: SuiteResult): [string, string[][]][] {
   if (result.large) out.push([`S8 LIST of ${result.large.objects} ConfigMaps of ${(result.large.objectBytes / 2 ** 20).toFixed(2)} MiB from the cache vs bare node:http`, largeRows(result.large)]);
   if (result.replicas) out.push(['S9 two replicas on one etcd: writes to A; watches and consistent LISTs on B vs on A', replicaRows(result.replicas)]);
   if (result.admission) out.push(['admission: custom resource creates without vs with one CRD validation rule and one ValidatingAdmissionPolicy (alternated rounds)', admissionRows(result.admission)]);
+  if (result.clientGo) out.push(['client-go (typed clientset, protobuf): creates, GETs, LISTs, watch delivery from the write\'s acknowledgement', clientGoRows(result.clientGo)]);
   if (result.representations) out.push(['representations: LIST as JSON vs protobuf vs a Table page; server CPU per watch event by encoding', representationRows(result.representations)]);
   return out;
 }

@@ -3,7 +3,7 @@
 // Not a performance test — no figure is compared with anything.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKapiServer, writeKubeconfig } from '@kapi/apiserver/testing';
@@ -11,6 +11,8 @@ import { startEtcd } from '@kapi/storage/testing';
 import { parseSuiteOptions } from './options.js';
 import { writeReports } from './report.js';
 import { runSuite, type SuiteResult } from './suite.js';
+import { kubeApiserverBinary } from './kube-server.js';
+import { runSideBySide, sideBySideRows } from './side-by-side.js';
 
 const tiny = [
   '--quick', '--no-pin',
@@ -81,5 +83,27 @@ void test('kapi-bench suite targets any server through a kubeconfig (TLS) and sk
     rmSync(out, { recursive: true, force: true });
     await server.stop();
     await etcd.stop();
+  }
+});
+
+const kubeBinary = kubeApiserverBinary();
+
+void test('kapi-bench side by side runs crud against kapi and kube-apiserver, each on its own etcd, and compares them', {
+  timeout: 180_000,
+  skip: existsSync(kubeBinary) ? false : `no kube-apiserver at ${kubeBinary} (e2e/control-plane/build-binaries.sh kube-apiserver builds it)`,
+}, async () => {
+  const out = mkdtempSync(join(tmpdir(), 'kapi-bench-side-'));
+  try {
+    const options = parseSuiteOptions([...tiny, '--scenarios', 'crud', '--object-sizes', '256', '--against', 'kapi,kube', '--repetitions', '1', '--out', out], out);
+    const result = await runSideBySide(options);
+    assert.equal(result.totalErrors, 0, JSON.stringify(result.runs.map((r) => r.error ?? (r.result ? describeErrors(r.result) : ''))));
+    assert.deepEqual(result.runs.map((r) => r.server), ['kapi', 'kube-apiserver']);
+    const create = sideBySideRows(result).find((r) => r[0] === 'S1/S2 create ConfigMap 256 B, 4 clients');
+    assert.ok(create !== undefined, 'a create row');
+    // Both servers measured, a ratio, raw etcd, and server CPU per create for each.
+    for (const cell of [create[2], create[3], create[4], create[5], create[6], create[7]]) assert.match(cell!, /^[0-9]/, create.join(' | '));
+    assert.match(result.kubeVersion ?? '', /v1\.32\./);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
   }
 });

@@ -14,11 +14,13 @@ import { runLargeScenario, type LargeScenarioResult } from './large-scenario.js'
 import { runReplicaScenario, type ReplicaScenarioResult } from './replica-scenario.js';
 import { runPodsScenario, type PodsScenarioResult } from './pods-scenario.js';
 import { runAdmissionScenario, type AdmissionScenarioResult } from './admission-scenario.js';
+import { clientGoBinary, runClientGoScenario, type ClientGoScenarioResult } from './client-go-scenario.js';
 import { loadKubeconfig, registerAuth, useHttp2 } from './target.js';
 import { serverControlScenarios } from './options.js';
 import { affinity, canPin, pin } from './pinning.js';
 import { childPids } from './process-stats.js';
 import type { SuiteOptions } from './options.js';
+import type { ServerName } from './kube-server.js';
 
 export type { StepResult, Target, OperationName } from './crud-scenario.js';
 
@@ -27,7 +29,7 @@ export interface SuiteResult {
   host: { cpus: number; cpuModel: string; memoryBytes: number; node: string; etcdVersion: string };
   options: Omit<SuiteOptions, 'outDir'>;
   pinning: { enabled: boolean; reason: string; server?: string; etcd?: string; loadGenerator?: string };
-  target: { url: string; startedBySuite: boolean; baselineEtcd: string; baselineEtcdIsServerEtcd: boolean; kubeconfig?: string; context?: string };
+  target: { url: string; startedBySuite: boolean; baselineEtcd: string; baselineEtcdIsServerEtcd: boolean; kubeconfig?: string; context?: string; server?: ServerName };
   /** S1/S2 and the raw-etcd baselines. */
   steps: StepResult[];
   /** S3: lists of N ConfigMaps, cache vs etcd vs bare node:http (the first size). */
@@ -52,6 +54,8 @@ export interface SuiteResult {
   representations?: RepresentationScenarioResult;
   /** Custom resource creates without vs with a CRD validation rule and a ValidatingAdmissionPolicy. */
   admission?: AdmissionScenarioResult;
+  /** Creates, GETs, LISTs and watch delivery by the client-go program (protobuf). */
+  clientGo?: ClientGoScenarioResult;
   /** Scenarios or parts not run, with the reason. */
   skipped?: string[];
   totalErrors: number;
@@ -78,7 +82,7 @@ function log(message: string): void {
 
 /** Every error of a result: failed operations, failed steps, missing deliveries, terminated watchers. */
 export function countErrors(
-  result: Pick<SuiteResult, 'steps' | 'lists' | 'fanout' | 'memory' | 'representations'> & Partial<Pick<SuiteResult, 'moreLists' | 'restart' | 'mixed' | 'large' | 'replicas' | 'pods' | 'admission'>>,
+  result: Pick<SuiteResult, 'steps' | 'lists' | 'fanout' | 'memory' | 'representations'> & Partial<Pick<SuiteResult, 'moreLists' | 'restart' | 'mixed' | 'large' | 'replicas' | 'pods' | 'admission' | 'clientGo'>>,
 ): number {
   let n = result.steps.reduce((sum, s) => sum + s.errors, 0);
   for (const lists of [result.lists, ...(result.moreLists ?? [])]) n += (lists?.steps ?? []).reduce((sum, s) => sum + s.errors, 0) + (lists?.loadErrors ?? 0);
@@ -96,8 +100,18 @@ export function countErrors(
     n += result.pods.errors.length + result.pods.creates.errors + result.pods.lists.errors + (w === undefined ? 0 : w.writeErrors + w.missingDeliveries + w.watchersTerminated);
   }
   if (result.admission) n += result.admission.errors.length + result.admission.steps.reduce((sum, s) => sum + s.errors, 0);
+  if (result.clientGo) n += result.clientGo.errors.length + result.clientGo.steps.reduce((sum, s) => sum + (Number.isFinite(s.errors) ? s.errors : 1), 0);
   n += (result.representations?.lists ?? []).reduce((sum, s) => sum + s.errors, 0) + (result.representations?.watch ?? []).reduce((sum, w) => sum + w.writeErrors + w.errorSamples.length, 0);
   return n;
+}
+
+/** A server started by the caller (a side-by-side run): HTTPS with a registered token, on its own etcd. */
+export interface GivenTarget {
+  server: ServerName;
+  url: string;
+  pid: number | undefined;
+  etcdEndpoints: string[];
+  etcdPid: number | undefined;
 }
 
 /**
@@ -107,7 +121,7 @@ export function countErrors(
  * objects, which would distort the list and memory figures). Stops what it started. Errors
  * of single operations are counted in the result; failure to start the target throws.
  */
-export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
+export async function runSuite(options: SuiteOptions, given?: GivenTarget): Promise<SuiteResult> {
   const date = new Date().toISOString();
   const started = performance.now();
   const pinning: SuiteResult['pinning'] = { enabled: false, reason: '' };
@@ -134,6 +148,16 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       scenarios = scenarios.filter((s) => !serverControlScenarios.includes(s));
       log(`target ${target.server} (kubeconfig ${options.kubeconfig}, context ${target.context})`);
     }
+    if (given !== undefined) {
+      url = given.url;
+      kapiPid = given.pid;
+      etcdEndpoints = given.etcdEndpoints;
+      if (given.server !== 'kapi') {
+        const dropped = scenarios.filter((s) => serverControlScenarios.includes(s));
+        if (dropped.length > 0) skipped.push(`${dropped.join(', ')} on ${given.server}: kapi only (they start, kill or restart kapi servers on the target's etcd)`);
+        scenarios = scenarios.filter((s) => !serverControlScenarios.includes(s));
+      }
+    }
     if (etcdEndpoints === undefined) {
       etcd = await startEtcd({ extraArgs: ['--quota-backend-bytes=8589934592', '--snapshot-count=100000'] });
       etcdEndpoints = etcd.endpoints;
@@ -149,7 +173,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       useHttp2(url);
       log(`requests over HTTP/2 to ${url}`);
     }
-    const etcdPid = etcd ? childPids(process.pid, 'etcd')[0] : undefined;
+    const etcdPid = given !== undefined ? given.etcdPid : etcd ? childPids(process.pid, 'etcd')[0] : undefined;
     if (wantPin) {
       pinning.enabled = pin(process.pid, loadGeneratorCpu);
       pinning.loadGenerator = affinity(process.pid);
@@ -160,7 +184,8 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
 
     const cpusForServers = pinning.enabled ? serverCpu : undefined;
     // Extra servers need the target's etcd: the one the suite started, or the given one with --url.
-    const external = options.url !== undefined || options.kubeconfig !== undefined;
+    // A given kube-apiserver's etcd is not one to start kapi servers on (list from etcd, memory...).
+    const external = options.url !== undefined || options.kubeconfig !== undefined || (given !== undefined && given.server !== 'kapi');
     const serverEtcd = !external || options.etcdServers !== undefined ? etcdEndpoints : undefined;
     const ctx: BenchContext = {
       url,
@@ -191,9 +216,10 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       pinning,
       target: {
         url,
-        startedBySuite: server !== undefined,
+        startedBySuite: server !== undefined || given !== undefined,
         baselineEtcd: etcdEndpoints.join(','),
-        baselineEtcdIsServerEtcd: !external || options.etcdServers !== undefined,
+        baselineEtcdIsServerEtcd: !external || options.etcdServers !== undefined || given !== undefined,
+        ...(given !== undefined ? { server: given.server } : {}),
         ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig, ...(options.context !== undefined ? { context: options.context } : {}) } : {}),
       },
       steps: [],
@@ -269,6 +295,21 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     }
     if (run('admission')) {
       result.admission = await timed('admission', () => runAdmissionScenario(ctx, { concurrency: options.admissionConcurrency, durationMs: options.durationMs, rounds: options.admissionRounds }));
+    }
+    if (run('client-go')) {
+      let binary: string | undefined;
+      try {
+        binary = await clientGoBinary();
+      } catch (err) {
+        result.skipped!.push(`client-go: ${(err as Error).message.split('\n')[0]}`);
+      }
+      if (binary !== undefined) {
+        const b = binary;
+        result.clientGo = await timed('client-go', () => runClientGoScenario(ctx, {
+          binary: b, concurrency: options.concurrency, durationMs: options.durationMs, warmupMs: options.warmupMs,
+          listObjects: options.listObjects, watchers: options.watchers, rate: options.selectorRate,
+        }));
+      }
     }
     if (run('crud')) {
       result.steps = await timed('crud', () => runCrudScenario(ctx, { concurrency: options.concurrency, objectSizes: options.objectSizes, durationMs: options.durationMs, warmupMs: options.warmupMs, etcdEndpoints }));

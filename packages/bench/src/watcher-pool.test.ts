@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { startBareServer } from './context.js';
-import { eventResourceVersion, scanEvents, WatcherPool } from './watcher-pool.js';
+import { ChunkedDecoder, eventResourceVersion, scanEvents, WatcherPool } from './watcher-pool.js';
 
 const event = (type: string, rv: number) => `{"type":"${type}","object":{"kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"${rv}"},"data":{"k":"v"}}}\n`;
 /** `text` as HTTP/1.1 chunks of `size` bytes, framing included. */
@@ -17,6 +17,25 @@ const chunked = (text: string, size: number) => {
   }
   return Buffer.from(out);
 };
+
+void test('events split over several HTTP chunks (as kube-apiserver writes batched events) are all found once the framing is decoded', () => {
+  const events = [event('ADDED', 7), event('MODIFIED', 1234567), event('BOOKMARK', 8), event('MODIFIED', 9), event('DELETED', 10)];
+  // Chunks of 7 or 13 bytes put framing inside "{"type":"" and inside the resourceVersion's digits.
+  for (const size of [7, 13, 64]) {
+    const body = Buffer.concat([chunked(events.join(''), size), Buffer.from('0\r\n\r\n')]);
+    for (const split of [1, 5, 100, body.length]) {
+      const decoder = new ChunkedDecoder();
+      const seen: number[] = [];
+      let pending = Buffer.alloc(0);
+      const state = { afterEvent: false };
+      for (let i = 0; i < body.length; i += split) {
+        const data = Buffer.concat([pending, decoder.decode(body.subarray(i, i + split))]);
+        pending = Buffer.from(data.subarray(scanEvents(data, (rv) => seen.push(rv), state)));
+      }
+      assert.deepEqual(seen, [7, 1234567, 9, 10], `chunks of ${size} bytes, reads of ${split}`);
+    }
+  }
+});
 
 void test('eventResourceVersion reads the first resourceVersion of a line', () => {
   assert.equal(eventResourceVersion(Buffer.from(event('ADDED', 12345))), 12345);

@@ -71,6 +71,54 @@ export function scanEvents(data: Buffer, onEvent: (resourceVersion: number) => v
 }
 
 /**
+ * Takes the HTTP/1.1 chunked framing off a response body, read by read: `decode` returns the
+ * payload bytes of one read (a view of it when they are contiguous). Servers may split one
+ * watch event over several chunks (kube-apiserver does when several events fill its 4 KiB
+ * write buffer before a flush), so the framing must go before events are scanned.
+ */
+export class ChunkedDecoder {
+  private state: 'size' | 'data' | 'crlf' | 'end' = 'size';
+  private remaining = 0;
+  private sizeLine = '';
+
+  decode(input: Buffer): Buffer {
+    const parts: Buffer[] = [];
+    let i = 0;
+    while (i < input.length && this.state !== 'end') {
+      if (this.state === 'data') {
+        const n = Math.min(this.remaining, input.length - i);
+        parts.push(input.subarray(i, i + n));
+        i += n;
+        this.remaining -= n;
+        if (this.remaining === 0) {
+          this.state = 'crlf';
+          this.remaining = 2;
+        }
+      } else if (this.state === 'crlf') {
+        i++;
+        if (--this.remaining === 0) this.state = 'size';
+      } else {
+        const newline = input.indexOf(0x0a, i);
+        if (newline < 0) {
+          this.sizeLine += input.toString('latin1', i);
+          break;
+        }
+        this.sizeLine += input.toString('latin1', i, newline);
+        i = newline + 1;
+        const size = Number.parseInt(this.sizeLine.split(';')[0]!.trim(), 16);
+        this.sizeLine = '';
+        if (!(size > 0)) this.state = 'end';
+        else {
+          this.state = 'data';
+          this.remaining = size;
+        }
+      }
+    }
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  }
+}
+
+/**
  * `count` HTTP/1.1 chunked watch connections to one URL (TCP or TLS), read off raw sockets (no
  * HTTP client: at 100,000 events a second the load generator's own parsing would be the
  * bottleneck). For every non-bookmark event it calls `onEvent(resourceVersion, arrival)` with
@@ -101,6 +149,7 @@ export class WatcherPool {
       new Promise((resolve, reject) => {
         let head: Buffer | undefined = Buffer.alloc(0);
         let pending: Buffer | undefined;
+        let decoder: ChunkedDecoder | undefined;
         const scan: ScanState = { afterEvent: false };
         let ended = false;
         const end = (err?: Error) => {
@@ -123,9 +172,12 @@ export class WatcherPool {
               return;
             }
             body = head.subarray(at + 4);
+            if (/\r\ntransfer-encoding:[ \t]*chunked/i.test(head.subarray(0, at + 2).toString('latin1'))) decoder = new ChunkedDecoder();
             head = undefined;
             resolve();
           }
+          if (decoder !== undefined) body = decoder.decode(body);
+          if (body.length === 0) return;
           const data = pending ? Buffer.concat([pending, body]) : body;
           const keepFrom = scanEvents(
             data,

@@ -28,6 +28,8 @@ export interface StartKapiServerOptions {
   startTimeoutMs?: number;
   /** Copy the server's output to this process's stderr (default false; `KAPI_SERVER_VERBOSE=1` too). */
   verbose?: boolean;
+  /** A bearer token for the `/readyz` probe (when anonymous requests are refused, e.g. with AlwaysAllow and a token file). */
+  readyzToken?: string;
   /** Extra environment variables of the server process (e.g. `NODE_OPTIONS`), over this process's environment. */
   env?: Record<string, string>;
 }
@@ -154,7 +156,7 @@ export async function startKapiServer(options: StartKapiServerOptions): Promise<
         throw new Error(`kapi-apiserver exited early (code ${current.exitCode}, signal ${current.signalCode}):\n${output}`);
       }
       try {
-        const res = await insecureGet(`${url()}/readyz`);
+        const res = await insecureGet(`${url()}/readyz`, 2000, options.readyzToken !== undefined ? { authorization: `Bearer ${options.readyzToken}` } : {});
         if (res.status === 200 && res.body.trim() === 'ok') return;
       } catch {
         // not listening yet
