@@ -14,6 +14,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 COPY packages/catalog/package.json packages/catalog/
 COPY packages/machinery/package.json packages/machinery/
+COPY packages/cel/package.json packages/cel/
 COPY packages/storage/package.json packages/storage/
 COPY packages/watch-cache/package.json packages/watch-cache/
 COPY packages/registry/package.json packages/registry/
@@ -25,6 +26,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.base.json ./
 COPY packages/catalog packages/catalog
 COPY packages/machinery packages/machinery
+COPY packages/cel packages/cel
 COPY packages/storage packages/storage
 COPY packages/watch-cache packages/watch-cache
 COPY packages/registry packages/registry
@@ -38,6 +40,7 @@ WORKDIR /opt/kapi
 COPY package.json package-lock.json ./
 COPY packages/catalog/package.json packages/catalog/
 COPY packages/machinery/package.json packages/machinery/
+COPY packages/cel/package.json packages/cel/
 COPY packages/storage/package.json packages/storage/
 COPY packages/watch-cache/package.json packages/watch-cache/
 COPY packages/registry/package.json packages/registry/
@@ -60,6 +63,8 @@ COPY --from=build /src/packages/catalog/dist packages/catalog/dist
 COPY --from=build /src/packages/catalog/generated packages/catalog/generated
 COPY --from=build /src/packages/machinery/package.json packages/machinery/
 COPY --from=build /src/packages/machinery/dist packages/machinery/dist
+COPY --from=build /src/packages/cel/package.json packages/cel/
+COPY --from=build /src/packages/cel/dist packages/cel/dist
 COPY --from=build /src/packages/storage/package.json packages/storage/
 COPY --from=build /src/packages/storage/dist packages/storage/dist
 COPY --from=build /src/packages/watch-cache/package.json packages/watch-cache/
