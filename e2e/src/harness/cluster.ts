@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEtcd, type TestEtcd } from '@kapi/storage/testing';
 import { startKapiServer, type KapiServer, type StartKapiServerOptions, writeKubeconfig } from '@kapi/apiserver/testing';
+import { advanceEtcdRevision } from './etcd-history.js';
 import { Kubectl } from './kubectl.js';
 
 export interface StartClusterOptions {
@@ -44,6 +45,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<T
     rmSync(dir, { recursive: true, force: true });
   };
   try {
+    await advanceEtcdRevision(etcd.endpoints);
     const replicas = options.replicas ?? 1;
     for (let i = 0; i < replicas; i++) {
       servers.push(await startKapiServer({ ...options.server, etcdServers: etcd.endpoints }));

@@ -56,3 +56,18 @@ export async function compactEtcd(endpoints: string[], credentials?: EtcdCredent
     client.close();
   }
 }
+
+/**
+ * Writes one key outside the server's prefix, so that etcd's revision is past 1 before a
+ * server starts: like any etcd that has lived, a watch from resourceVersion 1 then asks for
+ * history older than the servers' caches (410 Expired), as it would on kube-apiserver. On a
+ * fresh etcd a cache lists at revision 1 and serves such a watch from memory, as kube's does.
+ */
+export async function advanceEtcdRevision(endpoints: string[], credentials?: EtcdCredentials): Promise<void> {
+  const client = new Etcd3({ hosts: endpoints, ...(credentials !== undefined ? { credentials } : {}) });
+  try {
+    await client.put('/kapi-e2e/lived').value('yes').exec();
+  } finally {
+    client.close();
+  }
+}
