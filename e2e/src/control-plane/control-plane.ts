@@ -28,10 +28,13 @@ export { kwokNode, kwokNodeAnnotation } from '@kapi/apiserver/testing';
  * CA publishing, ClusterRole aggregation and policy type checking (README § Running with kube-controller-manager),
  * so the two never act on the same objects.
  */
+export const KAPI_CONTROLLERS_OFF =
+  '-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller,-validatingadmissionpolicy-status-controller';
+
 export const KAPI_FLAGS: readonly string[] = [
   '--authorization-mode=RBAC',
   '--service-cluster-ip-range=10.96.0.0/16',
-  '--controllers=-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller,-validatingadmissionpolicy-status-controller',
+  `--controllers=${KAPI_CONTROLLERS_OFF}`,
 ];
 
 /**

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { defaultApiserverBinary } from '@kapi/apiserver/testing';
 import { Kubectl } from '../harness/kubectl.js';
-import { binDir, eventually } from './control-plane.js';
+import { binDir, eventually, KAPI_CONTROLLERS_OFF } from './control-plane.js';
 import { allRunning, deployment, spread, yamlStream, type List } from './scenarios.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -24,8 +24,6 @@ const CLUSTER = 'kapi-e2e';
 const NODES = 3;
 const REPLICAS = 6;
 /** kapi's kube-controller-manager controllers, all off: kwokctl runs the real kube-controller-manager. */
-const KAPI_CONTROLLERS_OFF = '-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller';
-
 /** Runs kwokctl with its work directory in the run's directory; rejects with its output on a non-zero exit. */
 function kwokctl(workDir: string, args: string[], timeoutMs = 5 * MINUTE): Promise<string> {
   return new Promise((resolve, reject) => {
