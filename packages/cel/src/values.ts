@@ -9,11 +9,34 @@ import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { Authorizer, type CelAuthorizer } from './library/authz.js';
 import type { DeclType } from './decl-type.js';
 
+/**
+ * A map whose entries are converted when first read (`get`); anything that walks every entry
+ * (size, iteration) reads all of `entryNames` first.
+ */
+abstract class LazyMap extends Map<string, unknown> {
+  #complete = false;
+
+  /** The names of every entry the map has once all are read. */
+  protected abstract entryNames(): Iterable<string>;
+
+  #fill(): void {
+    if (this.#complete) return;
+    for (const name of this.entryNames()) this.get(name);
+    this.#complete = true;
+  }
+
+  override get size(): number { this.#fill(); return super.size; }
+  override keys(): MapIterator<string> { this.#fill(); return super.keys(); }
+  override values(): MapIterator<unknown> { this.#fill(); return super.values(); }
+  override entries(): MapIterator<[string, unknown]> { this.#fill(); return super.entries(); }
+  override [Symbol.iterator](): MapIterator<[string, unknown]> { this.#fill(); return super[Symbol.iterator](); }
+  override forEach(cb: (value: unknown, key: string, map: Map<string, unknown>) => void): void { this.#fill(); super.forEach(cb); }
+}
+
 /** The base of the per-type classes the engine recognises object values by. */
-export class CelObject extends Map<string, unknown> {
+export class CelObject extends LazyMap {
   readonly #raw: Record<string, unknown>;
   readonly #decl: DeclType;
-  #complete = false;
   constructor(decl: DeclType, raw: Record<string, unknown>) {
     super();
     this.#decl = decl;
@@ -39,18 +62,9 @@ export class CelObject extends Map<string, unknown> {
     return this.get(name) !== undefined;
   }
 
-  #fill(): void {
-    if (this.#complete) return;
-    for (const name of this.#decl.fields?.keys() ?? []) this.get(name);
-    this.#complete = true;
+  protected override entryNames(): Iterable<string> {
+    return this.#decl.fields?.keys() ?? [];
   }
-
-  override get size(): number { this.#fill(); return super.size; }
-  override keys(): MapIterator<string> { this.#fill(); return super.keys(); }
-  override values(): MapIterator<unknown> { this.#fill(); return super.values(); }
-  override entries(): MapIterator<[string, unknown]> { this.#fill(); return super.entries(); }
-  override [Symbol.iterator](): MapIterator<[string, unknown]> { this.#fill(); return super[Symbol.iterator](); }
-  override forEach(cb: (value: unknown, key: string, map: Map<string, unknown>) => void): void { this.#fill(); super.forEach(cb); }
 }
 
 /** The class object values of `decl` are made with; set by the environment that declares it. */
@@ -93,9 +107,8 @@ export function parseGoDuration(text: string): Duration | undefined {
  * A JSON object of unknown type as a CEL map, converted lazily: an entry is converted when
  * read, so a policy reading two fields of a large object (VAP's `object`) converts two.
  */
-export class DynMap extends Map<string, unknown> {
+export class DynMap extends LazyMap {
   readonly #raw: Record<string, unknown>;
-  #complete = false;
   constructor(raw: Record<string, unknown>) {
     super();
     this.#raw = raw;
@@ -116,18 +129,9 @@ export class DynMap extends Map<string, unknown> {
     return Object.prototype.hasOwnProperty.call(this.#raw, key) && this.#raw[key] !== undefined;
   }
 
-  #fill(): void {
-    if (this.#complete) return;
-    for (const k of Object.keys(this.#raw)) this.get(k);
-    this.#complete = true;
+  protected override entryNames(): Iterable<string> {
+    return Object.keys(this.#raw);
   }
-
-  override get size(): number { this.#fill(); return super.size; }
-  override keys(): MapIterator<string> { this.#fill(); return super.keys(); }
-  override values(): MapIterator<unknown> { this.#fill(); return super.values(); }
-  override entries(): MapIterator<[string, unknown]> { this.#fill(); return super.entries(); }
-  override [Symbol.iterator](): MapIterator<[string, unknown]> { this.#fill(); return super[Symbol.iterator](); }
-  override forEach(cb: (value: unknown, key: string, map: Map<string, unknown>) => void): void { this.#fill(); super.forEach(cb); }
 }
 
 // The engine recognises maps by their constructor being Map; a DynMap is one, lazily.
