@@ -6,7 +6,7 @@
  * say, the budgets) is kube's apiextensions logic and lives beside this file.
  */
 import type { JSONSchemaProps } from '@kapi/machinery';
-import type { DeclType } from '@kapi/cel';
+import type { DeclType, EvalResult } from '@kapi/cel';
 import { compileRule, declTypeFromSchema, escapePropertyName } from '@kapi/cel';
 
 export type { DeclType };
@@ -20,9 +20,8 @@ export interface RuleVariables {
   readonly oldSelf?: unknown;
 }
 
-export type RuleEvaluation =
-  | { readonly ok: true; readonly value: unknown; readonly cost: number }
-  | { readonly ok: false; readonly error: string; readonly cost: number; readonly costExceeded: boolean };
+/** The engine's outcome of one evaluation: a value, or an error (with `costExceeded` when the limit stopped it). */
+export type RuleEvaluation = EvalResult;
 
 /** A compiled rule or messageExpression. Immutable; shared by every request. */
 export interface RuleProgram {
