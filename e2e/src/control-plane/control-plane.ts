@@ -10,7 +10,9 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startEtcd, type TestEtcd } from '@kapi/storage/testing';
-import { Component, createTestCa, defaultApiserverBinary, insecureGet, kwokNode, kwokNodeAnnotation, kwokStagesFile, writeServiceAccountKeys, type Pem, type TestCa } from '@kapi/apiserver/testing';
+import {
+  Component, clientCertKubeconfig, createTestCa, defaultApiserverBinary, insecureGet, kubeControllerManagerArgs, kubeSchedulerArgs, kwokArgs, kwokNode, writeServiceAccountKeys, type TestCa,
+} from '@kapi/apiserver/testing';
 import { Kubectl } from '../harness/kubectl.js';
 import { yamlStream } from './scenarios.js';
 
@@ -36,13 +38,6 @@ export const KAPI_FLAGS: readonly string[] = [
   '--service-cluster-ip-range=10.96.0.0/16',
   `--controllers=${KAPI_CONTROLLERS_OFF}`,
 ];
-
-/**
- * Leader election of kube-controller-manager and kube-scheduler, longer than their 15 s/10 s/2 s
- * defaults: on a loaded 2-core CI machine a 5 s lease renewal (half the renew deadline) can time
- * out, and a component that loses its lease exits. They are restarted when they do.
- */
-const LEADER_ELECTION = ['--leader-elect-lease-duration=60s', '--leader-elect-renew-deadline=40s', '--leader-elect-retry-period=4s'];
 
 export interface ControlPlaneOptions {
   /** How many fake nodes kwok manages; default 10. */
@@ -70,18 +65,6 @@ export interface ControlPlane {
   kubectl(): Kubectl;
   /** Stops everything; deletes the run directory unless `keep`. */
   stop(options?: { keep?: boolean }): Promise<void>;
-}
-
-function kubeconfig(path: string, server: string, user: Pem): string {
-  writeFileSync(path, JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'kapi', cluster: { server, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'u', user: { 'client-certificate': user.certFile, 'client-key': user.keyFile } }],
-    contexts: [{ name: 'kapi', context: { cluster: 'kapi', user: 'u' } }],
-    'current-context': 'kapi',
-  }), { mode: 0o600 });
-  return path;
 }
 
 async function answers200(url: string): Promise<boolean> {
@@ -154,10 +137,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     }));
 
     const admin = ca.client('kapi-admin', ['system:masters']);
-    const adminKubeconfig = kubeconfig(join(dir, 'admin.kubeconfig'), server, admin);
-    const kcmKubeconfig = kubeconfig(join(dir, 'kube-controller-manager.kubeconfig'), server, ca.client('system:kube-controller-manager'));
-    const schedulerKubeconfig = kubeconfig(join(dir, 'kube-scheduler.kubeconfig'), server, ca.client('system:kube-scheduler'));
-    const kwokKubeconfig = kubeconfig(join(dir, 'kwok.kubeconfig'), server, ca.client('kwok', ['system:masters']));
+    const adminKubeconfig = clientCertKubeconfig(join(dir, 'admin.kubeconfig'), server, admin);
+    const kcmKubeconfig = clientCertKubeconfig(join(dir, 'kube-controller-manager.kubeconfig'), server, ca.client('system:kube-controller-manager'));
+    const schedulerKubeconfig = clientCertKubeconfig(join(dir, 'kube-scheduler.kubeconfig'), server, ca.client('system:kube-scheduler'));
+    const kwokKubeconfig = clientCertKubeconfig(join(dir, 'kwok.kubeconfig'), server, ca.client('kwok', ['system:masters']));
     const kubectl = () => new Kubectl({ kubeconfig: adminKubeconfig, cacheDir: join(dir, 'kubectl-cache'), timeoutMs: 120_000 });
 
     // Nodes first, so the scheduler and the DaemonSet controller see all of them from the start.
@@ -167,15 +150,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const kwok = await launch(new Component({
       name: 'kwok',
       command: join(binDir, 'kwok'),
-      args: [
-        `--kubeconfig=${kwokKubeconfig}`,
-        `--config=${kwokStagesFile}`,
-        `--manage-nodes-with-annotation-selector=${kwokNodeAnnotation}=fake`,
-        '--cidr=10.244.0.0/16',
-        '--node-ip=10.0.0.1',
-        '--node-lease-duration-seconds=40',
-        `--server-address=127.0.0.1:${await freePort()}`,
-      ],
+      args: kwokArgs({ kubeconfig: kwokKubeconfig, serverPort: await freePort() }),
       logFile: log('kwok'),
       restartOnExit: true,
     }));
@@ -184,25 +159,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const controllerManager = await launch(new Component({
       name: 'kube-controller-manager',
       command: join(binDir, 'kube-controller-manager'),
-      args: [
-        `--kubeconfig=${kcmKubeconfig}`,
-        `--authentication-kubeconfig=${kcmKubeconfig}`,
-        `--authorization-kubeconfig=${kcmKubeconfig}`,
-        '--bind-address=127.0.0.1',
-        `--secure-port=${kcmPort}`,
-        `--cert-dir=${join(dir, 'kcm-serving')}`,
-        '--leader-elect=true',
-        ...LEADER_ELECTION,
-        '--use-service-account-credentials=true',
-        `--service-account-private-key-file=${sa.signingKeyFile}`,
-        `--root-ca-file=${ca.certFile}`,
-        `--cluster-signing-cert-file=${ca.certFile}`,
-        `--cluster-signing-key-file=${ca.keyFile}`,
-        '--service-cluster-ip-range=10.96.0.0/16',
-        '--kube-api-qps=100',
-        '--kube-api-burst=200',
-        '--v=2',
-      ],
+      args: kubeControllerManagerArgs({
+        kubeconfig: kcmKubeconfig, securePort: kcmPort, certDir: join(dir, 'kcm-serving'), verbosity: 2,
+        serviceAccountSigningKeyFile: sa.signingKeyFile, caCertFile: ca.certFile, caKeyFile: ca.keyFile,
+      }),
       logFile: log('kube-controller-manager'),
       restartOnExit: true,
       ready: () => answers200(`https://127.0.0.1:${kcmPort}/healthz`),
@@ -212,19 +172,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const scheduler = await launch(new Component({
       name: 'kube-scheduler',
       command: join(binDir, 'kube-scheduler'),
-      args: [
-        `--kubeconfig=${schedulerKubeconfig}`,
-        `--authentication-kubeconfig=${schedulerKubeconfig}`,
-        `--authorization-kubeconfig=${schedulerKubeconfig}`,
-        '--bind-address=127.0.0.1',
-        `--secure-port=${schedulerPort}`,
-        `--cert-dir=${join(dir, 'scheduler-serving')}`,
-        '--leader-elect=true',
-        ...LEADER_ELECTION,
-        '--kube-api-qps=100',
-        '--kube-api-burst=200',
-        '--v=2',
-      ],
+      args: kubeSchedulerArgs({ kubeconfig: schedulerKubeconfig, securePort: schedulerPort, certDir: join(dir, 'scheduler-serving'), verbosity: 2 }),
       logFile: log('kube-scheduler'),
       restartOnExit: true,
       ready: () => answers200(`https://127.0.0.1:${schedulerPort}/healthz`),

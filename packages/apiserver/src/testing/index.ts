@@ -19,3 +19,6 @@ export { writeServiceAccountKeys, type ServiceAccountKeyFiles } from './service-
 export { createTestCa, type Pem, type TestCa } from './client-certs.js';
 export { Component, type ComponentSpec } from './component.js';
 export { kwokNode, kwokNodeAnnotation, kwokStagesFile } from './kwok.js';
+export {
+  CONTROL_PLANE_CLIENT_QPS, CONTROL_PLANE_LEADER_ELECTION, clientCertKubeconfig, kubeControllerManagerArgs, kubeSchedulerArgs, kwokArgs, type ComponentServing,
+} from './control-plane.js';

@@ -5,18 +5,19 @@
  * `make e2e-control-plane`, with one server and no balancer. Every process logs into the run
  * directory, which is kept when `stop({ keep: true })`.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, startEtcd, type TestEtcd } from '@kapi/storage/testing';
 import {
   Component,
   createTestCa,
+  clientCertKubeconfig,
   insecureGet,
+  kubeControllerManagerArgs,
+  kubeSchedulerArgs,
+  kwokArgs,
   kwokNode,
-  kwokNodeAnnotation,
-  kwokStagesFile,
   writeServiceAccountKeys,
-  type Pem,
   type TestCa,
 } from '@kapi/apiserver/testing';
 import { KapiClient } from '../kapi-client.js';
@@ -41,27 +42,6 @@ export interface DensityCluster {
   readonly admin: KapiClient;
   readonly components: readonly Component[];
   stop(options?: { keep?: boolean }): Promise<void>;
-}
-
-/**
- * kube-controller-manager's and kube-scheduler's leader election, longer than the defaults:
- * on a loaded 2-core machine a missed renewal makes them exit (they are then restarted).
- */
-const LEADER_ELECTION = ['--leader-elect-lease-duration=60s', '--leader-elect-renew-deadline=40s', '--leader-elect-retry-period=4s'];
-
-/** Client QPS of kube-controller-manager and kube-scheduler (the same against both servers). */
-const CLIENT_QPS = ['--kube-api-qps=100', '--kube-api-burst=200'];
-
-function kubeconfig(path: string, server: string, user: Pem): string {
-  writeFileSync(path, JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'c', cluster: { server, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'u', user: { 'client-certificate': user.certFile, 'client-key': user.keyFile } }],
-    contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-    'current-context': 'c',
-  }), { mode: 0o600 });
-  return path;
 }
 
 const answers200 = async (url: string) => (await insecureGet(url, 2000)).status === 200;
@@ -112,68 +92,35 @@ export async function startDensityCluster(o: DensityClusterOptions): Promise<Den
     // Nodes first, so the scheduler sees all of them from the start.
     for (let i = 0; i < o.nodes; i++) await admin.json('POST', '/api/v1/nodes', 201, kwokNode(`kwok-node-${i}`));
 
-    const kwokConfig = kubeconfig(join(o.dir, 'kwok.kubeconfig'), url, ca.client('kwok', ['system:masters']));
+    const kwokConfig = clientCertKubeconfig(join(o.dir, 'kwok.kubeconfig'), url, ca.client('kwok', ['system:masters']));
     await launch({
       name: 'kwok',
       command: join(o.binDir, 'kwok'),
-      args: [
-        `--kubeconfig=${kwokConfig}`,
-        `--config=${kwokStagesFile}`,
-        `--manage-nodes-with-annotation-selector=${kwokNodeAnnotation}=fake`,
-        '--cidr=10.244.0.0/16',
-        '--node-ip=10.0.0.1',
-        '--node-lease-duration-seconds=40',
-        `--server-address=127.0.0.1:${await freePort()}`,
-      ],
+      args: kwokArgs({ kubeconfig: kwokConfig, serverPort: await freePort() }),
       logFile: log('kwok'),
       restartOnExit: true,
     });
 
-    const kcmConfig = kubeconfig(join(o.dir, 'kcm.kubeconfig'), url, ca.client('system:kube-controller-manager'));
+    const kcmConfig = clientCertKubeconfig(join(o.dir, 'kcm.kubeconfig'), url, ca.client('system:kube-controller-manager'));
     const kcmPort = await freePort();
     await launch({
       name: 'kube-controller-manager',
       command: join(o.binDir, 'kube-controller-manager'),
-      args: [
-        `--kubeconfig=${kcmConfig}`,
-        `--authentication-kubeconfig=${kcmConfig}`,
-        `--authorization-kubeconfig=${kcmConfig}`,
-        '--bind-address=127.0.0.1',
-        `--secure-port=${kcmPort}`,
-        `--cert-dir=${join(o.dir, 'kcm-serving')}`,
-        '--leader-elect=true',
-        ...LEADER_ELECTION,
-        '--use-service-account-credentials=true',
-        `--service-account-private-key-file=${sa.signingKeyFile}`,
-        `--root-ca-file=${ca.certFile}`,
-        `--cluster-signing-cert-file=${ca.certFile}`,
-        `--cluster-signing-key-file=${ca.keyFile}`,
-        '--service-cluster-ip-range=10.96.0.0/16',
-        ...CLIENT_QPS,
-        '--v=1',
-      ],
+      args: kubeControllerManagerArgs({
+        kubeconfig: kcmConfig, securePort: kcmPort, certDir: join(o.dir, 'kcm-serving'), verbosity: 1,
+        serviceAccountSigningKeyFile: sa.signingKeyFile, caCertFile: ca.certFile, caKeyFile: ca.keyFile,
+      }),
       logFile: log('kube-controller-manager'),
       restartOnExit: true,
       ready: () => answers200(`https://127.0.0.1:${kcmPort}/healthz`),
     });
 
-    const schedulerConfig = kubeconfig(join(o.dir, 'scheduler.kubeconfig'), url, ca.client('system:kube-scheduler'));
+    const schedulerConfig = clientCertKubeconfig(join(o.dir, 'scheduler.kubeconfig'), url, ca.client('system:kube-scheduler'));
     const schedulerPort = await freePort();
     await launch({
       name: 'kube-scheduler',
       command: join(o.binDir, 'kube-scheduler'),
-      args: [
-        `--kubeconfig=${schedulerConfig}`,
-        `--authentication-kubeconfig=${schedulerConfig}`,
-        `--authorization-kubeconfig=${schedulerConfig}`,
-        '--bind-address=127.0.0.1',
-        `--secure-port=${schedulerPort}`,
-        `--cert-dir=${join(o.dir, 'scheduler-serving')}`,
-        '--leader-elect=true',
-        ...LEADER_ELECTION,
-        ...CLIENT_QPS,
-        '--v=2',
-      ],
+      args: kubeSchedulerArgs({ kubeconfig: schedulerConfig, securePort: schedulerPort, certDir: join(o.dir, 'scheduler-serving'), verbosity: 2 }),
       logFile: log('kube-scheduler'),
       restartOnExit: true,
       ready: () => answers200(`https://127.0.0.1:${schedulerPort}/healthz`),
