@@ -44,6 +44,7 @@ import { createListener, HEADERS_TIMEOUT_MS, listen, stopListening, urlHost, typ
 import { createApiMetrics } from './metrics.js';
 import { createRequestHandler } from './server.js';
 import { startAggregator } from './aggregator/index.js';
+import { startServiceResolver } from './proxy/index.js';
 import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
@@ -427,7 +428,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const webhooks = createAdmissionWebhooks({
     mutating: admissionPlugins.includes('MutatingAdmissionWebhook'),
     validating: admissionPlugins.includes('ValidatingAdmissionWebhook'),
-    aggregatorRouting: options.enableAggregatorRouting === true,
     metrics: admissionMetrics,
     onError: (err) => logger.warn(`admission webhook informer: ${err instanceof Error ? err.message : String(err)}`),
     onFailOpen: (webhook, err) => logger.warn(`Failed calling webhook, failing open ${webhook}: ${err.message}`),
@@ -453,7 +453,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   nodeRestriction?.start(storedRegistry, (err) => logger.warn(`node restriction informer: ${err instanceof Error ? err.message : String(err)}`));
   validatingPolicy?.start(storedRegistry, (err) => logger.warn(`validating admission policy informer: ${err instanceof Error ? err.message : String(err)}`));
-  webhooks.start(storedRegistry);
+  // Services (and, with --enable-aggregator-routing, Endpoints) in memory: how webhooks and aggregated APIs behind a Service are reached.
+  const serviceResolver = startServiceResolver(storedRegistry, {
+    aggregatorRouting: options.enableAggregatorRouting === true,
+    onError: (err) => logger.warn(`service informer: ${err instanceof Error ? err.message : String(err)}`),
+  });
+  webhooks.start(storedRegistry, serviceResolver);
   let boundPort: number | undefined;
   const serviceAccounts: ServiceAccountServices = startServiceAccounts(storedRegistry, {
     ...(nodeRestriction !== undefined ? { admitTokenRequest: (ctx: RequestContext, name: string, body: unknown) => nodeRestriction.admitTokenRequest(ctx, name, body) } : {}),
@@ -543,7 +548,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
 
   // kube-aggregator: APIServices that name a Service are proxied to it (every replica).
   const aggregator = startAggregator(storedRegistry, {
-    aggregatorRouting: options.enableAggregatorRouting === true,
+    resolver: serviceResolver,
     ...(proxyClientCertificate !== undefined ? { clientCertificate: proxyClientCertificate } : {}),
     uidHeader: options.remoteRequestHeaderUid === true,
     localGroup: (name) => registry.resources.some((r) => r.definition.group === name),
@@ -659,6 +664,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     await nodeRestriction?.stop();
     await validatingPolicy?.stop();
     await webhooks.stop();
+    await serviceResolver.stop();
     await serviceAccounts.stop();
     await crdController.stop();
     storageMetrics.stop();
@@ -742,6 +748,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await nodeRestriction?.stop();
       await validatingPolicy?.stop();
       await webhooks.stop();
+      await serviceResolver.stop();
       await serviceAccounts.stop();
       await crdController.stop();
       // kube's sequence: the audit backend shuts down once requests have drained (its queue is written out).

@@ -6,7 +6,7 @@
 import { isNotFound } from '@kapi/machinery';
 import { startObjectCache } from '@kapi/controllers';
 import type { Registry } from '@kapi/registry';
-import { startServiceResolver, type RunningServiceResolver } from '../proxy/index.js';
+import type { ServiceResolver } from '../proxy/index.js';
 import type { NamespaceLabels } from './matching.js';
 import type { AdmissionMetrics } from './metrics.js';
 import { createWebhookClient } from './webhook/client.js';
@@ -23,15 +23,13 @@ export interface AdmissionWebhooks {
    * Starts the informers on the registry (the plugins are handed to the registry before it
    * exists; until then, and until the configurations are listed, they wait as kube's do).
    */
-  start(registry: Pick<Registry, 'lookup'>): void;
+  start(registry: Pick<Registry, 'lookup'>, services: ServiceResolver): void;
   stop(): Promise<void>;
 }
 
 export interface AdmissionWebhookOptions {
   readonly mutating: boolean;
   readonly validating: boolean;
-  /** --enable-aggregator-routing: services are reached at an endpoint address, not the ClusterIP. */
-  readonly aggregatorRouting: boolean;
   readonly metrics?: AdmissionMetrics;
   readonly onError: (err: unknown) => void;
   readonly onFailOpen?: (webhook: string, err: Error) => void;
@@ -63,7 +61,7 @@ const PENDING: WebhookSource = { webhooks: () => [], synced: () => false, stop: 
 export function createAdmissionWebhooks(options: AdmissionWebhookOptions): AdmissionWebhooks {
   if (!options.mutating && !options.validating) return { mutating: undefined, validating: undefined, start: () => undefined, stop: () => Promise.resolve() };
   let namespaces: { labels: NamespaceLabels; stop(): Promise<void> } | undefined;
-  let services: RunningServiceResolver | undefined;
+  let services: ServiceResolver | undefined;
   const client = createWebhookClient({
     resolve: (ref) => {
       if (services === undefined) throw new Error('the service resolver is not started');
@@ -85,15 +83,15 @@ export function createAdmissionWebhooks(options: AdmissionWebhookOptions): Admis
   return {
     mutating: options.mutating ? plugin('mutating') : undefined,
     validating: options.validating ? plugin('validating') : undefined,
-    start(registry) {
+    start(registry, serviceResolver) {
       namespaces = namespaceLabelsOf(registry, options.onError);
-      services = startServiceResolver(registry, { aggregatorRouting: options.aggregatorRouting, onError: options.onError });
+      services = serviceResolver;
       if (options.mutating) sources.mutating = startWebhookSource(registry, 'mutating', options.onError);
       if (options.validating) sources.validating = startWebhookSource(registry, 'validating', options.onError);
     },
     async stop() {
       client.destroy();
-      await Promise.all([namespaces?.stop(), services?.stop(), sources.mutating.stop(), sources.validating.stop()]);
+      await Promise.all([namespaces?.stop(), sources.mutating.stop(), sources.validating.stop()]);
     },
   };
 }

@@ -7,15 +7,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from '@kapi/registry';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import type { UserInfo } from '../auth/user.js';
-import { createBackendAgents, startServiceResolver, type ClientCertificate } from '../proxy/index.js';
+import { createBackendAgents, type ClientCertificate, type RunningServiceResolver } from '../proxy/index.js';
 import { startApiServiceIndex, type ApiServiceObject } from './apiservices.js';
 import { startAvailableController } from './available-controller.js';
 import { createRemoteDiscovery, type RemoteDiscovery } from './discovery.js';
 import { proxyToApiService } from './proxy.js';
 
 export interface AggregatorOptions {
-  /** --enable-aggregator-routing. */
-  readonly aggregatorRouting: boolean;
+  /** Services (and with --enable-aggregator-routing, Endpoints) in memory; the caller starts and stops it. */
+  readonly resolver: RunningServiceResolver;
   /** --proxy-client-cert-file/--proxy-client-key-file, read. */
   readonly clientCertificate?: ClientCertificate;
   /** RemoteRequestHeaderUID feature gate: X-Remote-Uid is sent. */
@@ -40,7 +40,7 @@ export interface Aggregator {
 export function startAggregator(registry: Pick<Registry, 'lookup'>, options: AggregatorOptions): Aggregator | undefined {
   const apiServices = startApiServiceIndex(registry, (err) => options.onError('apiservice informer', err));
   if (apiServices === undefined) return undefined;
-  const resolver = startServiceResolver(registry, { aggregatorRouting: options.aggregatorRouting, onError: (err) => options.onError('service informer', err) });
+  const { resolver } = options;
   const agents = createBackendAgents(options.clientCertificate);
   const access = { resolver, agents };
   const discovery = createRemoteDiscovery(apiServices, access, options.localGroup, (err) => options.onError('aggregated discovery', err));
@@ -64,7 +64,6 @@ export function startAggregator(registry: Pick<Registry, 'lookup'>, options: Agg
     async stop() {
       await available.stop();
       await apiServices.stop();
-      await resolver.stop();
       agents.destroy();
     },
   };
