@@ -100,6 +100,10 @@ void describe('error classes over HTTP', () => {
     const badJson = await t.request('POST', CM, { raw: '{"metadata":', headers: { 'content-type': 'application/json' } });
     assertStatus(badJson, 400, 'BadRequest');
     assert.match(String(badJson.json['message']), /^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: /);
+    // Go's encoding/json wording, as kube-apiserver 1.32 answers this body.
+    const missingColon = await t.request('POST', CM, { raw: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a" "b"}}', headers: { 'content-type': 'application/json' } });
+    assertStatus(missingColon, 400, 'BadRequest');
+    assert.equal(missingColon.json['message'], `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character '"' after object key ({"apiVersion":"v1","kind":"Con ...)`);
     const badYaml = await t.request('POST', CM, { raw: 'a: b: c\n  - [', headers: { 'content-type': 'application/yaml' } });
     assertStatus(badYaml, 400, 'BadRequest');
     assertStatus(await t.request('POST', CM, { raw: '', headers: { 'content-type': 'application/json' } }), 400, 'BadRequest');

@@ -5,6 +5,7 @@
  * JSON written the way Go's encoder writes it.
  */
 import { badRequest, internalError } from './status.js';
+import { goJsonSyntaxError } from './go-json-syntax.js';
 
 const TOKEN_VERSION = 'meta.k8s.io/v1';
 const INVALID_KEY = 'continue key is not valid';
@@ -111,31 +112,6 @@ function membersOf(text: string): [key: string, source: string][] {
   }
 }
 
-/** Go's quoteChar: a byte of a JSON syntax error as its scanner prints it (`'x'`, `'\\x01'`, `'\\u0081'`). */
-function goQuoteByte(c: number): string {
-  if (c === 0x27) return "'\\''";
-  if (c === 0x22) return `'"'`;
-  const escapes: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 0x5c: '\\\\' };
-  if (escapes[c] !== undefined) return `'${escapes[c]}'`;
-  if (c < 0x20 || c === 0x7f) return `'\\x${c.toString(16).padStart(2, '0')}'`;
-  if (c >= 0x80 && c <= 0xa0) return `'\\u${c.toString(16).padStart(4, '0')}'`;
-  return `'${String.fromCharCode(c)}'`;
-}
-
-/**
- * Go's encoding/json text for bytes that cannot start a JSON value (`invalid character 'x'
- * looking for beginning of value`, `unexpected end of JSON input`); undefined when the
- * first value starts well (the error is further on: JavaScript's text then).
- */
-function goJsonStartError(data: Buffer): string | undefined {
-  let i = 0;
-  while (i < data.length && (data[i] === 0x20 || data[i] === 0x09 || data[i] === 0x0a || data[i] === 0x0d)) i++;
-  if (i === data.length) return 'unexpected end of JSON input';
-  const c = data[i]!;
-  const starts = c === 0x7b || c === 0x5b || c === 0x22 || c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e;
-  return starts ? undefined : `invalid character ${goQuoteByte(c)} looking for beginning of value`;
-}
-
 /**
  * Mirrors Go's json.Unmarshal into the token struct: case-insensitive keys, zero defaults,
  * members applied in order (a later one wins), the first type error reported. `rv` must be an
@@ -148,7 +124,7 @@ function unmarshalToken(data: Buffer): RawToken {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new TokenError(goJsonStartError(data) ?? (err instanceof Error ? err.message : String(err)));
+    throw new TokenError(goJsonSyntaxError(data) ?? (err instanceof Error ? err.message : String(err)));
   }
   const token: RawToken = { v: '', rv: 0, start: '' };
   if (parsed === null) return token;

@@ -4,7 +4,7 @@
  * small objects) must not pay a thread hop. A cheap scan first refuses nesting past
  * MAX_NESTING_DEPTH, so no later recursive walk can overflow the stack.
  */
-import { findDuplicateFields, jsonStringEnd } from '@kapi/machinery';
+import { findDuplicateFields, goJsonSyntaxError, jsonStringEnd } from '@kapi/machinery';
 import { BodyDecodeError } from './decode-error.js';
 import { MAX_NESTING_DEPTH } from './limits.js';
 
@@ -25,9 +25,9 @@ function bracketPastDepth(text: string, limit: number): string | undefined {
 }
 
 /**
- * Parses `text` as JSON. Throws BodyDecodeError with Go's wording where kube's clients see it:
- * `unexpected end of JSON input` (empty or cut short), `invalid character '[' exceeded max
- * depth` (nesting past MAX_NESTING_DEPTH); V8's message for other syntax errors.
+ * Parses `text` as JSON. Throws BodyDecodeError with Go's encoding/json wording, as kube's
+ * clients see it: `unexpected end of JSON input`, `invalid character '}' after object key`,
+ * `invalid character '[' exceeded max depth` (nesting past MAX_NESTING_DEPTH).
  */
 export function decodeJson(text: string): unknown {
   const past = bracketPastDepth(text, MAX_NESTING_DEPTH);
@@ -35,9 +35,7 @@ export function decodeJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    const message = (err as Error).message;
-    if (text.trim() === '' || message.startsWith('Unexpected end of JSON input')) throw new BodyDecodeError('unexpected end of JSON input');
-    throw new BodyDecodeError(message);
+    throw new BodyDecodeError(goJsonSyntaxError(text) ?? (err as Error).message);
   }
 }
 

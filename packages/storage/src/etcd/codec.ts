@@ -1,5 +1,5 @@
 import type { KubeObject } from '@kapi/machinery';
-import { isPlainObject } from '@kapi/machinery';
+import { goJsonSyntaxError, isPlainObject } from '@kapi/machinery';
 import { StorageError } from '../errors.js';
 import { identityTransformer, type OpenedValue, type ValueTransformer } from '../value/transformer.js';
 
@@ -25,13 +25,17 @@ export const jsonCodec: Codec = {
   },
 };
 
-/** A stored JSON object; StorageError `Corrupt` (the parser's message) otherwise. */
+/**
+ * A stored JSON object; StorageError `Corrupt` otherwise, with kube's text for a value its
+ * JSON decoder refuses (`couldn't get version/kind; json parse error: ` and Go's syntax error).
+ */
 export function decodeJson(bytes: Buffer, key: string): KubeObject {
   let value: unknown;
   try {
     value = JSON.parse(bytes.toString('utf8'));
   } catch (err) {
-    throw new StorageError('Corrupt', key, (err as Error).message, { cause: err });
+    const goError = goJsonSyntaxError(bytes) ?? (err as Error).message;
+    throw new StorageError('Corrupt', key, `couldn't get version/kind; json parse error: ${goError}`, { cause: err });
   }
   if (!isPlainObject(value) || !isPlainObject(value.metadata)) {
     throw new StorageError('Corrupt', key, 'not an object with metadata');
