@@ -310,13 +310,16 @@ export function successStatus(details?: StatusDetails): SuccessStatus {
   };
 }
 
-/** 429 TooManyRequests: `Too many requests: <msg>`, with Retry-After. */
+/**
+ * 429 TooManyRequests with Retry-After, the message as given (kube's NewTooManyRequests, which
+ * its cacher answers while a cache initializes: `storage is (re)initializing`).
+ */
 export function tooManyRequests(message: string, retryAfterSeconds: number): StatusError {
   return new StatusError(
     {
       code: 429,
       reason: 'TooManyRequests',
-      message: `Too many requests: ${message}`,
+      message,
       details: { retryAfterSeconds },
     },
     { 'Retry-After': String(retryAfterSeconds) },

@@ -50,14 +50,14 @@ void describe('toStatusError', () => {
     assert.equal(toStatusError(new Error('boom'), cms).status.code, 500);
   });
 
-  void it('maps TooManyRequests (a cache initializing) to 429 with Retry-After 1', () => {
+  void it('maps TooManyRequests (a cache initializing) to 429 with Retry-After 1 and kube 1.32\'s bare message', () => {
     const err = toStatusError(new StorageError('TooManyRequests', '/registry/configmaps', 'storage is (re)initializing'), cms);
     assert.deepEqual(err.status, {
       kind: 'Status',
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: 'Too many requests: storage is (re)initializing',
+      message: 'storage is (re)initializing',
       reason: 'TooManyRequests',
       details: { retryAfterSeconds: 1 },
       code: 429,
