@@ -10,6 +10,7 @@ import {
   createRegistry,
   customResourceDefinitions,
   definitions,
+  JSON_STORED_KINDS,
   startCrdController,
   type CrdController,
   type RequestContext,
@@ -385,7 +386,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   }
   const etcd = createEtcdStorage({
     endpoints: [...options.etcdServers],
-    codec: kubeStorageCodec(options.storageMediaType ?? 'application/vnd.kubernetes.protobuf'),
+    codec: kubeStorageCodec(options.storageMediaType ?? 'application/vnd.kubernetes.protobuf', JSON_STORED_KINDS),
     ...(transformerFor !== undefined ? { transformerFor } : {}),
     client: etcdClient,
     maxRequestBytes: etcdMaxRequestBytes,

@@ -88,5 +88,6 @@ export { startInformer, type Informer, type InformerHandlers, type InformerOptio
 export { createWorkQueue, type WorkQueue } from './informer/work-queue.js';
 export { sleep } from './informer/sleep.js';
 export { catalogDefinition } from './builtin/catalog-definition.js';
+export { JSON_STORED_KINDS } from './json-stored-kinds.js';
 export { checkFieldSelector, selectionPredicate } from './field-selection.js';
 export { builtinSubresourceFactories } from './builtin/subresources.js';

@@ -4,7 +4,7 @@
  */
 import type { Atom, FieldManagerScope, GroupResource, JSONSchemaProps, KubeObject, SchemaDefinitions } from '@kapi/machinery';
 import { FieldSet, applyDefaults, managedFields, managerFromUserAgent, yieldIfBusy } from '@kapi/machinery';
-import type { Storage } from '@kapi/storage';
+import type { GuaranteedUpdateOptions, Storage } from '@kapi/storage';
 import type { Admission } from './admission.js';
 import type { RequestContext, ResourceDefinition, VersionDefinition, WriteGuard } from './definition.js';
 import { decodeBody, type ExpectedKind } from './decode-body.js';
@@ -111,6 +111,20 @@ export function presentShared(ctx: StoreContext, obj: KubeObject): KubeObject {
     ctx.presented.set(obj, served);
   }
   return served;
+}
+
+/**
+ * The storage's guaranteed update of `key`, the step given the current object in the storage
+ * form (see VersionConversion.normalize), so steps compare and write like objects: a CRD kube
+ * stored as v1beta1 is updated as v1, and an unchanged one stays unchanged.
+ */
+export function updateStored(
+  ctx: StoreContext,
+  key: string,
+  step: (current: KubeObject | undefined) => KubeObject | null | Promise<KubeObject | null>,
+  options?: GuaranteedUpdateOptions,
+): Promise<KubeObject> {
+  return ctx.storage.guaranteedUpdate(key, (current) => step(current === undefined ? undefined : ctx.conversion.normalize(current)), options);
 }
 
 /** A private object of the served version in the storage form (may reuse `obj`). */

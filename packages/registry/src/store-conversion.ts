@@ -35,6 +35,11 @@ export interface VersionConversion {
   toServed(stored: KubeObject): KubeObject;
   /** A private object of V in the storage form; may reuse (mutate) `obj`. */
   toStorage(obj: KubeObject): KubeObject;
+  /**
+   * A stored object in the storage form: `stored` itself when it is, else a converted copy
+   * (an object stored by another version, or by kube-apiserver in the version it writes).
+   */
+  normalize(stored: KubeObject): KubeObject;
 }
 
 /** The storage version of `definition` (exactly one has `storage: true`). Throws (programming error) otherwise. */
@@ -92,6 +97,9 @@ export function versionConversion(definition: ResourceDefinition, version: Versi
       served.apiVersion = servedApiVersion;
       served.kind = kind;
       return served;
+    },
+    normalize(stored) {
+      return normalized(stored).obj;
     },
     toStorage(obj) {
       if (identity) return obj;

@@ -5,7 +5,7 @@ import { isKeyNotFound, preconditionFailed } from '@kapi/storage';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
 import type { DeleteOptions, ListOptions } from './rest.js';
-import { present, type StoreContext } from './store-context.js';
+import { present, updateStored, type StoreContext } from './store-context.js';
 import { listObjects } from './store-read.js';
 import { admissionAttributes, admits } from './store-admission.js';
 import { translatingStorageErrors } from './storage-errors.js';
@@ -192,7 +192,7 @@ async function deleteNamespace(
   const preconditions = { uid: options.preconditions?.uid ?? existing.metadata.uid ?? '', ...(options.preconditions?.resourceVersion !== undefined ? { resourceVersion: options.preconditions.resourceVersion } : {}) };
   if (existing.metadata.deletionTimestamp === undefined) {
     if (options.dryRun) return { object: present(ctx, markNamespaceTerminating(structuredClone(existing), options)), deletedImmediately: false };
-    const marked = await ctx.storage.guaranteedUpdate(key, (current) => markNamespaceTerminating(current!, options), { preconditions });
+    const marked = await updateStored(ctx, key, (current) => markNamespaceTerminating(current!, options), { preconditions });
     return { object: present(ctx, marked), deletedImmediately: false };
   }
   if (specFinalizers(existing).length > 0) return { object: present(ctx, existing), deletedImmediately: false };
@@ -286,14 +286,14 @@ async function deleteGraceful(
     if (next === null || removeNext(next)) return { object: deletedResponse(ctx, next ?? existing), deletedImmediately: true };
     return { object: present(ctx, next), deletedImmediately: false };
   }
-  const written = await ctx.storage.guaranteedUpdate(key, (existing) => step(existing!), { deleting: true });
+  const written = await updateStored(ctx, key, (existing) => step(existing!), { deleting: true });
   if (state.removed) return { object: deletedResponse(ctx, written), deletedImmediately: true };
   if (!removeNext(written)) return { object: present(ctx, written), deletedImmediately: false };
   // A finalizer added meanwhile holds the object; otherwise it goes now.
   let held = false;
   let removed: KubeObject;
   try {
-    removed = await ctx.storage.guaranteedUpdate(key, (existing) => {
+    removed = await updateStored(ctx, key, (existing) => {
       held = hasFinalizers(existing!);
       return held ? existing! : null;
     });
@@ -314,7 +314,7 @@ async function markForDeletion(ctx: StoreContext, key: string, name: string, opt
     return existing;
   };
   if (options.dryRun) return present(ctx, step(structuredClone((await ctx.storage.get(key))!)));
-  return present(ctx, await ctx.storage.guaranteedUpdate(key, (existing) => step(existing!)));
+  return present(ctx, await updateStored(ctx, key, (existing) => step(existing!)));
 }
 
 async function deleteGeneric(
@@ -339,7 +339,7 @@ async function deleteGeneric(
   }
   // The preconditions are checked on the object each attempt reads (so still atomically with
   // the write), with the texts of kube's rest.BeforeDelete, which runs before its storage does.
-  const result = await ctx.storage.guaranteedUpdate(key, (existing) => {
+  const result = await updateStored(ctx, key, (existing) => {
     checkDeletePreconditions(ctx, name, existing!, options.preconditions);
     const next = deleteStep(existing!, options, ctx.garbageCollection);
     pending = next !== null;

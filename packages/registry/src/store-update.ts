@@ -7,7 +7,7 @@ import type { Reservation } from './reservation.js';
 import { prepareObjectForUpdate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
 import { semanticEqual } from './semantic-equal.js';
-import { decodeRequest, fieldManagerScope, present, toStorage, updateManager, type StoreContext } from './store-context.js';
+import { decodeRequest, fieldManagerScope, present, toStorage, updateManager, updateStored, type StoreContext } from './store-context.js';
 import { admitAndPrepareCreate } from './store-create.js';
 import { admissionAttributes, admits, type AdmissionView } from './store-admission.js';
 import { shouldDeleteDuringUpdate } from './store-delete.js';
@@ -183,13 +183,14 @@ export async function runUpdate(
 ): Promise<KubeObject> {
   const key = objectKey(ctx.space, req.namespace, name);
   if (dryRun) {
-    const existing = await ctx.storage.get(key, { ignoreNotFound: true });
+    const read = await ctx.storage.get(key, { ignoreNotFound: true });
+    const existing = read === undefined ? undefined : ctx.conversion.normalize(read);
     const next = await step(existing);
     return present(ctx, next ?? existing!);
   }
   let stored: KubeObject;
   try {
-    stored = await ctx.storage.guaranteedUpdate(key, step, { ignoreNotFound: true });
+    stored = await updateStored(ctx, key, step, { ignoreNotFound: true });
   } catch (err) {
     await outcome?.reservation?.revert();
     throw err;

@@ -30,7 +30,7 @@ import { SCALE_KIND } from './schemas/autoscaling.js';
 import { managedFieldsConversion, versionConversion } from './store-conversion.js';
 import type { SubresourceFactories, SubresourceStore } from './subresource-store.js';
 import { objectKey } from './keys.js';
-import { present } from './store-context.js';
+import { present, updateStored } from './store-context.js';
 import { translatingStorageErrors } from './storage-errors.js';
 import { admitConnect, admitSubresourceCreate } from './store-admission.js';
 import type { KubeObject } from '@kapi/machinery';
@@ -135,7 +135,7 @@ function subresourceStore(ctx: StoreContext, lookup: StoreOptions['lookup']): Su
         const key = objectKey(ctx.space, req.namespace, name);
         if (options.dryRun === true) return present(ctx, mutate(structuredClone((await ctx.storage.get(key))!)));
         const preconditions = options.preconditions;
-        return present(ctx, await ctx.storage.guaranteedUpdate(key, (current) => mutate(current!), preconditions !== undefined ? { preconditions } : {}));
+        return present(ctx, await updateStored(ctx, key, (current) => mutate(current!), preconditions !== undefined ? { preconditions } : {}));
       }),
     // kube's eviction deletes the pod without admission (it admitted the Eviction).
     delete: (req, name, options) => deleteObject(ctx, req, name, options, false),

@@ -53,6 +53,7 @@ export {
   decodeStoredObject,
   STORAGE_MEDIA_TYPES,
   type StorageMediaType,
+  type JsonStoredKinds,
   type StorageCodec,
   toStorageError,
   startCompactor,

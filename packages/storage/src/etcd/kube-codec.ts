@@ -72,12 +72,36 @@ export function decodeStoredObject(bytes: Buffer, key: string): KubeObject {
 }
 
 /**
- * kube's storage codec for `mediaType` (default protobuf): protobuf writes every kind with a
- * protobuf message and JSON for the others, as kube-apiserver does for custom resources.
+ * Kinds kube-apiserver writes as JSON whatever `--storage-media-type` says (its API extensions
+ * and aggregator servers store with their own JSON codecs), by `apiVersion/kind`: the form kapi
+ * stores, and the form kube wrote (which the storage may hand back to be encoded again, e.g. to
+ * check an update changes nothing). Each gives the object to write, in the version kube writes
+ * and Go's field order; `goOrdered` puts an object of a kind with a protobuf message in that order.
  */
-export function kubeStorageCodec(mediaType: StorageMediaType = 'application/vnd.kubernetes.protobuf'): Codec {
+export type JsonStoredKinds = ReadonlyMap<string, (obj: KubeObject, goOrdered: (obj: KubeObject) => KubeObject) => KubeObject>;
+
+/**
+ * `obj` as Go's json.Marshal writes its typed struct: `kind` and `apiVersion` first, then
+ * every field in the struct's order with Go's omitempty rules, which for a kind with a
+ * protobuf message is what decoding its own protobuf encoding gives.
+ */
+function goOrdered(obj: KubeObject): KubeObject {
+  const envelope = decodeEnvelope(encodeObjectGo(withoutResourceVersion(obj)));
+  const { object } = decodeEnveloped(envelope, envelope);
+  const { apiVersion, kind, ...fields } = object;
+  return { kind, apiVersion, ...fields } as KubeObject;
+}
+
+/**
+ * kube's storage codec for `mediaType` (default protobuf): protobuf writes every kind with a
+ * protobuf message and JSON for the others, as kube-apiserver does for custom resources;
+ * `jsonKinds` are written as kube writes them, in JSON with a trailing newline.
+ */
+export function kubeStorageCodec(mediaType: StorageMediaType = 'application/vnd.kubernetes.protobuf', jsonKinds: JsonStoredKinds = new Map()): Codec {
   return {
     encode(obj) {
+      const asJson = jsonKinds.get(`${String(obj.apiVersion ?? '')}/${String(obj.kind ?? '')}`);
+      if (asJson !== undefined) return Buffer.from(`${JSON.stringify(asJson(withoutResourceVersion(obj), goOrdered))}\n`);
       if (mediaType === 'application/vnd.kubernetes.protobuf' && hasProtobuf(String(obj.apiVersion ?? ''), String(obj.kind ?? ''))) {
         return encodeObjectGo(withoutResourceVersion(obj));
       }
