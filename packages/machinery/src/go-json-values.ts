@@ -72,3 +72,27 @@ const GO_TRIM = new RegExp(`^[${GO_SPACE}]+|[${GO_SPACE}]+$`, 'g');
 export function goTrimSpace(text: string): string {
   return text.replace(GO_TRIM, '');
 }
+
+/** Characters Go's encoding/json escapes in strings that JSON.stringify writes as they are. */
+const GO_ESCAPED = /[<>&\u2028\u2029]/g;
+const HAS_GO_ESCAPED = /[<>&\u2028\u2029]/;
+const goEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/**
+ * `value` as Go's json.Marshal writes a map[string]interface{} (how kube-apiserver stores a
+ * custom resource): every object's keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped as
+ * `\u003c`…, numbers as JavaScript writes them (which is Go's float and integer formatting).
+ */
+export function goMapJson(value: unknown): string {
+  const text = JSON.stringify(value, (_key, v: unknown) => {
+    if (!isPlainObject(v)) return v;
+    const keys = Object.keys(v);
+    let sorted = true;
+    for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
+    if (sorted) return v;
+    const out: Record<string, unknown> = {};
+    for (const key of keys.sort()) out[key] = v[key];
+    return out;
+  });
+  return HAS_GO_ESCAPED.test(text) ? text.replace(GO_ESCAPED, goEscape) : text;
+}

@@ -145,6 +145,7 @@ export { applyDefaults } from './schema-defaulting.js';
 export type { DecodedContinue } from './continue-token.js';
 export { encodeContinue, decodeContinue } from './continue-token.js';
 export { goJsonSyntaxError, goQuoteByte } from './go-json-syntax.js';
+export { goMapJson } from './go-json-values.js';
 
 export type { ListOptionsToValidate } from './resource-version.js';
 export {

@@ -50,3 +50,23 @@ void test('values no format reads fail with Corrupt and the decoder’s message'
   assert.equal(corrupt(Buffer.from('just words')), 'the value is not JSON, YAML or protobuf');
   assert.equal(corrupt(Buffer.from('[1, 2]')), 'the value is not JSON, YAML or protobuf');
 });
+
+void test('JSON is written as kube writes it: custom resources as Go maps (keys sorted, HTML escaped), built-ins in Go struct order', () => {
+  // kube-apiserver 1.32 stored this Widget (sent with its keys in this order) as exactly these bytes.
+  const sent: KubeObject = {
+    kind: 'Widget',
+    apiVersion: 'example.com/v1',
+    metadata: { name: 'w1', namespace: 'default', uid: 'u1', resourceVersion: '9', labels: { z: '1', a: '2' } },
+    zeta: 1,
+    alpha: { y: 1, b: 2, html: '<a&b>' },
+  };
+  assert.equal(
+    kubeStorageCodec().encode(sent).toString(),
+    '{"alpha":{"b":2,"html":"\\u003ca\\u0026b\\u003e","y":1},"apiVersion":"example.com/v1","kind":"Widget","metadata":{"labels":{"a":"2","z":"1"},"name":"w1","namespace":"default","uid":"u1"},"zeta":1}\n',
+  );
+  const scrambled: KubeObject = { data: { a: 'b' }, metadata: { uid: 'u', namespace: 'ns', name: 'c', resourceVersion: '12' }, kind: 'ConfigMap', apiVersion: 'v1' };
+  assert.equal(
+    kubeStorageCodec('application/json').encode(scrambled).toString(),
+    '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","namespace":"ns","uid":"u"},"data":{"a":"b"}}\n',
+  );
+});

@@ -7,9 +7,9 @@
  */
 import jsYaml from 'js-yaml';
 import type { KubeObject } from '@kapi/machinery';
-import { PROTOBUF_MAGIC, decodeEnvelope, decodeEnveloped, encodeObjectGo, hasProtobuf, isPlainObject } from '@kapi/machinery';
+import { PROTOBUF_MAGIC, decodeEnvelope, decodeEnveloped, encodeObjectGo, goMapJson, hasProtobuf, isPlainObject } from '@kapi/machinery';
 import { StorageError } from '../errors.js';
-import { decodeJson, jsonCodec, type Codec } from './codec.js';
+import { decodeJson, type Codec } from './codec.js';
 
 export const STORAGE_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'] as const;
 export type StorageMediaType = (typeof STORAGE_MEDIA_TYPES)[number];
@@ -106,7 +106,10 @@ export function kubeStorageCodec(mediaType: StorageMediaType = 'application/vnd.
         return encodeObjectGo(withoutResourceVersion(obj));
       }
       if (mediaType === 'application/yaml') return Buffer.from(jsYaml.dump(withoutResourceVersion(obj), { noRefs: true, lineWidth: -1 }));
-      return jsonCodec.encode(obj);
+      // JSON as kube's encoders write it: a built-in kind in its Go struct's order, anything
+      // else (a custom resource, unstructured in kube) as a Go map, keys sorted.
+      if (hasProtobuf(String(obj.apiVersion ?? ''), String(obj.kind ?? ''))) return Buffer.from(`${JSON.stringify(goOrdered(obj))}\n`);
+      return Buffer.from(`${goMapJson(withoutResourceVersion(obj))}\n`);
     },
     decode: decodeStoredObject,
   };
