@@ -94,15 +94,25 @@ export function formatCompileError(expression: string, err: unknown): string {
   // cel-go places a field selection's errors on its dot.
   if (offset !== undefined && summary.startsWith('undefined field') && expression[offset - 1] === '.') offset--;
   if (offset === undefined) return `ERROR: <input>:1:1: ${summary}`;
+  return formatErrorAt(expression, offset, summary);
+}
+
+/**
+ * `ERROR: <input>:L:C: message`, the offset's source line and a caret under it, as cel-go
+ * prints an error: columns count code points, and the caret line shows a wide dot under a
+ * non-ASCII character.
+ */
+export function formatErrorAt(expression: string, offset: number, message: string): string {
   let line = 1;
   let lineStart = 0;
   for (let i = 0; i < offset && i < expression.length; i++) {
     if (expression[i] === '\n') { line++; lineStart = i + 1; }
   }
-  const col = offset - lineStart;
   const lineEnd = expression.indexOf('\n', lineStart);
   const text = expression.slice(lineStart, lineEnd < 0 ? undefined : lineEnd);
-  return `ERROR: <input>:${line}:${col + 1}: ${summary}\n | ${text}\n | ${'.'.repeat(col)}^`;
+  const before = [...expression.slice(lineStart, offset)];
+  const dots = before.map((ch) => (ch.codePointAt(0)! < 0x80 ? '.' : '\uff0e')).join('');
+  return `ERROR: <input>:${line}:${before.length + 1}: ${message}\n | ${text}\n | ${dots}^`;
 }
 
 /** A runtime error's message as kube reports it (cel-go's evaluation error text). */
