@@ -13,6 +13,7 @@ import './library/index.js';
 import { walk, type Node } from './ast.js';
 import { validateAst } from './validate-ast.js';
 import { widenHasMacros } from './presence.js';
+import { resolveQualifiedNames } from './qualified-names.js';
 import { useRe2ForMatches } from './library/regex.js';
 import { compileRe2 } from './library/regex-cache.js';
 import { estimateCost } from './cost-estimate.js';
@@ -96,6 +97,7 @@ function compileUncached(expression: string, bound: BoundEnvironment, options: C
     return { ok: false, errors: [formatCompileError(expression, err)] };
   }
   widenHasMacros(parsed.ast as Node);
+  resolveQualifiedNames(parsed.ast as Node, bound.qualifiedNames);
   const checked = parsed.check();
   if (!checked.valid) return { ok: false, errors: [formatCompileError(expression, checked.error)] };
   useRe2ForMatches(parsed.ast as Node);
