@@ -35,6 +35,11 @@ function celGoOffset(expression: string, node: EngineNode | undefined): number |
     const at = expression.indexOf(node.op, l?.end ?? node.start);
     if (at >= 0 && (r?.start === undefined || at < r.start)) return at;
   }
+  if (node.op === '?:' && Array.isArray(node.args)) {
+    const [condition] = node.args as EngineNode[];
+    const at = expression.indexOf('?', condition?.end ?? node.start);
+    if (at >= 0) return at;
+  }
   if (node.op === 'call' && Array.isArray(node.args)) {
     const at = expression.indexOf('(', node.start);
     if (at >= 0) return at;
@@ -76,6 +81,8 @@ export function celGoMessage(summary: string): string {
       ? `found no matching overload for '${name}' applied to '${celGoTypes(receiver)}.(${celGoTypes(args!)})'`
       : `found no matching overload for '${name}' applied to '(${celGoTypes(args!)})'`;
   }
+  m = /^Ternary branches must have the same type, got '(.*)' and '(.*)'$/.exec(summary);
+  if (m) return `found no matching overload for '_?_:_' applied to '(bool, ${celGoTypes(m[1]!)}, ${celGoTypes(m[2]!)})'`;
   m = /^(?:List elements must have the same type|Map value uses wrong type|Map key uses wrong type), (expected type '.*' but found '.*')$/.exec(summary);
   if (m) return m[1]!;
   return summary;

@@ -53,6 +53,24 @@ const KUBE: readonly (readonly [string, string])[] = [
   ["r'abc", "ERROR: <input>:1:2: Syntax error: token recognition error at: ''abc'\n | r'abc\n | .^"],
   ["1e", "ERROR: <input>:1:2: Syntax error: extraneous input 'e' expecting <EOF>\n | 1e\n | .^"],
   ["0x", "ERROR: <input>:1:2: Syntax error: extraneous input 'x' expecting <EOF>\n | 0x\n | .^"],
+  // Several errors: ANTLR's recovery goes on after the first.
+  ["in", "ERROR: <input>:1:1: Syntax error: mismatched input 'in' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | in\n | ^\nERROR: <input>:1:3: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | in\n | ..^"],
+  ["[1,2,3].all(x x > 0)", "ERROR: <input>:1:15: Syntax error: mismatched input 'x' expecting ')'\n | [1,2,3].all(x x > 0)\n | ..............^\nERROR: <input>:1:20: Syntax error: extraneous input ')' expecting <EOF>\n | [1,2,3].all(x x > 0)\n | ...................^"],
+  ["true && in", "ERROR: <input>:1:9: Syntax error: mismatched input 'in' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | true && in\n | ........^\nERROR: <input>:1:11: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | true && in\n | ..........^"],
+  ["(1 2 3)", "ERROR: <input>:1:4: Syntax error: mismatched input '2' expecting ')'\n | (1 2 3)\n | ...^"],
+  ["f(1 2, 3)", "ERROR: <input>:1:5: Syntax error: mismatched input '2' expecting ')'\n | f(1 2, 3)\n | ....^"],
+  ["{1: 2 3: 4}", "ERROR: <input>:1:7: Syntax error: mismatched input '3' expecting {'}', ','}\n | {1: 2 3: 4}\n | ......^"],
+  ["a.b(c d).e(f g)", "ERROR: <input>:1:7: Syntax error: extraneous input 'd' expecting ')'\n | a.b(c d).e(f g)\n | ......^\nERROR: <input>:1:14: Syntax error: extraneous input 'g' expecting ')'\n | a.b(c d).e(f g)\n | .............^"],
+  ["true ? 1 2 : 3", "ERROR: <input>:1:10: Syntax error: extraneous input '2' expecting ':'\n | true ? 1 2 : 3\n | .........^"],
+  ["!(", "ERROR: <input>:1:3: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | !(\n | ..^"],
+  ["( ( (", "ERROR: <input>:1:6: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | ( ( (\n | .....^"],
+  [") ) )", "ERROR: <input>:1:1: Syntax error: mismatched input ')' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | ) ) )\n | ^"],
+  ["self.min ? ? 1 : 2", "ERROR: <input>:1:12: Syntax error: extraneous input '?' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | self.min ? ? 1 : 2\n | ...........^"],
+  ["1 2 + 3", "ERROR: <input>:1:3: Syntax error: mismatched input '2' expecting <EOF>\n | 1 2 + 3\n | ..^"],
+  ["self.min == 1 && && self.max == 2 ||", "ERROR: <input>:1:18: Syntax error: extraneous input '&&' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | self.min == 1 && && self.max == 2 ||\n | .................^\nERROR: <input>:1:37: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | self.min == 1 && && self.max == 2 ||\n | ....................................^"],
+  ["{1:2,,}", "ERROR: <input>:1:6: Syntax error: extraneous input ',' expecting '}'\n | {1:2,,}\n | .....^"],
+  ["self.min == 1; self.max == 2", "ERROR: <input>:1:14: Syntax error: token recognition error at: ';'\n | self.min == 1; self.max == 2\n | .............^\nERROR: <input>:1:16: Syntax error: mismatched input 'self' expecting <EOF>\n | self.min == 1; self.max == 2\n | ...............^"],
+  ["self.s.size() > 0 ? self.s : 'x' == 'y'", "ERROR: <input>:1:19: found no matching overload for '_?_:_' applied to '(bool, string, bool)'\n | self.s.size() > 0 ? self.s : 'x' == 'y'\n | ..................^"],
 ];
 
 void describe('syntax errors in cel-go’s words', () => {

@@ -6,11 +6,11 @@
  * error" from the lexer, plus cel-go's "reserved identifier" errors.
  *
  * The engine parses the expression; this pass only supplies the wording and position.
- * Differences from cel-go, declared: after an error ANTLR resynchronizes and may report
- * further errors; this pass goes on only after a deleted ("extraneous") or inserted
- * ("missing") token and after a dangling '-', and stops at the first other error. cel-go's
- * follow-up non-syntax errors (e.g. "invalid argument to has() macro" for a broken has())
- * are not reported.
+ * After an error the pass recovers as ANTLR's default strategy does (see Parser), so later
+ * errors are reported too. Differences from cel-go, declared: ANTLR's adaptive prediction
+ * is approximated by fixed lookahead, so a recovery may resume at a slightly different token
+ * and find a different follow-up error; cel-go's non-syntax errors on the broken tree (e.g.
+ * "invalid argument to has() macro" for a broken has()) are not reported.
  */
 import { displayText, kindDisplay, tokenize, TOKEN_KINDS, type Token, type TokenKind } from './syntax-lexer.js';
 
@@ -23,8 +23,24 @@ export interface SyntaxIssue {
 }
 
 type Kinds = ReadonlySet<TokenKind>;
-const set = (...kinds: TokenKind[]): Kinds => new Set(kinds);
-const union = (...sets: Kinds[]): Kinds => new Set(sets.flatMap((s) => [...s]));
+// Token sets are built once per distinct content (the parser asks for the same few all the time).
+const sets = new Map<string, Kinds>();
+const set = (...kinds: TokenKind[]): Kinds => {
+  const key = kinds.join(' ');
+  let found = sets.get(key);
+  if (found === undefined) sets.set(key, (found = new Set(kinds)));
+  return found;
+};
+const unions = new WeakMap<Kinds, WeakMap<Kinds, Kinds>>();
+/** The union of two sets, built once per pair. */
+const union2 = (a: Kinds, b: Kinds): Kinds => {
+  let byB = unions.get(a);
+  if (byB === undefined) unions.set(a, (byB = new WeakMap()));
+  let found = byB.get(b);
+  if (found === undefined) byB.set(b, (found = new Set([...a, ...b])));
+  return found;
+};
+const union = (...parts: Kinds[]): Kinds => parts.reduce(union2, set());
 
 const LITERAL_START = set('-', 'true', 'false', 'null', 'NUM_FLOAT', 'NUM_INT', 'NUM_UINT', 'STRING', 'BYTES');
 const MEMBER_START = union(set('[', '{', '(', '.', 'IDENTIFIER'), LITERAL_START);
@@ -40,8 +56,11 @@ const RESERVED = new Set([
   'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
 ]);
 
-/** Ends the pass at an error ANTLR would recover from in ways this pass does not follow. */
-class Stop extends Error {}
+/** A recognition error: the rule it is raised in recovers (ANTLR's catch in every rule). */
+class RecognitionError extends Error {}
+
+/** More errors than this and the pass gives up (ANTLR always makes progress; this only guards). */
+const MAX_ERRORS = 100;
 
 function expecting(kinds: Kinds): string {
   const ordered = TOKEN_KINDS.filter((k) => kinds.has(k));
@@ -52,9 +71,22 @@ function tokenDisplay(t: Token): string {
   return `'${t.kind === 'EOF' ? '<EOF>' : displayText(t.text)}'`;
 }
 
+const NONE: Kinds = new Set();
+
+/**
+ * CEL's grammar by recursive descent, with ANTLR's default error strategy: an error is
+ * reported unless one was reported since the last token matched; a failed match first tries
+ * deleting one token, then inserting the expected one; otherwise the innermost rule recovers
+ * by skipping to a token that may follow one of the rules in progress.
+ */
 class Parser {
   private i = 0;
   readonly issues: SyntaxIssue[] = [];
+  /** Set after an error until the next token is matched (errors in between are not reported). */
+  private recovering = false;
+  private lastErrorIndex = -1;
+  /** What may follow each rule invocation in progress, innermost last. */
+  private readonly follows: Kinds[] = [];
 
   constructor(private readonly source: string, private readonly tokens: readonly Token[]) {}
 
@@ -62,14 +94,47 @@ class Parser {
     return this.tokens[Math.min(this.i + k - 1, this.tokens.length - 1)]!;
   }
 
+  private skip(): void {
+    if (this.i < this.tokens.length - 1) this.i++;
+  }
+
+  /** Matches the current token: the error condition ends. */
   private consume(): Token {
     const t = this.la();
-    if (this.i < this.tokens.length - 1) this.i++;
+    this.skip();
+    this.recovering = false;
     return t;
   }
 
   private error(at: Token, message: string): void {
+    if (this.recovering) return;
+    this.recovering = true;
+    if (this.issues.length >= MAX_ERRORS) throw new RecognitionError();
     this.issues.push({ offset: at.start, message: `Syntax error: ${message}`, syntax: true });
+  }
+
+  /** Runs one rule invocation that `follow` may come after; a recognition error inside ends it, recovered. */
+  private rule(follow: Kinds, body: () => void): void {
+    this.follows.push(follow);
+    try {
+      body();
+    } catch (err) {
+      if (!(err instanceof RecognitionError) || this.issues.length >= MAX_ERRORS) throw err;
+      this.recover();
+    } finally {
+      this.follows.pop();
+    }
+  }
+
+  /** ANTLR's recover(): skip to a token some rule in progress may be followed by (at least one after a repeated failure). */
+  private recover(): void {
+    if (this.lastErrorIndex === this.i) this.skip();
+    this.lastErrorIndex = this.i;
+    this.skipUntil(union(...this.follows));
+  }
+
+  private skipUntil(kinds: Kinds): void {
+    while (this.la().kind !== 'EOF' && !kinds.has(this.la().kind)) this.skip();
   }
 
   /** ANTLR's match(): the token, or one deleted before it, or one assumed missing, else a mismatch. */
@@ -78,7 +143,7 @@ class Parser {
     if (t.kind === kind) { this.consume(); return; }
     if (this.la(2).kind === kind) {
       this.error(t, `extraneous input ${tokenDisplay(t)} expecting ${kindDisplay(kind)}`);
-      this.consume();
+      this.skip();
       this.consume();
       return;
     }
@@ -87,73 +152,78 @@ class Parser {
       return;
     }
     this.error(t, `mismatched input ${tokenDisplay(t)} expecting ${kindDisplay(kind)}`);
-    throw new Stop();
+    throw new RecognitionError();
   }
 
-  /** ANTLR's sync() before a block that must start with one of `kinds`. */
+  /** ANTLR's sync() before a block that must start with one of `kinds` (nothing while recovering). */
   private sync(kinds: Kinds): void {
     const t = this.la();
-    if (kinds.has(t.kind)) return;
+    if (this.recovering || kinds.has(t.kind)) return;
     if (kinds.has(this.la(2).kind)) {
       this.error(t, `extraneous input ${tokenDisplay(t)} expecting ${expecting(kinds)}`);
-      this.consume();
+      this.skip();
       return;
     }
     this.error(t, `mismatched input ${tokenDisplay(t)} expecting ${expecting(kinds)}`);
-    throw new Stop();
+    throw new RecognitionError();
   }
 
-  private noViableAlternative(from: Token, at: Token): void {
+  /** No alternative fits the tokens from `from` (where the decision started) to `at`. */
+  private noViableAlternative(from: Token, at: Token): never {
     const text = this.source.slice(from.start, at.kind === 'EOF' ? from.end : at.end);
     this.error(at, `no viable alternative at input '${displayText(text)}'`);
+    throw new RecognitionError();
   }
 
   parse(): void {
     try {
-      this.expr(set('EOF'));
-      this.match('EOF', set());
+      this.rule(set('EOF'), () => this.expr(set('EOF')));
+      this.match('EOF', NONE);
     } catch (err) {
-      if (!(err instanceof Stop)) throw err;
+      if (!(err instanceof RecognitionError)) throw err;
     }
   }
 
   /** `terms`: the tokens that may end this expression in its context (for "missing ..."). */
   private expr(terms: Kinds): void {
-    this.binary(terms, 0);
+    this.rule(set('?'), () => this.binary(terms, 0));
     if (this.la().kind !== '?') return;
     this.consume();
-    this.binary(set(':'), 0);
+    this.rule(set(':'), () => this.binary(set(':'), 0));
     this.match(':', EXPR_START);
-    this.expr(terms);
+    this.rule(NONE, () => this.expr(terms));
   }
 
   private static readonly LEVELS: readonly Kinds[] = [set('||'), set('&&'), RELATIONS, ARITHMETIC];
 
+  /** conditionalOr, conditionalAnd, relation, calc: operands of the next level joined by this level's operators. */
   private binary(terms: Kinds, level: number): void {
     const ops = Parser.LEVELS[level];
     if (!ops) { this.unary(terms); return; }
-    this.binary(terms, level + 1);
+    this.rule(ops, () => this.binary(terms, level + 1));
     while (ops.has(this.la().kind)) {
       this.consume();
-      this.binary(terms, level + 1);
+      this.rule(ops, () => this.binary(terms, level + 1));
     }
   }
 
   private unary(terms: Kinds): void {
     this.sync(EXPR_START);
     const t = this.la();
+    if (!EXPR_START.has(t.kind)) this.noViableAlternative(t, t);
     if (t.kind === '!') {
       while (this.la().kind === '!') this.consume();
       const next = this.la();
       if (!MEMBER_START.has(next.kind)) {
+        // The loop's sync: the token is unwanted; skip to what may continue.
         this.error(next, `extraneous input ${tokenDisplay(next)} expecting ${expecting(EXPR_START)}`);
-        throw new Stop();
+        this.skipUntil(union(EXPR_START, ...this.follows));
       }
-      this.member(terms);
+      this.rule(NONE, () => this.member(terms));
       return;
     }
     if (t.kind === '-') { this.negation(terms); return; }
-    this.member(terms);
+    this.rule(NONE, () => this.member(terms));
   }
 
   /** A run of '-': negations, ending in a member (a number's sign belongs to its literal). */
@@ -161,27 +231,20 @@ class Parser {
     for (;;) {
       const minus = this.la();
       const next = this.la(2);
-      if (next.kind === 'NUM_INT' || next.kind === 'NUM_FLOAT') { this.member(terms); return; }
+      if (next.kind === 'NUM_INT' || next.kind === 'NUM_FLOAT') { this.rule(NONE, () => this.member(terms)); return; }
       if (next.kind !== '-' && MEMBER_START.has(next.kind)) {
         this.consume();
-        this.member(terms);
+        this.rule(NONE, () => this.member(terms));
         return;
       }
-      if (next.kind === '-') { this.consume(); continue; }
-      this.noViableAlternative(minus, next);
-      if (next.kind === 'EOF') {
-        this.error(next, `mismatched input ${tokenDisplay(next)} expecting ${expecting(EXPR_START)}`);
-        throw new Stop();
-      }
+      if (next.kind !== '-') this.noViableAlternative(minus, next);
       this.consume();
-      this.unary(terms);
-      return;
     }
   }
 
   private member(terms: Kinds): void {
     const follow = union(AFTER_MEMBER, terms);
-    this.primary(follow);
+    this.rule(set('.', '['), () => this.primary(follow));
     for (;;) {
       const t = this.la();
       if (t.kind === '.') {
@@ -196,13 +259,12 @@ class Parser {
           if (this.la().kind === '(') { this.consume(); this.args(follow); }
         } else {
           this.noViableAlternative(t, name);
-          throw new Stop();
         }
       } else if (t.kind === '[') {
         this.consume();
         this.sync(OPTIONAL_EXPR_START);
         if (this.la().kind === '?') this.consume();
-        this.expr(set(']'));
+        this.rule(set(']'), () => this.expr(set(']')));
         this.match(']', follow);
       } else return;
     }
@@ -212,12 +274,14 @@ class Parser {
   private args(follow: Kinds): void {
     this.sync(union(EXPR_START, set(')')));
     if (this.la().kind !== ')') {
-      const terms = set(',', ')');
-      this.expr(terms);
-      while (this.la().kind === ',') {
-        this.consume();
-        this.expr(terms);
-      }
+      this.rule(set(')'), () => {
+        const terms = set(',', ')');
+        this.rule(set(','), () => this.expr(terms));
+        while (this.la().kind === ',') {
+          this.consume();
+          this.rule(set(','), () => this.expr(terms));
+        }
+      });
     }
     this.match(')', follow);
   }
@@ -230,7 +294,7 @@ class Parser {
     const t = this.la();
     switch (t.kind) {
       case '.':
-        if (this.la(2).kind !== 'IDENTIFIER') { this.noViableAlternative(t, this.la(2)); throw new Stop(); }
+        if (this.la(2).kind !== 'IDENTIFIER') this.noViableAlternative(t, this.la(2));
         this.consume();
         this.qualified(t, follow);
         return;
@@ -239,7 +303,7 @@ class Parser {
         return;
       case '(':
         this.consume();
-        this.expr(set(')'));
+        this.rule(set(')'), () => this.expr(set(')')));
         this.match(')', follow);
         return;
       case '[':
@@ -249,16 +313,18 @@ class Parser {
       case '{':
         this.consume();
         this.elements('}', follow, () => {
-          this.optionalExpr(set(':'));
+          this.rule(set(':'), () => this.optionalExpr(set(':')));
           this.match(':', EXPR_START);
-          this.expr(set(',', '}'));
+          this.rule(set(','), () => this.expr(set(',', '}')));
         });
         return;
       case '-':
-        if (this.la(2).kind === 'NUM_INT' || this.la(2).kind === 'NUM_FLOAT') { this.consume(); this.consume(); return; }
-        this.noViableAlternative(t, this.la(2));
-        throw new Stop();
+        if (this.la(2).kind !== 'NUM_INT' && this.la(2).kind !== 'NUM_FLOAT') this.noViableAlternative(t, this.la(2));
+        this.consume();
+        this.consume();
+        return;
       default:
+        if (!LITERAL_START.has(t.kind)) this.noViableAlternative(t, t);
         this.consume();
     }
   }
@@ -270,10 +336,12 @@ class Parser {
     if (this.la(k).kind === 'IDENTIFIER' && this.la(k + 1).kind === '{') {
       for (let j = 0; j <= k; j++) this.consume();
       this.elements('}', follow, () => {
-        if (this.la().kind === '?') this.consume();
-        this.match('IDENTIFIER', set(':'));
+        this.rule(set(':'), () => {
+          if (this.la().kind === '?') this.consume();
+          this.match('IDENTIFIER', set(':'));
+        });
         this.match(':', EXPR_START);
-        this.expr(set(',', '}'));
+        this.rule(set(','), () => this.expr(set(',', '}')));
       }, set('?', 'IDENTIFIER'));
       return;
     }
@@ -284,7 +352,7 @@ class Parser {
 
   private optionalExpr(terms: Kinds): void {
     if (this.la().kind === '?') this.consume();
-    this.expr(terms);
+    this.rule(NONE, () => this.expr(terms));
   }
 
   /**
@@ -294,11 +362,13 @@ class Parser {
   private elements(close: TokenKind, follow: Kinds, element: () => void, starts: Kinds = OPTIONAL_EXPR_START): void {
     this.sync(union(starts, set(',', close)));
     if (starts.has(this.la().kind)) {
-      element();
-      while (this.la().kind === ',' && starts.has(this.la(2).kind)) {
-        this.consume();
+      this.rule(set(',', close), () => {
         element();
-      }
+        while (this.la().kind === ',' && starts.has(this.la(2).kind)) {
+          this.consume();
+          element();
+        }
+      });
     }
     this.sync(set(',', close));
     if (this.la().kind === ',') this.consume();
