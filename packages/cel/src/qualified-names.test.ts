@@ -34,4 +34,20 @@ void describe('dotted variable names (authorizer.requestResource)', () => {
     const r = run("authorizer.group('').resource('pods').check('get').allowed()");
     assert.equal(r.ok && r.value, true);
   });
+
+  void it('refuses what kube refuses, in its words (kube-apiserver v1.32.13, through a policy)', () => {
+    const errors = (expression: string) => {
+      const r = compileRule(expression, { vars });
+      return r.ok ? [] : r.errors;
+    };
+    assert.deepEqual(errors("authorizer.requestResource.check(1).allowed()"), [
+      "ERROR: <input>:1:33: found no matching overload for 'check' applied to 'kubernetes.authorization.ResourceCheck.(int)'\n | authorizer.requestResource.check(1).allowed()\n | ................................^",
+    ]);
+    assert.deepEqual(errors("authorizer.requestResource.namespace == ''"), [
+      "ERROR: <input>:1:27: unexpected failed resolution of 'kubernetes.authorization.ResourceCheck'\n | authorizer.requestResource.namespace == ''\n | ..........................^",
+    ]);
+    assert.deepEqual(errors('authorizer.foo == 1'), [
+      "ERROR: <input>:1:11: unexpected failed resolution of 'kubernetes.authorization.Authorizer'\n | authorizer.foo == 1\n | ..........^",
+    ]);
+  });
 });
