@@ -422,10 +422,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
   // Started once the registry exists (its informers read it); the registry asks for its hooks lazily.
   const nodeRestriction: NodeRestriction | undefined = admissionPlugins.includes('NodeRestriction') ? createNodeRestriction() : undefined;
-  const validatingPolicy = admissionPlugins.includes('ValidatingAdmissionPolicy')
-    ? createValidatingAdmissionPolicy({ authorize: (attributes) => authorizer.authorize(attributes) })
-    : undefined;
   const admissionMetrics = createAdmissionMetrics(metrics.registry);
+  const validatingPolicy = admissionPlugins.includes('ValidatingAdmissionPolicy')
+    ? createValidatingAdmissionPolicy({ authorize: (attributes) => authorizer.authorize(attributes), metrics: admissionMetrics })
+    : undefined;
   const webhooks = createAdmissionWebhooks({
     mutating: admissionPlugins.includes('MutatingAdmissionWebhook'),
     validating: admissionPlugins.includes('ValidatingAdmissionWebhook'),

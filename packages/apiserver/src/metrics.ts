@@ -288,3 +288,11 @@ export function metricScope(info: { isResourceRequest: boolean; name?: string; v
 export function metricDryRun(values: readonly string[]): string {
   return [...new Set(values.filter((v) => v === 'All'))].sort().join(',');
 }
+
+/**
+ * The exposition text with bucket bounds in exponent form written as Go writes them (`5e-07`,
+ * where JavaScript writes `5e-7`): kube's `le` label values, byte for byte.
+ */
+export function goBucketBounds(text: string): string {
+  return text.replace(/le="(\d+(?:\.\d+)?)e([+-])(\d)"/g, 'le="$1e$20$3"');
+}

@@ -27,6 +27,7 @@ import { requestKind, writePlainError, writeTooManyRequests, type InflightLimite
 import { startRequestSpan } from './filters/tracing.js';
 import { goDuration, type Logger } from './logger.js';
 import type { ApiMetrics } from './metrics.js';
+import { goBucketBounds } from './metrics.js';
 import { routeLabels, unroutedLabels, type LabelSource } from './http/request-labels.js';
 import { serveOpenApiV2, serveOpenApiV3 } from './openapi/handler.js';
 import { deprecationOf } from './deprecation.js';
@@ -210,7 +211,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     },
     metrics: async (_req, res, url) => {
       if (url.segments.length !== 1) throw pathNotFound();
-      writeText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
+      writeText(res, 200, goBucketBounds(await metrics.registry.metrics()), metrics.registry.contentType);
     },
     openapi: (req, res, url) =>
       url.segments[1] === 'v2' ? serveOpenApiV2(req, res, surface) : serveOpenApiV3(req, res, surface, url.segments.slice(2).join('/'), url.query),

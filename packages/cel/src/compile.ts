@@ -5,13 +5,15 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import type { DeclType } from './decl-type.js';
 import { environmentFor, type BoundEnvironment, type RuleEnv } from './environment.js';
-import { formatCompileError, evaluationMessage } from './errors.js';
+import { formatCompileError, formatErrorAt, evaluationMessage } from './errors.js';
+import { syntaxIssues } from './syntax-check.js';
 import { PER_CALL_LIMIT } from './limits.js';
 import { LruCache, PROGRAM_CACHE_CAPACITY } from './program-cache.js';
 import './library/index.js';
 import { walk, type Node } from './ast.js';
 import { validateAst } from './validate-ast.js';
 import { widenHasMacros } from './presence.js';
+import { resolveQualifiedNames } from './qualified-names.js';
 import { useRe2ForMatches } from './library/regex.js';
 import { compileRe2 } from './library/regex-cache.js';
 import { estimateCost } from './cost-estimate.js';
@@ -84,6 +86,10 @@ export function clearProgramCache(): void {
 }
 
 function compileUncached(expression: string, bound: BoundEnvironment, options: CompileOptions): CompileResult {
+  // cel-go's grammar decides what parses (the engine accepts a little more, e.g. `f(a, )` or
+  // reserved words as names), and its wording is what kube reports.
+  const issues = syntaxIssues(expression);
+  if (issues.length > 0) return { ok: false, errors: issues.map((i) => formatErrorAt(expression, i.offset, i.message)) };
   let parsed: Evaluator;
   try {
     parsed = bound.engine.parse(expression);
@@ -91,14 +97,15 @@ function compileUncached(expression: string, bound: BoundEnvironment, options: C
     return { ok: false, errors: [formatCompileError(expression, err)] };
   }
   widenHasMacros(parsed.ast as Node);
+  resolveQualifiedNames(parsed.ast as Node, bound.qualifiedNames);
   const checked = parsed.check();
   if (!checked.valid) return { ok: false, errors: [formatCompileError(expression, checked.error)] };
   useRe2ForMatches(parsed.ast as Node);
   const hasError = checkPresenceTests(expression, parsed.ast as Node, bound);
   if (hasError) return { ok: false, errors: [hasError] };
-  const issues = validateAst(parsed.ast as Node);
-  if (issues.length > 0) {
-    return { ok: false, errors: issues.map((i) => formatCompileError(expression, { message: i.message, range: { start: i.offset, end: i.offset } })) };
+  const astIssues = validateAst(parsed.ast as Node);
+  if (astIssues.length > 0) {
+    return { ok: false, errors: astIssues.map((i) => formatCompileError(expression, { message: i.message, range: { start: i.offset, end: i.offset } })) };
   }
   const outputType = celGoTypeName(checked.type ?? 'dyn');
   if (options.expectedType && outputType !== options.expectedType && outputType !== 'dyn') {

@@ -55,6 +55,8 @@ export interface BoundEnvironment {
   readonly id: number;
   readonly engine: Environment;
   readonly variables: ReadonlyMap<string, DeclType>;
+  /** The declared variables whose names contain a dot (resolved before field selection). */
+  readonly qualifiedNames: ReadonlySet<string>;
   /** Converts a JSON activation to the engine's values for the declared variables. */
   bind(activation: Readonly<Record<string, unknown>>): Record<string, unknown>;
 }
@@ -129,6 +131,7 @@ function build(variables: ReadonlyMap<string, DeclType>): BoundEnvironment {
     id,
     engine,
     variables,
+    qualifiedNames: new Set([...variables.keys()].filter((name) => name.includes('.'))),
     bind(activation) {
       const out: Record<string, unknown> = {};
       for (const [name, t] of variables) {

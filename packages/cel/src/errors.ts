@@ -35,6 +35,11 @@ function celGoOffset(expression: string, node: EngineNode | undefined): number |
     const at = expression.indexOf(node.op, l?.end ?? node.start);
     if (at >= 0 && (r?.start === undefined || at < r.start)) return at;
   }
+  if (node.op === '?:' && Array.isArray(node.args)) {
+    const [condition] = node.args as EngineNode[];
+    const at = expression.indexOf('?', condition?.end ?? node.start);
+    if (at >= 0) return at;
+  }
   if (node.op === 'call' && Array.isArray(node.args)) {
     const at = expression.indexOf('(', node.start);
     if (at >= 0) return at;
@@ -76,6 +81,8 @@ export function celGoMessage(summary: string): string {
       ? `found no matching overload for '${name}' applied to '${celGoTypes(receiver)}.(${celGoTypes(args!)})'`
       : `found no matching overload for '${name}' applied to '(${celGoTypes(args!)})'`;
   }
+  m = /^Ternary branches must have the same type, got '(.*)' and '(.*)'$/.exec(summary);
+  if (m) return `found no matching overload for '_?_:_' applied to '(bool, ${celGoTypes(m[1]!)}, ${celGoTypes(m[2]!)})'`;
   m = /^(?:List elements must have the same type|Map value uses wrong type|Map key uses wrong type), (expected type '.*' but found '.*')$/.exec(summary);
   if (m) return m[1]!;
   return summary;
@@ -94,15 +101,25 @@ export function formatCompileError(expression: string, err: unknown): string {
   // cel-go places a field selection's errors on its dot.
   if (offset !== undefined && summary.startsWith('undefined field') && expression[offset - 1] === '.') offset--;
   if (offset === undefined) return `ERROR: <input>:1:1: ${summary}`;
+  return formatErrorAt(expression, offset, summary);
+}
+
+/**
+ * `ERROR: <input>:L:C: message`, the offset's source line and a caret under it, as cel-go
+ * prints an error: columns count code points, and the caret line shows a wide dot under a
+ * non-ASCII character.
+ */
+export function formatErrorAt(expression: string, offset: number, message: string): string {
   let line = 1;
   let lineStart = 0;
   for (let i = 0; i < offset && i < expression.length; i++) {
     if (expression[i] === '\n') { line++; lineStart = i + 1; }
   }
-  const col = offset - lineStart;
   const lineEnd = expression.indexOf('\n', lineStart);
   const text = expression.slice(lineStart, lineEnd < 0 ? undefined : lineEnd);
-  return `ERROR: <input>:${line}:${col + 1}: ${summary}\n | ${text}\n | ${'.'.repeat(col)}^`;
+  const before = [...expression.slice(lineStart, offset)];
+  const dots = before.map((ch) => (ch.codePointAt(0)! < 0x80 ? '.' : '\uff0e')).join('');
+  return `ERROR: <input>:${line}:${before.length + 1}: ${message}\n | ${text}\n | ${dots}^`;
 }
 
 /** A runtime error's message as kube reports it (cel-go's evaluation error text). */

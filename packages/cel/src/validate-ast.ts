@@ -1,7 +1,8 @@
 /**
  * Checks kube's environment makes that the engine does not: names kube 1.32's environment
- * does not declare (cel.bind, math.*, two-variable comprehensions), and literal arguments
- * kube validates at compile time (regex patterns of matches, duration and timestamp strings).
+ * does not declare (cel.bind, math.*, two-variable comprehensions), literal arguments
+ * kube validates at compile time (regex patterns of matches, duration and timestamp strings),
+ * and field selections on the authorizer library's values.
  */
 import type { Node } from './ast.js';
 import { walk } from './ast.js';
@@ -28,6 +29,14 @@ export function validateAst(root: Node): AstIssue[] {
       }
       if ((name === 'all' || name === 'exists' || name === 'exists_one' || name === 'map' || name === 'filter') && args.length === 3 && args[1]?.op === 'id' && name !== 'map') {
         issues.push({ offset: n.pos, message: `undeclared reference to '${name}' (in container '')` });
+      }
+    }
+    if (n.op === '.' || n.op === '.?') {
+      // The authorizer library's values have no fields: cel-go cannot resolve a selection on them.
+      const target = (n.args as unknown as [Node])[0];
+      const type = target.checkedType?.name;
+      if (type !== undefined && type.startsWith('kubernetes.authorization.')) {
+        issues.push({ offset: n.input.indexOf('.', target.end), message: `unexpected failed resolution of '${type}'` });
       }
     }
     if (n.op === 'call') {

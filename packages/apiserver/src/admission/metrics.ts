@@ -1,6 +1,7 @@
 /**
  * kube's admission metrics (k8s.io/apiserver's admission/metrics): the step latency of each
- * phase, and per webhook its latency, request count, rejections and fail-open count. Names,
+ * phase, and per webhook its latency, request count, rejections and fail-open count; per
+ * ValidatingAdmissionPolicy and binding, the checks that failed or erred. Names,
  * help texts, labels and buckets as kube-apiserver 1.32 exports them. Webhook names come
  * from configurations (bounded by what an administrator creates, as in kube).
  */
@@ -19,10 +20,21 @@ export interface AdmissionMetrics {
   recordWebhook(name: string, type: WebhookMetricType, operation: string, rejected: boolean, code: number, seconds: number): void;
   recordWebhookRejection(name: string, type: WebhookMetricType, operation: string, errorType: WebhookRejectionType, code: number): void;
   recordWebhookFailOpen(name: string, type: WebhookMetricType): void;
+  /**
+   * One validation of a ValidatingAdmissionPolicy that denied or erred, for each action taken
+   * on it (an erring validation the failurePolicy ignores counts as `allow`).
+   */
+  recordPolicyCheck(policy: string, binding: string, errorType: PolicyCheckErrorType, action: PolicyEnforcementAction, seconds: number): void;
 }
+
+/** What went wrong in a policy's validation (kube's error_type label). */
+export type PolicyCheckErrorType = 'compile_error' | 'invalid_error' | 'out_of_budget' | 'no_error';
+/** What was done with a policy's validation (kube's enforcement_action label). */
+export type PolicyEnforcementAction = 'allow' | 'deny' | 'warn' | 'audit';
 
 const STEP_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5];
 const WEBHOOK_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25];
+const POLICY_CHECK_BUCKETS = [0.0000005, 0.001, 0.01, 0.1, 1.0];
 
 const boundedCode = (code: number) => String(Math.min(code, 600));
 
@@ -60,6 +72,20 @@ export function createAdmissionMetrics(registry: Registry): AdmissionMetrics {
     labelNames: ['name', 'type'],
     registers,
   });
+  const policyLabels = ['policy', 'policy_binding', 'error_type', 'enforcement_action'];
+  const policyChecks = new Counter({
+    name: 'apiserver_validating_admission_policy_check_total',
+    help: '[BETA] Validation admission policy check total, labeled by policy and further identified by binding and enforcement action taken.',
+    labelNames: policyLabels,
+    registers,
+  });
+  const policyLatency = new Histogram({
+    name: 'apiserver_validating_admission_policy_check_duration_seconds',
+    help: '[BETA] Validation admission latency for individual validation expressions in seconds, labeled by policy and further including binding and enforcement action taken.',
+    labelNames: policyLabels,
+    buckets: POLICY_CHECK_BUCKETS,
+    registers,
+  });
   return {
     recordStep(type, operation, rejected, seconds) {
       step.observe({ type, operation, rejected: String(rejected) }, seconds);
@@ -73,6 +99,11 @@ export function createAdmissionMetrics(registry: Registry): AdmissionMetrics {
     },
     recordWebhookFailOpen(name, type) {
       failOpen.inc({ name, type });
+    },
+    recordPolicyCheck(policy, binding, errorType, action, seconds) {
+      const labels = { enforcement_action: action, error_type: errorType, policy, policy_binding: binding };
+      policyChecks.inc(labels);
+      policyLatency.observe(labels, seconds);
     },
   };
 }

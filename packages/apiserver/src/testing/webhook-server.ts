@@ -46,8 +46,11 @@ function serverCertificate(dnsNames: readonly string[]): { ca: string; cert: str
   }
 }
 
-/** Starts a webhook server on a free port of 127.0.0.1. */
-export async function startWebhookServer(dnsNames: readonly string[] = []): Promise<WebhookServer> {
+/**
+ * Starts a webhook server on a free port of `host` (127.0.0.1; '0.0.0.0' to be reachable at
+ * the machine's other addresses too, e.g. through Endpoints).
+ */
+export async function startWebhookServer(dnsNames: readonly string[] = [], host = '127.0.0.1'): Promise<WebhookServer> {
   const { ca, cert, key } = serverCertificate(dnsNames);
   const handlers = new Map<string, (request: Json) => WebhookAnswer>();
   const received = new Map<string, Json[]>();
@@ -81,7 +84,7 @@ export async function startWebhookServer(dnsNames: readonly string[] = []): Prom
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     port,

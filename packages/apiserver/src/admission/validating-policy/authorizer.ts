@@ -4,7 +4,7 @@
  * `authorizer.serviceAccount(ns, name)` names, with any API version (`*`), as kube does.
  * Decisions are cached for the request (kube's caching authorizer).
  */
-import { Authorizer, type AuthorizationCheck, type AuthorizationDecision } from '@kapi/cel';
+import { Authorizer, ResourceCheck, type AuthorizationCheck, type AuthorizationDecision } from '@kapi/cel';
 import type { Attributes, AuthorizerResult } from '../../auth/authorizer.js';
 import type { UserInfo } from '../../auth/user.js';
 
@@ -50,5 +50,25 @@ export function requestAuthorizer(authorize: Authorize, user: UserInfo | undefin
       cache.set(key, decision);
       return decision;
     },
+  });
+}
+
+/** What `authorizer.requestResource` checks: the request's own resource, subresource, namespace and name. */
+export interface RequestedResource {
+  readonly group: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** The `authorizer.requestResource` value for `requested`, checked through `authorizer`. */
+export function requestResourceCheck(authorizer: Authorizer, requested: RequestedResource): ResourceCheck {
+  return new ResourceCheck(authorizer, {
+    apiGroup: requested.group,
+    resource: requested.resource,
+    subresource: requested.subresource,
+    namespace: requested.namespace,
+    name: requested.name,
   });
 }

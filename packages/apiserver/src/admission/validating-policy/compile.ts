@@ -3,12 +3,12 @@
  * variables, validations, their messageExpressions and auditAnnotations, in the variable
  * environment kube's ValidatingAdmissionPolicy plugin declares (`object`, `oldObject`,
  * `request`, `params` when the policy has a paramKind, `namespaceObject`, `variables`, and
- * `authorizer` everywhere but in messageExpressions).
+ * `authorizer` with `authorizer.requestResource` everywhere but in messageExpressions).
  * Values are dyn at runtime, as kube compiles stored policies; an expression that does not
  * compile is kept with its error, which is reported when the policy is evaluated (kube's
  * "compilation error: ..."), never at compile time.
  */
-import { AuthorizerType, compileRule, DynType, objectType, type DeclField, type DeclType, type Program } from '@kapi/cel';
+import { AuthorizerType, compileRule, DynType, objectType, ResourceCheckType, type DeclField, type DeclType, type Program } from '@kapi/cel';
 import type { PolicySpec } from './policy-types.js';
 
 /** An expression and either its program or why it did not compile. */
@@ -55,7 +55,7 @@ class PolicyEnvironment {
 
   compile(expression: string, returns: ReturnType, withAuthorizer = true): CompiledExpression {
     const vars: Record<string, DeclType> = {
-      ...(withAuthorizer ? { authorizer: AuthorizerType } : {}),
+      ...(withAuthorizer ? { authorizer: AuthorizerType, 'authorizer.requestResource': ResourceCheckType } : {}),
       object: DynType,
       oldObject: DynType,
       request: DynType,

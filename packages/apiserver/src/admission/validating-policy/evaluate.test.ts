@@ -38,7 +38,12 @@ void describe('validatePolicy', () => {
   });
 
   void it('messageExpression gives the message; reason defaults to Invalid', () => {
-    assert.deepEqual(denials(deployment('web', 5)), [{ action: 'deny', evaluation: 'deny', message: 'replicas 5 > 3', reason: 'Invalid' }]);
+    const [denied, ...more] = denials(deployment('web', 5));
+    assert.deepEqual(more, []);
+    const { elapsedSeconds, ...decision } = denied!;
+    assert.deepEqual(decision, { action: 'deny', evaluation: 'deny', message: 'replicas 5 > 3', reason: 'Invalid' });
+    // The validation's own evaluation time (kube's Elapsed, for the check_duration_seconds metric).
+    assert.ok(elapsedSeconds > 0 && elapsedSeconds < 1, String(elapsedSeconds));
   });
 
   void it('a variable fails only when read, with kube\'s words', () => {
@@ -67,7 +72,7 @@ void describe('validatePolicy', () => {
   void it('a matchCondition error follows failurePolicy', () => {
     const failing = compilePolicy({ validations: [{ expression: 'true' }], matchConditions: [{ name: 'x', expression: "'exempt' in object.metadata.labels" }] });
     assert.deepEqual(validatePolicy(failing, input(deployment('a', 1))).decisions, [
-      { action: 'deny', evaluation: 'error', message: "expression ''exempt' in object.metadata.labels' resulted in error: no such key: labels", reason: '' },
+      { action: 'deny', evaluation: 'error', message: "expression ''exempt' in object.metadata.labels' resulted in error: no such key: labels", reason: '', elapsedSeconds: 0 },
     ]);
     const ignoring = compilePolicy({ failurePolicy: 'Ignore', validations: [{ expression: 'false' }], matchConditions: [{ name: 'x', expression: "'exempt' in object.metadata.labels" }] });
     assert.deepEqual(validatePolicy(ignoring, input(deployment('a', 1))).decisions, []);

@@ -15,6 +15,8 @@ export interface PolicyDecision {
   readonly message: string;
   /** A StatusReason; "" when not a deny by a validation. */
   readonly reason: string;
+  /** How long the validation's expression took (0 for a decision no expression made). */
+  readonly elapsedSeconds: number;
 }
 
 export type AuditAnnotationResult =
@@ -36,6 +38,8 @@ export interface PolicyInput {
   readonly namespaceObject: unknown;
   /** The `authorizer` value (checks as the requesting user). */
   readonly authorizer?: unknown;
+  /** The `authorizer.requestResource` value: a resource check of the request's own resource. */
+  readonly requestResource?: unknown;
 }
 
 /** kube's MaxEvaluatedMessageExpressionSizeBytes. */
@@ -52,9 +56,11 @@ class Activation {
 
   constructor(policy: CompiledPolicy, input: PolicyInput) {
     const variables: Record<string, unknown> = {};
-    this.values = { ...input, variables };
+    const { requestResource, ...values } = input;
+    this.values = { ...values, variables };
     if (!policy.hasParams) delete this.values.params;
     if (input.authorizer === undefined) delete this.values.authorizer;
+    if (requestResource !== undefined) this.values['authorizer.requestResource'] = requestResource;
     for (const variable of policy.variables) {
       let done: { value: unknown } | { error: string } | undefined;
       Object.defineProperty(variables, variable.name, {
@@ -92,8 +98,8 @@ class Activation {
   }
 }
 
-function errorDecision(policy: CompiledPolicy, message: string): PolicyDecision {
-  return { action: policy.failurePolicy === 'Ignore' ? 'admit' : 'deny', evaluation: 'error', message, reason: '' };
+function errorDecision(policy: CompiledPolicy, message: string, elapsedSeconds = 0): PolicyDecision {
+  return { action: policy.failurePolicy === 'Ignore' ? 'admit' : 'deny', evaluation: 'error', message, reason: '', elapsedSeconds };
 }
 
 /** Evaluates the policy's matchConditions: matched, not matched, or the error to report. */
@@ -133,8 +139,13 @@ function validations(policy: CompiledPolicy, input: PolicyInput): PolicyDecision
   const activation = new Activation(policy, input);
   const budget = { remaining: RUNTIME_CEL_COST_BUDGET };
   const results: ({ value: unknown } | { error: string })[] = [];
+  const elapsed: number[] = [];
   try {
-    for (const validation of policy.validations) results.push(activation.evaluate(validation.condition, budget));
+    for (const validation of policy.validations) {
+      const start = performance.now();
+      results.push(activation.evaluate(validation.condition, budget));
+      elapsed.push((performance.now() - start) / 1000);
+    }
   } catch (err) {
     if (err instanceof PassError) return [errorDecision(policy, err.message)];
     throw err;
@@ -144,8 +155,9 @@ function validations(policy: CompiledPolicy, input: PolicyInput): PolicyDecision
   let messageBudgetSpent = false;
   return policy.validations.map((validation, i): PolicyDecision => {
     const result = results[i]!;
-    if ('error' in result) return errorDecision(policy, result.error);
-    if (result.value === true) return { action: 'admit', evaluation: 'admit', message: '', reason: '' };
+    const elapsedSeconds = elapsed[i]!;
+    if ('error' in result) return errorDecision(policy, result.error, elapsedSeconds);
+    if (result.value === true) return { action: 'admit', evaluation: 'admit', message: '', reason: '', elapsedSeconds };
     let messageResult: { value: unknown } | { error: string } | undefined;
     if (validation.messageExpression !== undefined && !messageBudgetSpent) {
       try {
@@ -153,10 +165,10 @@ function validations(policy: CompiledPolicy, input: PolicyInput): PolicyDecision
       } catch (err) {
         if (!(err instanceof PassError)) throw err;
         messageBudgetSpent = true;
-        return errorDecision(policy, `failed messageExpression: ${err.message}`);
+        return errorDecision(policy, `failed messageExpression: ${err.message}`, elapsedSeconds);
       }
     }
-    return { action: 'deny', evaluation: 'deny', message: denyMessage(validation, messageResult), reason: validation.reason || 'Invalid' };
+    return { action: 'deny', evaluation: 'deny', message: denyMessage(validation, messageResult), reason: validation.reason || 'Invalid', elapsedSeconds };
   });
 }
 

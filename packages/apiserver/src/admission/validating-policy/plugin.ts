@@ -14,7 +14,9 @@
 import { formatGroupResource, StatusError, forbidden, type KubeObject, type StatusReason } from '@kapi/machinery';
 import type { AdmissionAttributes, AdmissionPlugin, Registry } from '@kapi/registry';
 import { matchResources, type MatchResult } from '../matching.js';
-import { requestAuthorizer, type Authorize } from './authorizer.js';
+import type { AdmissionMetrics, PolicyCheckErrorType, PolicyEnforcementAction } from '../metrics.js';
+import type { Authorizer, ResourceCheck } from '@kapi/cel';
+import { requestAuthorizer, requestResourceCheck, type Authorize } from './authorizer.js';
 import { collectParams } from './params.js';
 import type { PolicyDecision } from './evaluate.js';
 import { validatePolicy } from './evaluate.js';
@@ -114,6 +116,8 @@ export interface ValidatingAdmissionPolicy {
 export interface ValidatingAdmissionPolicyOptions {
   /** The apiserver's authorizer, for expressions' `authorizer` (absent: `authorizer` is unbound). */
   readonly authorize?: Authorize;
+  /** Where checks that deny or err are counted (kube's apiserver_validating_admission_policy_check_*). */
+  readonly metrics?: Pick<AdmissionMetrics, 'recordPolicyCheck'>;
 }
 
 export function createValidatingAdmissionPolicy(options: ValidatingAdmissionPolicyOptions = {}): ValidatingAdmissionPolicy {
@@ -136,7 +140,7 @@ export function createValidatingAdmissionPolicy(options: ValidatingAdmissionPoli
         if (current === undefined) {
           throw forbidden({ group: attributes.resource.group, resource: attributes.resource.resource }, nameOf(attributes), 'not yet ready to handle request');
         }
-        await dispatch(current, attributes, options.authorize);
+        await dispatch(current, attributes, options);
       },
     },
     start(registry, onError) {
@@ -146,12 +150,22 @@ export function createValidatingAdmissionPolicy(options: ValidatingAdmissionPoli
   };
 }
 
-async function dispatch(source: PolicySource, attributes: AdmissionAttributes, authorize: Authorize | undefined): Promise<void> {
+async function dispatch(source: PolicySource, attributes: AdmissionAttributes, options: ValidatingAdmissionPolicyOptions): Promise<void> {
+  const { authorize, metrics } = options;
   const hooks = source.hooks();
   if (hooks.length === 0) return;
   const denials: Denial[] = [];
-  let authorizer: unknown;
-  const authorizerValue = () => (authorize === undefined ? undefined : (authorizer ??= requestAuthorizer(authorize, attributes.userInfo)));
+  let authorizer: { authorizer: Authorizer; requestResource: ResourceCheck } | undefined;
+  const authorizerValues = () => {
+    if (authorize === undefined) return undefined;
+    if (authorizer === undefined) {
+      const forUser = requestAuthorizer(authorize, attributes.userInfo);
+      const { group, resource } = attributes.resource;
+      const requestResource = requestResourceCheck(forUser, { group, resource, subresource: attributes.subresource, namespace: attributes.namespace, name: attributes.name });
+      authorizer = { authorizer: forUser, requestResource };
+    }
+    return authorizer;
+  };
   const namespaceLabels = async (name: string) => {
     const namespace = await source.namespace(name);
     return namespace === undefined ? undefined : namespace.metadata.labels ?? {};
@@ -196,8 +210,8 @@ async function dispatch(source: PolicySource, attributes: AdmissionAttributes, a
         continue;
       }
       for (const param of collected.params) {
-        const result = validatePolicy(hook.compiled, { object: object ?? null, oldObject: oldObject ?? null, request, params: param, namespaceObject: namespace, authorizer: authorizerValue() });
-        result.decisions.forEach((decision, index) => act(attributes, hook.policy, binding, decision, index, denials));
+        const result = validatePolicy(hook.compiled, { object: object ?? null, oldObject: oldObject ?? null, request, params: param, namespaceObject: namespace, authorizer: authorizerValues()?.authorizer, requestResource: authorizerValues()?.requestResource });
+        result.decisions.forEach((decision, index) => act(attributes, hook.policy, binding, decision, index, denials, metrics));
         for (const annotation of result.auditAnnotations) {
           if (annotation.action === 'publish') {
             const value = annotation.value.length > MAX_AUDIT_ANNOTATION_VALUE_LENGTH ? annotation.value.slice(0, MAX_AUDIT_ANNOTATION_VALUE_LENGTH) : annotation.value;
@@ -216,16 +230,26 @@ async function dispatch(source: PolicySource, attributes: AdmissionAttributes, a
 }
 
 /** Applies the binding's validationActions to one decision. */
-function act(attributes: AdmissionAttributes, policy: PolicyObject, binding: BindingObject, decision: PolicyDecision, index: number, denials: Denial[]): void {
-  if (decision.action !== 'deny') return;
+function act(
+  attributes: AdmissionAttributes, policy: PolicyObject, binding: BindingObject, decision: PolicyDecision, index: number, denials: Denial[],
+  metrics: ValidatingAdmissionPolicyOptions['metrics'],
+): void {
+  const record = (action: PolicyEnforcementAction) =>
+    metrics?.recordPolicyCheck(policy.metadata.name ?? '', binding.metadata.name ?? '', checkErrorType(decision), action, decision.elapsedSeconds);
+  if (decision.action !== 'deny') {
+    if (decision.evaluation === 'error') record('allow');
+    return;
+  }
   const actions = binding.spec?.validationActions ?? [];
   for (const action of actions) {
     switch (action) {
       case 'Deny':
         denials.push({ policy, binding, message: decision.message, reason: decision.reason });
+        record('deny');
         break;
       case 'Warn':
         attributes.warn(`Validation failed for ValidatingAdmissionPolicy '${policy.metadata.name ?? ''}' with binding '${binding.metadata.name ?? ''}': ${decision.message}`);
+        record('warn');
         break;
       case 'Audit':
         attributes.annotate(VALIDATION_FAILURE_ANNOTATION, goJson([{
@@ -235,9 +259,18 @@ function act(attributes: AdmissionAttributes, policy: PolicyObject, binding: Bin
           expressionIndex: index,
           validationActions: actions,
         }]));
+        record('audit');
         break;
     }
   }
+}
+
+/** kube's error_type of a decision: by what its message says went wrong. */
+function checkErrorType(decision: PolicyDecision): PolicyCheckErrorType {
+  if (decision.evaluation === 'admit') return 'no_error';
+  if (decision.message.startsWith('compilation')) return 'compile_error';
+  if (decision.message.startsWith('validation failed due to running out of cost budget')) return 'out_of_budget';
+  return 'invalid_error';
 }
 
 /** JSON as Go's encoding/json writes it (<, > and & escaped). */

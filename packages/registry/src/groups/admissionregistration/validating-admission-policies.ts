@@ -6,7 +6,7 @@
  * request, params and namespaceObject dyn; authorizer everywhere but in messageExpressions),
  * with kube 1.32's texts.
  */
-import { AuthorizerType, compileRule, DynType, objectType, type DeclField, type DeclType } from '@kapi/cel';
+import { AuthorizerType, compileRule, DynType, objectType, ResourceCheckType, type DeclField, type DeclType } from '@kapi/cel';
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, isQualifiedName, type FieldError, type KubeObject } from '@kapi/machinery';
 import { builtinStrategy, recordAt } from '../../builtin/builtin-strategy.js';
 import { withBehaviour, type ResourceOverride } from '../../builtin/override.js';
@@ -54,7 +54,7 @@ class Checker {
   /** The field errors of `expression` (at `path`): it must compile and have one of the `returns` types. */
   check(path: string, expression: string, returns: readonly string[] | undefined, withAuthorizer = true): FieldError[] {
     const vars: Record<string, DeclType> = {
-      ...(withAuthorizer ? { authorizer: AuthorizerType } : {}),
+      ...(withAuthorizer ? { authorizer: AuthorizerType, 'authorizer.requestResource': ResourceCheckType } : {}),
       object: DynType, oldObject: DynType, request: DynType, namespaceObject: DynType,
       variables: objectType(new Map(this.fields)),
       ...(this.hasParams ? { params: DynType } : {}),

@@ -1,13 +1,15 @@
 /**
- * core/v1 Endpoints: port protocols default to TCP (kube's SetDefaults_Endpoints), and
+ * core/v1 Endpoints: port protocols default to TCP (kube's SetDefaults_Endpoints), every
+ * address's IP is one a Service may route to (see endpoint-ip.ts), and
  * kubectl's NAME ENDPOINTS AGE, where ENDPOINTS lists `ip:port` (or the bare IP of a subset
  * without ports), three at most and then "+ N more...".
  */
-import type { KubeObject } from '@kapi/machinery';
+import type { FieldError, KubeObject } from '@kapi/machinery';
 import { ageColumn, column, nameColumn } from '@kapi/machinery';
 import type { ResourceDefinition } from '../../definition.js';
 import { builtinStrategy } from '../../builtin/builtin-strategy.js';
 import { NONE, listWithMore } from './network-columns.js';
+import { endpointIPErrors } from './endpoint-ip.js';
 
 type Entry = Record<string, unknown>;
 const entries = (value: unknown): Entry[] => (Array.isArray(value) ? (value as Entry[]).filter((e) => typeof e === 'object' && e !== null) : []);
@@ -35,6 +37,19 @@ function defaultEndpoints(obj: KubeObject): void {
   }
 }
 
+/** kube's address checks of validateEndpointSubsets: `addresses`, then `notReadyAddresses`, per subset. */
+function validateEndpoints(obj: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  entries(obj['subsets']).forEach((subset, i) => {
+    for (const list of ['addresses', 'notReadyAddresses']) {
+      entries(subset[list]).forEach((address, j) => {
+        errs.push(...endpointIPErrors(`subsets[${i}].${list}[${j}].ip`, typeof address['ip'] === 'string' ? address['ip'] : ''));
+      });
+    }
+  });
+  return errs;
+}
+
 export const endpointsColumns = [
   nameColumn,
   column('Endpoints', 'string', 'The addresses and ports of the endpoints, at most three, then how many more.', formatEndpoints),
@@ -44,5 +59,5 @@ export const endpointsColumns = [
 /** What endpoints do beyond the generic built-in store. */
 export const endpointsBehaviour: Partial<ResourceDefinition> = {
   printerColumns: endpointsColumns,
-  strategy: builtinStrategy({ decode: defaultEndpoints }),
+  strategy: builtinStrategy({ decode: defaultEndpoints, validate: validateEndpoints }),
 };
