@@ -146,6 +146,7 @@ export type { DecodedContinue } from './continue-token.js';
 export { encodeContinue, decodeContinue } from './continue-token.js';
 export { goJsonSyntaxError, goQuoteByte } from './go-json-syntax.js';
 export { goMapJson } from './go-json-values.js';
+export { goYamlMarshal } from './go-yaml.js';
 
 export type { ListOptionsToValidate } from './resource-version.js';
 export {

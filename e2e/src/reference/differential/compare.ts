@@ -18,6 +18,10 @@ function normalizeString(key: string, value: string): string {
 
 /** A whole text body (YAML): the same placeholders, keeping the quoting of each server. */
 function normalizeText(text: string): string {
+  // Names made from a generateName end in 5 random characters.
+  for (const [, prefix] of text.matchAll(/^\s*generateName: (\S+)$/gm)) {
+    text = text.replaceAll(new RegExp(`^(\\s*name: )${prefix!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[a-z0-9]{5}$`, 'gm'), `$1${prefix!}<random>`);
+  }
   return text
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g, '<time>')
     .replace(UID, '<uid>')
@@ -69,6 +73,13 @@ function show(value: unknown): string {
 export function differences(kube: unknown, kapi: unknown, path = ''): { path: string; text: string }[] {
   if (kube === kapi) return [];
   const bothObjects = kube !== null && kapi !== null && typeof kube === 'object' && typeof kapi === 'object' && Array.isArray(kube) === Array.isArray(kapi);
+  if (typeof kube === 'string' && typeof kapi === 'string' && (kube.length > 160 || kapi.length > 160)) {
+    // Long texts (YAML bodies): show where they start to differ.
+    let i = 0;
+    while (i < kube.length && kube[i] === kapi[i]) i++;
+    const from = Math.max(0, i - 60);
+    return [{ path, text: `${path}: differ from character ${i}: kube …${JSON.stringify(kube.slice(from, i + 100))} | kapi …${JSON.stringify(kapi.slice(from, i + 100))}` }];
+  }
   if (!bothObjects) return [{ path, text: `${path}: kube ${show(kube)} | kapi ${show(kapi)}` }];
   if (Array.isArray(kube) && Array.isArray(kapi) && kube.length !== kapi.length) {
     // Different lengths: say which, then compare by index to show the first mismatches.

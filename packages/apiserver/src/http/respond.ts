@@ -8,8 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { stringify as stringifyYaml } from 'yaml';
-import { StatusError, hasProtobuf, internalError, isStatusError } from '@kapi/machinery';
+import { StatusError, goYamlMarshal, hasProtobuf, internalError, isStatusError } from '@kapi/machinery';
 import { listProtobuf, protobufOf, type BodyParts } from './encode-once.js';
 import { MEDIA_TYPES, type Encoding, type OutputFormat } from './negotiation.js';
 import { isList, transformResponse, type ResourceOutput } from './resource-output.js';
@@ -19,18 +18,14 @@ import { noteResponseObject } from '../audit/capture.js';
 export const GZIP_THRESHOLD_BYTES = 128 * 1024;
 
 /**
- * JSON as it is; YAML as kube's (sigs.k8s.io/yaml: JSON → map → go-yaml v2) comes out: keys
- * sorted at every level, list items not indented under their key, and strings a YAML 1.1
- * reader would take for another type quoted (timestamps, "y"/"n"/"on", octal-looking digits).
+ * JSON as it is; YAML as kube's (sigs.k8s.io/yaml: JSON → go-yaml v2 values → go-yaml v2's
+ * emitter), byte for byte: see @kapi/machinery's goYamlMarshal. The value goes through JSON
+ * first, so it is exactly what the JSON answer would hold.
  */
 export function encode(value: unknown, format: OutputFormat): string {
   if (format === 'json') return JSON.stringify(value);
-  // The YAML 1.1 schema quotes a lone "." (a float indicator to it); go-yaml v2 writes it plain
-  // (managedFields' `.: {}` keys).
-  return stringifyYaml(value, YAML_OUTPUT).replace(/^(\s*(?:- )?)"\.":/gm, '$1.:').replace(/: "\."$/gm, ': .');
+  return goYamlMarshal(JSON.parse(JSON.stringify(value)) as unknown);
 }
-
-const YAML_OUTPUT = { aliasDuplicateObjects: false, sortMapEntries: true, indentSeq: false, version: '1.1' } as const;
 
 /**
  * Formats a warning as an HTTP Warning header value: `299 - "<text>"` with quotes and

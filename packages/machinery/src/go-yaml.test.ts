@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { goYamlKeyLess, goYamlMarshal, goYamlNumber } from './go-yaml.js';
+
+// kube-apiserver 1.32 answered a ConfigMap holding these values with exactly this YAML
+// (Accept: application/yaml; the data section of the answer).
+const DATA: Record<string, string> = {"bool": "true", "colon": "a: b", "dash": "- x", "empty": "", "hash": "a #b", "lead": " leading space", "long": "word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word ", "long-colon": "key: value value value value value value value value value value value value value value value value value value value value value value value value value value value value value value ", "longnospace": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "longquote": "it's word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word ", "multi": "line1\nline2\n", "multilong": "word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word \nword word word word word word word word word word word word word word word word word word word word word word word word word word word word word word \nword word word word word word word word word word word word word word word word word word word word word word word word word word word word word word \n", "null": "null", "num": "123", "quote": "it's \"q\"", "star": "*x", "tab": "a\tb", "tilde": "~", "unicode": "héllo wörld héllo wörld héllo wörld héllo wörld héllo wörld héllo wörld héllo wörld héllo wörld héllo wörld héllo wörld héllo wörld héllo wörld "};
+const KUBE_YAML = "data:\n  bool: \"true\"\n  colon: 'a: b'\n  dash: '- x'\n  empty: \"\"\n  hash: 'a #b'\n  lead: ' leading space'\n  long: 'word word word word word word word word word word word word word word word\n    word word word word word word word word word word word word word word word word\n    word word word word word word word word word '\n  long-colon: 'key: value value value value value value value value value value value\n    value value value value value value value value value value value value value\n    value value value value value value '\n  longnospace: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n  longquote: 'it''s word word word word word word word word word word word word word\n    word word word word word word word word word word word word word word word word\n    word '\n  multi: |\n    line1\n    line2\n  multilong: \"word word word word word word word word word word word word word word\n    word word word word word word word word word word word word word word word word\n    \\nword word word word word word word word word word word word word word word word\n    word word word word word word word word word word word word word word \\nword word\n    word word word word word word word word word word word word word word word word\n    word word word word word word word word word word word word \\n\"\n  \"null\": \"null\"\n  num: \"123\"\n  quote: it's \"q\"\n  star: '*x'\n  tab: \"a\\tb\"\n  tilde: \"~\"\n  unicode: 'héllo wörld héllo wörld héllo wörld héllo wörld héllo wörld héllo wörld\n    héllo wörld héllo wörld héllo wörld héllo wörld héllo wörld héllo wörld '\n";
+
+void test('strings get the styles, quoting and folding kube-apiserver 1.32 writes', () => {
+  assert.equal(goYamlMarshal({ data: DATA }), KUBE_YAML);
+});
+
+void test('literal blocks carry go-yaml\'s indentation and chomping hints', () => {
+  assert.equal(goYamlMarshal({ a: 'x\ny\n' }), 'a: |\n  x\n  y\n');
+  assert.equal(goYamlMarshal({ a: 'x\ny' }), 'a: |-\n  x\n  y\n');
+  assert.equal(goYamlMarshal({ a: 'x\n\n' }), 'a: |+\n  x\n\n');
+  assert.equal(goYamlMarshal({ a: ' x\ny' }), 'a: |2-\n   x\n  y\n');
+});
+
+void test('collections: keys in go-yaml\'s order, sequences under a key not indented, empty ones in flow style', () => {
+  assert.equal(
+    goYamlMarshal({ b: [1, { y: true, x: null }, [2, 3]], a: {}, c: [], 'item10': 1, 'item2': 2, '.': {} }),
+    '.: {}\na: {}\nb:\n- 1\n- x: null\n  "y": true\n- - 2\n  - 3\nc: []\nitem2: 2\nitem10: 1\n',
+  );
+  assert.equal(goYamlMarshal({}), '{}\n');
+  assert.ok(goYamlKeyLess('f:a', 'f:b') && goYamlKeyLess('.', 'f:a') && goYamlKeyLess('a2', 'a10') && !goYamlKeyLess('a10', 'a2'));
+});
+
+void test('numbers as Go formats the int64 or float64 go-yaml reads', () => {
+  assert.deepEqual([1, -5, 0.5, 1234567.5, 0.00001, 1e21, 123456.5, 5e18].map(goYamlNumber), ['1', '-5', '0.5', '1.2345675e+06', '1e-05', '1e+21', '123456.5', '5000000000000000000']);
+});
+
+// A ConfigMap of 80 such values (YAML 1.1 look-alikes, indicators, timestamps, tabs, keys
+// that sort by their digits) gave the same bytes from kapi and kube-apiserver 1.32.
+void test('strings YAML 1.1 would read as something else are quoted', () => {
+  for (const s of ['true', 'no', 'ON', '~', '123', '0x1F', '1_000', '1e3', '.5', '12:30', '2026-11-27', '2026-11-27T14:25:29Z', '-1']) {
+    assert.equal(goYamlMarshal({ k: s }), `k: "${s}"\n`, s);
+  }
+  assert.equal(goYamlMarshal({ k: '-' }), "k: '-'\n");
+  for (const s of ['abc', '1.2.3', '2026-13-01', 'v1', '<<', '0xZZ']) assert.equal(goYamlMarshal({ k: s }), `k: ${s}\n`, s);
+});
