@@ -553,6 +553,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...(proxyClientCertificate !== undefined ? { clientCertificate: proxyClientCertificate } : {}),
     uidHeader: options.remoteRequestHeaderUid === true,
     localGroup: (name) => registry.resources.some((r) => r.definition.group === name),
+    // Custom resources (unstructured bodies) get theirs from the CRDs instead.
+    builtinGroupVersions: registry.resources.filter((r) => r.definition.bodyDecoding !== 'unstructured').map((r) => ({ group: r.definition.group, version: r.version })),
     metrics: metrics.registry,
     onError: (what, err) => logger.warn(`aggregator: ${what}: ${err instanceof Error ? err.message : String(err)}`),
   });
@@ -597,7 +599,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     name: 'poststarthook/priority-and-fairness-config-producer',
     check: () => (flowcontrolBootstrapped ? Promise.resolve() : Promise.reject(new Error('not finished'))),
   }];
-  readyzChecks.unshift(pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, ...rbacCheck, ...flowcontrolCheck, crdSynced, informerSync, ...cacheChecks, shutdownCheck);
+  // kube's autoregister-completion: every built-in local APIService has been seen Available.
+  const autoregisterCheck: HealthCheck[] = aggregator === undefined ? [] : [{
+    name: 'autoregister-completion',
+    check: () => {
+      const pending = aggregator.pendingLocalApiServices();
+      return pending.length === 0 ? Promise.resolve() : Promise.reject(new Error(`missing APIService: [${pending.join(' ')}]`));
+    },
+  }];
+  readyzChecks.unshift(pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, ...rbacCheck, ...flowcontrolCheck, crdSynced, informerSync, ...autoregisterCheck, ...cacheChecks, shutdownCheck);
   const livezGraceMs = options.livezGracePeriodMs ?? 0;
   const hooksForLivez = [delayedCheck(bootstrapCheck, startedAt, livezGraceMs)];
   const shutdown = new AbortController();
