@@ -204,6 +204,12 @@ export interface ApiServerOptions {
    * (programmatic only: tests that must see an empty cluster).
    */
   readonly kubernetesService?: false | Pick<KubernetesServiceOptions, 'intervalMs' | 'leaseTTLSeconds' | 'repairIntervalMs'>;
+  /**
+   * The aggregator's APIService writers — the local APIServices' registration and the
+   * Available condition controller (default on); false = neither (programmatic only: storage
+   * round trips that must read back exactly what they wrote). Proxying is unaffected.
+   */
+  readonly apiServiceControllers?: boolean;
   /** --etcd-cafile/--etcd-certfile/--etcd-keyfile: TLS (and a client certificate) to etcd. */
   readonly etcdTls?: EtcdTlsFiles;
   /** --audit-policy-file and the --audit-log-* flags; none = no audit events. */
@@ -554,6 +560,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     uidHeader: options.remoteRequestHeaderUid === true,
     localGroup: (name) => registry.resources.some((r) => r.definition.group === name),
     // Custom resources (unstructured bodies) get theirs from the CRDs instead.
+    controllers: options.apiServiceControllers !== false,
     builtinGroupVersions: registry.resources.filter((r) => r.definition.bodyDecoding !== 'unstructured').map((r) => ({ group: r.definition.group, version: r.version })),
     metrics: metrics.registry,
     onError: (what, err) => logger.warn(`aggregator: ${what}: ${err instanceof Error ? err.message : String(err)}`),

@@ -25,6 +25,8 @@ export interface AggregatorOptions {
   readonly uidHeader?: boolean;
   /** Whether a group is served locally (its remote APIServices are then not listed). */
   readonly localGroup: (name: string) => boolean;
+  /** false: no autoregistration and no availability checks (their writes); default true. */
+  readonly controllers?: boolean;
   /** The built-in group-versions served (each gets its local APIService at start); apiregistration.k8s.io is left out here. */
   readonly builtinGroupVersions: readonly { readonly group: string; readonly version: string }[];
   readonly metrics: MetricsRegistry;
@@ -54,7 +56,8 @@ export function startAggregator(registry: Pick<Registry, 'lookup'>, options: Agg
   const agents = createBackendAgents(options.clientCertificate);
   const access = { resolver, agents };
   const discovery = createRemoteDiscovery(apiServices, access, options.localGroup, (err) => options.onError('aggregated discovery', err));
-  const available = startAvailableController({
+  const writing = options.controllers !== false;
+  const available = !writing ? undefined : startAvailableController({
     registry,
     apiServices,
     services: resolver.services,
@@ -65,13 +68,13 @@ export function startAggregator(registry: Pick<Registry, 'lookup'>, options: Agg
     onError: (err) => options.onError('APIService availability', err),
     onChecked: (name, ok) => discovery.refresh(name, ok),
   });
-  const autoregister = startAutoregister({
+  const autoregister = !writing ? undefined : startAutoregister({
     registry,
     apiServices,
     builtinGroupVersions: options.builtinGroupVersions.filter((gv) => gv.group !== APIREGISTRATION_GROUP),
     onError: (err) => options.onError('autoregister', err),
   });
-  const pending = new Set(autoregister.builtin.map((a) => a.metadata.name ?? ''));
+  const pending = new Set((autoregister?.builtin ?? []).map((a) => a.metadata.name ?? ''));
   const offPending = apiServices.onChange((name) => {
     for (const n of name !== undefined ? [name] : [...pending]) {
       const a = apiServices.get(n);
@@ -87,8 +90,8 @@ export function startAggregator(registry: Pick<Registry, 'lookup'>, options: Agg
     synced: () => apiServices.synced() && resolver.synced(),
     async stop() {
       offPending();
-      await autoregister.stop();
-      await available.stop();
+      await autoregister?.stop();
+      await available?.stop();
       await apiServices.stop();
       agents.destroy();
     },
