@@ -3,9 +3,13 @@
  * an APIService and an ExternalName Service: its OpenAPI v2 document merged into
  * `/openapi/v2` (JSON and protobuf) as kube's aggregator merges it — only its group-version's
  * paths, clashing definitions renamed `_v2`, refreshed when the backend's document changes,
- * gone with the APIService.
+ * gone with the APIService; and upgrade requests (SPDY, WebSocket: exec-style) tunnelled to
+ * it both ways with the front-proxy certificate and X-Remote-* identity, as kube's
+ * upgrade-aware proxy does.
  */
 import assert from 'node:assert/strict';
+import { request as httpsRequest } from 'node:https';
+import type { Duplex } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { startAggregatedBackend, type AggregatedBackend } from './testing/aggregated-backend.js';
 import { createTestCa, type TestCa } from './testing/client-certs.js';
@@ -38,7 +42,7 @@ function backendSwagger(description: string): Json {
   };
 }
 
-void describe('aggregated APIs: OpenAPI v2', () => {
+void describe('aggregated APIs: OpenAPI v2 and upgrades', () => {
   let s: SecureServer;
   let proxyCa: TestCa;
   let backend: AggregatedBackend;
@@ -96,6 +100,69 @@ void describe('aggregated APIs: OpenAPI v2', () => {
     const download = backend.seen.find((r) => r.path === '/openapi/v2');
     assert.equal(download?.clientCn, 'front-proxy-client');
     assert.equal(download?.headers['x-remote-user'], 'system:aggregator');
+  });
+
+  void it('tunnels upgrade requests to the backend both ways (SPDY and WebSocket), with the front-proxy identity', async () => {
+    /** Opens an upgraded connection through kapi; resolves with the 101's headers and the socket. */
+    const upgrade = (protocol: string, extra: Record<string, string>) => new Promise<{ status: number; headers: Record<string, unknown>; socket: Duplex }>((resolve, reject) => {
+      const req = httpsRequest(`${s.server.url!}/apis/${GROUP}/v1alpha1/namespaces/wardle/flunders/f1/exec?command=sh`, {
+        method: 'POST', rejectUnauthorized: false, agent: false, cert: s.admin.cert, key: s.admin.key,
+        headers: { connection: 'Upgrade', upgrade: protocol, ...extra },
+      });
+      req.on('upgrade', (res, socket) => resolve({ status: res.statusCode ?? 0, headers: res.headers, socket }));
+      req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+      req.on('error', reject);
+      req.end();
+    });
+    const echo = (socket: Duplex, text: string) => new Promise<string>((resolve) => {
+      let got = '';
+      const onData = (chunk: Buffer) => {
+        got += chunk.toString('latin1');
+        if (got.length >= text.length) {
+          socket.off('data', onData);
+          resolve(got);
+        }
+      };
+      socket.on('data', onData);
+      socket.write(text);
+    });
+    const spdy = await upgrade('SPDY/3.1', { 'x-stream-protocol-version': 'v4.channel.k8s.io' });
+    assert.equal(spdy.status, 101);
+    assert.equal(spdy.headers['upgrade'], 'SPDY/3.1');
+    assert.equal(spdy.headers['x-stream-protocol-version'], 'v4.channel.k8s.io');
+    assert.equal(await echo(spdy.socket, 'hello through kapi'), 'HELLO THROUGH KAPI');
+    assert.equal(await echo(spdy.socket, 'and back again'), 'AND BACK AGAIN');
+    const closed = new Promise((resolve) => spdy.socket.on('close', resolve));
+    spdy.socket.end();
+    await closed;
+    const ws = await upgrade('websocket', { 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13', 'sec-websocket-protocol': 'v5.channel.k8s.io' });
+    assert.equal(ws.status, 101);
+    assert.equal(await echo(ws.socket, 'ws bytes'), 'WS BYTES');
+    ws.socket.destroy();
+    const seen = backend.seen.filter((r) => r.upgrade);
+    assert.equal(seen.length, 2);
+    for (const r of seen) {
+      assert.equal(r.clientCn, 'front-proxy-client');
+      assert.equal(r.headers['x-remote-user'], 'kapi-admin');
+      assert.ok(String(r.headers['x-remote-group']).includes('system:masters'), String(r.headers['x-remote-group']));
+      assert.equal(r.headers['authorization'], undefined);
+      assert.equal(r.path, `/apis/${GROUP}/v1alpha1/namespaces/wardle/flunders/f1/exec?command=sh`);
+    }
+    assert.equal(seen[1]!.headers['sec-websocket-key'], 'dGhlIHNhbXBsZSBub25jZQ==');
+    // A backend that refuses the upgrade is answered as any request.
+    const refused = await new Promise<number>((resolve, reject) => {
+      const req = httpsRequest(`${s.server.url!}/apis/${GROUP}/v1alpha1/namespaces/wardle/flunders/f1/attach`, {
+        method: 'POST', rejectUnauthorized: false, agent: false, cert: s.admin.cert, key: s.admin.key, headers: { connection: 'Upgrade', upgrade: 'SPDY/3.1' },
+      });
+      req.on('upgrade', () => reject(new Error('upgraded')));
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(refused, 403);
   });
 
   void it('follows the backend\'s document when it changes, and drops it with the APIService', async () => {
