@@ -93,6 +93,10 @@ void describe('local APIServices', () => {
     }
     const verbose = await s.request({ cert: s.admin }, 'GET', '/readyz?verbose');
     assert.match(verbose.text, /^\[\+\]autoregister-completion ok$/m);
+    // kube's gauge covers local APIServices too.
+    const metrics = (await s.request({ cert: s.admin }, 'GET', '/metrics')).text;
+    assert.match(metrics, /^aggregator_unavailable_apiservice\{name="v1\.apps"\} 0$/m);
+    assert.match(metrics, /^aggregator_unavailable_apiservice\{name="v1\."\} 0$/m);
   });
 
   void it('validates APIServices as kube does (name is <version>.<group>, priorities, TLS of local ones)', async () => {
@@ -168,6 +172,26 @@ void describe('local APIServices', () => {
     // The group itself is still served.
     assert.equal((await s.request({ cert: s.admin }, 'GET', '/apis/node.k8s.io/v1/runtimeclasses')).status, 200);
     assert.equal((await s.request({ cert: s.admin }, 'GET', '/apis/scheduling.k8s.io/v1/priorityclasses')).status, 200);
+  });
+
+  void it('two replicas starting at once on an empty etcd create each APIService once', async () => {
+    const prefix = uniquePrefix();
+    const start = () => startApiServer({ etcdServers: s.etcd.endpoints, etcdPrefix: prefix, securePort: null, insecurePort: 0, logger: silentLogger, controllers: false });
+    const [a, b] = await Promise.all([start(), start()]);
+    try {
+      const list = async (server: RunningServer) => ((await (await fetch(`${server.insecureUrl!}${APISERVICES}`)).json()) as { items: ApiService[] }).items;
+      const ready = async (server: RunningServer) => (await fetch(`${server.insecureUrl!}/readyz`)).status === 200;
+      await eventuallyValue('both ready', async () => ((await ready(a)) && (await ready(b)) ? true : undefined));
+      const items = await list(a);
+      assert.deepEqual(items.map((i) => i.metadata.name), Object.keys(KUBE_LOCAL).sort());
+      // Created once and its status written once: the second replica found nothing to do.
+      for (const i of items) assert.deepEqual(i.metadata.managedFields?.map((f) => f.subresource ?? ''), ['', 'status'], i.metadata.name);
+      const first = items.map((i) => `${i.metadata.name}@${i.metadata.resourceVersion}`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.deepEqual((await list(b)).map((i) => `${i.metadata.name}@${i.metadata.resourceVersion}`), first);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
   });
 
   void it('a second replica (and a restart) sets an onstart spec back once, recreates what is missing, leaves unlabelled ones alone', async () => {
