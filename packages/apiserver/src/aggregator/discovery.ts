@@ -4,6 +4,8 @@
  * versionPriority), and each version's resources from its backend's `/apis/<g>/<v>`,
  * fetched when the availability check passes (at most every 30 s per APIService) and kept;
  * a version whose backend is not available is listed `Stale` with what was last fetched.
+ * The same fetch reads the backend's OpenAPI v3 document of the group-version and its OpenAPI
+ * v2 document (openapi-v2.ts), offered while the APIService is available.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import { authProxyHeaders } from '../proxy/index.js';
