@@ -111,7 +111,16 @@ export function proxyToApiService(options: ProxyOptions, apiService: ApiServiceO
         out[name] = value;
       }
       try {
-        res.writeHead(backendRes.statusCode ?? 502, out);
+        if (connection !== undefined) {
+          // An upgrade the backend refused: its answer as it wrote it, as kube's upgrade-aware proxy passes it on (no Audit-Id, no Date of this server's).
+          for (const name of res.getHeaderNames()) res.removeHeader(name);
+          res.sendDate = false;
+          const raw: string[] = [];
+          for (let i = 0; i + 1 < backendRes.rawHeaders.length; i += 2) {
+            if (!DROPPED_RESPONSE_HEADERS.has(backendRes.rawHeaders[i]!.toLowerCase())) raw.push(backendRes.rawHeaders[i]!, backendRes.rawHeaders[i + 1]!);
+          }
+          res.writeHead(backendRes.statusCode ?? 502, raw);
+        } else res.writeHead(backendRes.statusCode ?? 502, out);
       } catch {
         backendRes.destroy();
         res.destroy();

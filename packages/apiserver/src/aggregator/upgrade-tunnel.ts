@@ -1,10 +1,10 @@
 /**
- * The two halves of an upgraded exchange joined: the backend's 101 (its headers, hop-by-hop
- * ones included, as the upgrade needs them) written to the client, then every byte copied
+ * The two halves of an upgraded exchange joined: the backend's 101 (its headers as it sent
+ * them, hop-by-hop ones included, as the upgrade needs them) written to the client, then every byte copied
  * both ways with backpressure, the bytes either side sent early first. When either side ends
  * or fails, both connections are closed and the response is finished.
  */
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { UpgradeConnection } from '../http/upgrade.js';
 
@@ -20,11 +20,11 @@ export interface Tunnel {
 }
 
 export function tunnel({ res, client, backendRes, backendSocket, backendHead, onClose }: Tunnel): void {
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(backendRes.headers)) {
-    // This server's audit ID stays the client's.
-    if (value !== undefined && name !== 'audit-id') headers[name] = value;
-  }
+  // The backend's 101 as it wrote it (names, order), as kube passes it on: nothing of this server's (no Date, no Audit-Id).
+  const headers: string[] = [];
+  for (let i = 0; i + 1 < backendRes.rawHeaders.length; i += 2) headers.push(backendRes.rawHeaders[i]!, backendRes.rawHeaders[i + 1]!);
+  for (const name of res.getHeaderNames()) res.removeHeader(name);
+  res.sendDate = false;
   let closed = false;
   const close = () => {
     if (closed) return;

@@ -27,7 +27,7 @@ export interface AggregatedBackend {
   close(): Promise<void>;
 }
 
-export async function startAggregatedBackend(options: { cert: string; key: string; proxyCa: string; group: string; version: string }): Promise<AggregatedBackend> {
+export async function startAggregatedBackend(options: { cert: string; key: string; proxyCa: string; group: string; version: string; host?: string }): Promise<AggregatedBackend> {
   const gv = `${options.group}/${options.version}`;
   const seen: BackendRequest[] = [];
   const sockets = new Set<Socket>();
@@ -92,7 +92,7 @@ export async function startAggregatedBackend(options: { cert: string; key: strin
     socket.on('end', () => socket.end());
     socket.on('error', () => socket.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, options.host ?? '127.0.0.1', resolve));
   (backend as { port: number }).port = (server.address() as AddressInfo).port;
   return backend;
 }
