@@ -175,11 +175,16 @@ void describe('aggregated APIs: OpenAPI v2 and upgrades', () => {
     assert.deepEqual(refused, { status: 403, auditId: undefined });
   });
 
-  void it('follows the backend\'s document when it changes, and drops it with the APIService', async () => {
+  void it('follows the backend\'s document when it changes, drops it while the APIService is unavailable and when it is deleted', async () => {
     backend.swagger = backendSwagger('a changed flunder');
     // Re-read at the next check (every 30 s) or, as here, when the APIService changes.
     assert.equal((await s.request(admin(), 'PATCH', APISERVICE, { body: { metadata: { labels: { touched: 'yes' } } }, headers: { 'content-type': 'application/merge-patch+json' } })).status, 200);
     await eventuallyValue('the changed definition', async () => (((await swagger()).definitions[FLUNDER] as Json | undefined)?.['description'] === 'a changed flunder' ? true : undefined));
+    // Unavailable (its Service gone): out of the document; available again: back.
+    assert.equal((await s.request(admin(), 'DELETE', '/api/v1/namespaces/wardle/services/api')).status, 200);
+    await eventuallyValue('dropped while unavailable', async () => ((await swagger()).definitions[FLUNDER] === undefined ? true : undefined));
+    assert.equal((await s.request(admin(), 'POST', '/api/v1/namespaces/wardle/services', { body: { metadata: { name: 'api' }, spec: { type: 'ExternalName', externalName: '127.0.0.1' } } })).status, 201);
+    await eventuallyValue('back once available', async () => ((await swagger()).definitions[FLUNDER] !== undefined ? true : undefined));
     const etag = (await s.request(admin(), 'GET', '/openapi/v2')).headers['etag'];
     assert.equal((await s.request(admin(), 'DELETE', APISERVICE)).status, 200);
     const doc = await eventuallyValue('the aggregated definitions gone', async () => {
