@@ -13,6 +13,7 @@ import { buildGroupVersionDocument } from './openapi/document.js';
 import { runStepsSliced, yieldIfBusy } from '@kapi/machinery';
 import { swaggerDocumentSteps } from './openapi/swagger.js';
 import { encodeSwaggerProtobufSteps } from './openapi/swagger-protobuf.js';
+import { mergeSwagger, sortedSwagger } from './openapi/swagger-merge.js';
 
 export interface CachedDocument {
   readonly body: string;
@@ -74,6 +75,8 @@ export interface RemoteSurface {
    * `serverRelativeURL`, listed as it is in the index (after the local ones), its `hash` the document's.
    */
   openapiDocuments(): ReadonlyMap<string, { readonly body: string; readonly url: string }>;
+  /** OpenAPI v2 documents to merge into `/openapi/v2`, in merge order, each with an ETag that changes with it. */
+  swaggerDocuments?(): readonly { readonly name: string; readonly swagger: { readonly etag: string; readonly doc: Readonly<Record<string, unknown>> } }[];
 }
 
 export function createApiSurface(resources: () => readonly RestResource[], definitions: () => Readonly<Record<string, JSONSchemaProps>>, remote?: RemoteSurface): ApiSurface {
@@ -83,6 +86,8 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
   const openapiCache = new Map<string, CachedDocument>();
   let index: Promise<CachedDocument> | undefined;
   let swagger: Promise<SwaggerDocument> | undefined;
+  /** The document with the remote ones merged in, and which remote documents (names and ETags) it holds. */
+  let merged: { readonly remotes: string; readonly doc: Promise<SwaggerDocument> } | undefined;
   /** Bumped by invalidate(): a build started before it is not kept. */
   let generation = 0;
 
@@ -107,6 +112,26 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
       remoteOpenapiCache.set(key, (doc = { body: served.body, hash: hash !== null && hash !== '' ? hash : createHash('sha512').update(served.body).digest('hex').toUpperCase() }));
     }
     return doc;
+  };
+
+  /** This server's own document (built once per invalidate()). */
+  const localSwagger = (): Promise<SwaggerDocument> => {
+    if (swagger === undefined) {
+      const built = generation;
+      const build = async (): Promise<SwaggerDocument> => {
+        const document = await runStepsSliced(swaggerDocumentSteps([...ensure().byKey.values()], definitions()));
+        const json = cached(document);
+        await yieldIfBusy();
+        const protobuf = await runStepsSliced(encodeSwaggerProtobufSteps(JSON.parse(json.body) as Record<string, unknown>));
+        return { json, protobuf, built: new Date() };
+      };
+      const promise = build();
+      swagger = promise;
+      promise.catch(() => {
+        if (swagger === promise && generation === built) swagger = undefined;
+      });
+    }
+    return swagger;
   };
 
   const surface: ApiSurface = {
@@ -157,22 +182,31 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
       return index;
     },
     swagger() {
-      if (swagger === undefined) {
+      const remotes = remote?.swaggerDocuments?.() ?? [];
+      if (remotes.length === 0) return localSwagger();
+      const key = JSON.stringify(remotes.map((r) => [r.name, r.swagger.etag]));
+      if (merged === undefined || merged.remotes !== key) {
         const built = generation;
         const build = async (): Promise<SwaggerDocument> => {
-          const document = await runStepsSliced(swaggerDocumentSteps([...ensure().byKey.values()], definitions()));
-          const json = cached(document);
+          // Local paths and definitions first; each aggregated document after, by priority (kube's merge order).
+          let document = JSON.parse((await localSwagger()).json.body) as Record<string, unknown>;
+          for (const r of remotes) {
+            document = mergeSwagger(document, r.swagger.doc as Record<string, unknown>);
+            await yieldIfBusy();
+          }
+          const json = cached(sortedSwagger(document));
           await yieldIfBusy();
           const protobuf = await runStepsSliced(encodeSwaggerProtobufSteps(JSON.parse(json.body) as Record<string, unknown>));
           return { json, protobuf, built: new Date() };
         };
         const promise = build();
-        swagger = promise;
+        const entry = { remotes: key, doc: promise };
+        merged = entry;
         promise.catch(() => {
-          if (swagger === promise && generation === built) swagger = undefined;
+          if (merged === entry && generation === built) merged = undefined;
         });
       }
-      return swagger;
+      return merged.doc;
     },
     invalidateAggregated() {
       aggregatedCache.clear();
@@ -187,6 +221,7 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
       openapiCache.clear();
       index = undefined;
       swagger = undefined;
+      merged = undefined;
     },
   };
   return surface;

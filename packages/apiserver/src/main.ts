@@ -204,6 +204,12 @@ export interface ApiServerOptions {
    * (programmatic only: tests that must see an empty cluster).
    */
   readonly kubernetesService?: false | Pick<KubernetesServiceOptions, 'intervalMs' | 'leaseTTLSeconds' | 'repairIntervalMs'>;
+  /**
+   * The aggregator's APIService writers — the local APIServices' registration and the
+   * Available condition controller (default on); false = neither (programmatic only: storage
+   * round trips that must read back exactly what they wrote). Proxying is unaffected.
+   */
+  readonly apiServiceControllers?: boolean;
   /** --etcd-cafile/--etcd-certfile/--etcd-keyfile: TLS (and a client certificate) to etcd. */
   readonly etcdTls?: EtcdTlsFiles;
   /** --audit-policy-file and the --audit-log-* flags; none = no audit events. */
@@ -553,6 +559,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...(proxyClientCertificate !== undefined ? { clientCertificate: proxyClientCertificate } : {}),
     uidHeader: options.remoteRequestHeaderUid === true,
     localGroup: (name) => registry.resources.some((r) => r.definition.group === name),
+    // Custom resources (unstructured bodies) get theirs from the CRDs instead.
+    controllers: options.apiServiceControllers !== false,
+    builtinGroupVersions: registry.resources.filter((r) => r.definition.bodyDecoding !== 'unstructured').map((r) => ({ group: r.definition.group, version: r.version })),
     metrics: metrics.registry,
     onError: (what, err) => logger.warn(`aggregator: ${what}: ${err instanceof Error ? err.message : String(err)}`),
   });
@@ -597,7 +606,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     name: 'poststarthook/priority-and-fairness-config-producer',
     check: () => (flowcontrolBootstrapped ? Promise.resolve() : Promise.reject(new Error('not finished'))),
   }];
-  readyzChecks.unshift(pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, ...rbacCheck, ...flowcontrolCheck, crdSynced, informerSync, ...cacheChecks, shutdownCheck);
+  // kube's autoregister-completion: every built-in local APIService has been seen Available.
+  const autoregisterCheck: HealthCheck[] = aggregator === undefined ? [] : [{
+    name: 'autoregister-completion',
+    check: () => {
+      const pending = aggregator.pendingLocalApiServices();
+      return pending.length === 0 ? Promise.resolve() : Promise.reject(new Error(`missing APIService: [${pending.join(' ')}]`));
+    },
+  }];
+  readyzChecks.unshift(pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, ...rbacCheck, ...flowcontrolCheck, crdSynced, informerSync, ...autoregisterCheck, ...cacheChecks, shutdownCheck);
   const livezGraceMs = options.livezGracePeriodMs ?? 0;
   const hooksForLivez = [delayedCheck(bootstrapCheck, startedAt, livezGraceMs)];
   const shutdown = new AbortController();

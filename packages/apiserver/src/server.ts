@@ -37,6 +37,7 @@ import { authorizeRequest, type RequestAuthorization } from './auth/request-auth
 import { AuditRejected, auditIdOf, type AuditRecord, type Auditor } from './audit/auditor.js';
 import type { UserInfo } from './auth/user.js';
 import type { Aggregator } from './aggregator/index.js';
+import { upgradeConnectionOf } from './http/upgrade.js';
 
 export interface RequestHandlerOptions {
   readonly registry: Pick<Registry, 'resources' | 'lookup' | 'subscribe'>;
@@ -314,7 +315,8 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     } catch (err) {
       parseError = err;
     }
-    const longRunning = info?.isResourceRequest === true && info.verb === 'watch';
+    // Watches, and upgraded connections (exec-style streams, tunnelled to aggregated APIs too): no deadline, no seat once answered.
+    const longRunning = info?.isResourceRequest === true && (info.verb === 'watch' || upgradeConnectionOf(req) !== undefined);
     const probe = info?.isResourceRequest === false && PROBE_PATHS.has(url?.segments[0] ?? '');
     // kube's WithRequestDeadline: --request-timeout, or a shorter `timeout` parameter (400 when malformed).
     let timeoutMs = options.requestTimeoutMs;

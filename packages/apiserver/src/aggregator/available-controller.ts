@@ -1,6 +1,7 @@
 /**
- * kube-aggregator's remote AvailableConditionController (1.32, Endpoints-based): for every
- * APIService that names a Service, checks that the Service exists, has the port, has
+ * kube-aggregator's AvailableConditionControllers (1.32, Endpoints-based). An APIService
+ * without a Service is local: Available=True, reason `Local` (kube's local controller). For
+ * every APIService that names a Service, checks that the Service exists, has the port, has
  * Endpoints with an address on that port's name, and that the backend answers its discovery
  * path; writes `status.conditions[Available]` with kube's reasons and messages when it
  * changes. Every replica runs it (as every kube-apiserver does). Checks are re-run on any
@@ -51,6 +52,9 @@ interface EndpointSubset {
   readonly addresses?: readonly unknown[] | null;
   readonly ports?: readonly { readonly name?: string }[] | null;
 }
+
+/** kube's local availability controller's verdict for an APIService served by this server itself. */
+const LOCAL: Verdict = { status: 'True', reason: 'Local', message: 'Local APIServices are always available' };
 
 const ATTEMPTS = 5;
 const CHECK_TIMEOUT_MS = 5000;
@@ -137,15 +141,15 @@ export function startAvailableController(options: AvailableControllerOptions): A
       unavailable.remove({ name });
       return true;
     }
-    if (serviceOf(apiService) === undefined) return true;
-    const verdict = await check(apiService);
+    const local = serviceOf(apiService) === undefined;
+    const verdict = local ? LOCAL : await check(apiService);
     // Read again: the object may have changed while the check ran.
     const current = apiServices.get(name);
-    if (current === undefined || serviceOf(current) === undefined) return true;
+    if (current === undefined || (serviceOf(current) === undefined) !== local) return true;
     const old = availableCondition(current);
     const changed = old === undefined || old.status !== verdict.status || old.reason !== verdict.reason || old.message !== verdict.message;
     record(name, verdict, old?.status !== verdict.status);
-    options.onChecked?.(name, verdict.status === 'True');
+    if (!local) options.onChecked?.(name, verdict.status === 'True');
     if (changed && statusUpdater !== undefined) {
       const condition: ApiServiceCondition = {
         type: 'Available',
@@ -159,7 +163,8 @@ export function startAvailableController(options: AvailableControllerOptions): A
       const at = existing.findIndex((c) => c.type === 'Available');
       const ordered = at < 0 ? conditions : existing.map((c) => (c.type === 'Available' ? condition : c));
       const body: KubeObject = { ...current, status: { ...current.status, conditions: ordered } } as KubeObject;
-      await statusUpdater.update({ namespace: '', userAgent: 'kube-aggregator' }, name, body, {});
+      // kube's aggregator writes with the apiserver's loopback client: manager kube-apiserver.
+      await statusUpdater.update({ namespace: '', userAgent: 'kube-apiserver/v1.32.0' }, name, body, {});
     }
     return verdict.retry !== true;
   };

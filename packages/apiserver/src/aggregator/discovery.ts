@@ -4,12 +4,15 @@
  * versionPriority), and each version's resources from its backend's `/apis/<g>/<v>`,
  * fetched when the availability check passes (at most every 30 s per APIService) and kept;
  * a version whose backend is not available is listed `Stale` with what was last fetched.
+ * The same fetch reads the backend's OpenAPI v3 document of the group-version and its OpenAPI
+ * v2 document (openapi-v2.ts), offered while the APIService is available.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import { authProxyHeaders } from '../proxy/index.js';
 import { compareKubeVersions } from '../discovery/api-groups.js';
 import { isAvailable, serviceOf, type ApiServiceIndex, type ApiServiceObject } from './apiservices.js';
 import { backendGet, type BackendAccess } from './backend.js';
+import { fetchSwagger, type RemoteSwagger } from './openapi-v2.js';
 
 interface LegacyResource {
   readonly name: string;
@@ -31,6 +34,8 @@ interface Fetched {
   readonly resources: readonly Record<string, unknown>[];
   /** The backend's OpenAPI v3 document of the group-version and the URL its index gave, when it serves one. */
   readonly openapi?: RemoteOpenApi;
+  /** Its OpenAPI v2 document (paths of the group-version only), when it serves one. */
+  readonly swagger?: RemoteSwagger;
 }
 
 /** A backend's OpenAPI v3 document: its JSON text and its `serverRelativeURL` (with the backend's hash). */
@@ -60,6 +65,11 @@ export interface RemoteDiscovery {
   onChange(listener: () => void): () => void;
   /** OpenAPI v3 documents of available remote group-versions, by key (`apis/<g>/<v>`), as their backends serve them. */
   openapiDocuments(): ReadonlyMap<string, RemoteOpenApi>;
+  /**
+   * OpenAPI v2 documents of available remote group-versions, in the order kube merges them
+   * (groupPriorityMinimum, highest first, then APIService name), each with its ETag.
+   */
+  swaggerDocuments(): readonly { readonly name: string; readonly swagger: RemoteSwagger }[];
   /** Re-fetches `name`'s resources when due (after a passed availability check). */
   refresh(name: string, available: boolean): void;
 }
@@ -165,8 +175,12 @@ export function createRemoteDiscovery(apiServices: ApiServiceIndex, access: Back
     // The OpenAPI documents are read as kube's `system:aggregator`.
     const openapi = await fetchOpenApi(apiService, authProxyHeaders({ name: 'system:aggregator', uid: '', groups: [], extra: {} })).catch(() => undefined);
     const before = fetched.get(name);
-    fetched.set(name, { resourceVersion: apiService.metadata.resourceVersion ?? '', at: Date.now(), resources, ...(openapi !== undefined ? { openapi } : {}) });
-    if (before === undefined || JSON.stringify(before.resources) !== JSON.stringify(resources) || before.openapi?.body !== openapi?.body || before.openapi?.url !== openapi?.url) changed();
+    const swagger = await fetchSwagger(access, apiService, before?.swagger).catch((err: unknown) => {
+      onError(new Error(`OpenAPI v2 of ${name}: ${err instanceof Error ? err.message : String(err)}`));
+      return before?.swagger;
+    });
+    fetched.set(name, { resourceVersion: apiService.metadata.resourceVersion ?? '', at: Date.now(), resources, ...(openapi !== undefined ? { openapi } : {}), ...(swagger !== undefined ? { swagger } : {}) });
+    if (before === undefined || JSON.stringify(before.resources) !== JSON.stringify(resources) || before.openapi?.body !== openapi?.body || before.openapi?.url !== openapi?.url || before.swagger?.etag !== swagger?.etag) changed();
   };
 
   /** The backend's `/openapi/v3` index, then the document it lists for the group-version (undefined when it lists none). */
@@ -214,6 +228,15 @@ export function createRemoteDiscovery(apiServices: ApiServiceIndex, access: Back
         docs.set(`apis/${a.spec?.group ?? ''}/${a.spec?.version ?? ''}`, f.openapi);
       }
       return docs;
+    },
+    swaggerDocuments() {
+      const out: { name: string; swagger: RemoteSwagger }[] = [];
+      for (const a of apiServices.all().sort(byPriority)) {
+        const f = fetched.get(a.metadata.name ?? '');
+        if (f?.swagger === undefined || serviceOf(a) === undefined || !isAvailable(a) || localGroup(a.spec?.group ?? '')) continue;
+        out.push({ name: a.metadata.name ?? '', swagger: f.swagger });
+      }
+      return out;
     },
     onChange(listener) {
       listeners.add(listener);

@@ -1,14 +1,17 @@
 /**
  * The aggregation layer (kube-aggregator in front of kube-apiserver): APIServices that name a
  * Service have their group-version proxied to it (proxy.ts), listed in discovery
- * (discovery.ts), and their Available condition kept (available-controller.ts).
+ * (discovery.ts), and their Available condition kept (available-controller.ts); the local
+ * APIServices of what this server serves itself are registered (autoregister.ts) and never
+ * proxied.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from '@kapi/registry';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import type { UserInfo } from '../auth/user.js';
 import { createBackendAgents, type ClientCertificate, type RunningServiceResolver } from '../proxy/index.js';
-import { startApiServiceIndex, type ApiServiceObject } from './apiservices.js';
+import { APIREGISTRATION_GROUP, isAvailable, startApiServiceIndex, type ApiServiceObject } from './apiservices.js';
+import { startAutoregister } from './autoregister.js';
 import { startAvailableController } from './available-controller.js';
 import { createRemoteDiscovery, type RemoteDiscovery } from './discovery.js';
 import { proxyToApiService } from './proxy.js';
@@ -22,6 +25,10 @@ export interface AggregatorOptions {
   readonly uidHeader?: boolean;
   /** Whether a group is served locally (its remote APIServices are then not listed). */
   readonly localGroup: (name: string) => boolean;
+  /** false: no autoregistration and no availability checks (their writes); default true. */
+  readonly controllers?: boolean;
+  /** The built-in group-versions served (each gets its local APIService at start); apiregistration.k8s.io is left out here. */
+  readonly builtinGroupVersions: readonly { readonly group: string; readonly version: string }[];
   readonly metrics: MetricsRegistry;
   readonly onError: (what: string, err: unknown) => void;
 }
@@ -32,6 +39,11 @@ export interface Aggregator {
   /** Proxies the request to `apiService`'s backend (see proxy.ts); never throws. */
   proxy(req: IncomingMessage, res: ServerResponse, apiService: ApiServiceObject, user: UserInfo | undefined, discovery: boolean): Promise<void>;
   readonly discovery: RemoteDiscovery;
+  /**
+   * kube's `autoregister-completion` readyz check: the built-in local APIServices not yet seen
+   * Available (each is dropped from the list once it was; an empty list is ready).
+   */
+  pendingLocalApiServices(): string[];
   synced(): boolean;
   stop(): Promise<void>;
 }
@@ -44,7 +56,8 @@ export function startAggregator(registry: Pick<Registry, 'lookup'>, options: Agg
   const agents = createBackendAgents(options.clientCertificate);
   const access = { resolver, agents };
   const discovery = createRemoteDiscovery(apiServices, access, options.localGroup, (err) => options.onError('aggregated discovery', err));
-  const available = startAvailableController({
+  const writing = options.controllers !== false;
+  const available = !writing ? undefined : startAvailableController({
     registry,
     apiServices,
     services: resolver.services,
@@ -55,14 +68,30 @@ export function startAggregator(registry: Pick<Registry, 'lookup'>, options: Agg
     onError: (err) => options.onError('APIService availability', err),
     onChecked: (name, ok) => discovery.refresh(name, ok),
   });
+  const autoregister = !writing ? undefined : startAutoregister({
+    registry,
+    apiServices,
+    builtinGroupVersions: options.builtinGroupVersions.filter((gv) => gv.group !== APIREGISTRATION_GROUP),
+    onError: (err) => options.onError('autoregister', err),
+  });
+  const pending = new Set((autoregister?.builtin ?? []).map((a) => a.metadata.name ?? ''));
+  const offPending = apiServices.onChange((name) => {
+    for (const n of name !== undefined ? [name] : [...pending]) {
+      const a = apiServices.get(n);
+      if (a !== undefined && isAvailable(a)) pending.delete(n);
+    }
+  });
   const proxyOptions = { access, uidHeader: options.uidHeader === true };
   return {
     target: (group, version) => apiServices.remote(group, version),
     proxy: (req, res, apiService, user, isDiscovery) => proxyToApiService(proxyOptions, apiService, req, res, user, isDiscovery),
     discovery,
+    pendingLocalApiServices: () => [...pending].sort(),
     synced: () => apiServices.synced() && resolver.synced(),
     async stop() {
-      await available.stop();
+      offPending();
+      await autoregister?.stop();
+      await available?.stop();
       await apiServices.stop();
       agents.destroy();
     },

@@ -3,7 +3,10 @@
  * aggregator proxyHandler): after this server authenticated and authorized it, the request
  * goes to the resolved Service address over TLS with the front-proxy client certificate, the
  * caller's credentials replaced by the X-Remote-* identity headers; the body and the
- * response (a watch included) are streamed both ways. Failures are kube's plain-text errors:
+ * response (a watch included) are streamed both ways. An upgrade request (WebSocket, SPDY:
+ * exec-style streams) is asked of the backend as an upgrade, and once it answers 101 the two
+ * connections are joined byte for byte (upgrade-tunnel.ts); a backend that does not switch
+ * protocols is answered as any other request. Failures are kube's plain-text errors:
  * 503 `service unavailable` while the APIService is not Available or its Service cannot be
  * resolved, 503 with Go's error when the backend cannot be reached.
  */
@@ -14,6 +17,8 @@ import type { UserInfo } from '../auth/user.js';
 import { authProxyHeaders, isAuthProxyHeader } from '../proxy/index.js';
 import { isAvailable, type ApiServiceObject } from './apiservices.js';
 import { backendRequest, goNetError, type BackendAccess } from './backend.js';
+import { isUpgradeRequest, upgradeConnectionOf } from '../http/upgrade.js';
+import { tunnel } from './upgrade-tunnel.js';
 
 /** Headers that describe one hop (RFC 7230 §6.1) or this server's credentials: never forwarded. */
 const DROPPED_REQUEST_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'authorization', 'http2-settings']);
@@ -74,6 +79,11 @@ export function proxyToApiService(options: ProxyOptions, apiService: ApiServiceO
     return Promise.resolve();
   }
   Object.assign(target.options.headers ?? {}, forwardingHeaders(String((target.options.headers as OutgoingHttpHeaders | undefined)?.['host'] ?? ''), req.url ?? '/'));
+  const connection = isUpgradeRequest(req) ? upgradeConnectionOf(req) : undefined;
+  if (connection !== undefined) {
+    // kube's upgrade-aware proxy: the upgrade is asked of the backend, and a 101 joins the two connections.
+    Object.assign(target.options.headers ?? {}, { connection: 'Upgrade', upgrade: req.headers.upgrade });
+  }
   return new Promise<void>((resolve) => {
     let done = false;
     const finish = () => {
@@ -101,7 +111,16 @@ export function proxyToApiService(options: ProxyOptions, apiService: ApiServiceO
         out[name] = value;
       }
       try {
-        res.writeHead(backendRes.statusCode ?? 502, out);
+        if (connection !== undefined) {
+          // An upgrade the backend refused: its answer as it wrote it, as kube's upgrade-aware proxy passes it on (no Audit-Id, no Date of this server's).
+          for (const name of res.getHeaderNames()) res.removeHeader(name);
+          res.sendDate = false;
+          const raw: string[] = [];
+          for (let i = 0; i + 1 < backendRes.rawHeaders.length; i += 2) {
+            if (!DROPPED_RESPONSE_HEADERS.has(backendRes.rawHeaders[i]!.toLowerCase())) raw.push(backendRes.rawHeaders[i]!, backendRes.rawHeaders[i + 1]!);
+          }
+          res.writeHead(backendRes.statusCode ?? 502, raw);
+        } else res.writeHead(backendRes.statusCode ?? 502, out);
       } catch {
         backendRes.destroy();
         res.destroy();
@@ -124,6 +143,12 @@ export function proxyToApiService(options: ProxyOptions, apiService: ApiServiceO
         finish();
       });
     });
+    if (connection !== undefined) {
+      upstream.on('upgrade', (backendRes, backendSocket, backendHead) => {
+        clearTimeout(timer);
+        tunnel({ res, client: connection, backendRes, backendSocket, backendHead, onClose: finish });
+      });
+    }
     const timer = discovery ? setTimeout(() => upstream.destroy(Object.assign(new Error('context deadline exceeded'), { code: 'ETIMEDOUT' })), DISCOVERY_TIMEOUT_MS) : undefined;
     upstream.on('error', (err) => {
       if (!res.headersSent) writePlainError(res, 503, (err as NodeJS.ErrnoException).code === 'ETIMEDOUT' ? 'context deadline exceeded' : goNetError(err, target.address));

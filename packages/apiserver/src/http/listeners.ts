@@ -8,6 +8,7 @@
 import { createServer as createHttpServer, Server as HttpServer, type RequestListener } from 'node:http';
 import type { Http2SecureServer } from 'node:http2';
 import { createServer as createHttpsServer } from 'node:https';
+import { handleUpgrades } from './upgrade.js';
 import type { AddressInfo } from 'node:net';
 import { answerClientErrors } from './client-errors.js';
 import type { ConnectionGuard } from './connection-guard.js';
@@ -74,6 +75,7 @@ export function createListener(handler: RequestListener, options: ListenerOption
     Object.assign(server, { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: true }, timeouts.checkIntervalMs !== undefined ? { connectionsCheckingInterval: timeouts.checkIntervalMs } : {});
   }
   tune(server, options.requestTimeoutMs, timeouts);
+  handleUpgrades(server as HttpServer, handler);
   answerExpectContinue(server);
   answerClientErrors(server);
   options.guard.attach(server);

@@ -17,6 +17,8 @@ export interface MinimalObject {
   readonly createdStatus?: Record<string, unknown>;
   /** Fields the server assigns under a top-level field (a Service's cluster IP): left out when the created object is compared with this one. */
   readonly assigned?: Readonly<Record<string, readonly string[]>>;
+  /** A second object (created with a protobuf body) when `object` renamed `<name>-pb` is not valid (an APIService is named after its group). */
+  readonly secondObject?: Record<string, unknown>;
 }
 
 const meta = (name: string) => ({ name, labels: { sample: 'yes' } });
@@ -112,6 +114,7 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
   'apiregistration.k8s.io/apiservices': {
     object: { metadata: meta('v1.sample.example.com'), spec: { group: 'sample.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 15 } },
     status: { conditions: [condition('Available')] },
+    secondObject: { metadata: meta('v1.sample-pb.example.com'), spec: { group: 'sample-pb.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 15 } },
   },
   'apps/controllerrevisions': { object: { metadata: meta('cr-sample'), data: { spec: { replicas: 1 } }, revision: 1 } },
   'apps/daemonsets': {
