@@ -129,8 +129,13 @@ void describe('audit webhook in blocking-strict mode', () => {
 
   void it('holds a request until its RequestReceived event is delivered', async () => {
     sink.answer = 200;
+    sink.delayMs = 400;
+    const started = performance.now();
     const res = await s.request({ cert: s.admin }, 'GET', '/api/v1/namespaces/default/configmaps');
+    const elapsed = performance.now() - started;
+    sink.delayMs = 0;
     assert.equal(res.status, 200);
+    assert.ok(elapsed >= 400, `answered after ${elapsed} ms, before the receiver did`);
     // Delivered before the response was written: already at the receiver.
     assert.deepEqual(sink.events().filter((e) => e['auditID'] === res.headers['audit-id']).map((e) => e['stage']).slice(0, 1), ['RequestReceived']);
     // Later stages follow without holding the response.

@@ -28,6 +28,8 @@ export interface AuditSink {
   readonly calls: SinkCall[];
   /** How the next requests are answered: 200, another status, or 'hang'. */
   answer: number | 'hang';
+  /** How long an answer waits (ms). */
+  delayMs: number;
   /** Every event received, in order. */
   events(): Record<string, unknown>[];
   /** Ends the hanging requests and stops listening. */
@@ -46,6 +48,7 @@ export async function startAuditSink(dir: string, clientCa?: string): Promise<Au
     caFile,
     calls: [],
     answer: 200,
+    delayMs: 0,
     events: () => sink.calls.flatMap((c) => c.body.items),
     close: () => Promise.resolve(),
   };
@@ -60,7 +63,10 @@ export async function startAuditSink(dir: string, clientCa?: string): Promise<Au
         res.on('close', () => hanging.delete(res));
         return;
       }
-      res.writeHead(sink.answer, { 'content-type': 'text/plain' }).end(sink.answer === 200 ? '' : 'sink is failing');
+      const status = sink.answer;
+      const answer = () => res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? '' : 'sink is failing');
+      if (sink.delayMs > 0) setTimeout(answer, sink.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
