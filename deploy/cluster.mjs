@@ -149,8 +149,8 @@ ${tls}
 users:
 - name: kapi-admin
   user:
-    client-certificate: ${join(cfg.layout.etcdCertDir, 'admin.crt')}
-    client-key: ${join(cfg.layout.etcdCertDir, 'admin.key')}
+    client-certificate: ${join(cfg.layout.kapiCertDir, 'admin.crt')}
+    client-key: ${join(cfg.layout.kapiCertDir, 'admin.key')}
 contexts:
 - name: kapi-cluster
   context:
@@ -240,8 +240,8 @@ async function info(/** @type {ReturnType<typeof configure>} */ cfg) {
     server: `https://127.0.0.1:${cfg.layout.ports.lb}`,
     certDir: cfg.layout.certDir,
     // The admin client certificate (system:masters) the kubeconfig uses.
-    clientCertificate: join(cfg.layout.etcdCertDir, 'admin.crt'),
-    clientKey: join(cfg.layout.etcdCertDir, 'admin.key'),
+    clientCertificate: join(cfg.layout.kapiCertDir, 'admin.crt'),
+    clientKey: join(cfg.layout.kapiCertDir, 'admin.key'),
     processes: procs,
   };
 }

@@ -18,17 +18,20 @@ export function composeDocument() {
   const healthyEtcd = Object.fromEntries(etcdMembers.map((m) => [m, { condition: 'service_healthy' }]));
 
   const etcdCerts = `etcd-certs:${imagePaths.etcdCertDir}`;
+  const kapiPki = `kapi-pki:${imagePaths.kapiCertDir}`;
   /** @type {Record<string, Record<string, unknown>>} */
   const services = {};
-  // One shot, before etcd: the etcd CA, the members' certificate (server and peer) and kapi's
-  // client certificate (deploy/etcd-certs.mjs), kept in a volume across restarts.
+  // One shot, before etcd: the etcd CA, the members' certificate (server and peer), kapi's
+  // client certificate, client CA, admin credentials and service account keys
+  // (deploy/etcd-certs.mjs), kept in the `ca` volume across restarts. The etcd members' volume
+  // gets only their files and kapi's only its own: no container but this one sees a CA key.
   services['etcd-certs'] = {
     image: kapiImage,
     build,
     user: '0',
     entrypoint: ['node', `${imagePaths.root}/deploy/etcd-certs.mjs`],
-    command: [imagePaths.etcdCertDir, 'localhost', '127.0.0.1', ...etcdMembers],
-    volumes: [etcdCerts],
+    command: [imagePaths.caDir, 'localhost', '127.0.0.1', ...etcdMembers, `--etcd-out=${imagePaths.etcdCertDir}`, `--kapi-out=${imagePaths.kapiCertDir}`],
+    volumes: [`ca:${imagePaths.caDir}`, etcdCerts, kapiPki],
     restart: 'no',
   };
   const certsMade = { 'etcd-certs': { condition: 'service_completed_successfully' } };
@@ -56,7 +59,7 @@ export function composeDocument() {
       image: kapiImage,
       build,
       command: kapiCommand(r, layout).args,
-      volumes: [`kapi-certs:${imagePaths.certDir}`, `${etcdCerts}:ro`],
+      volumes: [`kapi-certs:${imagePaths.certDir}`, `${kapiPki}:ro`],
       // The first replica generates the serving pair in the shared volume; the others reuse it.
       depends_on: r === first ? healthyEtcd : { ...healthyEtcd, [first]: { condition: 'service_healthy' } },
       healthcheck: { test: readyz(layout.kapi(r).securePort), interval: '2s', timeout: '3s', retries: 3, start_period: '20s' },
@@ -77,6 +80,6 @@ export function composeDocument() {
   return {
     name: 'kapi',
     services,
-    volumes: Object.fromEntries([...etcdMembers.map((m) => `${m}-data`), 'kapi-certs', 'etcd-certs'].map((v) => [v, {}])),
+    volumes: Object.fromEntries([...etcdMembers.map((m) => `${m}-data`), 'kapi-certs', 'ca', 'etcd-certs', 'kapi-pki'].map((v) => [v, {}])),
   };
 }

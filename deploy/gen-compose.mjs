@@ -12,10 +12,10 @@ doc.commentBefore = [
   '',
   ' Three etcd members, three kapi-apiserver replicas and kapi-lb, with the flags `make cluster` uses.',
   '   docker compose -f deploy/docker-compose.yml up -d --wait',
-  ' The replicas run with client certificates and Node,RBAC authorization; the admin certificate',
-  ' (CN=kapi-admin, O=system:masters) is made once in the etcd-certs volume:',
-  '   docker compose -f deploy/docker-compose.yml cp kapi-1:/var/lib/kapi/etcd-certs/admin.crt .',
-  '   docker compose -f deploy/docker-compose.yml cp kapi-1:/var/lib/kapi/etcd-certs/admin.key .',
+  ' The replicas run with client certificates, Node,RBAC authorization and service account tokens;',
+  ' the admin certificate (CN=kapi-admin, O=system:masters) is made once and handed to the replicas:',
+  '   docker compose -f deploy/docker-compose.yml cp kapi-1:/var/lib/kapi/pki/admin.crt .',
+  '   docker compose -f deploy/docker-compose.yml cp kapi-1:/var/lib/kapi/pki/admin.key .',
   '   kubectl --server=https://127.0.0.1:6443 --insecure-skip-tls-verify --client-certificate=admin.crt --client-key=admin.key get ns',
 ].join('\n');
 const target = new URL('./docker-compose.yml', import.meta.url);

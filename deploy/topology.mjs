@@ -30,6 +30,12 @@ export const peerGate = 'peer-gate';
 export const etcdClusterToken = 'kapi-cluster';
 /** Progress notifications every 5 s keep quiet watch caches current (etcd's default is 10 min). */
 export const watchProgressNotifyInterval = '5s';
+/**
+ * --service-account-issuer of every replica (kubeadm's form): with it kapi signs service
+ * account tokens (`kubectl create token`, pods' kube-api-access volumes) and publishes
+ * kube-root-ca.crt in every namespace.
+ */
+export const serviceAccountIssuer = 'https://kubernetes.default.svc';
 /** --etcd-prefix of every replica. */
 export const etcdPrefix = '/registry';
 /** The path the balancer (and the compose health checks) probe on each replica. */
@@ -56,7 +62,10 @@ export const addressFlags = Object.freeze({
     '--initial-advertise-peer-urls', '--initial-cluster', '--listen-metrics-urls',
     '--trusted-ca-file', '--cert-file', '--key-file', '--peer-trusted-ca-file', '--peer-cert-file', '--peer-key-file',
   ],
-  kapi: ['--etcd-servers', '--bind-address', '--secure-port', '--cert-dir', '--etcd-cafile', '--etcd-certfile', '--etcd-keyfile', '--client-ca-file', '--token-auth-file'],
+  kapi: [
+    '--etcd-servers', '--bind-address', '--secure-port', '--cert-dir', '--etcd-cafile', '--etcd-certfile', '--etcd-keyfile', '--client-ca-file', '--token-auth-file',
+    '--service-account-key-file', '--service-account-signing-key-file',
+  ],
   lb: ['--listen', '--backends'],
 });
 
@@ -79,7 +88,8 @@ export const addressFlags = Object.freeze({
  * @property {(member: string) => EtcdAddresses} etcd
  * @property {(replica: string) => KapiAddresses} kapi
  * @property {string} certDir       --cert-dir shared by the replicas (the first one generates the pair)
- * @property {string} etcdCertDir   the etcd CA and certificates (deploy/etcd-certs.mjs): client and peer traffic is mutual TLS; also kapi's client CA, admin certificate and admin token
+ * @property {string} etcdCertDir   what the etcd members read (deploy/etcd-certs.mjs): the etcd CA and their certificate; client and peer traffic is mutual TLS
+ * @property {string} kapiCertDir   what the replicas read (deploy/etcd-certs.mjs): the etcd CA and kapi's client certificate for etcd, kapi's client CA, the token file, the service account keys, and the admin credentials
  * @property {string} lbListen      host:port the balancer listens on
  *
  * @typedef {object} Command
@@ -136,15 +146,19 @@ export function kapiCommand(replica, layout) {
       `--secure-port=${self.securePort}`,
       `--cert-dir=${layout.certDir}`,
       `--shutdown-delay-duration=${shutdownDelayDuration}`,
-      `--etcd-cafile=${layout.etcdCertDir}/ca.crt`,
-      `--etcd-certfile=${layout.etcdCertDir}/client.crt`,
-      `--etcd-keyfile=${layout.etcdCertDir}/client.key`,
+      `--etcd-cafile=${layout.kapiCertDir}/ca.crt`,
+      `--etcd-certfile=${layout.kapiCertDir}/client.crt`,
+      `--etcd-keyfile=${layout.kapiCertDir}/client.key`,
       // Secure as kubeadm runs kube-apiserver: client certificates of kapi's CA (and a static
-      // admin token, as the Helm chart has), Node and RBAC authorization.
-      `--client-ca-file=${layout.etcdCertDir}/kapi-ca.crt`,
-      `--token-auth-file=${layout.etcdCertDir}/tokens.csv`,
+      // admin token, as the Helm chart has), Node and RBAC authorization, and service account
+      // tokens signed with kubeadm's sa.key/sa.pub pair.
+      `--client-ca-file=${layout.kapiCertDir}/kapi-ca.crt`,
+      `--token-auth-file=${layout.kapiCertDir}/tokens.csv`,
       '--authorization-mode=Node,RBAC',
       '--enable-admission-plugins=NodeRestriction',
+      `--service-account-issuer=${serviceAccountIssuer}`,
+      `--service-account-key-file=${layout.kapiCertDir}/sa.pub`,
+      `--service-account-signing-key-file=${layout.kapiCertDir}/sa.key`,
     ],
   };
 }
@@ -229,7 +243,9 @@ export function localLayout({ dir, basePort }) {
     }),
     kapi: (replica) => ({ bindAddress: host, securePort: /** @type {number} */ (ports.kapi[replica]), host }),
     certDir: `${dir}/certs`,
+    // One folder: every local process runs as the same user.
     etcdCertDir: `${dir}/etcd-certs`,
+    kapiCertDir: `${dir}/etcd-certs`,
     lbListen: `${host}:${ports.lb}`,
   };
 }
@@ -238,7 +254,10 @@ export function localLayout({ dir, basePort }) {
 export const imagePaths = Object.freeze({
   root: '/opt/kapi',
   certDir: '/var/lib/kapi/certs',
+  /** The certificate authorities' folder: only the one-shot that makes the certificates mounts it. */
+  caDir: '/var/lib/kapi/ca',
   etcdCertDir: '/var/lib/kapi/etcd-certs',
+  kapiCertDir: '/var/lib/kapi/pki',
   etcdDataDir: '/var/lib/etcd/data',
 });
 
@@ -261,6 +280,7 @@ export function composeLayout() {
     kapi: (replica) => ({ bindAddress: '0.0.0.0', securePort: 6443, host: replica }),
     certDir: imagePaths.certDir,
     etcdCertDir: imagePaths.etcdCertDir,
+    kapiCertDir: imagePaths.kapiCertDir,
     lbListen: '0.0.0.0:6443',
   };
 }

@@ -188,6 +188,21 @@ void test('CRUD through the balancer with kubectl and HTTPS; every replica takes
   assert.equal((anonymous.json as { message: string }).message, `configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "${ns}"`);
 });
 
+void test('service account tokens: kubectl create token works through the balancer, every replica accepts the token, kube-root-ca.crt is published', async () => {
+  const token = (await kubectl.ok(['create', 'token', 'default', '-n', 'default', '--duration=10m'])).trim();
+  assert.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+  const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { iss: string; sub: string; aud: string[] };
+  assert.deepEqual([claims.iss, claims.sub, claims.aud], [topology.serviceAccountIssuer, 'system:serviceaccount:default:default', [topology.serviceAccountIssuer]]);
+  // Each replica verifies the token with the same key (kubeadm's sa.pub).
+  for (const r of topology.kapiReplicas) {
+    const review = await httpRequestJson('POST', `${info.processes[r]!.url!}/apis/authentication.k8s.io/v1/selfsubjectreviews`, { ca, headers: { authorization: `Bearer ${token}` }, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
+    assert.equal(review.status, 201, `${r}: ${review.body}`);
+    assert.equal((review.json as { status: { userInfo: { username: string } } }).status.userInfo.username, 'system:serviceaccount:default:default', r);
+  }
+  const rootCa = await kubectl.json<Obj & { data: Record<string, string> }>(['get', 'configmap', 'kube-root-ca.crt', '-n', 'kube-public']);
+  assert.match(rootCa.data['ca.crt'] ?? '', /^-----BEGIN CERTIFICATE-----/);
+});
+
 void test('etcd serves clients and peers over mutual TLS only', async () => {
   for (const m of topology.etcdMembers) {
     const url = info.processes[m]!.url!;

@@ -7,8 +7,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -83,12 +85,17 @@ void test('compose services: three etcd members, three replicas and the balancer
   const { etcdImage, kapiImage } = await loadCompose();
   assert.equal(compose.name, 'kapi');
   assert.deepEqual(Object.keys(compose.services).sort(), [...topology.etcdMembers, ...topology.kapiReplicas, topology.balancer, 'etcd-certs'].sort());
-  // The one-shot service that makes etcd's CA and certificates into the etcd-certs volume (kept across restarts).
+  // The one-shot service that makes the CAs and certificates in its own `ca` volume (kept across
+  // restarts) and hands etcd and kapi each their files in separate volumes.
   const certs = compose.services['etcd-certs']!;
   assert.equal(certs.image, kapiImage);
   assert.deepEqual(certs.entrypoint, ['node', '/opt/kapi/deploy/etcd-certs.mjs']);
-  assert.deepEqual(certs.command, ['/var/lib/kapi/etcd-certs', 'localhost', '127.0.0.1', ...topology.etcdMembers]);
-  assert.deepEqual(certs.volumes, ['etcd-certs:/var/lib/kapi/etcd-certs']);
+  assert.deepEqual(certs.command, ['/var/lib/kapi/ca', 'localhost', '127.0.0.1', ...topology.etcdMembers, '--etcd-out=/var/lib/kapi/etcd-certs', '--kapi-out=/var/lib/kapi/pki']);
+  assert.deepEqual(certs.volumes, ['ca:/var/lib/kapi/ca', 'etcd-certs:/var/lib/kapi/etcd-certs', 'kapi-pki:/var/lib/kapi/pki']);
+  // Only the one-shot mounts the CA keys' volume.
+  for (const [name, service] of Object.entries(compose.services)) {
+    if (name !== 'etcd-certs') assert.ok(!(service.volumes ?? []).some((v) => v.startsWith('ca:')), `${name} mounts the CA volume`);
+  }
   assert.equal(certs.restart, 'no');
   for (const [name, service] of Object.entries(compose.services).filter(([n]) => n !== 'etcd-certs')) {
     assert.ok(service.healthcheck, `${name} has no healthcheck`);
@@ -116,6 +123,7 @@ void test('compose services: three etcd members, three replicas and the balancer
     assert.equal(flag(s.command!, '--peer-client-cert-auth'), 'true');
     assert.equal(flag(s.command!, '--trusted-ca-file'), '/var/lib/kapi/etcd-certs/ca.crt');
     assert.ok(s.volumes!.includes('etcd-certs:/var/lib/kapi/etcd-certs:ro'));
+    assert.ok(!s.volumes!.some((v) => v.startsWith('kapi-pki:')), `${m} sees kapi's keys`);
     assert.equal(flag(s.command!, '--experimental-watch-progress-notify-interval'), '5s');
     const dataDir = flag(s.command!, '--data-dir');
     assert.ok(s.volumes!.some((v) => dataDir.startsWith(`${v.split(':')[1]}/`)), `${m}: --data-dir ${dataDir} is on a volume`);
@@ -131,8 +139,10 @@ void test('compose services: three etcd members, three replicas and the balancer
     assert.deepEqual(s.healthcheck!.test.slice(1), ['node', '/opt/kapi/deploy/healthcheck.mjs', `https://127.0.0.1:${port}${topology.readinessPath}`]);
     const certDir = flag(s.command!, '--cert-dir');
     assert.ok(s.volumes!.includes(`kapi-certs:${certDir}`), `${r}: --cert-dir is the shared kapi-certs volume`);
-    assert.deepEqual([flag(s.command!, '--etcd-cafile'), flag(s.command!, '--etcd-certfile'), flag(s.command!, '--etcd-keyfile')], ['/var/lib/kapi/etcd-certs/ca.crt', '/var/lib/kapi/etcd-certs/client.crt', '/var/lib/kapi/etcd-certs/client.key']);
-    assert.ok(s.volumes!.includes('etcd-certs:/var/lib/kapi/etcd-certs:ro'));
+    assert.deepEqual([flag(s.command!, '--etcd-cafile'), flag(s.command!, '--etcd-certfile'), flag(s.command!, '--etcd-keyfile')], ['/var/lib/kapi/pki/ca.crt', '/var/lib/kapi/pki/client.crt', '/var/lib/kapi/pki/client.key']);
+    assert.deepEqual([flag(s.command!, '--service-account-issuer'), flag(s.command!, '--service-account-key-file'), flag(s.command!, '--service-account-signing-key-file')], ['https://kubernetes.default.svc', '/var/lib/kapi/pki/sa.pub', '/var/lib/kapi/pki/sa.key']);
+    assert.ok(s.volumes!.includes('kapi-pki:/var/lib/kapi/pki:ro'));
+    assert.ok(!s.volumes!.some((v) => v.startsWith('etcd-certs:')), `${r} sees etcd's member key`);
   }
   const lb = compose.services[topology.balancer]!;
   assert.deepEqual(lb.entrypoint, ['node', '/opt/kapi/deploy/lb.mjs']);
@@ -141,6 +151,28 @@ void test('compose services: three etcd members, three replicas and the balancer
   assert.equal(flag(lb.command!, '--health-path'), '/readyz');
   const listenPort = Number(flag(lb.command!, '--listen').split(':')[1]);
   assert.deepEqual(lb.ports, [{ target: listenPort, published: '6443', protocol: 'tcp' }]);
+});
+
+void test('the certificates one-shot hands etcd only its files and kapi only its own, no CA key to either', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kapi-compose-pki-'));
+  try {
+    const run = (extra: string[]) => execFileSync(process.execPath, [join(deployDir, 'etcd-certs.mjs'), join(dir, 'ca'), 'localhost', 'etcd-1', ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // An etcd volume of the older layout, which held everything.
+    mkdirSync(join(dir, 'etcd'));
+    writeFileSync(join(dir, 'etcd', 'kapi-ca.key'), 'old');
+    run([`--etcd-out=${join(dir, 'etcd')}`, `--kapi-out=${join(dir, 'kapi')}`]);
+    assert.deepEqual(readdirSync(join(dir, 'etcd')).sort(), ['ca.crt', 'member.crt', 'member.key']);
+    assert.deepEqual(readdirSync(join(dir, 'kapi')).sort(), ['admin-token', 'admin.crt', 'admin.key', 'ca.crt', 'client.crt', 'client.key', 'kapi-ca.crt', 'sa.key', 'sa.pub', 'tokens.csv']);
+    assert.ok(['ca.key', 'kapi-ca.key', 'sa.key'].every((f) => existsSync(join(dir, 'ca', f))));
+    assert.equal(statSync(join(dir, 'kapi', 'sa.key')).mode & 0o777, 0o600);
+    // The service account pair matches, and a second run keeps every file.
+    const before = readFileSync(join(dir, 'kapi', 'sa.key'), 'utf8');
+    assert.equal(createPublicKey(createPrivateKey(before)).export({ type: 'spki', format: 'pem' }), readFileSync(join(dir, 'kapi', 'sa.pub'), 'utf8'));
+    run([`--kapi-out=${join(dir, 'kapi')}`]);
+    assert.equal(readFileSync(join(dir, 'kapi', 'sa.key'), 'utf8'), before);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 void test('compose depends_on: replicas wait for healthy etcd members, the others for the replica that generates the certificate; no cycles', () => {

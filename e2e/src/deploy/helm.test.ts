@@ -10,7 +10,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -243,12 +243,17 @@ void test('kapi: replicas with kubeadm\'s /livez and /readyz probe timings, ever
   assert.ok(args.includes('--authorization-mode=Node,RBAC') && args.includes('--enable-admission-plugins=NodeRestriction'));
   const auth = pod.volumes!.find((v) => v.name === 'auth')!;
   assert.equal(auth.secret?.secretName, 'kapi-auth');
-  for (const flag of ['--client-ca-file', '--token-auth-file']) {
+  for (const flag of ['--client-ca-file', '--token-auth-file', '--service-account-key-file', '--service-account-signing-key-file']) {
     const file = args.find((a) => a.startsWith(`${flag}=`))!.slice(flag.length + 1);
     assert.ok(auth.secret!.items!.some((i) => `/var/lib/kapi/auth/${i.path}` === file), `${flag}=${file} is in the auth volume`);
   }
-  const tokens = Buffer.from(find<Manifest & { data: Record<string, string> }>(objects, 'Secret', 'kapi-auth').data['tokens.csv']!, 'base64').toString();
+  const authData = find<Manifest & { data: Record<string, string> }>(objects, 'Secret', 'kapi-auth').data;
+  const tokens = Buffer.from(authData['tokens.csv']!, 'base64').toString();
   assert.match(tokens, /^[A-Za-z0-9]{48},kapi-admin,kapi-admin,"system:masters"\n$/);
+  // Service account tokens (`kubectl create token`): an RSA key signs them and, read as its public half, verifies them.
+  assert.ok(args.includes('--service-account-issuer=https://kubernetes.default.svc'));
+  assert.equal(args.find((a) => a.startsWith('--service-account-key-file=')), '--service-account-key-file=/var/lib/kapi/auth/sa.key');
+  assert.equal(createPrivateKey(Buffer.from(authData['sa.key']!, 'base64').toString()).asymmetricKeyType, 'rsa');
 
   const service = find<ServiceManifest>(objects, 'Service', 'kapi');
   assert.deepEqual(service.spec.ports.map((p) => [p.name, p.port, p.targetPort]), [['https', 6443, 'https']]);
@@ -387,6 +392,13 @@ void test('certificates are made once: rendering an upgrade over the stored Secr
     for (const secret of secrets) assert.deepEqual(find<Manifest & { data: unknown }>(upgraded, 'Secret', secret.metadata.name).data, (secret as Manifest & { data: unknown }).data, secret.metadata.name);
     const checksum = (list: Manifest[]) => find<Workload>(list, 'Deployment').spec.template.metadata.annotations?.['checksum/tls'];
     assert.equal(checksum(upgraded), checksum(objects));
+    // A release from before the service account key gets one on upgrade; the rest is kept.
+    const authData = (list: Manifest[]) => find<Manifest & { data: Record<string, string> }>(list, 'Secret', 'kapi-auth').data;
+    const { 'sa.key': _key, ...older } = authData(objects);
+    writeFileSync(file, secrets.map((o) => stringifyYaml(o.metadata.name === 'kapi-auth' ? { ...o, data: older } : o)).join('---\n'));
+    const withKey = authData((await render({ existing: file, upgrade: true })).manifests);
+    assert.deepEqual({ ...withKey, 'sa.key': undefined }, { ...older, 'sa.key': undefined });
+    assert.match(Buffer.from(withKey['sa.key']!, 'base64').toString(), /^-----BEGIN RSA PRIVATE KEY-----/);
     // Without the stored Secrets (a fresh install) the chart makes a new CA, and the checksum follows it.
     const fresh = (await render()).manifests;
     assert.notEqual(checksum(fresh), checksum(objects));

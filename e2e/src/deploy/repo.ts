@@ -35,6 +35,7 @@ export interface Topology {
   balancer: string;
   peerGate: string;
   readinessPath: string;
+  serviceAccountIssuer: string;
   addressFlags: { etcd: string[]; kapi: string[]; lb: string[] };
   localPortCount: number;
   etcdCommand(member: string, layout: Layout): Command;

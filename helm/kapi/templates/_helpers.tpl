@@ -202,6 +202,11 @@ O= in a certificate). */}}
 {{- $tokens := printf "%s,kapi-admin,kapi-admin,\"system:masters\"\n" $token }}
 {{- $_ := set $out "auth" (dict "client-ca.crt" ($clientCa.Cert | b64enc) "client-ca.key" ($clientCa.Key | b64enc) "tokens.csv" ($tokens | b64enc) "admin-token" ($token | b64enc)) }}
 {{- end }}
+{{- /* The service account signing key (RSA, as kubeadm's sa.key), made once; a release from
+before it had none gets one on its next upgrade. */}}
+{{- if not (hasKey $out.auth "sa.key") }}
+{{- $_ := set $out "auth" (merge (dict "sa.key" (genPrivateKey "rsa" | b64enc)) $out.auth) }}
+{{- end }}
 {{- $_ := set . "kapiGeneratedTLS" ($out | toJson) }}
 {{- end }}
 {{- index . "kapiGeneratedTLS" }}

@@ -317,8 +317,7 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
   });
 
   void it('refuses security flags kapi does not implement instead of ignoring them', () => {
-    for (const flag of ['audit-webhook-config-file', 'audit-webhook-mode', 'audit-webhook-batch-max-size', 'service-account-signing-endpoint',
-      'tls-min-version']) {
+    for (const flag of ['service-account-signing-endpoint', 'tls-min-version']) {
       assert.equal(flagError(['--etcd-servers=x', `--${flag}=/some/value`]), `--${flag} is not implemented by kapi`);
     }
     // Front-proxy authentication: kube's checks of the header lists.
@@ -327,7 +326,6 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
     assert.equal(flagError(['--etcd-servers=x', '--requestheader-uid-headers=X-Remote-Uid']), '--requestheader-uid-headers requires the "RemoteRequestHeaderUID" feature to be enabled');
     assert.deepEqual(parsed(['--etcd-servers=x', '--feature-gates=RemoteRequestHeaderUID=true', '--requestheader-uid-headers=X-Remote-Uid']).requestHeader.uidHeaders, ['X-Remote-Uid']);
     assert.equal(flagError(['--etcd-servers=x', '--enable-bootstrap-token-auth']), '--enable-bootstrap-token-auth is not implemented by kapi');
-    assert.equal(flagError(['--etcd-servers=x', '--audit-webhook-truncate-enabled']), '--audit-webhook-truncate-enabled is not implemented by kapi');
     // Encryption configurations are read once, at start.
     assert.equal(flagError(['--etcd-servers=x', '--encryption-provider-config-automatic-reload']), '--encryption-provider-config-automatic-reload is not implemented by kapi');
     // An empty value (kwokctl's --admission-control=) is accepted and, as in kube, runs no plugin.
@@ -352,6 +350,7 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
     const batch = parsed(['--etcd-servers=x', '--audit-log-path=/l', '--audit-log-mode=batch', '--audit-log-batch-max-size=50', '--audit-log-batch-max-wait=2s', '--audit-log-truncate-enabled', '--audit-log-maxsize=5', '--audit-log-compress']);
     assert.equal(batch.audit.maxBatchWaitMs, 2000);
     assert.equal(batch.audit.truncateMaxEventBytes, 102400);
+    assert.equal(batch.audit.truncateMaxBatchBytes, 10485760);
     assert.equal(batch.audit.compress, true);
     // kube's texts (checked against kube-apiserver 1.32).
     const log = ['--etcd-servers=x', '--audit-log-path=/l'];
@@ -362,11 +361,35 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
     assert.equal(flagError([...log, '--audit-log-maxbackup=-3']), "--audit-log-maxbackup -3 can't be a negative number");
     assert.equal(flagError([...log, '--audit-log-maxsize=-2']), "--audit-log-maxsize -2 can't be a negative number");
     assert.equal(flagError([...log, '--audit-log-mode=batch', '--audit-log-batch-buffer-size=0']), 'invalid audit batch log buffer size 0, must be a positive number');
+    assert.equal(flagError([...log, '--audit-log-mode=batch', '--audit-log-batch-max-size=0']), 'invalid audit batch log max batch size 0, must be a positive number');
+    // kube checks the truncate sizes even with truncating off, and not the max wait.
+    assert.equal(flagError([...log, '--audit-log-truncate-max-event-size=0']), 'invalid audit truncate log max event size 0, must be a positive number');
+    assert.equal(flagError([...log, '--audit-log-truncate-enabled', '--audit-log-truncate-max-batch-size=10']), 'invalid audit truncate log max batch size 10, must be greater than max event size (102400)');
+    assert.equal(parsed([...log, '--audit-log-mode=batch', '--audit-log-batch-max-wait=-1s']).audit.maxBatchWaitMs, -1000);
     // What kapi does not build is refused, not ignored.
     assert.equal(flagError([...log, '--audit-log-format=legacy']), '--audit-log-format=legacy is not implemented by kapi (json is)');
     assert.equal(flagError([...log, '--audit-log-mode=batch', '--audit-log-batch-throttle-enable']), '--audit-log-batch-throttle-enable is not implemented by kapi');
     // Without a log path kube does not check the log options.
     assert.equal(parsed(['--etcd-servers=x', '--audit-log-mode=foo']).audit.mode, 'foo');
+  });
+
+  void it('reads the audit webhook flags with kube\'s defaults, and checks them as kube does', () => {
+    const hook = ['--etcd-servers=x', '--audit-policy-file=/p', '--audit-webhook-config-file=/w.kubeconfig'];
+    assert.deepEqual(parsed(hook).audit.webhook, { configFile: '/w.kubeconfig', mode: 'batch', initialBackoffMs: 10_000, bufferSize: 10000, maxBatchSize: 400, maxBatchWaitMs: 30_000, throttle: { qps: 10, burst: 15 } });
+    const tuned = parsed([...hook, '--audit-webhook-mode=blocking-strict', '--audit-webhook-initial-backoff=250ms', '--audit-webhook-batch-throttle-enable=false', '--audit-webhook-truncate-enabled', '--audit-webhook-truncate-max-event-size=2048', '--audit-webhook-truncate-max-batch-size=4096']).audit.webhook;
+    assert.deepEqual(tuned, { configFile: '/w.kubeconfig', mode: 'blocking-strict', initialBackoffMs: 250, bufferSize: 10000, maxBatchSize: 400, maxBatchWaitMs: 30_000, truncate: { maxEventBytes: 2048, maxBatchBytes: 4096 } });
+    assert.equal(parsed(['--etcd-servers=x', '--audit-webhook-mode=foo']).audit.webhook, undefined);
+    // kube's texts (checked against kube-apiserver 1.32).
+    assert.equal(flagError([...hook, '--audit-webhook-mode=foo']), 'invalid audit webhook mode foo, allowed modes are "batch,blocking,blocking-strict"');
+    assert.equal(flagError([...hook, '--audit-webhook-batch-buffer-size=0']), 'invalid audit batch webhook buffer size 0, must be a positive number');
+    assert.equal(flagError([...hook, '--audit-webhook-batch-max-size=0']), 'invalid audit batch webhook max batch size 0, must be a positive number');
+    assert.equal(flagError([...hook, '--audit-webhook-batch-throttle-qps=-0.5']), 'invalid audit batch webhook throttle QPS -0.5, must be a positive number');
+    assert.equal(flagError([...hook, '--audit-webhook-batch-throttle-burst=0']), 'invalid audit batch webhook throttle burst 0, must be a positive number');
+    assert.equal(parsed([...hook, '--audit-webhook-batch-throttle-enable=false', '--audit-webhook-batch-throttle-qps=0']).audit.webhook?.throttle, undefined);
+    assert.equal(parsed([...hook, '--audit-webhook-mode=blocking', '--audit-webhook-batch-max-size=0']).audit.webhook?.mode, 'blocking');
+    assert.equal(flagError([...hook, '--audit-webhook-truncate-max-event-size=0']), 'invalid audit truncate webhook max event size 0, must be a positive number');
+    assert.equal(flagError([...hook, '--audit-webhook-truncate-enabled', '--audit-webhook-truncate-max-batch-size=10']), 'invalid audit truncate webhook max batch size 10, must be greater than max event size (102400)');
+    assert.equal(flagError([...hook, '--audit-webhook-version=audit.k8s.io/v1beta1']), 'invalid group version, allowed versions are ["audit.k8s.io/v1"]');
   });
 });
 

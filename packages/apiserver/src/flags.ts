@@ -249,6 +249,19 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'audit-log-truncate-enabled': { type: 'bool', defaultText: 'false', help: 'Whether event and batch truncating is enabled.' },
   'audit-log-truncate-max-batch-size': { type: 'int', defaultText: '10485760', help: 'Maximum size of the batch sent to the underlying backend. Actual serialized size can be several hundreds of bytes greater. If a batch exceeds this limit, it is split into several batches of smaller size.' },
   'audit-log-truncate-max-event-size': { type: 'int', defaultText: '102400', help: 'Maximum size of the audit event sent to the underlying backend. If the size of an event is greater than this number, first request and response are removed, and if this doesn\'t reduce the size enough, event is discarded.' },
+  'audit-webhook-config-file': { type: 'string', defaultText: '', help: 'Path to a kubeconfig formatted file that defines the audit webhook configuration.' },
+  'audit-webhook-mode': { type: 'string', defaultText: 'batch', help: 'Strategy for sending audit events. Blocking indicates sending events should block server responses. Batch causes the backend to buffer and write events asynchronously. Known modes are batch,blocking,blocking-strict.' },
+  'audit-webhook-version': { type: 'string', defaultText: 'audit.k8s.io/v1', help: 'API group and version used for serializing audit events written to webhook.' },
+  'audit-webhook-initial-backoff': { type: 'duration', defaultText: '10s', help: 'The amount of time to wait before retrying the first failed request.' },
+  'audit-webhook-batch-buffer-size': { type: 'int', defaultText: '10000', help: 'The size of the buffer to store events before batching and writing. Only used in batch mode.' },
+  'audit-webhook-batch-max-size': { type: 'int', defaultText: '400', help: 'The maximum size of a batch. Only used in batch mode.' },
+  'audit-webhook-batch-max-wait': { type: 'duration', defaultText: '30s', help: 'The amount of time to wait before force writing the batch that hadn\'t reached the max size. Only used in batch mode.' },
+  'audit-webhook-batch-throttle-enable': { type: 'bool', defaultText: 'true', help: 'Whether batching throttling is enabled. Only used in batch mode.' },
+  'audit-webhook-batch-throttle-qps': { type: 'float', defaultText: '10', help: 'Maximum average number of batches per second. Only used in batch mode.' },
+  'audit-webhook-batch-throttle-burst': { type: 'int', defaultText: '15', help: 'Maximum number of requests sent at the same moment if ThrottleQPS was not utilized before. Only used in batch mode.' },
+  'audit-webhook-truncate-enabled': { type: 'bool', defaultText: 'false', help: 'Whether event and batch truncating is enabled.' },
+  'audit-webhook-truncate-max-batch-size': { type: 'int', defaultText: '10485760', help: 'Maximum size of the batch sent to the underlying backend. Actual serialized size can be several hundreds of bytes greater. If a batch exceeds this limit, it is split into several batches of smaller size.' },
+  'audit-webhook-truncate-max-event-size': { type: 'int', defaultText: '102400', help: 'Maximum size of the audit event sent to the underlying backend. If the size of an event is greater than this number, first request and response are removed, and if this doesn\'t reduce the size enough, event is discarded.' },
   'service-account-issuer': { type: 'stringArray', defaultText: '', help: 'Identifier of the service account token issuer. The issuer will assert this identifier in "iss" claim of issued tokens. This value is a string or URI. If it is not an https URL, issuer discovery (/.well-known/openid-configuration) is not served. When this flag is specified multiple times, the first is used to generate tokens and all are used to determine which issuers are accepted. kapi serves no service account tokens without it (kube-apiserver requires it).' },
   'service-account-key-file': { type: 'stringArray', defaultText: '', help: 'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. Must be specified when --service-account-signing-key-file is provided' },
   'service-account-signing-key-file': { type: 'string', defaultText: '', help: 'Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key.' },
@@ -265,14 +278,10 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   // kube security flags kapi does not implement yet: setting one is a startup error, never silently ignored.
   ...unimplementedFlags([
     'service-account-signing-endpoint',
-    'audit-webhook-config-file', 'audit-webhook-mode', 'audit-webhook-version', 'audit-webhook-initial-backoff',
-    'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
-    'audit-webhook-batch-throttle-qps', 'audit-webhook-batch-throttle-burst',
-    'audit-webhook-truncate-max-batch-size', 'audit-webhook-truncate-max-event-size',
     'tls-cipher-suites', 'tls-min-version',
     'authorization-config', 'authentication-config', 'oidc-issuer-url', 'authorization-webhook-config-file',
     'authentication-token-webhook-config-file', 'authorization-policy-file',
-  ], ['enable-bootstrap-token-auth', 'encryption-provider-config-automatic-reload', 'audit-webhook-batch-throttle-enable', 'audit-webhook-truncate-enabled']),
+  ], ['enable-bootstrap-token-auth', 'encryption-provider-config-automatic-reload']),
   // Accepted and ignored: common kube-apiserver flags (kubeadm, charts, kwokctl) with no security effect here.
   ...ignoredFlags({
     string: [
@@ -512,22 +521,44 @@ function validateServiceNetwork(flags: ServerFlags): void {
   if (errs.length > 1) throw new FlagError(`[${errs.join(', ')}]`);
 }
 
+/** kube's audit webhook option checks (only when --audit-webhook-config-file is set), in kube's order. */
+function validateAuditWebhook(get: <T extends FlagValue>(name: string) => T): void {
+  const modes = ['batch', 'blocking', 'blocking-strict'];
+  const mode = get<string>('audit-webhook-mode');
+  if (!modes.includes(mode)) throw new FlagError(`invalid audit webhook mode ${mode}, allowed modes are ${JSON.stringify(modes.join(','))}`);
+  if (mode === 'batch') {
+    const positive = (flag: string, what: string) => {
+      const value = get<number>(flag);
+      if (!(value > 0)) throw new FlagError(`invalid audit batch webhook ${what} ${value}, must be a positive number`);
+    };
+    positive('audit-webhook-batch-buffer-size', 'buffer size');
+    positive('audit-webhook-batch-max-size', 'max batch size');
+    if (get<boolean>('audit-webhook-batch-throttle-enable')) {
+      positive('audit-webhook-batch-throttle-qps', 'throttle QPS');
+      positive('audit-webhook-batch-throttle-burst', 'throttle burst');
+    }
+  }
+  const maxEvent = get<number>('audit-webhook-truncate-max-event-size');
+  const maxBatch = get<number>('audit-webhook-truncate-max-batch-size');
+  if (maxEvent <= 0) throw new FlagError(`invalid audit truncate webhook max event size ${maxEvent}, must be a positive number`);
+  if (maxBatch < maxEvent) throw new FlagError(`invalid audit truncate webhook max batch size ${maxBatch}, must be greater than max event size (${maxEvent})`);
+  if (get<string>('audit-webhook-version') !== 'audit.k8s.io/v1') throw new FlagError('invalid group version, allowed versions are ["audit.k8s.io/v1"]');
+}
+
 /** kube's audit log option checks (only when --audit-log-path is set), then what kapi does not build. */
 function validateAuditLog(audit: AuditSettings, get: <T extends FlagValue>(name: string) => T): void {
   const modes = ['batch', 'blocking', 'blocking-strict'];
   if (!modes.includes(audit.mode ?? '')) throw new FlagError(`invalid audit log mode ${audit.mode}, allowed modes are ${JSON.stringify(modes.join(','))}`);
   if (audit.mode === 'batch') {
     if ((audit.bufferSize ?? 0) <= 0) throw new FlagError(`invalid audit batch log buffer size ${audit.bufferSize}, must be a positive number`);
-    if ((audit.maxBatchSize ?? 0) <= 0) throw new FlagError(`invalid audit batch log max size ${audit.maxBatchSize}, must be a positive number`);
-    if ((audit.maxBatchWaitMs ?? 0) < 0) throw new FlagError(`invalid audit batch log max wait ${formatGoDuration(audit.maxBatchWaitMs ?? 0)}, must be a positive number`);
+    if ((audit.maxBatchSize ?? 0) <= 0) throw new FlagError(`invalid audit batch log max batch size ${audit.maxBatchSize}, must be a positive number`);
     if (get<boolean>('audit-log-batch-throttle-enable')) throw new FlagError('--audit-log-batch-throttle-enable is not implemented by kapi');
   }
-  if (get<boolean>('audit-log-truncate-enabled')) {
-    const maxBatch = get<number>('audit-log-truncate-max-batch-size');
-    const maxEvent = get<number>('audit-log-truncate-max-event-size');
-    if (maxEvent <= 0) throw new FlagError(`invalid audit truncate log max event size ${maxEvent}, must be a positive number`);
-    if (maxBatch < maxEvent) throw new FlagError(`invalid audit truncate log max batch size ${maxBatch}, must be greater than or equal to the max event size (${maxEvent})`);
-  }
+  // kube checks the truncate sizes whether or not truncating is on.
+  const maxBatch = get<number>('audit-log-truncate-max-batch-size');
+  const maxEvent = get<number>('audit-log-truncate-max-event-size');
+  if (maxEvent <= 0) throw new FlagError(`invalid audit truncate log max event size ${maxEvent}, must be a positive number`);
+  if (maxBatch < maxEvent) throw new FlagError(`invalid audit truncate log max batch size ${maxBatch}, must be greater than max event size (${maxEvent})`);
   const version = get<string>('audit-log-version');
   if (version !== 'audit.k8s.io/v1') throw new FlagError('invalid group version, allowed versions are ["audit.k8s.io/v1"]');
   const format = get<string>('audit-log-format');
@@ -713,7 +744,19 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
       bufferSize: get<number>('audit-log-batch-buffer-size'),
       maxBatchSize: get<number>('audit-log-batch-max-size'),
       maxBatchWaitMs: get<number>('audit-log-batch-max-wait'),
-      ...(get<boolean>('audit-log-truncate-enabled') ? { truncateMaxEventBytes: get<number>('audit-log-truncate-max-event-size') } : {}),
+      ...(get<boolean>('audit-log-truncate-enabled') ? { truncateMaxEventBytes: get<number>('audit-log-truncate-max-event-size'), truncateMaxBatchBytes: get<number>('audit-log-truncate-max-batch-size') } : {}),
+      ...(get<string>('audit-webhook-config-file') !== '' ? {
+        webhook: {
+          configFile: get<string>('audit-webhook-config-file'),
+          mode: get<string>('audit-webhook-mode') as AuditMode,
+          initialBackoffMs: get<number>('audit-webhook-initial-backoff'),
+          bufferSize: get<number>('audit-webhook-batch-buffer-size'),
+          maxBatchSize: get<number>('audit-webhook-batch-max-size'),
+          maxBatchWaitMs: get<number>('audit-webhook-batch-max-wait'),
+          ...(get<boolean>('audit-webhook-batch-throttle-enable') ? { throttle: { qps: get<number>('audit-webhook-batch-throttle-qps'), burst: get<number>('audit-webhook-batch-throttle-burst') } } : {}),
+          ...(get<boolean>('audit-webhook-truncate-enabled') ? { truncate: { maxEventBytes: get<number>('audit-webhook-truncate-max-event-size'), maxBatchBytes: get<number>('audit-webhook-truncate-max-batch-size') } } : {}),
+        },
+      } : {}),
     },
     serviceAccountIssuers: get<string[]>('service-account-issuer'),
     serviceAccountKeyFiles: get<string[]>('service-account-key-file'),
@@ -732,6 +775,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
   }
   validateAuthorizationModes(flags.authorizationModes);
   if (flags.audit.logPath !== '') validateAuditLog(flags.audit, get);
+  if (flags.audit.webhook !== undefined) validateAuditWebhook(get);
   const securityErrors = [...serviceAccountErrors(flags), ...requestHeaderErrors(flags)];
   const given = (name: string) => (values.has(name) ? get<string[]>(name) : undefined);
   const admission = resolveAdmissionPlugins({

@@ -212,7 +212,7 @@ export interface ApiServerOptions {
   readonly apiServiceControllers?: boolean;
   /** --etcd-cafile/--etcd-certfile/--etcd-keyfile: TLS (and a client certificate) to etcd. */
   readonly etcdTls?: EtcdTlsFiles;
-  /** --audit-policy-file and the --audit-log-* flags; none = no audit events. */
+  /** --audit-policy-file and the --audit-log-* and --audit-webhook-* flags; none = no audit events. */
   readonly audit?: AuditSettings;
   /**
    * Service account tokens (--service-account-issuer, keys, --api-audiences, expirations):
@@ -366,7 +366,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const metrics = createApiMetrics();
   let auditor: ReturnType<typeof startAuditing>;
   try {
-    auditor = startAuditing(options.audit, metrics.registry, (err) => logger.error('audit log: could not write events', err));
+    auditor = startAuditing(options.audit, metrics.registry, (message) => logger.error(message));
   } catch (err) {
     metrics.close();
     await compactor.stop();

@@ -435,6 +435,10 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       // The rest of an oversized body is not read: close the connection instead.
       if (status.code === 413 && !res.headersSent) abandonRequestBody(res);
       try {
+        if (err instanceof AuditRejected) {
+          unexpected = undefined;
+          return writePlainError(res, 500, `Internal Server Error: ${JSON.stringify(req.url ?? '/')}: ${err.message}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+        }
         if (status instanceof PageNotFound) return writeText(res, 404, PAGE_NOT_FOUND_TEXT);
         writeError(res, status, outputForErrors(req.headers.accept, info?.isResourceRequest === true), state.warnings);
       } catch (writeErr) {
@@ -474,12 +478,19 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     } else {
       const parsedUrl = url;
       const parsedInfo = info;
-      work = context.with(span.context, () => {
+      const run = () => context.with(span.context, () => {
         try {
           return dispatch(req, res, parsedUrl, parsedInfo, state);
         } catch (err) {
           return Promise.reject(err);
         }
+      });
+      // A blocking audit backend is delivering the RequestReceived event: the request waits for
+      // it, and fails when a blocking-strict one could not deliver it (kube's WithAudit).
+      const received = audit?.received;
+      work = received === undefined ? run() : received.then((ok) => {
+        if (!ok) throw new AuditRejected();
+        return run();
       });
     }
     if (!longRunning && timeoutMs > 0) {

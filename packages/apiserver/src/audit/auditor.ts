@@ -1,32 +1,29 @@
 /**
  * Audit records of requests (kube's WithAudit, WithFailedAuthenticationAudit and the audit
  * annotations): the policy picks a level per request from its authenticated user and request
- * attributes; each stage the policy does not omit becomes one audit.k8s.io/v1 Event, encoded
- * once and handed to the log backend, which writes it off the request path.
+ * attributes; each stage the policy does not omit becomes one audit.k8s.io/v1 Event, handed
+ * to the backends (backend.ts: the log and the webhook, each in its mode). When the backends
+ * refuse a request's RequestReceived event (a blocking-strict backend failed), the request
+ * fails with 500 as kube's does.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Counter, type Registry } from 'prom-client';
 import type { RequestInfo } from '../http/request-info.js';
 import { requestAttributes } from '../auth/attributes.js';
 import type { UserInfo } from '../auth/user.js';
 import { startCapture, type Capture } from './capture.js';
-import type { LogBackend } from './log-backend.js';
+import { auditEvent, type AuditBackend, type Processed } from './backend.js';
+import type { AuditMetrics } from './metrics.js';
 import { evaluatePolicy, levelAtLeast, type Level, type Policy, type RequestAuditConfig, type Stage } from './policy.js';
 
 export type AuditMode = 'blocking' | 'batch' | 'blocking-strict';
 
 export interface AuditorOptions {
   readonly policy: Policy;
-  /** Opens the backend; it reports events it dropped or could not write through `onError`. */
-  readonly openBackend: (onError: (reason: 'dropped' | 'write', count: number, err?: unknown) => void) => LogBackend;
-  /** A write to the backend failed (logged by the caller). */
-  readonly onWriteError?: (err: unknown) => void;
-  readonly mode: AuditMode;
-  readonly metricsRegistry: Registry;
-  /** --audit-log-truncate-enabled: events over this many bytes lose their objects, then are dropped. */
-  readonly maxEventBytes?: number;
+  /** Every backend, joined (backend.ts). */
+  readonly backend: AuditBackend;
+  readonly metrics: AuditMetrics;
 }
 
 export interface AuditInput {
@@ -43,6 +40,11 @@ export interface AuditInput {
 
 /** One request's record, while it is served. */
 export interface AuditRecord {
+  /**
+   * Set when a backend is still delivering the RequestReceived event and the request must wait
+   * for it (blocking modes): resolves false when the request must fail (blocking-strict).
+   */
+  readonly received?: Promise<boolean>;
   impersonated(user: UserInfo): void;
   authorized(allowed: boolean, reason: string): void;
   /** Adds an annotation to the events still to come (admission's; a key already set keeps its first value, as kube's AddAnnotation). */
@@ -138,33 +140,18 @@ export class AuditRejected extends Error {
 
 const CREATE_LIKE = new Set(['create', 'update']);
 
-export function createAuditor(options: AuditorOptions): Auditor {
-  const { policy, mode } = options;
-  const registry = options.metricsRegistry;
-  const eventTotal = new Counter({ name: 'apiserver_audit_event_total', help: '[ALPHA] Counter of audit events generated and sent to the audit backend.', registers: [registry] });
-  const errorTotal = new Counter({ name: 'apiserver_audit_error_total', help: '[ALPHA] Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.', labelNames: ['plugin'], registers: [registry] });
-  const levelTotal = new Counter({ name: 'apiserver_audit_level_total', help: '[ALPHA] Counter of policy levels for audit events (1 per request).', labelNames: ['level'], registers: [registry] });
-  const rejectedTotal = new Counter({ name: 'apiserver_audit_requests_rejected_total', help: '[ALPHA] Counter of apiserver requests rejected due to an error in audit logging backend.', registers: [registry] });
-  // kube names the plugin whose queue refused the event: the batch buffer, or the log itself.
-  const plugin = mode === 'batch' ? 'buffered' : 'log';
-  const backend = options.openBackend((reason, count, err) => {
-    errorTotal.inc({ plugin: reason === 'dropped' ? plugin : 'log' }, count);
-    if (reason === 'write') options.onWriteError?.(err);
-  });
+/** Resolves a backend result that is not needed (later stages): a promise is left to settle. */
+function ignore(result: Processed): void {
+  if (typeof result !== 'boolean') void result.catch(() => undefined);
+}
 
-  const send = (event: Record<string, unknown>): boolean => {
+export function createAuditor(options: AuditorOptions): Auditor {
+  const { policy, backend } = options;
+  const { eventTotal, levelTotal, rejectedTotal } = options.metrics;
+
+  const send = (event: Record<string, unknown>): Processed => {
     eventTotal.inc();
-    let line = JSON.stringify(event);
-    if (options.maxEventBytes !== undefined && Buffer.byteLength(line) > options.maxEventBytes) {
-      const { requestObject: _req, responseObject: _res, ...rest } = event;
-      const annotations = { ...(rest['annotations'] as Record<string, string> | undefined), 'audit.k8s.io/truncated': 'true' };
-      line = JSON.stringify({ ...rest, annotations: Object.fromEntries(Object.entries(annotations).sort(([a], [b]) => a.localeCompare(b))) });
-      if (Buffer.byteLength(line) > options.maxEventBytes) {
-        errorTotal.inc({ plugin: 'truncate' });
-        return false;
-      }
-    }
-    return backend.write(line);
+    return backend.processEvents([auditEvent(event, event['level'] as Level)]);
   };
 
   const baseEvent = (input: Omit<AuditInput, 'user'>, level: Level, stage: Stage, user: UserInfo | undefined, impersonatedUser?: UserInfo): Record<string, unknown> => {
@@ -198,7 +185,8 @@ export function createAuditor(options: AuditorOptions): Auditor {
 
   const finishEvent = (event: Record<string, unknown>, receivedAt: number, annotations: Record<string, string>): Record<string, unknown> => {
     event['requestReceivedTimestamp'] = microTime(epochMs(receivedAt));
-    event['stageTimestamp'] = microTime(epochMs(performance.now()));
+    // kube stamps RequestReceived with the time the request arrived.
+    event['stageTimestamp'] = event['stage'] === 'RequestReceived' ? event['requestReceivedTimestamp'] : microTime(epochMs(performance.now()));
     const keys = Object.keys(annotations);
     if (keys.length > 0) event['annotations'] = Object.fromEntries(keys.sort().map((k) => [k, annotations[k]!]));
     return event;
@@ -261,14 +249,26 @@ export function createAuditor(options: AuditorOptions): Auditor {
         return finishEvent(ev, input.receivedAt, annotations);
       };
 
+      let received: Promise<boolean> | undefined;
       if (!omitStages.has('RequestReceived')) {
         const accepted = send(event('RequestReceived'));
-        if (!accepted && mode === 'blocking-strict') {
+        if (accepted === false) {
           rejectedTotal.inc();
           return 'rejected';
         }
+        if (accepted !== true) {
+          received = accepted.then((ok) => {
+            if (!ok) {
+              // The request fails here; as in kube, no later stage is recorded.
+              rejectedTotal.inc();
+              done = true;
+            }
+            return ok;
+          }, () => true);
+        }
       }
       return {
+        ...(received !== undefined ? { received } : {}),
         impersonated(user) {
           impersonatedUser = user;
         },
@@ -280,7 +280,7 @@ export function createAuditor(options: AuditorOptions): Auditor {
           if (!(key in annotations)) annotations[key] = value;
         },
         responseStarted(code) {
-          if (!omitStages.has('ResponseStarted')) send(event('ResponseStarted', code));
+          if (!omitStages.has('ResponseStarted')) ignore(send(event('ResponseStarted', code)));
         },
         complete(code, outcome = {}) {
           if (done) return;
@@ -295,7 +295,7 @@ export function createAuditor(options: AuditorOptions): Auditor {
           if (stage === 'Panic') {
             ev['responseStatus'] = { metadata: {}, status: 'Failure', message: `APIServer panic'd: ${outcome.panic instanceof Error ? outcome.panic.message : String(outcome.panic)}`, reason: 'InternalError', code: 500 };
           }
-          send(ev);
+          ignore(send(ev));
         },
       };
     },
@@ -307,7 +307,7 @@ export function createAuditor(options: AuditorOptions): Auditor {
       // kube first notes the methods tried ("Authentication failed, attempted: ...") and then
       // records the 401 Status it writes over them.
       ev['responseStatus'] = { metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
-      send(finishEvent(ev, input.receivedAt, {}));
+      ignore(send(finishEvent(ev, input.receivedAt, {})));
     },
     async close() {
       await backend.close();

@@ -32,7 +32,7 @@ function openssl(args: string[], cwd: string): void {
   execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-function serverCertificate(dnsNames: readonly string[]): { ca: string; cert: string; key: string } {
+export function serverCertificate(dnsNames: readonly string[]): { ca: string; cert: string; key: string } {
   const dir = mkdtempSync(join(tmpdir(), 'kapi-webhook-'));
   try {
     openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=webhook-test-ca'], dir);

@@ -33,7 +33,7 @@ export interface WebhookClient {
   destroy(): void;
 }
 
-interface Target {
+export interface Target {
   /** The URL as Go prints it in errors (with `?timeout=`). */
   readonly display: string;
   readonly host: string;
@@ -51,7 +51,7 @@ const UNKNOWN_AUTHORITY = new Set([
 const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /** Go's text for a failed connection or TLS handshake. */
-function goNetworkError(err: NodeJS.ErrnoException & { cert?: { subjectaltname?: string } }, target: Target): string {
+export function goNetworkError(err: NodeJS.ErrnoException & { cert?: { subjectaltname?: string } }, target: Target): string {
   const code = err.code ?? '';
   const address = hostPort(target.host, target.port);
   if (code === 'ECONNREFUSED') return `dial tcp ${address}: connect: connection refused`;
@@ -72,7 +72,7 @@ function goNetworkError(err: NodeJS.ErrnoException & { cert?: { subjectaltname?:
 }
 
 /** Go's rest client text for an HTTP error status without a Status body (NewGenericServerResponse). */
-function genericServerResponse(status: number, contentType: string | undefined, body: string): string {
+export function genericServerResponse(status: number, contentType: string | undefined, body: string): string {
   const text = contentType !== undefined && contentType.startsWith('text/') && body !== '' ? body : 'unknown';
   switch (status) {
     case 400: return 'the server rejected our request for an unknown reason';
