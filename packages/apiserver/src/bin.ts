@@ -141,6 +141,7 @@ async function main(): Promise<void> {
     audit: flags.audit,
     anonymousAuth: anonymousAllowed(flags),
     admissionPlugins: flags.admissionPlugins,
+    defaultTolerationSeconds: { notReadySeconds: flags.defaultNotReadyTolerationSeconds, unreachableSeconds: flags.defaultUnreachableTolerationSeconds },
     enabledControllers: flags.enabledControllers,
     ...(flags.serviceAccountIssuers.length > 0 ? {
       serviceAccountTokens: {
