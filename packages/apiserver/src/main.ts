@@ -71,6 +71,7 @@ import { defaultTolerationSeconds, type DefaultTolerationSecondsOptions } from '
 import { taintNodesByCondition } from './admission/taint-nodes-by-condition.js';
 import { createPriorityAdmission, ensureSystemPriorityClasses, SCHEDULING_GROUP } from './admission/priority.js';
 import { createRuntimeClassAdmission } from './admission/runtime-class.js';
+import { createPodSecurity, type PodSecurityOptions } from './admission/pod-security/plugin.js';
 import { createAdmissionMetrics } from './admission/metrics.js';
 import { createAdmissionWebhooks } from './admission/webhooks.js';
 import type { UserInfo } from './auth/user.js';
@@ -225,6 +226,8 @@ export interface ApiServerOptions {
   readonly admissionPlugins?: readonly string[];
   /** --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds; default 300 each. */
   readonly defaultTolerationSeconds?: DefaultTolerationSecondsOptions;
+  /** PodSecurity's defaults and exemptions (its PodSecurityConfiguration); default privileged:latest, none exempt. */
+  readonly podSecurity?: PodSecurityOptions;
   /** kube-controller-manager's --controllers, resolved (@kapi/controllers' resolveControllerFlag): which of kapi's KCM controllers run; default every one. */
   readonly enabledControllers?: ReadonlySet<string>;
   /** Set when this server is one worker of several (--workers, workers/): how it differs from a lone server. */
@@ -431,6 +434,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const nodeRestriction: NodeRestriction | undefined = admissionPlugins.includes('NodeRestriction') ? createNodeRestriction() : undefined;
   const priority = admissionPlugins.includes('Priority') ? createPriorityAdmission() : undefined;
   const runtimeClass = admissionPlugins.includes('RuntimeClass') ? createRuntimeClassAdmission() : undefined;
+  const podSecurity = admissionPlugins.includes('PodSecurity') ? createPodSecurity(options.podSecurity) : undefined;
   const validatingPolicy = admissionPlugins.includes('ValidatingAdmissionPolicy')
     ? createValidatingAdmissionPolicy({ authorize: (attributes) => authorizer.authorize(attributes) })
     : undefined;
@@ -457,6 +461,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined),
       nodeRestriction !== undefined && ((definition: ResourceDefinition) => nodeRestriction.plugin(definition)),
       admissionPlugins.includes('TaintNodesByCondition') && taintNodesByCondition,
+      podSecurity !== undefined && ((definition: ResourceDefinition) => podSecurity.plugin(definition)),
       priority !== undefined && ((definition: ResourceDefinition) => priority.plugin(definition)),
       admissionPlugins.includes('DefaultTolerationSeconds') && defaultTolerationSeconds(options.defaultTolerationSeconds),
       runtimeClass !== undefined && ((definition: ResourceDefinition) => runtimeClass.plugin(definition)),
@@ -467,6 +472,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   nodeRestriction?.start(storedRegistry, (err) => logger.warn(`node restriction informer: ${err instanceof Error ? err.message : String(err)}`));
   priority?.start(storedRegistry, (err) => logger.warn(`priority class informer: ${err instanceof Error ? err.message : String(err)}`));
+  podSecurity?.start(storedRegistry, (err) => logger.warn(`pod security namespace informer: ${err instanceof Error ? err.message : String(err)}`));
   runtimeClass?.start(storedRegistry, (err) => logger.warn(`runtime class informer: ${err instanceof Error ? err.message : String(err)}`));
   validatingPolicy?.start(storedRegistry, (err) => logger.warn(`validating admission policy informer: ${err instanceof Error ? err.message : String(err)}`));
   // Services (and, with --enable-aggregator-routing, Endpoints) in memory: how webhooks and aggregated APIs behind a Service are reached.
@@ -686,6 +692,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     await nodeRestriction?.stop();
     await priority?.stop();
     await runtimeClass?.stop();
+    await podSecurity?.stop();
     await validatingPolicy?.stop();
     await webhooks.stop();
     await serviceResolver.stop();
@@ -774,6 +781,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await nodeRestriction?.stop();
       await priority?.stop();
       await runtimeClass?.stop();
+      await podSecurity?.stop();
+    await podSecurity?.stop();
       await validatingPolicy?.stop();
       await webhooks.stop();
       await serviceResolver.stop();
