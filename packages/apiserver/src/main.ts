@@ -72,6 +72,7 @@ import { taintNodesByCondition } from './admission/taint-nodes-by-condition.js';
 import { createPriorityAdmission, ensureSystemPriorityClasses, SCHEDULING_GROUP } from './admission/priority.js';
 import { createRuntimeClassAdmission } from './admission/runtime-class.js';
 import { createPodSecurity, type PodSecurityOptions } from './admission/pod-security/plugin.js';
+import { createLimitRanger } from './admission/limit-ranger.js';
 import { createAdmissionMetrics } from './admission/metrics.js';
 import { createAdmissionWebhooks } from './admission/webhooks.js';
 import type { UserInfo } from './auth/user.js';
@@ -434,6 +435,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const nodeRestriction: NodeRestriction | undefined = admissionPlugins.includes('NodeRestriction') ? createNodeRestriction() : undefined;
   const priority = admissionPlugins.includes('Priority') ? createPriorityAdmission() : undefined;
   const runtimeClass = admissionPlugins.includes('RuntimeClass') ? createRuntimeClassAdmission() : undefined;
+  const limitRanger = admissionPlugins.includes('LimitRanger') ? createLimitRanger() : undefined;
   const podSecurity = admissionPlugins.includes('PodSecurity') ? createPodSecurity(options.podSecurity) : undefined;
   const validatingPolicy = admissionPlugins.includes('ValidatingAdmissionPolicy')
     ? createValidatingAdmissionPolicy({ authorize: (attributes) => authorizer.authorize(attributes) })
@@ -457,6 +459,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     namespaceLifecycle: admissionPlugins.includes('NamespaceLifecycle'),
     // kube's plugin order (admission/plugins.ts ALL_PLUGINS).
     admission: chainAdmission([
+      limitRanger !== undefined && ((definition: ResourceDefinition) => limitRanger.plugin(definition)),
       admissionPlugins.includes('ServiceAccount') && ((definition: ResourceDefinition) =>
         definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined),
       nodeRestriction !== undefined && ((definition: ResourceDefinition) => nodeRestriction.plugin(definition)),
@@ -472,6 +475,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   nodeRestriction?.start(storedRegistry, (err) => logger.warn(`node restriction informer: ${err instanceof Error ? err.message : String(err)}`));
   priority?.start(storedRegistry, (err) => logger.warn(`priority class informer: ${err instanceof Error ? err.message : String(err)}`));
+  limitRanger?.start(storedRegistry, (err) => logger.warn(`limit range informer: ${err instanceof Error ? err.message : String(err)}`));
   podSecurity?.start(storedRegistry, (err) => logger.warn(`pod security namespace informer: ${err instanceof Error ? err.message : String(err)}`));
   runtimeClass?.start(storedRegistry, (err) => logger.warn(`runtime class informer: ${err instanceof Error ? err.message : String(err)}`));
   validatingPolicy?.start(storedRegistry, (err) => logger.warn(`validating admission policy informer: ${err instanceof Error ? err.message : String(err)}`));
@@ -693,6 +697,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     await priority?.stop();
     await runtimeClass?.stop();
     await podSecurity?.stop();
+    await limitRanger?.stop();
     await validatingPolicy?.stop();
     await webhooks.stop();
     await serviceResolver.stop();
@@ -782,7 +787,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await priority?.stop();
       await runtimeClass?.stop();
       await podSecurity?.stop();
+      await limitRanger?.stop();
+    await limitRanger?.stop();
     await podSecurity?.stop();
+    await limitRanger?.stop();
       await validatingPolicy?.stop();
       await webhooks.stop();
       await serviceResolver.stop();

@@ -29,7 +29,7 @@ export const DEFAULT_ENABLED: readonly string[] = [
 
 /** The plugins kapi runs. */
 export const BUILT_PLUGINS: readonly string[] = [
-  'NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass',
+  'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass',
   'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook',
 ];
 
