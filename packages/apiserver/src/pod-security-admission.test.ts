@@ -116,6 +116,15 @@ void describe('PodSecurity admission', () => {
     assert.match(warnings(sysctls)[0]!, /forbidden sysctls \(net\.ipv4\.tcp_keepalive_time, net\.ipv4\.tcp_rmem\)/);
   });
 
+  void it('checks as of an older version: restricted:v1.18 has no restricted capabilities, seccomp fields or runAsUser checks yet', async () => {
+    await namespace('psa-v', { [`${LABEL}warn`]: 'restricted', [`${LABEL}warn-version`]: 'v1.18' });
+    const old = await t.request('POST', '/api/v1/namespaces/psa-v/pods', {
+      body: pod('old', { securityContext: { runAsUser: 0 }, containers: [{ name: 'c', image: 'b', securityContext: { capabilities: { add: ['NET_RAW'] } } }] }, { 'seccomp.security.alpha.kubernetes.io/pod': 'unconfined', 'container.seccomp.security.alpha.kubernetes.io/c': 'unconfined' }),
+    });
+    assert.equal(old.status, 201, old.text);
+    assert.ok(warnings(old).includes('would violate PodSecurity "restricted:v1.18": non-default capabilities (container "c" must not include "NET_RAW" in securityContext.capabilities.add), seccompProfile (forbidden annotations container.seccomp.security.alpha.kubernetes.io/c="unconfined", seccomp.security.alpha.kubernetes.io/pod="unconfined"), allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true)'), JSON.stringify(warnings(old)));
+  });
+
   void it('refuses invalid labels (422) and warns about existing pods when the enforce level rises', async () => {
     const invalid = await relabel('psa-b', { [`${LABEL}enforce`]: 'foo' });
     assert.equal(invalid.status, 422, invalid.text);
