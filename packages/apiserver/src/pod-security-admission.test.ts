@@ -38,14 +38,15 @@ void describe('PodSecurity admission', () => {
   let t: TestServer;
   let dir: string;
   let logPath: string;
-  const auditAnnotations = async (uri: string): Promise<Record<string, string>> => {
-    for (let i = 0; i < 100; i++) {
+  /** The pod-security audit annotations of the request sent with this Audit-ID. */
+  const auditAnnotations = async (auditId: string): Promise<Record<string, string>> => {
+    for (let i = 0; i < 250; i++) {
       const events = readFileSync(logPath, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Json);
-      const event = events.reverse().find((e) => e['requestURI'] === uri && e['stage'] === 'ResponseComplete');
+      const event = events.find((e) => e['auditID'] === auditId && e['stage'] === 'ResponseComplete');
       if (event !== undefined) return Object.fromEntries(Object.entries((event['annotations'] ?? {}) as Record<string, string>).filter(([k]) => k.startsWith(LABEL)));
       await new Promise((r) => setTimeout(r, 20));
     }
-    assert.fail(`no audit event for ${uri}`);
+    assert.fail(`no audit event for ${auditId}`);
   };
   const namespace = async (name: string, labels: Record<string, string>) => {
     const created = await t.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } } });
@@ -77,10 +78,10 @@ void describe('PodSecurity admission', () => {
     assert.equal(restricted.status, 403, restricted.text);
     assert.equal(restricted.json['reason'], 'Forbidden');
     assert.equal(restricted.json['message'], 'pods "bad" is forbidden: violates PodSecurity "restricted:latest": host namespaces (hostPID=true), hostPort (container "c1" uses hostPorts 8080, 81), seLinuxOptions (pod set forbidden securityContext.seLinuxOptions: type "spc_t"; user may not be set; role may not be set), forbidden sysctls (kernel.msgmax), allowPrivilegeEscalation != false (containers "i1", "c1", "c2" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (containers "i1", "c2" must set securityContext.capabilities.drop=["ALL"]; containers "i1", "c1" must not include "CHOWN", "NET_RAW", "SYS_ADMIN" in securityContext.capabilities.add), restricted volume types (volumes "hp", "nfs" use restricted volume types "hostPath", "nfs"), runAsNonRoot != true (pod must not set securityContext.runAsNonRoot=false), runAsUser=0 (pod and container "c1" must not set runAsUser=0), seccompProfile (pod and container "c1" must not set securityContext.seccompProfile.type to "Unconfined")');
-    const baseline = await t.request('POST', '/api/v1/namespaces/psa-b/pods', { body: pod('bad', BAD_SPEC) });
+    const baseline = await t.request('POST', '/api/v1/namespaces/psa-b/pods', { body: pod('bad', BAD_SPEC), headers: { 'audit-id': 'psa-baseline' } });
     assert.equal(baseline.status, 403, baseline.text);
     assert.equal(baseline.json['message'], 'pods "bad" is forbidden: violates PodSecurity "baseline:latest": non-default capabilities (containers "i1", "c1" must not include "NET_RAW", "SYS_ADMIN" in securityContext.capabilities.add), host namespaces (hostPID=true), hostPath volumes (volume "hp"), hostPort (container "c1" uses hostPorts 8080, 81), seLinuxOptions (pod set forbidden securityContext.seLinuxOptions: type "spc_t"; user may not be set; role may not be set), seccompProfile (pod and container "c1" must not set securityContext.seccompProfile.type to "Unconfined"), forbidden sysctls (kernel.msgmax)');
-    assert.deepEqual(await auditAnnotations('/api/v1/namespaces/psa-b/pods'), {
+    assert.deepEqual(await auditAnnotations('psa-baseline'), {
       [`${LABEL}enforce-policy`]: 'baseline:latest',
       [`${LABEL}audit-violations`]: `would violate PodSecurity "restricted:latest": ${String(restricted.json['message']).replace(/^.*restricted:latest": /, '')}`,
     });
@@ -91,9 +92,9 @@ void describe('PodSecurity admission', () => {
     const generated = await t.request('POST', '/api/v1/namespaces/psa-r/pods', { body: { ...pod('', PLAIN_SPEC), metadata: { generateName: 'g-' } } });
     assert.match(String(generated.json['message']), new RegExp(`^pods "g-[a-z0-9]{5}" is forbidden: violates PodSecurity "restricted:latest": ${PLAIN_RESTRICTED.replace(/[()[\]".=!]/g, '\\$&')}$`));
     // Windows pods are spared the Linux-only restricted checks.
-    const windows = await t.request('POST', '/api/v1/namespaces/psa-r/pods', { body: pod('win', { os: { name: 'windows' }, securityContext: { runAsNonRoot: true }, containers: [{ name: 'c', image: 'b' }] }) });
+    const windows = await t.request('POST', '/api/v1/namespaces/psa-r/pods', { body: pod('win', { os: { name: 'windows' }, securityContext: { runAsNonRoot: true }, containers: [{ name: 'c', image: 'b' }] }), headers: { 'audit-id': 'psa-windows' } });
     assert.equal(windows.status, 201, windows.text);
-    assert.deepEqual(await auditAnnotations('/api/v1/namespaces/psa-r/pods'), { [`${LABEL}enforce-policy`]: 'restricted:latest' });
+    assert.deepEqual(await auditAnnotations('psa-windows'), { [`${LABEL}enforce-policy`]: 'restricted:latest' });
   });
 
   void it('warns (a restricted warn level follows the enforce level), for pods and for workload templates only warns', async () => {
@@ -152,9 +153,9 @@ void describe('PodSecurity admission', () => {
     assert.equal(exempt.status, 201, exempt.text);
     assert.deepEqual(warnings(exempt), ['namespace "exempt" is exempt from Pod Security, and the policy (enforce=restricted:latest, warn=baseline:latest) will be ignored']);
     assert.equal((await t.request('POST', '/apis/node.k8s.io/v1/runtimeclasses', { body: { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'trusted' }, handler: 'x' } })).status, 201);
-    const trusted = await t.request('POST', '/api/v1/namespaces/psa-r/pods', { body: pod('trusted', { ...PLAIN_SPEC, runtimeClassName: 'trusted' }) });
+    const trusted = await t.request('POST', '/api/v1/namespaces/psa-r/pods', { body: pod('trusted', { ...PLAIN_SPEC, runtimeClassName: 'trusted' }), headers: { 'audit-id': 'psa-trusted' } });
     assert.equal(trusted.status, 201, trusted.text);
-    assert.deepEqual(await auditAnnotations('/api/v1/namespaces/psa-r/pods'), { [`${LABEL}exempt`]: 'runtimeClass' });
+    assert.deepEqual(await auditAnnotations('psa-trusted'), { [`${LABEL}exempt`]: 'runtimeClass' });
     // A pod that predates the enforce level may still be relabelled; a new image is checked.
     assert.equal((await relabel('psa-up', { [`${LABEL}enforce`]: 'restricted' })).status, 200);
     const current = (await t.request('GET', '/api/v1/namespaces/psa-up/pods/okpod')).json;
