@@ -89,6 +89,24 @@ void describe('pod admission plugins (kube defaults)', () => {
     assert.equal(specOf(updated.json)['priority'], 2000001000);
   });
 
+  void it('PriorityClass validation: system- names are reserved, values capped, value and preemptionPolicy immutable (kube\'s 422s)', async () => {
+    const create = (body: Json) => t.request('POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { body: { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', ...body } });
+    const cases: [Json, string][] = [
+      [{ metadata: { name: 'system-foo' }, value: 10 }, 'PriorityClass.scheduling.k8s.io "system-foo" is invalid: metadata.name: Forbidden: priority class names with \'system-\' prefix are reserved for system use only. error: system-foo is not a known system priority class'],
+      [{ metadata: { name: 'big' }, value: 1000000001 }, 'PriorityClass.scheduling.k8s.io "big" is invalid: value: Forbidden: maximum allowed value of a user defined priority is 1000000000'],
+      [{ metadata: { name: 'pp' }, value: 1, preemptionPolicy: 'x' }, 'PriorityClass.scheduling.k8s.io "pp" is invalid: preemptionPolicy: Unsupported value: "x": supported values: "PreemptLowerPriority", "Never"'],
+    ];
+    for (const [body, message] of cases) {
+      const refused = await create(body);
+      assert.equal(refused.status, 422, refused.text);
+      assert.equal(refused.json['message'], message);
+    }
+    assert.equal((await create({ metadata: { name: 'upd' }, value: 1 })).status, 201);
+    const patched = await t.request('PATCH', '/apis/scheduling.k8s.io/v1/priorityclasses/upd', { body: { value: 2, preemptionPolicy: 'Never' }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(patched.status, 422, patched.text);
+    assert.equal(patched.json['message'], 'PriorityClass.scheduling.k8s.io "upd" is invalid: [value: Forbidden: may not be changed in an update., preemptionPolicy: Invalid value: "Never": field is immutable]');
+  });
+
   void it('RuntimeClass: overhead, node selector and tolerations from the class, kube\'s refusals', async () => {
     const rc = await t.request('POST', '/apis/node.k8s.io/v1/runtimeclasses', {
       body: {
