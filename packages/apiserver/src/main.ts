@@ -436,7 +436,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const priority = admissionPlugins.includes('Priority') ? createPriorityAdmission() : undefined;
   const runtimeClass = admissionPlugins.includes('RuntimeClass') ? createRuntimeClassAdmission() : undefined;
   const limitRanger = admissionPlugins.includes('LimitRanger') ? createLimitRanger() : undefined;
-  const podSecurity = admissionPlugins.includes('PodSecurity') ? createPodSecurity(options.podSecurity) : undefined;
+  const podSecurity = admissionPlugins.includes('PodSecurity') ? createPodSecurity(options.podSecurity, { metricsRegistry: metrics.registry }) : undefined;
   const validatingPolicy = admissionPlugins.includes('ValidatingAdmissionPolicy')
     ? createValidatingAdmissionPolicy({ authorize: (attributes) => authorizer.authorize(attributes) })
     : undefined;

@@ -166,4 +166,14 @@ void describe('PodSecurity admission', () => {
     assert.equal(reimaged.status, 403, reimaged.text);
     assert.equal(reimaged.json['message'], `pods "okpod" is forbidden: violates PodSecurity "restricted:latest": ${PLAIN_RESTRICTED}`);
   });
+
+  void it('counts evaluations and exemptions in kube\'s pod_security_* metrics', async () => {
+    const text = (await t.request('GET', '/metrics')).text;
+    const sample = (series: string) => Number(new RegExp(`^${series.replace(/[{}"=,.]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1] ?? 'NaN');
+    assert.ok(sample('pod_security_evaluations_total{decision="deny",mode="enforce",policy_level="restricted",policy_version="latest",request_operation="create",resource="pod",subresource=""}') >= 2, text);
+    assert.ok(sample('pod_security_evaluations_total{decision="deny",mode="warn",policy_level="restricted",policy_version="v1.22",request_operation="create",resource="controller",subresource=""}') >= 1);
+    assert.ok(sample('pod_security_evaluations_total{decision="deny",mode="audit",policy_level="restricted",policy_version="latest",request_operation="create",resource="pod",subresource=""}') >= 1);
+    assert.ok(sample('pod_security_exemptions_total{request_operation="create",resource="pod",subresource=""}') >= 1);
+    assert.equal(sample('pod_security_exemptions_total{request_operation="update",resource="controller",subresource=""}'), 0);
+  });
 });

@@ -17,9 +17,11 @@
  */
 import { invalid, type FieldError, type KubeObject } from '@kapi/machinery';
 import type { AdmissionAttributes, AdmissionPlugin, Registry, ResourceDefinition } from '@kapi/registry';
+import type { Registry as MetricsRegistry } from 'prom-client';
 import { clusterObjects, type ClusterObjects } from '../cluster-objects.js';
 import { admissionForbidden } from '../forbidden.js';
 import { evaluatePod, forbiddenDetail, forbiddenReason, type PodParts, type Violation } from './checks.js';
+import { createPodSecurityMetrics, type PodSecurityMetrics } from './metrics.js';
 import { compareLevels, DEFAULT_POLICY, formatLevelVersion, fullyPrivileged, MODES, policyFromLabels, PRIVILEGED_LATEST, sameLevelVersion, type LevelVersion, type Policy } from './policy.js';
 
 type Json = Record<string, unknown>;
@@ -43,6 +45,11 @@ export interface PodSecurityExemptions {
 export interface PodSecurityOptions {
   readonly defaults?: Policy;
   readonly exemptions?: PodSecurityExemptions;
+}
+
+/** Where kube's pod_security_* metrics go (none: not recorded). */
+export interface PodSecurityWiring {
+  readonly metricsRegistry?: MetricsRegistry;
 }
 
 /** Where each workload kind keeps its pod template. */
@@ -99,7 +106,11 @@ export interface PodSecurity {
   stop(): Promise<void>;
 }
 
-export function createPodSecurity(options: PodSecurityOptions = {}): PodSecurity {
+const NO_METRICS: PodSecurityMetrics = { recordEvaluation: () => undefined, recordExemption: () => undefined, recordError: () => undefined };
+
+export function createPodSecurity(options: PodSecurityOptions = {}, wiring: PodSecurityWiring = {}): PodSecurity {
+  const metrics = wiring.metricsRegistry !== undefined ? createPodSecurityMetrics(wiring.metricsRegistry) : NO_METRICS;
+  const request = (a: AdmissionAttributes) => ({ operation: a.operation, resource: a.resource.resource, subresource: a.subresource });
   const defaults = options.defaults ?? DEFAULT_POLICY;
   const exemptUsers = new Set(options.exemptions?.usernames ?? []);
   const exemptNamespaces = new Set(options.exemptions?.namespaces ?? []);
@@ -109,6 +120,15 @@ export function createPodSecurity(options: PodSecurityOptions = {}): PodSecurity
 
   const annotate = (a: AdmissionAttributes, key: string, value: string) => a.annotate(AUDIT_PREFIX + key, value);
   const exemptRuntimeClass = (spec: Json) => typeof spec['runtimeClassName'] === 'string' && exemptRuntimeClasses.has(spec['runtimeClassName']);
+
+  /** Whether the namespace or the user is exempt (annotated and counted as kube does). */
+  function exempt(a: AdmissionAttributes): boolean {
+    const why = exemptNamespaces.has(a.namespace) ? 'namespace' : a.userInfo !== undefined && exemptUsers.has(a.userInfo.name) ? 'user' : undefined;
+    if (why === undefined) return false;
+    metrics.recordExemption(request(a));
+    annotate(a, 'exempt', why);
+    return true;
+  }
 
   /** The namespace's policy; undefined (after annotating the error) when the namespace cannot be read. */
   async function namespacePolicy(a: AdmissionAttributes): Promise<{ policy: Policy; errors: FieldError[] } | undefined> {
@@ -121,6 +141,7 @@ export function createPodSecurity(options: PodSecurityOptions = {}): PodSecurity
       failure = err instanceof Error ? err.message : String(err);
     }
     if (namespace === undefined) {
+      metrics.recordError(true, request(a));
       annotate(a, 'error', `failed to lookup namespace "${a.namespace}": ${failure ?? ''}`);
       return undefined;
     }
@@ -130,9 +151,11 @@ export function createPodSecurity(options: PodSecurityOptions = {}): PodSecurity
   /** kube's EvaluatePod: enforce (pods only), then audit, then warn (unless refused). */
   function evaluate(a: AdmissionAttributes, policy: Policy, policyErrors: readonly FieldError[], pod: PodParts, enforce: boolean): void {
     if (exemptRuntimeClass(pod.spec)) {
+      metrics.recordExemption(request(a));
       annotate(a, 'exempt', 'runtimeClass');
       return;
     }
+    if (policyErrors.length > 0) metrics.recordError(false, request(a));
     if (policyErrors.length > 0) annotate(a, 'error', `Failed to parse policy: ${policyErrors.length === 1 ? `${policyErrors[0]!.field}: ${policyErrors[0]!.message}` : `[${policyErrors.map((e) => `${e.field}: ${e.message}`).join(', ')}]`}`);
     const results: { lv: LevelVersion; violations: Violation[] }[] = [];
     const resultFor = (lv: LevelVersion) => {
@@ -148,29 +171,37 @@ export function createPodSecurity(options: PodSecurityOptions = {}): PodSecurity
       annotate(a, 'enforce-policy', formatLevelVersion(policy.enforce));
       const violations = resultFor(policy.enforce);
       if (violations.length > 0) refusal = `violates PodSecurity "${formatLevelVersion(policy.enforce)}": ${forbiddenDetail(violations)}`;
+      metrics.recordEvaluation(violations.length > 0 ? 'deny' : 'allow', policy.enforce, 'enforce', request(a));
     }
     const audit = resultFor(policy.audit);
-    if (audit.length > 0) annotate(a, 'audit-violations', `would violate PodSecurity "${formatLevelVersion(policy.audit)}": ${forbiddenDetail(audit)}`);
+    if (audit.length > 0) {
+      annotate(a, 'audit-violations', `would violate PodSecurity "${formatLevelVersion(policy.audit)}": ${forbiddenDetail(audit)}`);
+      metrics.recordEvaluation('deny', policy.audit, 'audit', request(a));
+    }
     if (refusal !== undefined) throw admissionForbidden(a, refusal);
     const warn = resultFor(policy.warn);
-    if (warn.length > 0) a.warn(`would violate PodSecurity "${formatLevelVersion(policy.warn)}": ${forbiddenDetail(warn)}`);
+    if (warn.length > 0) {
+      a.warn(`would violate PodSecurity "${formatLevelVersion(policy.warn)}": ${forbiddenDetail(warn)}`);
+      metrics.recordEvaluation('deny', policy.warn, 'warn', request(a));
+    }
   }
 
   async function validatePod(a: AdmissionAttributes): Promise<void> {
     if (IGNORED_POD_SUBRESOURCES.has(a.subresource) || a.object === undefined) return;
-    if (exemptNamespaces.has(a.namespace)) return annotate(a, 'exempt', 'namespace');
-    if (a.userInfo !== undefined && exemptUsers.has(a.userInfo.name)) return annotate(a, 'exempt', 'user');
+    if (exempt(a)) return;
     const found = await namespacePolicy(a);
     if (found === undefined) return;
-    if (found.errors.length === 0 && fullyPrivileged(found.policy)) return annotate(a, 'enforce-policy', formatLevelVersion(PRIVILEGED_LATEST));
+    if (found.errors.length === 0 && fullyPrivileged(found.policy)) {
+      metrics.recordEvaluation('allow', found.policy.enforce, 'enforce', request(a));
+      return annotate(a, 'enforce-policy', formatLevelVersion(PRIVILEGED_LATEST));
+    }
     if (a.operation === 'UPDATE' && a.oldObject !== undefined && !significantPodUpdate(a.object, a.oldObject)) return;
     evaluate(a, found.policy, found.errors, podParts(a.object), true);
   }
 
   async function validateWorkload(a: AdmissionAttributes, path: readonly string[]): Promise<void> {
     if (a.subresource !== '' || a.object === undefined) return;
-    if (exemptNamespaces.has(a.namespace)) return annotate(a, 'exempt', 'namespace');
-    if (a.userInfo !== undefined && exemptUsers.has(a.userInfo.name)) return annotate(a, 'exempt', 'user');
+    if (exempt(a)) return;
     const found = await namespacePolicy(a);
     if (found === undefined) return;
     if (found.errors.length === 0 && found.policy.warn.level === 'privileged' && found.policy.audit.level === 'privileged') return;
