@@ -26,7 +26,6 @@ const CORE_CLUSTER_SCOPED = new Set(['nodes', 'persistentvolumes', 'namespaces']
  * defaults, which it applies to what it reads from etcd and kapi does not apply at create yet.
  */
 const KNOWN_GAPS: Readonly<Record<string, string>> = {
-  '/pods': "kube's DefaultTolerationSeconds admission adds the not-ready/unreachable tolerations (on update too); kapi has no such plugin",
   '/limitranges': 'spec.limits[].defaultRequest not defaulted from default',
   '/persistentvolumeclaims': 'spec.volumeMode (Filesystem) and status.phase (Pending) not defaulted',
   '/persistentvolumes': 'spec.persistentVolumeReclaimPolicy, spec.volumeMode, hostPath.type and status.phase not defaulted',

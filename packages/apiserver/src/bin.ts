@@ -10,6 +10,7 @@ import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { loadServingCertificate } from './certs.js';
 import { FlagError, anonymousAllowed, parseFlags, usage } from './flags.js';
+import type { AdmissionConfiguration } from './admission/config-file.js';
 import { createLogger } from './logger.js';
 import { GIT_VERSION, formatVersionInfoGo, versionInfo } from './version.js';
 // The server (main.js) is imported only where it runs: not in the primary of several workers.
@@ -84,6 +85,19 @@ async function main(): Promise<void> {
       throw err;
     }
   }
+  let admissionConfig: AdmissionConfiguration = {};
+  if (flags.admissionControlConfigFile !== '') {
+    const { AdmissionConfigError, readAdmissionConfiguration } = await import('./admission/config-file.js');
+    try {
+      admissionConfig = readAdmissionConfiguration(flags.admissionControlConfigFile, flags.admissionPlugins);
+    } catch (err) {
+      if (err instanceof AdmissionConfigError) {
+        process.stderr.write(`Error: ${err.message}\n`);
+        process.exit(1);
+      }
+      throw err;
+    }
+  }
   if (flags.anonymousAuth && !anonymousAllowed(flags)) {
     logger.warn('AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer');
   }
@@ -141,6 +155,8 @@ async function main(): Promise<void> {
     audit: flags.audit,
     anonymousAuth: anonymousAllowed(flags),
     admissionPlugins: flags.admissionPlugins,
+    ...(admissionConfig.podSecurity !== undefined ? { podSecurity: admissionConfig.podSecurity } : {}),
+    defaultTolerationSeconds: { notReadySeconds: flags.defaultNotReadyTolerationSeconds, unreachableSeconds: flags.defaultUnreachableTolerationSeconds },
     enabledControllers: flags.enabledControllers,
     ...(flags.serviceAccountIssuers.length > 0 ? {
       serviceAccountTokens: {

@@ -145,9 +145,11 @@ void describe('catalogue round trips', () => {
       const pbList = await raw('GET', collection, { accept: PB });
       assert.equal(pbList.status, 200);
       // Only this resource's objects: kube's prefixes (pods, podtemplates; services/specs, services/endpoints) do not mix.
-      // (The `default` ServiceAccount is the serviceaccount controller's; FlowSchemas and priority levels annotated autoupdate-spec are the server's bootstrap configuration.)
+      // (The `default` ServiceAccount is the serviceaccount controller's; FlowSchemas and priority levels annotated autoupdate-spec are the server's bootstrap configuration;
+      // so are the system-* PriorityClasses.)
       const controllerMade = (item: { metadata?: { name?: string; annotations?: Record<string, string> } }) =>
-        (d.plural === 'serviceaccounts' && item.metadata?.name === 'default') || (d.group === 'flowcontrol.apiserver.k8s.io' && item.metadata?.annotations?.['apf.kubernetes.io/autoupdate-spec'] !== undefined);
+        (d.plural === 'serviceaccounts' && item.metadata?.name === 'default') || (d.group === 'flowcontrol.apiserver.k8s.io' && item.metadata?.annotations?.['apf.kubernetes.io/autoupdate-spec'] !== undefined)
+        || (d.plural === 'priorityclasses' && item.metadata?.name?.startsWith('system-') === true);
       assert.deepEqual(decodeList(pbList.body).items.filter((item) => !controllerMade(item as { metadata?: { name?: string; annotations?: Record<string, string> } })), [obj]);
 
       // A protobuf watch sees a strategic merge patch.

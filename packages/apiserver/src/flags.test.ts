@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { FlagError, anonymousAllowed, parseFlags, usage, type ServerFlags } from './flags.js';
 import { formatGoDuration, parseGoDuration } from './duration.js';
 import { watchTimeoutMs } from './handlers/watch.js';
+import { BUILT_PLUGINS } from './admission/plugins.js';
 
 function parsed(argv: string[]): ServerFlags {
   const flags = parseFlags(argv);
@@ -416,10 +417,10 @@ void describe('service account and admission flags (kube\'s validation)', () => 
     assert.equal(flagError([...sa, '--service-account-max-token-expiration=1m']), 'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
   });
   void it('resolves the admission plugins from kube\'s default set, refusing unknown, overlapping and unbuilt ones', () => {
-    assert.deepEqual(parsed(['--etcd-servers=x']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
-    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ServiceAccount,PodSecurity,ValidatingAdmissionWebhook']).admissionPlugins, ['NamespaceLifecycle', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy']);
+    assert.deepEqual(parsed(['--etcd-servers=x']).admissionPlugins, ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ServiceAccount,PodSecurity,ValidatingAdmissionWebhook']).admissionPlugins, ['NamespaceLifecycle', 'LimitRanger', 'TaintNodesByCondition', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy']);
     assert.deepEqual(parsed(['--etcd-servers=x', '--admission-control=ServiceAccount']).admissionPlugins, ['ServiceAccount']);
-    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount']).admissionPlugins, ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
     assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=Foo']), 'enable-admission-plugins plugin "Foo" is unknown');
     assert.equal(flagError(['--etcd-servers=x', '--disable-admission-plugins=Bar']), 'disable-admission-plugins plugin "Bar" is unknown');
     assert.equal(flagError(['--etcd-servers=x', '--admission-control=Baz']), 'admission-control plugin "Baz" is unknown');
@@ -428,9 +429,11 @@ void describe('service account and admission flags (kube\'s validation)', () => 
     // kube tells a flag given empty from one not given: both still count as given.
     assert.equal(flagError(['--etcd-servers=x', '--admission-control=', '--disable-admission-plugins=']), 'admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive');
     assert.deepEqual(parsed(['--etcd-servers=x', '--admission-control=NamespaceLifecycle,ServiceAccount']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount']);
-    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
-    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ValidatingAdmissionPolicy']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
-    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=PodSecurity']), 'admission plugin PodSecurity is not implemented by kapi (built: NamespaceLifecycle, ServiceAccount, NodeRestriction, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook)');
+    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']).admissionPlugins, ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ValidatingAdmissionPolicy']).admissionPlugins, ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
+    assert.equal(parsed(['--etcd-servers=x', '--default-not-ready-toleration-seconds=60']).defaultNotReadyTolerationSeconds, 60);
+    assert.equal(parsed(['--etcd-servers=x']).defaultUnreachableTolerationSeconds, 300);
+    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=ResourceQuota']), `admission plugin ResourceQuota is not implemented by kapi (built: ${BUILT_PLUGINS.join(', ')})`);
   });
 });
 

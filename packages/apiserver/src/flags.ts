@@ -115,6 +115,11 @@ export interface ServerFlags {
   rootCaFile: string;
   /** The admission plugins kapi runs, resolved from --enable/--disable-admission-plugins and --admission-control. */
   admissionPlugins: string[];
+  /** --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds (DefaultTolerationSeconds admission). */
+  defaultNotReadyTolerationSeconds: number;
+  defaultUnreachableTolerationSeconds: number;
+  /** --admission-control-config-file ('' when not given); bin.ts reads it (admission/config-file.ts). */
+  admissionControlConfigFile: string;
   /** kube-controller-manager's --controllers, resolved: which of kapi's kube-controller-manager controllers run. */
   enabledControllers: Set<string>;
 }
@@ -272,8 +277,11 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'service-account-lookup': { type: 'bool', defaultText: 'true', help: 'If true, validate ServiceAccount tokens exist in etcd as part of authentication.' },
   'root-ca-file': { type: 'string', defaultText: '', help: 'kube-controller-manager\'s flag (kapi runs its root CA publisher): the CA bundle published as ca.crt of the kube-root-ca.crt ConfigMap in every namespace and of service account token Secrets. Default: the serving certificate (--tls-cert-file, or the generated one).' },
   controllers: { type: 'stringList', defaultText: '*', help: `kube-controller-manager's list of controllers to enable, for those kapi runs: '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. kapi runs ${KUBE_CONTROLLER_MANAGER_CONTROLLERS.join(', ')}; switch them off when the real kube-controller-manager runs them.` },
-  'enable-admission-plugins': { type: 'stringList', defaultText: '', help: 'admission plugins that should be enabled in addition to default enabled ones (kube\'s default set; kapi runs NamespaceLifecycle and ServiceAccount of it). Naming a plugin kapi does not build is a startup error.' },
+  'enable-admission-plugins': { type: 'stringList', defaultText: '', help: 'admission plugins that should be enabled in addition to default enabled ones (kube\'s default set; see the README for the plugins kapi builds). Naming a plugin kapi does not build is a startup error.' },
   'disable-admission-plugins': { type: 'stringList', defaultText: '', help: 'admission plugins that should be disabled although they are in the default enabled plugins list.' },
+  'admission-control-config-file': { type: 'string', defaultText: '', help: 'File with admission control configuration (an AdmissionConfiguration; kapi reads the PodSecurity plugin\'s PodSecurityConfiguration and refuses configuration for its other plugins).' },
+  'default-not-ready-toleration-seconds': { type: 'int', defaultText: '300', help: 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.' },
+  'default-unreachable-toleration-seconds': { type: 'int', defaultText: '300', help: 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.' },
   'admission-control': { type: 'stringList', defaultText: '', help: 'Exactly the admission plugins to run; given empty, none runs (DEPRECATED: Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.)' },
   // kube security flags kapi does not implement yet: setting one is a startup error, never silently ignored.
   ...unimplementedFlags([
@@ -768,6 +776,9 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     serviceAccountLookup: get<boolean>('service-account-lookup'),
     rootCaFile: get<string>('root-ca-file'),
     admissionPlugins: [],
+    defaultNotReadyTolerationSeconds: get<number>('default-not-ready-toleration-seconds'),
+    defaultUnreachableTolerationSeconds: get<number>('default-unreachable-toleration-seconds'),
+    admissionControlConfigFile: get<string>('admission-control-config-file'),
     enabledControllers: resolveControllers(get<string[]>('controllers')),
   };
   for (const [name, value] of values) {

@@ -39,7 +39,7 @@ void describe('health checks', () => {
     const single = [
       '/livez/ping', '/livez/log', '/livez/etcd', `/livez/${hook}`,
       '/healthz/ping', '/healthz/log', '/healthz/etcd', `/healthz/${hook}`,
-      '/readyz/ping', '/readyz/log', '/readyz/etcd', '/readyz/etcd-readiness', `/readyz/${hook}`, '/readyz/poststarthook/priority-and-fairness-config-producer', '/readyz/autoregister-completion', '/readyz/shutdown',
+      '/readyz/ping', '/readyz/log', '/readyz/etcd', '/readyz/etcd-readiness', `/readyz/${hook}`, '/readyz/poststarthook/scheduling/bootstrap-system-priority-classes', '/readyz/poststarthook/priority-and-fairness-config-producer', '/readyz/autoregister-completion', '/readyz/shutdown',
       ...cacheChecks.map((c) => `/readyz/${c}`),
     ];
     for (const path of single) {
@@ -61,7 +61,7 @@ void describe('health checks', () => {
     const readyz = await t.request('GET', '/readyz?verbose');
     assert.equal(
       readyz.text,
-      ['ping', 'log', 'etcd', 'etcd-readiness', hook, 'poststarthook/priority-and-fairness-config-producer', 'poststarthook/crd-informer-synced', 'informer-sync', 'autoregister-completion', ...cacheChecks, 'shutdown'].map((c) => `[+]${c} ok\n`).join('') + 'readyz check passed\n',
+      ['ping', 'log', 'etcd', 'etcd-readiness', hook, 'poststarthook/scheduling/bootstrap-system-priority-classes', 'poststarthook/priority-and-fairness-config-producer', 'poststarthook/crd-informer-synced', 'informer-sync', 'autoregister-completion', ...cacheChecks, 'shutdown'].map((c) => `[+]${c} ok\n`).join('') + 'readyz check passed\n',
     );
   });
 

@@ -66,6 +66,13 @@ import { withExtraResources } from './auth/extra-resources.js';
 import { componentStatusResource } from './component-statuses.js';
 import { serviceAccountAdmission } from './admission/service-account.js';
 import { chainAdmission } from './admission/chain.js';
+import { defaultAdmissionPlugins } from './admission/plugins.js';
+import { defaultTolerationSeconds, type DefaultTolerationSecondsOptions } from './admission/default-toleration-seconds.js';
+import { taintNodesByCondition } from './admission/taint-nodes-by-condition.js';
+import { createPriorityAdmission, ensureSystemPriorityClasses, SCHEDULING_GROUP } from './admission/priority.js';
+import { createRuntimeClassAdmission } from './admission/runtime-class.js';
+import { createPodSecurity, type PodSecurityOptions } from './admission/pod-security/plugin.js';
+import { createLimitRanger } from './admission/limit-ranger.js';
 import { createAdmissionMetrics } from './admission/metrics.js';
 import { createAdmissionWebhooks } from './admission/webhooks.js';
 import type { UserInfo } from './auth/user.js';
@@ -222,8 +229,12 @@ export interface ApiServerOptions {
   readonly serviceAccountTokens?: ServiceAccountTokenOptions & { readonly lookup?: boolean };
   /** kube-controller-manager's --root-ca-file: published as kube-root-ca.crt; default the serving certificate. */
   readonly rootCaFile?: string;
-  /** The admission plugins to run (admission/plugins.ts resolves the flags); default kube's defaults kapi builds: NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook. */
+  /** The admission plugins to run (admission/plugins.ts resolves the flags); default kube's default-enabled plugins that kapi builds. */
   readonly admissionPlugins?: readonly string[];
+  /** --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds; default 300 each. */
+  readonly defaultTolerationSeconds?: DefaultTolerationSecondsOptions;
+  /** PodSecurity's defaults and exemptions (its PodSecurityConfiguration); default privileged:latest, none exempt. */
+  readonly podSecurity?: PodSecurityOptions;
   /** kube-controller-manager's --controllers, resolved (@kapi/controllers' resolveControllerFlag): which of kapi's KCM controllers run; default every one. */
   readonly enabledControllers?: ReadonlySet<string>;
   /** Set when this server is one worker of several (--workers, workers/): how it differs from a lone server. */
@@ -347,7 +358,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const saTokens = options.serviceAccountTokens;
   const saKeys = saTokens !== undefined ? readServiceAccountKeys(saTokens) : undefined;
   const rootCaFromFile = options.rootCaFile ? readFileWithContext(options.rootCaFile, 'root-ca-file') : undefined;
-  const admissionPlugins = options.admissionPlugins ?? ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook'];
+  const admissionPlugins = options.admissionPlugins ?? defaultAdmissionPlugins();
   const certificate = securePort !== null ? await loadServingCertificate({
     ...(options.tlsCertFile ? { certFile: options.tlsCertFile } : {}),
     ...(options.tlsPrivateKeyFile ? { keyFile: options.tlsPrivateKeyFile } : {}),
@@ -428,6 +439,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
   // Started once the registry exists (its informers read it); the registry asks for its hooks lazily.
   const nodeRestriction: NodeRestriction | undefined = admissionPlugins.includes('NodeRestriction') ? createNodeRestriction() : undefined;
+  const priority = admissionPlugins.includes('Priority') ? createPriorityAdmission() : undefined;
+  const runtimeClass = admissionPlugins.includes('RuntimeClass') ? createRuntimeClassAdmission() : undefined;
+  const limitRanger = admissionPlugins.includes('LimitRanger') ? createLimitRanger() : undefined;
+  const podSecurity = admissionPlugins.includes('PodSecurity') ? createPodSecurity(options.podSecurity, { metricsRegistry: metrics.registry }) : undefined;
   const admissionMetrics = createAdmissionMetrics(metrics.registry);
   const validatingPolicy = admissionPlugins.includes('ValidatingAdmissionPolicy')
     ? createValidatingAdmissionPolicy({ authorize: (attributes) => authorizer.authorize(attributes), metrics: admissionMetrics })
@@ -448,17 +463,27 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     onReleaseError: (err) => logger.warn(`releasing a service IP or node port failed (the repair pass frees it): ${err instanceof Error ? err.message : String(err)}`),
     ...(authenticating ? { writeGuard: (definition: ResourceDefinition) => escalationGuard(escalation, definition) } : {}),
     namespaceLifecycle: admissionPlugins.includes('NamespaceLifecycle'),
-    // kube's plugin order: ServiceAccount, NodeRestriction, MutatingAdmissionWebhook (mutating), ValidatingAdmissionWebhook.
+    // kube's plugin order (admission/plugins.ts ALL_PLUGINS).
     admission: chainAdmission([
+      limitRanger !== undefined && ((definition: ResourceDefinition) => limitRanger.plugin(definition)),
       admissionPlugins.includes('ServiceAccount') && ((definition: ResourceDefinition) =>
         definition.group === '' && definition.plural === 'pods' ? serviceAccountAdmission((ns, name) => serviceAccounts.readServiceAccount(ns, name)) : undefined),
       nodeRestriction !== undefined && ((definition: ResourceDefinition) => nodeRestriction.plugin(definition)),
+      admissionPlugins.includes('TaintNodesByCondition') && taintNodesByCondition,
+      podSecurity !== undefined && ((definition: ResourceDefinition) => podSecurity.plugin(definition)),
+      priority !== undefined && ((definition: ResourceDefinition) => priority.plugin(definition)),
+      admissionPlugins.includes('DefaultTolerationSeconds') && defaultTolerationSeconds(options.defaultTolerationSeconds),
+      runtimeClass !== undefined && ((definition: ResourceDefinition) => runtimeClass.plugin(definition)),
       webhooks.mutating !== undefined && (() => webhooks.mutating),
       validatingPolicy !== undefined && (() => validatingPolicy.plugin),
       webhooks.validating !== undefined && (() => webhooks.validating),
     ], admissionMetrics),
   });
   nodeRestriction?.start(storedRegistry, (err) => logger.warn(`node restriction informer: ${err instanceof Error ? err.message : String(err)}`));
+  priority?.start(storedRegistry, (err) => logger.warn(`priority class informer: ${err instanceof Error ? err.message : String(err)}`));
+  limitRanger?.start(storedRegistry, (err) => logger.warn(`limit range informer: ${err instanceof Error ? err.message : String(err)}`));
+  podSecurity?.start(storedRegistry, (err) => logger.warn(`pod security namespace informer: ${err instanceof Error ? err.message : String(err)}`));
+  runtimeClass?.start(storedRegistry, (err) => logger.warn(`runtime class informer: ${err instanceof Error ? err.message : String(err)}`));
   validatingPolicy?.start(storedRegistry, (err) => logger.warn(`validating admission policy informer: ${err instanceof Error ? err.message : String(err)}`));
   // Services (and, with --enable-aggregator-routing, Endpoints) in memory: how webhooks and aggregated APIs behind a Service are reached.
   const serviceResolver = startServiceResolver(storedRegistry, {
@@ -614,7 +639,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       return pending.length === 0 ? Promise.resolve() : Promise.reject(new Error(`missing APIService: [${pending.join(' ')}]`));
     },
   }];
-  readyzChecks.unshift(pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, ...rbacCheck, ...flowcontrolCheck, crdSynced, informerSync, ...autoregisterCheck, ...cacheChecks, shutdownCheck);
+  // kube's scheduling/bootstrap-system-priority-classes post-start hook (installed when scheduling.k8s.io/v1 is served).
+  let priorityClassesBootstrapped = false;
+  const priorityClassCheck: HealthCheck[] = storedRegistry.lookup(SCHEDULING_GROUP, 'v1', 'priorityclasses') === undefined ? [] : [{
+    name: 'poststarthook/scheduling/bootstrap-system-priority-classes',
+    check: () => (priorityClassesBootstrapped ? Promise.resolve() : Promise.reject(new Error('not finished'))),
+  }];
+  readyzChecks.unshift(pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, ...rbacCheck, ...priorityClassCheck, ...flowcontrolCheck, crdSynced, informerSync, ...autoregisterCheck, ...cacheChecks, shutdownCheck);
   const livezGraceMs = options.livezGracePeriodMs ?? 0;
   const hooksForLivez = [delayedCheck(bootstrapCheck, startedAt, livezGraceMs)];
   const shutdown = new AbortController();
@@ -680,6 +711,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     await rbacPolicy?.stop();
     await nodeGraph?.stop();
     await nodeRestriction?.stop();
+    await priority?.stop();
+    await runtimeClass?.stop();
+    await podSecurity?.stop();
+    await limitRanger?.stop();
     await validatingPolicy?.stop();
     await webhooks.stop();
     await serviceResolver.stop();
@@ -718,6 +753,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         await authenticationInfo.sync();
         await ensureFlowcontrolBootstrap(storedRegistry);
         flowcontrolBootstrapped = true;
+        await ensureSystemPriorityClasses(storedRegistry);
+        priorityClassesBootstrapped = true;
         return;
       } catch (err) {
         logger.warn(`creating system namespaces failed, retrying in ${delay}ms: ${err instanceof Error ? err.message : String(err)}`);
@@ -764,6 +801,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await rbacPolicy?.stop();
       await nodeGraph?.stop();
       await nodeRestriction?.stop();
+      await priority?.stop();
+      await runtimeClass?.stop();
+      await podSecurity?.stop();
+      await limitRanger?.stop();
+    await limitRanger?.stop();
+    await podSecurity?.stop();
+    await limitRanger?.stop();
       await validatingPolicy?.stop();
       await webhooks.stop();
       await serviceResolver.stop();
@@ -808,7 +852,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     for (const deadline = Date.now() + 5000; !controllers.synced() && !closing && Date.now() < deadline; ) await sleep(10);
   }
   // Requests are authorized from the RBAC informers: wait (bounded) for their first lists.
-  for (const deadline = Date.now() + 10_000; ((rbacPolicy !== undefined && !rbacPolicy.synced()) || nodeGraph?.synced() === false || nodeRestriction?.synced() === false) && !closing && Date.now() < deadline; ) await sleep(10);
+  for (const deadline = Date.now() + 10_000; ((rbacPolicy !== undefined && !rbacPolicy.synced()) || nodeGraph?.synced() === false || nodeRestriction?.synced() === false || priority?.synced() === false) && !closing && Date.now() < deadline; ) await sleep(10);
   started = true;
   return {
     ...result,

@@ -91,3 +91,4 @@ export { catalogDefinition } from './builtin/catalog-definition.js';
 export { JSON_STORED_KINDS } from './json-stored-kinds.js';
 export { checkFieldSelector, selectionPredicate } from './field-selection.js';
 export { builtinSubresourceFactories } from './builtin/subresources.js';
+export { quantityNanos } from './groups/core/pods/pod-qos.js';

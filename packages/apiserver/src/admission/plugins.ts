@@ -2,10 +2,9 @@
  * The admission plugin chain's configuration, as kube-apiserver 1.32 reads
  * `--enable-admission-plugins`, `--disable-admission-plugins` and the deprecated
  * `--admission-control`: kube's plugin names, its default-enabled set and its errors.
- * kapi builds NamespaceLifecycle, ServiceAccount, NodeRestriction, ValidatingAdmissionPolicy,
- * MutatingAdmissionWebhook and ValidatingAdmissionWebhook; naming any other plugin to be enabled
- * is a startup error (never silently ignored). The other plugins of kube's default set are
- * not run (see the README's Security section).
+ * kapi builds the plugins of BUILT_PLUGINS; naming any other plugin to be enabled is a startup
+ * error (never silently ignored). The other plugins of kube's default set are not run (see the
+ * README's Security section).
  */
 
 /** Every plugin kube-apiserver 1.32 knows, in its order. */
@@ -29,7 +28,15 @@ export const DEFAULT_ENABLED: readonly string[] = [
 ];
 
 /** The plugins kapi runs. */
-export const BUILT_PLUGINS: readonly string[] = ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook'];
+export const BUILT_PLUGINS: readonly string[] = [
+  'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass',
+  'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook',
+];
+
+/** The plugins kapi runs when no flag names any: kube's default-enabled ones that kapi builds, in kube's order. */
+export function defaultAdmissionPlugins(): string[] {
+  return ALL_PLUGINS.filter((name) => DEFAULT_ENABLED.includes(name) && BUILT_PLUGINS.includes(name));
+}
 
 export interface AdmissionFlags {
   /** --enable-admission-plugins; undefined when the flag is not given. */

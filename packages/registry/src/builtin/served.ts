@@ -20,6 +20,7 @@ import { eventsOverrides } from '../groups/events/index.js';
 import { networkingOverrides } from '../groups/networking/index.js';
 import { policyOverrides } from '../groups/policy/index.js';
 import { rbacOverrides } from '../groups/rbac/index.js';
+import { schedulingOverrides } from '../groups/scheduling/index.js';
 import { storageOverrides } from '../groups/storage/index.js';
 import { catalogDefinition } from './catalog-definition.js';
 import type { GroupOverrides } from './override.js';
@@ -39,6 +40,7 @@ const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
   'networking.k8s.io': networkingOverrides,
   policy: policyOverrides,
   'rbac.authorization.k8s.io': rbacOverrides,
+  'scheduling.k8s.io': schedulingOverrides,
   'storage.k8s.io': storageOverrides,
 };
 

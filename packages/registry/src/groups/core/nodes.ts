@@ -4,8 +4,8 @@
  * - decoding folds `spec.podCIDR` into `spec.podCIDRs` (podCIDR wins when they disagree) and
  *   back, defaults `status.allocatable` to `status.capacity`, and writes the status structs Go
  *   always prints (daemonEndpoints, nodeInfo);
- * - a create gets the `node.kubernetes.io/not-ready:NoSchedule` taint (kube's
- *   TaintNodesByCondition admission) unless it has it;
+ * - (the `node.kubernetes.io/not-ready:NoSchedule` taint of a new node is kube's
+ *   TaintNodesByCondition admission plugin: the apiserver's admission/, not this strategy);
  * - the main resource keeps status, `/status` keeps spec;
  * - field selector `spec.unschedulable` ("true"/"false");
  * - `kubectl get nodes` columns NAME STATUS ROLES AGE VERSION, and with `-o wide` INTERNAL-IP
@@ -17,7 +17,6 @@ import type { ResourceDefinition } from '../../definition.js';
 import { builtinStrategy, recordAt, stringAt } from '../../builtin/builtin-strategy.js';
 import { validateNode, validateNodeUpdate } from './node-validation.js';
 
-const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
 const ROLE_LABEL_PREFIX = 'node-role.kubernetes.io/';
 const LEGACY_ROLE_LABEL = 'kubernetes.io/role';
 const NODE_INFO_FIELDS = ['architecture', 'bootID', 'containerRuntimeVersion', 'kernelVersion', 'kubeProxyVersion', 'kubeletVersion', 'machineID', 'operatingSystem', 'osImage', 'systemUUID'];
@@ -44,14 +43,6 @@ function defaultNode(node: KubeObject): void {
   if (typeof kubelet['Port'] !== 'number') kubelet['Port'] = 0;
   const info = ensure(status, 'nodeInfo');
   for (const field of NODE_INFO_FIELDS) if (typeof info[field] !== 'string') info[field] = '';
-}
-
-/** kube's TaintNodesByCondition admission: a new node is not ready until its kubelet says so. */
-function addNotReadyTaint(node: KubeObject): void {
-  const spec = ensure(node, 'spec');
-  const taints = Array.isArray(spec['taints']) ? (spec['taints'] as Record<string, unknown>[]) : [];
-  if (!taints.some((t) => t['key'] === NOT_READY_TAINT && t['effect'] === 'NoSchedule')) taints.push({ key: NOT_READY_TAINT, effect: 'NoSchedule' });
-  spec['taints'] = taints;
 }
 
 function keep(obj: KubeObject, old: KubeObject, field: string): void {
@@ -110,7 +101,6 @@ export const nodeBehaviour: Partial<ResourceDefinition> = {
   printerColumns: nodeColumns,
   strategy: builtinStrategy({
     decode: defaultNode,
-    prepareForCreate: addNotReadyTaint,
     prepareForSubresourceUpdate(_subresource, obj, old) {
       keep(obj, old, 'spec');
     },
