@@ -75,7 +75,10 @@ export interface KubeReferenceOptions {
  */
 export async function startKubeReference(binary: string, options: number | KubeReferenceOptions = {}): Promise<KubeReference> {
   const { timeoutMs = 120_000, etcd: givenEtcd, extraArgs = [] } = typeof options === 'number' ? { timeoutMs: options } : options;
-  const etcd: TestEtcd = givenEtcd ?? (await startEtcd());
+  // Progress notifications every second, as deployments set them (kubeadm: 5 s): on etcd 3.4
+  // kube's watch cache learns etcd's revision only from them, so without them a watch from
+  // "now" on a quiet resource ends with "Too large resource version" for 10 minutes.
+  const etcd: TestEtcd = givenEtcd ?? (await startEtcd({ watchProgressNotifyIntervalMs: 1000 }));
   const dir = mkdtempSync(join(tmpdir(), 'kapi-kube-reference-'));
   const port = await freePort();
   const url = `https://127.0.0.1:${port}`;
