@@ -7,7 +7,7 @@
  * with backoff.
  */
 import { isNotFound } from '@kapi/machinery';
-import { createWorkQueue, type Registry } from '@kapi/registry';
+import { createWorkQueue, processQueue, type Registry } from '@kapi/registry';
 import type { TermController } from './controller.js';
 import { startResourceCache } from './object-cache.js';
 import { typeCheckPolicy } from './policy-type-checking.js';
@@ -60,19 +60,7 @@ export function policyStatusController(registry: Registry, onError: (err: unknow
       // A CRD appearing may resolve a kind a policy names: check again the policies not yet observed.
       const unsubscribeRegistry = registry.subscribe(enqueueAll);
       enqueueAll();
-      for (;;) {
-        const name = await queue.get(signal);
-        if (name === undefined) break;
-        try {
-          await reconcile(name);
-          queue.forget(name);
-        } catch (err) {
-          onError(err);
-          queue.addRateLimited(name);
-        } finally {
-          queue.done(name);
-        }
-      }
+      await processQueue(queue, signal, reconcile, onError);
       unsubscribe();
       unsubscribeRegistry();
     },

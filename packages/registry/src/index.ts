@@ -85,7 +85,7 @@ export {
   type CustomResourceDefinition,
 } from './apiextensions/index.js';
 export { startInformer, type Informer, type InformerHandlers, type InformerOptions } from './informer/informer.js';
-export { createWorkQueue, type WorkQueue } from './informer/work-queue.js';
+export { createWorkQueue, processQueue, type WorkQueue } from './informer/work-queue.js';
 export { sleep } from './informer/sleep.js';
 export { catalogDefinition } from './builtin/catalog-definition.js';
 export { JSON_STORED_KINDS } from './json-stored-kinds.js';

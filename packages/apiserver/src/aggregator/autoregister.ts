@@ -16,7 +16,7 @@
  * is written; labels, annotations and status stay as they are.
  */
 import { isNotFound, type KubeObject } from '@kapi/machinery';
-import { createWorkQueue, startInformer, type Informer, type Registry, type RequestContext } from '@kapi/registry';
+import { createWorkQueue, processQueue, startInformer, type Informer, type Registry, type RequestContext } from '@kapi/registry';
 import type { ApiServiceIndex, ApiServiceObject } from './apiservices.js';
 import { apiServiceName, builtinApiService, crdApiService, managedType, MANAGED_ON_START } from './local-apiservices.js';
 
@@ -146,22 +146,10 @@ export function startAutoregister(options: AutoregisterOptions): Autoregister {
     await updater.update(CONTEXT, name, { ...current, spec: want.spec } as KubeObject, {});
   };
 
-  const worker = (async () => {
-    for (;;) {
-      const name = await queue.get(stopping.signal);
-      if (name === undefined) return;
-      try {
-        await sync(name);
-        syncedOnce.add(name);
-        queue.forget(name);
-      } catch (err) {
-        if (!stopping.signal.aborted) options.onError(err);
-        queue.addRateLimited(name);
-      } finally {
-        queue.done(name);
-      }
-    }
-  })();
+  const worker = processQueue(queue, stopping.signal, async (name) => {
+    await sync(name);
+    syncedOnce.add(name);
+  }, options.onError);
 
   return {
     builtin,

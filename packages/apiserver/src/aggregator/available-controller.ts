@@ -9,7 +9,7 @@
  * with a backoff (5 ms doubling to 30 s). Sets `aggregator_unavailable_apiservice`.
  */
 import { isStatusError, type KubeObject } from '@kapi/machinery';
-import { createWorkQueue, type Registry } from '@kapi/registry';
+import { createWorkQueue, processQueue, type Registry } from '@kapi/registry';
 import { Counter, Gauge, type Registry as MetricsRegistry } from 'prom-client';
 import { authProxyHeaders, type ObjectLookup } from '../proxy/index.js';
 import { availableCondition, serviceOf, type ApiServiceCondition, type ApiServiceIndex, type ApiServiceObject } from './apiservices.js';
@@ -185,21 +185,7 @@ export function startAvailableController(options: AvailableControllerOptions): A
   resync.unref();
   for (const a of apiServices.all()) queue.add(a.metadata.name ?? '');
 
-  const worker = (async () => {
-    for (;;) {
-      const name = await queue.get(stopping.signal);
-      if (name === undefined) return;
-      try {
-        if (await sync(name)) queue.forget(name);
-        else queue.addRateLimited(name);
-      } catch (err) {
-        if (!stopping.signal.aborted) options.onError(err);
-        queue.addRateLimited(name);
-      } finally {
-        queue.done(name);
-      }
-    }
-  })();
+  const worker = processQueue(queue, stopping.signal, sync, options.onError);
 
   return {
     async stop() {

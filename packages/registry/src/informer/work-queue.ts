@@ -120,3 +120,30 @@ export function createWorkQueue<K>(options: WorkQueueOptions = {}): WorkQueue<K>
     },
   };
 }
+
+/**
+ * A controller's worker: takes keys from `queue` until `signal` aborts or the queue shuts
+ * down, one at a time. `sync` returning true (or nothing) clears the key's failures; false
+ * retries it after the rate limiter's backoff; a throw is reported to `onError` (unless
+ * `signal` has aborted) and retried the same way.
+ */
+export async function processQueue<K>(
+  queue: WorkQueue<K>,
+  signal: AbortSignal,
+  sync: (key: K) => Promise<boolean | void>,
+  onError: (err: unknown) => void,
+): Promise<void> {
+  for (;;) {
+    const key = await queue.get(signal);
+    if (key === undefined) return;
+    try {
+      if ((await sync(key)) === false) queue.addRateLimited(key);
+      else queue.forget(key);
+    } catch (err) {
+      if (!signal.aborted) onError(err);
+      queue.addRateLimited(key);
+    } finally {
+      queue.done(key);
+    }
+  }
+}
