@@ -1,10 +1,13 @@
 #!/usr/bin/env node
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseSuiteOptions, usage } from './options.js';
 import { textReport, writeReports } from './report.js';
 import { runSuite } from './suite.js';
 import { densityUsage, parseDensityOptions, runDensityCommand } from './density/density-command.js';
 import { runSideBySide } from './side-by-side.js';
+import { parseProfileOptions, profileReport, profileUsage, runProfile } from './profile-command.js';
 import { sideBySideTextReport, writeSideBySideReports } from './side-by-side-report.js';
 
 const defaultOutDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
@@ -14,7 +17,7 @@ const defaultDensityWorkDir = fileURLToPath(new URL('../../../.data/bench-densit
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || rest.includes('--help')) {
-    process.stdout.write(command === 'density' ? densityUsage : `${usage}\n${densityUsage}`);
+    process.stdout.write(command === 'density' ? densityUsage : command === 'profile' ? profileUsage : `${usage}\n${densityUsage}\n${profileUsage}`);
     return command === undefined ? 2 : 0;
   }
   if (command === 'density') {
@@ -26,6 +29,22 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     return runDensityCommand(density);
+  }
+  if (command === 'profile') {
+    let profile;
+    try {
+      profile = parseProfileOptions(rest, defaultOutDir);
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n${profileUsage}`);
+      return 2;
+    }
+    const result = await runProfile(profile);
+    const report = profileReport(result);
+    process.stdout.write(report);
+    mkdirSync(profile.outDir, { recursive: true });
+    writeFileSync(join(profile.outDir, 'profile.md'), report);
+    process.stdout.write(`\nwrote ${join(profile.outDir, 'profile.md')}\n`);
+    return result.runs.every((r) => r.errors === 0) ? 0 : 1;
   }
   if (command !== 'suite') {
     process.stderr.write(`unknown command ${command}\n${usage}`);

@@ -111,7 +111,7 @@ export async function startKubeApiserver(options: { binary: string; etcdServers:
 }
 
 /** Starts a kapi-apiserver on `etcdServers` with the same TLS, token and service-account setup as {@link startKubeApiserver}. */
-export async function startComparedKapi(options: { etcdServers: string[]; workers: number; startTimeoutMs?: number }): Promise<ComparedServer> {
+export async function startComparedKapi(options: { etcdServers: string[]; workers: number; startTimeoutMs?: number; env?: Record<string, string> }): Promise<ComparedServer> {
   const dir = mkdtempSync(join(tmpdir(), 'kapi-bench-kapi-'));
   try {
     const server = await startKapiServer({
@@ -119,6 +119,7 @@ export async function startComparedKapi(options: { etcdServers: string[]; worker
       startTimeoutMs: options.startTimeoutMs ?? 60_000,
       readyzToken: token,
       extraArgs: [...commonFlags(dir), ...(options.workers !== 1 ? [`--workers=${options.workers}`] : [])],
+      ...(options.env ? { env: options.env } : {}),
     });
     return {
       name: 'kapi',

@@ -36,7 +36,22 @@ export interface MediaRange {
  * first, then concrete types before wildcards; ties keep header order. Malformed entries and
  * q=0 are skipped.
  */
-export function parseAccept(header: string): MediaRange[] {
+export function parseAccept(header: string): readonly MediaRange[] {
+  // Clients send the same few headers on every request: parse each once.
+  if (header.length > 256) return parseAcceptUncached(header);
+  let parsed = parsedAccept.get(header);
+  if (parsed === undefined) {
+    parsed = Object.freeze(parseAcceptUncached(header));
+    if (parsedAccept.size >= PARSED_ACCEPT_LIMIT) parsedAccept.clear();
+    parsedAccept.set(header, parsed);
+  }
+  return parsed;
+}
+
+const PARSED_ACCEPT_LIMIT = 256;
+const parsedAccept = new Map<string, readonly MediaRange[]>();
+
+function parseAcceptUncached(header: string): MediaRange[] {
   const ranges: MediaRange[] = [];
   for (const part of header.split(',')) {
     const [typePart, ...paramParts] = part.split(';');

@@ -22,6 +22,20 @@ export interface Envelope {
   readonly contentType: string;
 }
 
+const typeMetas = new Map<string, Uint8Array>();
+
+/** runtime.TypeMeta's bytes, encoded once per apiVersion and kind (read-only: callers copy them). */
+function typeMetaBytes(apiVersion: string, kind: string): Uint8Array {
+  const key = `${apiVersion}\n${kind}`;
+  let bytes = typeMetas.get(key);
+  if (bytes === undefined) {
+    bytes = envelopeMessages.typeMeta().encode({ apiVersion, kind }).finish();
+    if (typeMetas.size >= 4096) typeMetas.clear();
+    typeMetas.set(key, bytes);
+  }
+  return bytes;
+}
+
 /** Wraps an object's message bytes: magic + Unknown{typeMeta, raw}. */
 export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
   return encodeEnvelopeParts(apiVersion, kind, [raw]);
@@ -32,7 +46,7 @@ export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array
  * written too (kube-apiserver's stored values end with them).
  */
 export function encodeEnvelopeGo(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
-  const typeMeta = envelopeMessages.typeMeta().encode({ apiVersion, kind }).finish();
+  const typeMeta = typeMetaBytes(apiVersion, kind);
   return assemble(PROTOBUF_MAGIC, [{ field: 1, parts: [typeMeta] }, { field: 2, parts: [raw] }, { field: 3, parts: [] }, { field: 4, parts: [] }]);
 }
 
@@ -41,7 +55,7 @@ export function encodeEnvelopeGo(apiVersion: string, kind: string, raw: Uint8Arr
  * metadata and its cached items) in the envelope, copying each part once.
  */
 export function encodeEnvelopeParts(apiVersion: string, kind: string, raw: readonly (Uint8Array | LengthDelimited)[]): Buffer {
-  const typeMeta = envelopeMessages.typeMeta().encode({ apiVersion, kind }).finish();
+  const typeMeta = typeMetaBytes(apiVersion, kind);
   return assemble(PROTOBUF_MAGIC, [{ field: 1, parts: [typeMeta] }, { field: 2, parts: raw }]);
 }
 

@@ -14,6 +14,7 @@
  * So JSON → protobuf → JSON is lossless for objects in kube's canonical JSON form.
  */
 import type { MessageType } from './messages.js';
+import { compileFromProto, compileToProto, type CompiledFromProto, type CompiledToProto } from './message-compiler.js';
 import { base64OfBytes, bytesOfBase64, formatMicroTime, formatTime, parseTimestamp, toNumber, type ProtoTimestamp } from './wire-values.js';
 
 /** How one JSON field maps to its protobuf field. */
@@ -83,28 +84,13 @@ const hasOwn = (o: object, key: string) => Object.prototype.hasOwnProperty.call(
 
 /** The plain protobufjs object for a JSON value of the message (fields the codec does not know are dropped). */
 export function toProtoMessage(codec: MessageCodec, json: unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
   if (codec.listOf !== undefined) {
+    const out: Record<string, unknown> = {};
     const items = codec.listOf.toProto(json);
     if (items !== undefined) out['items'] = items;
     return out;
   }
-  if (!isRecord(json)) return out;
-  for (const name in codec.fields) {
-    const value = json[name];
-    if (value === undefined || value === null) continue;
-    const converted = codec.fields[name]!.toProto(value);
-    if (converted !== undefined) out[codec.protoNames?.[name] ?? name] = converted;
-  }
-  for (const member of codec.inline ?? []) out[member.proto] = toProtoMessage(member.codec, json);
-  if (goBytes) {
-    for (const name in codec.fields) {
-      const zero = codec.fields[name]!.goZero;
-      const wireName = codec.protoNames?.[name] ?? name;
-      if (zero !== undefined && out[wireName] === undefined) out[wireName] = zero();
-    }
-  }
-  return out;
+  return toProtoOf(codec)(json);
 }
 
 /** kube's JSON value for a decoded protobufjs message. */
@@ -113,20 +99,48 @@ export function fromProtoMessage(codec: MessageCodec, message: unknown): Record<
     const items = isRecord(message) && hasOwn(message, 'items') ? codec.listOf.fromProto(message['items']) : undefined;
     return (items as unknown[] | undefined) ?? [];
   }
-  const out: Record<string, unknown> = {};
-  if (!isRecord(message)) return out;
-  for (const member of codec.inline ?? []) {
-    if (hasOwn(message, member.proto)) Object.assign(out, fromProtoMessage(member.codec, message[member.proto]));
+  return fromProtoOf(codec)(message, {});
+}
+
+/**
+ * {@link fromProtoMessage} of a message codec without `listOf`, adding the fields to `out`
+ * after those it has (an object's apiVersion and kind go first). Returns `out`.
+ */
+export function fromProtoMessageInto(codec: MessageCodec, message: unknown, out: Record<string, unknown>): Record<string, unknown> {
+  if (codec.listOf !== undefined) throw new Error('fromProtoMessageInto: a list message has no fields to merge');
+  return fromProtoOf(codec)(message, out);
+}
+
+const compiledFrom = new WeakMap<MessageCodec, CompiledFromProto>();
+const compiledTo = new WeakMap<MessageCodec, CompiledToProto>();
+
+/** The generated decoder of a codec (compiled on first use; the codec's fields are final by then). */
+function fromProtoOf(codec: MessageCodec): CompiledFromProto {
+  let compiled = compiledFrom.get(codec);
+  if (compiled === undefined) {
+    const members = codec.inline ?? [];
+    const inline: CompiledFromProto[] = [];
+    compiled = compileFromProto(codec, (i) => (inline[i] ??= inlineFromProto(members[i]!.codec)));
+    compiledFrom.set(codec, compiled);
   }
-  for (const name in codec.fields) {
-    const wireName = codec.protoNames?.[name] ?? name;
-    if (!hasOwn(message, wireName)) continue;
-    const value = message[wireName];
-    if (value === undefined || value === null) continue;
-    const converted = codec.fields[name]!.fromProto(value);
-    if (converted !== undefined) out[name] = converted;
+  return compiled;
+}
+
+function inlineFromProto(codec: MessageCodec): CompiledFromProto {
+  if (codec.listOf === undefined) return fromProtoOf(codec);
+  return (message, out) => Object.assign(out, fromProtoMessage(codec, message));
+}
+
+/** The generated encoder of a codec without `listOf`. */
+function toProtoOf(codec: MessageCodec): CompiledToProto {
+  let compiled = compiledTo.get(codec);
+  if (compiled === undefined) {
+    const members = codec.inline ?? [];
+    const inline: CompiledToProto[] = [];
+    compiled = compileToProto(codec, (i) => (inline[i] ??= (json) => toProtoMessage(members[i]!.codec, json)), inGoBytesMode);
+    compiledTo.set(codec, compiled);
   }
-  return out;
+  return compiled;
 }
 
 /** A message codec declared by hand (tests). */
@@ -326,7 +340,7 @@ export const stringList: FieldCodec = listOf(requiredString);
 export function message(codec: MessageCodec): FieldCodec {
   return {
     toProto: (v) => (isRecord(v) || (codec.listOf !== undefined && Array.isArray(v)) ? toProtoMessage(codec, v) : undefined),
-    fromProto: (v) => fromProtoMessage(codec, v),
+    fromProto: (v) => (codec.listOf !== undefined ? fromProtoMessage(codec, v) : fromProtoOf(codec)(v, {})),
     nested: codec,
   };
 }

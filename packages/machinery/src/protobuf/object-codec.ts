@@ -6,7 +6,7 @@
 import type { KubeList, ListMeta } from '../object.js';
 import { decodeEnvelope, decodeMessage, encodeEnvelope, encodeEnvelopeGo, encodeEnvelopeParts, ProtobufDecodeError, type Envelope } from './envelope.js';
 import type { LengthDelimited } from './wire-writer.js';
-import { fromProtoMessage, toProtoMessage, withGoBytes, type MessageCodec } from './field-codec.js';
+import { fromProtoMessage, fromProtoMessageInto, toProtoMessage, withGoBytes, type MessageCodec } from './field-codec.js';
 import { watchEventMessage } from './messages.js';
 import { protobufKind, protobufKindOfList, type ProtobufKind } from './kind-codecs.js';
 import { checkWireTypes } from './wire-types.js';
@@ -103,11 +103,10 @@ export function decodeEnveloped(envelope: Envelope, decodeAs: { apiVersion: stri
   if (target === undefined) throw new ProtobufDecodeError(`no kind "${decodeAs.kind}" is registered for version "${decodeAs.apiVersion}"`);
   checkWireTypes(target.codec.type, envelope.raw);
   const message = decodeMessage(() => target.codec.type.decode(envelope.raw));
-  const object = fromProtoMessage(target.codec, message) as Record<string, unknown>;
-  const typed: Record<string, unknown> = {};
-  if (envelope.apiVersion !== '') typed['apiVersion'] = envelope.apiVersion;
-  if (envelope.kind !== '') typed['kind'] = envelope.kind;
-  return { apiVersion: envelope.apiVersion, kind: envelope.kind, object: { ...typed, ...object } };
+  const object: Record<string, unknown> = {};
+  if (envelope.apiVersion !== '') object['apiVersion'] = envelope.apiVersion;
+  if (envelope.kind !== '') object['kind'] = envelope.kind;
+  return { apiVersion: envelope.apiVersion, kind: envelope.kind, object: fromProtoMessageInto(target.codec, message, object) };
 }
 
 /** Decodes an enveloped list (for tests and clients): items carry the list's apiVersion and item kind. */

@@ -27,22 +27,50 @@ function expectedWireType(field: protobuf.Field): number {
   return SCALAR_WIRE_TYPES[field.type] ?? 2;
 }
 
+/** What the check needs of one known field, worked out once per message type. */
+interface FieldRule {
+  readonly expected: number;
+  /** Repeated scalars may come packed (one length-delimited run), as Go accepts. */
+  readonly packable: boolean;
+  /** The message to check inside a length-delimited message field. */
+  readonly nested: protobuf.Type | undefined;
+  readonly goName: string;
+}
+
+const rulesByType = new WeakMap<protobuf.Type, Map<number, FieldRule>>();
+
+function rulesOf(type: protobuf.Type): Map<number, FieldRule> {
+  let rules = rulesByType.get(type);
+  if (rules === undefined) {
+    rules = new Map();
+    for (const field of type.fieldsArray) {
+      field.resolve();
+      const expected = expectedWireType(field);
+      rules.set(field.id, {
+        expected,
+        packable: field.repeated && !field.map && expected !== 2,
+        nested: !field.map && field.resolvedType instanceof protobuf.Type ? field.resolvedType : undefined,
+        goName: goName(field.name),
+      });
+    }
+    rulesByType.set(type, rules);
+  }
+  return rules;
+}
+
 function check(type: protobuf.Type, bytes: Uint8Array): void {
+  const rules = rulesOf(type);
   const reader = protobuf.Reader.create(bytes);
   while (reader.pos < reader.len) {
     const tag = reader.uint32();
     const wireType = tag & 7;
-    const field = type.fieldsById[tag >>> 3];
-    if (field === undefined) {
+    const rule = rules.get(tag >>> 3);
+    if (rule === undefined) {
       reader.skipType(wireType);
       continue;
     }
-    field.resolve();
-    const expected = expectedWireType(field);
-    // Repeated scalars may come packed (one length-delimited run), as Go accepts.
-    const packed = field.repeated && !field.map && expected !== 2 && wireType === 2;
-    if (wireType !== expected && !packed) throw new ProtobufDecodeError(`proto: wrong wireType = ${wireType} for field ${goName(field.name)}`);
-    if (wireType === 2 && !field.map && field.resolvedType instanceof protobuf.Type) check(field.resolvedType, reader.bytes());
+    if (wireType !== rule.expected && !(rule.packable && wireType === 2)) throw new ProtobufDecodeError(`proto: wrong wireType = ${wireType} for field ${rule.goName}`);
+    if (wireType === 2 && rule.nested !== undefined) check(rule.nested, reader.bytes());
     else reader.skipType(wireType);
   }
 }

@@ -11,8 +11,28 @@ export interface ProtoTimestamp {
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
-/** Parses an RFC 3339 timestamp into seconds since the epoch and nanoseconds; undefined when it is not one. */
-export function parseTimestamp(text: string): { seconds: number; nanos: number } | undefined {
+// The last text parsed and time formatted: an object's times are mostly one and the same second
+// (creationTimestamp and its managedFields' times), and objects written together share it too.
+let lastParsedText = '';
+let lastParsed: Readonly<{ seconds: number; nanos: number }> | undefined;
+let lastFormattedSeconds = Number.NaN;
+let lastFormatted = '';
+
+/**
+ * Parses an RFC 3339 timestamp into seconds since the epoch and nanoseconds; undefined when it
+ * is not one. The result is shared between calls with the same text: read it, never change it.
+ */
+export function parseTimestamp(text: string): Readonly<{ seconds: number; nanos: number }> | undefined {
+  if (text === lastParsedText && lastParsed !== undefined) return lastParsed;
+  const parsed = parseTimestampUncached(text);
+  if (parsed !== undefined) {
+    lastParsedText = text;
+    lastParsed = Object.freeze(parsed);
+  }
+  return parsed;
+}
+
+function parseTimestampUncached(text: string): { seconds: number; nanos: number } | undefined {
   const m = RFC3339.exec(text);
   if (m === null) return undefined;
   const [, y, mo, d, h, mi, s, fraction, , sign, oh, om] = m;
@@ -28,7 +48,11 @@ function pad(n: number, width: number): string {
 
 /** kube's JSON for a Time: RFC 3339 in UTC with second precision. */
 export function formatTime(seconds: number): string {
-  return `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
+  if (seconds !== lastFormattedSeconds) {
+    lastFormatted = `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
+    lastFormattedSeconds = seconds;
+  }
+  return lastFormatted;
 }
 
 /** kube's JSON for a MicroTime: RFC 3339 in UTC with exactly six fractional digits. */

@@ -137,6 +137,7 @@ func main() {
 	rv := flag.String("rv", "", "list: resourceVersion (\"\" most recent, \"0\" any)")
 	watchers := flag.Int("watchers", 100, "watch: watches")
 	rate := flag.Float64("rate", 50, "watch: writes per second")
+	codec := flag.String("codec", "protobuf", "protobuf or json, both ways (HTTP/1.1 instead of HTTP/2: GODEBUG=http2client=0)")
 	flag.Parse()
 
 	cfg := &rest.Config{
@@ -147,9 +148,17 @@ func main() {
 		Burst:           1e6,
 		UserAgent:       "kapi-bench-client",
 	}
-	// Protobuf both ways, as kube's own components are configured (--kube-api-content-type).
-	cfg.ContentType = "application/vnd.kubernetes.protobuf"
-	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	// Protobuf both ways by default, as kube's own components are configured (--kube-api-content-type).
+	switch *codec {
+	case "protobuf":
+		cfg.ContentType = "application/vnd.kubernetes.protobuf"
+		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	case "json":
+		cfg.ContentType = "application/json"
+		cfg.AcceptContentTypes = "application/json"
+	default:
+		fail("--codec: %q is neither protobuf nor json", *codec)
+	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		fail("%v", err)
