@@ -842,6 +842,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       registry,
       onError: (name, err) => logger.warn(`${name}: ${err instanceof Error ? err.message : String(err)}`),
       ...(tuning.namespaceResyncMs !== undefined ? { namespaceResyncMs: tuning.namespaceResyncMs } : {}),
+      ...(tuning.resourceQuotaSyncMs !== undefined ? { resourceQuotaSyncMs: tuning.resourceQuotaSyncMs } : {}),
       ...(garbageCollection && tuning.garbageCollector !== false ? { garbageCollector: tuning.garbageCollector ?? {} } : {}),
       ...serviceAccounts.controllerInputs,
       ...(rbacPolicy !== undefined ? { clusterRoles: rbacPolicy } : {}),

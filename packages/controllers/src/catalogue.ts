@@ -177,4 +177,6 @@ export interface ControllerOptions {
   readonly namespaceResyncMs?: number;
   /** The garbage collector's options; false = no garbage collector. */
   readonly garbageCollector?: GarbageCollectorOptions | false;
+  /** The resourcequota controller's full recount period; default 5 minutes. */
+  readonly resourceQuotaSyncMs?: number;
 }
