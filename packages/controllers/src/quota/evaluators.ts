@@ -324,8 +324,20 @@ export function isIgnoredResource(gr: GroupResource): boolean {
 
 const LEGACY_ALIASES: Readonly<Record<string, string>> = { configmaps: 'configmaps', resourcequotas: 'resourcequotas', replicationcontrollers: 'replicationcontrollers', secrets: 'secrets' };
 
-/** The evaluator of a resource: kube's core ones, else an object count. */
+const evaluators = new Map<string, Evaluator>();
+
+/** The evaluator of a resource: kube's core ones, else an object count (one per resource, kept). */
 export function evaluatorFor(gr: GroupResource): Evaluator {
+  const key = `${gr.group}/${gr.resource}`;
+  let evaluator = evaluators.get(key);
+  if (evaluator === undefined) {
+    evaluator = newEvaluator(gr);
+    evaluators.set(key, evaluator);
+  }
+  return evaluator;
+}
+
+function newEvaluator(gr: GroupResource): Evaluator {
   if (gr.group === '') {
     if (gr.resource === 'pods') return podEvaluator();
     if (gr.resource === 'services') return serviceEvaluator();
