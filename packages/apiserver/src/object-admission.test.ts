@@ -47,6 +47,13 @@ void describe('storage, networking and certificates admission (kube 1.32 default
     await eventually('an unbound volume is gone', async () => (await t.request('GET', '/api/v1/persistentvolumes/pv1')).status === 404);
   });
 
+  void it('a namespace with claims is deleted: the claims\' finalizers do not hold it', async () => {
+    assert.equal((await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'storage' } } })).status, 201);
+    for (const name of ['a', 'b']) assert.equal((await t.request('POST', '/api/v1/namespaces/storage/persistentvolumeclaims', { body: claim(name) })).status, 201);
+    assert.equal((await t.request('DELETE', '/api/v1/namespaces/storage')).status, 200);
+    await eventually('the namespace is gone', async () => (await t.request('GET', '/api/v1/namespaces/storage')).status === 404);
+  });
+
   void it('DefaultStorageClass and PersistentVolumeClaimResize', async () => {
     const sc = (name: string, extra: Json) => ({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name, ...extra }, provisioner: 'example.com/p' });
     assert.equal((await t.request('POST', '/apis/storage.k8s.io/v1/storageclasses', { body: sc('plain', {}) })).status, 201);

@@ -8,10 +8,11 @@
  * quota's `status.used` is written (resourcequotas/status, with its resourceVersion) before
  * the object is stored.
  *
- * Charges in one namespace are made one at a time in this process (kube batches them per
- * namespace); writes by other replicas or the controller are caught by the resourceVersion
- * precondition: the quotas are read again and the request re-checked, three times at most,
- * after which the conflict is the answer, as in kube. A dry run is checked but charges nothing.
+ * Charges in one namespace are made by one round at a time in this process, each round
+ * taking every request that waited (kube batches them per namespace the same way); writes by
+ * other replicas or the controller are caught by the resourceVersion precondition: the quotas
+ * are read again and the requests re-checked, three times at most, after which the conflict
+ * is the answer, as in kube. A dry run is checked but charges nothing.
  * Quotas come from an informer copy, or from the last status this process wrote when newer.
  */
 import { isConflict, type KubeObject } from '@kapi/machinery';
@@ -86,43 +87,81 @@ export function checkRequest(quotas: readonly KubeObject[], a: AdmissionAttribut
   return out;
 }
 
-/** The plugin over a quota source; requests of one namespace are checked and charged one at a time. */
-export function resourceQuotaAdmission(source: QuotaSource): AdmissionPlugin {
-  const tails = new Map<string, Promise<void>>();
-  const serialized = async <T>(namespace: string, work: () => Promise<T>): Promise<T> => {
-    const previous = tails.get(namespace) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => { release = resolve; });
-    const tail = previous.then(() => mine);
-    tails.set(namespace, tail);
-    await previous;
-    try {
-      return await work();
-    } finally {
-      release();
-      if (tails.get(namespace) === tail) tails.delete(namespace);
-    }
-  };
-  const charge = async (a: AdmissionAttributes): Promise<void> => {
-    let quotas = source.list(a.namespace);
-    let lastError: unknown;
-    for (let attempt = 0; attempt < RETRIES; attempt++) {
-      if (attempt > 0) quotas = await source.read(a.namespace);
-      if (quotas.length === 0) return;
-      const updated = checkRequest(quotas, a);
-      if (a.dryRun) return;
-      const changed = updated.filter((q, i) => !listsEqual(usedOf(q), usedOf(quotas[i]!)));
-      if (changed.length === 0) return;
+interface Waiter {
+  readonly attributes: AdmissionAttributes;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * One round of kube's checkQuotas over the requests waiting in a namespace: each is checked
+ * against the usage the ones before it left, then every quota whose usage changed is written
+ * once. A refused request gets its 403 (final); the others are admitted when the writes
+ * succeed, or checked again on fresh quotas after a conflict (three rounds at most, then the
+ * conflict is their answer).
+ */
+async function checkBatch(source: QuotaSource, namespace: string, batch: readonly Waiter[]): Promise<void> {
+  let pending = [...batch];
+  let quotas = source.list(namespace);
+  let lastError: unknown;
+  for (let attempt = 0; attempt < RETRIES && pending.length > 0; attempt++) {
+    if (attempt > 0) quotas = await source.read(namespace);
+    let current = quotas;
+    const admitted: Waiter[] = [];
+    for (const waiter of pending) {
       try {
-        for (const q of changed) await source.writeStatus(q);
-        return;
+        const next = current.length === 0 ? current : checkRequest(current, waiter.attributes);
+        if (!waiter.attributes.dryRun) current = next;
+        admitted.push(waiter);
       } catch (err) {
-        if (!isConflict(err)) throw err;
-        lastError = err;
+        waiter.reject(err);
       }
     }
-    throw lastError;
+    const changed = current.filter((q, i) => !listsEqual(usedOf(q), usedOf(quotas[i]!)));
+    try {
+      for (const q of changed) await source.writeStatus(q);
+      for (const waiter of admitted) waiter.resolve();
+      return;
+    } catch (err) {
+      if (!isConflict(err)) {
+        for (const waiter of admitted) waiter.reject(err);
+        return;
+      }
+      lastError = err;
+      pending = admitted;
+    }
+  }
+  for (const waiter of pending) waiter.reject(lastError);
+}
+
+/**
+ * The plugin over a quota source. Requests of one namespace queue up while a round of checks
+ * runs and are checked together in the next one (kube batches them the same way), so many
+ * concurrent creates cost one status write per round, not one each.
+ */
+export function resourceQuotaAdmission(source: QuotaSource): AdmissionPlugin {
+  const queues = new Map<string, Waiter[]>();
+  const drain = async (namespace: string): Promise<void> => {
+    for (let batch = queues.get(namespace); batch !== undefined && batch.length > 0; batch = queues.get(namespace)) {
+      queues.set(namespace, []);
+      try {
+        await checkBatch(source, namespace, batch);
+      } catch (err) {
+        for (const waiter of batch) waiter.reject(err);
+      }
+    }
+    queues.delete(namespace);
   };
+  const enqueue = (attributes: AdmissionAttributes) => new Promise<void>((resolve, reject) => {
+    const queue = queues.get(attributes.namespace);
+    const waiter = { attributes, resolve, reject };
+    if (queue !== undefined) {
+      queue.push(waiter);
+      return;
+    }
+    queues.set(attributes.namespace, [waiter]);
+    void drain(attributes.namespace);
+  });
   return {
     name: 'ResourceQuota',
     handles: (operation) => operation === 'CREATE' || operation === 'UPDATE',
@@ -131,7 +170,7 @@ export function resourceQuotaAdmission(source: QuotaSource): AdmissionPlugin {
       const gr = { group: a.resource.group, resource: a.resource.resource };
       if (isIgnoredResource(gr) || !evaluatorFor(gr).handles(a.operation)) return;
       if (source.list(a.namespace).length === 0) return;
-      await serialized(a.namespace, () => charge(a));
+      await enqueue(a);
     },
   };
 }
