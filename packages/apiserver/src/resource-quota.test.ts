@@ -16,7 +16,7 @@ const statusOf = async (t: TestServer, name: string) => ((await t.request('GET',
 void describe('ResourceQuota admission and the resourcequota controller', () => {
   let t: TestServer;
   before(async () => {
-    t = await startTestServer({ controllers: { resourceQuotaSyncMs: 1000 } });
+    t = await startTestServer();
     assert.equal((await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'quota' } } })).status, 201);
     await eventually('the default service account', async () => (await t.request('GET', `${NS}/serviceaccounts/default`)).status === 200);
   });

@@ -4,7 +4,8 @@
  * objects of its namespace that fall in its scopes, for each resource it limits (kube's
  * evaluators, quota/evaluators.ts; `count/<resource>[.<group>]` for any served namespaced
  * resource). A quota is recounted when it changes, when a pod, service, claim, ConfigMap,
- * Secret or ReplicationController of its namespace changes (kube's replenishment), and every
+ * Secret or ReplicationController of its namespace is deleted or a pod finishes (kube's
+ * replenishment), and every
  * `resyncMs` (kube's --resource-quota-sync-period, 5 minutes). The status is written with the
  * quota's resourceVersion: a conflict with the admission plugin's charge recounts.
  * A deployment running the real kube-controller-manager switches it off with
@@ -69,13 +70,36 @@ export async function calculateUsage(registry: Pick<Registry, 'resources'>, reso
   return usage;
 }
 
+function needsSync(resourceQuota: KubeObject): boolean {
+  const status = rec((resourceQuota as Json)['status']);
+  const hard = rec(status?.['hard']);
+  return hard === undefined || rec(status?.['used']) === undefined || !listsEqual(resourceListOf(hard), resourceListOf(rec((resourceQuota as Json)['spec'])?.['hard']));
+}
+
+/**
+ * Whether a change may give usage back (kube's replenishment: deletes, and pods that finished
+ * or are being deleted). Creates are never recounted: admission charged them before they were
+ * stored, and a recount racing a create in flight would undo its charge.
+ */
+function releasesUsage(obj: KubeObject): boolean {
+  if (obj.metadata.namespace === undefined) return false;
+  if ((obj as Json)['kind'] !== 'Pod' && !('containers' in (rec((obj as Json)['spec']) ?? {}))) return false;
+  const phase = rec((obj as Json)['status'])?.['phase'];
+  return phase === 'Succeeded' || phase === 'Failed' || obj.metadata.deletionTimestamp !== undefined;
+}
+
 export function resourceQuotaController(registry: Pick<Registry, 'lookup' | 'resources'>, options: ResourceQuotaControllerOptions): TermController {
   const quotas = startObjectCache(registry, 'resourcequotas', options.onError);
   const watched: ObjectCache[] = REPLENISHED.map((plural) => startObjectCache(registry, plural, options.onError));
   const resyncMs = options.resyncMs ?? 5 * 60_000;
   const loop = keyedController({
     caches: [quotas, ...watched],
-    keysOf: (obj) => (quotas.get(obj.metadata.namespace ?? '', obj.metadata.name ?? '') === obj ? [keyOf(obj)] : quotas.list(obj.metadata.namespace ?? '').map(keyOf)),
+    keysOf: (obj, deleted) => {
+      // A quota is recounted when its spec.hard is not its status.hard yet (new or changed), not
+      // when admission charged it (kube's controller skips updates that keep spec.hard).
+      if (quotas.get(obj.metadata.namespace ?? '', obj.metadata.name ?? '') === obj) return needsSync(obj) ? [keyOf(obj)] : [];
+      return deleted || releasesUsage(obj) ? quotas.list(obj.metadata.namespace ?? '').map(keyOf) : [];
+    },
     allKeys: () => quotas.list().map(keyOf),
     async reconcile(key) {
       const slash = key.indexOf('/');
