@@ -31,7 +31,7 @@ export { kwokNode, kwokNodeAnnotation } from '@kapi/apiserver/testing';
  * so the two never act on the same objects.
  */
 export const KAPI_CONTROLLERS_OFF =
-  '-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller,-validatingadmissionpolicy-status-controller';
+  '-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller,-validatingadmissionpolicy-status-controller,-persistentvolumeclaim-protection-controller,-persistentvolume-protection-controller,-resourcequota-controller';
 
 export const KAPI_FLAGS: readonly string[] = [
   '--authorization-mode=RBAC',

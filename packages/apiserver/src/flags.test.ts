@@ -417,10 +417,18 @@ void describe('service account and admission flags (kube\'s validation)', () => 
     assert.equal(flagError([...sa, '--service-account-max-token-expiration=1m']), 'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
   });
   void it('resolves the admission plugins from kube\'s default set, refusing unknown, overlapping and unbuilt ones', () => {
-    assert.deepEqual(parsed(['--etcd-servers=x']).admissionPlugins, ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
-    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ServiceAccount,PodSecurity,ValidatingAdmissionWebhook']).admissionPlugins, ['NamespaceLifecycle', 'LimitRanger', 'TaintNodesByCondition', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy']);
+    // kube's default-enabled plugins that kapi builds, in kube's order.
+    const DEFAULTS = [
+      'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass',
+      'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'ClusterTrustBundleAttest',
+      'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionWebhook', 'ResourceQuota',
+    ];
+    const without = (...names: string[]) => DEFAULTS.filter((n) => !names.includes(n));
+    assert.deepEqual(parsed(['--etcd-servers=x']).admissionPlugins, DEFAULTS);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ServiceAccount,PodSecurity,ValidatingAdmissionWebhook']).admissionPlugins, without('ServiceAccount', 'PodSecurity', 'ValidatingAdmissionWebhook'));
     assert.deepEqual(parsed(['--etcd-servers=x', '--admission-control=ServiceAccount']).admissionPlugins, ['ServiceAccount']);
-    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount']).admissionPlugins, ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount']).admissionPlugins, DEFAULTS);
     assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=Foo']), 'enable-admission-plugins plugin "Foo" is unknown');
     assert.equal(flagError(['--etcd-servers=x', '--disable-admission-plugins=Bar']), 'disable-admission-plugins plugin "Bar" is unknown');
     assert.equal(flagError(['--etcd-servers=x', '--admission-control=Baz']), 'admission-control plugin "Baz" is unknown');
@@ -429,17 +437,20 @@ void describe('service account and admission flags (kube\'s validation)', () => 
     // kube tells a flag given empty from one not given: both still count as given.
     assert.equal(flagError(['--etcd-servers=x', '--admission-control=', '--disable-admission-plugins=']), 'admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive');
     assert.deepEqual(parsed(['--etcd-servers=x', '--admission-control=NamespaceLifecycle,ServiceAccount']).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount']);
-    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']).admissionPlugins, ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
-    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ValidatingAdmissionPolicy']).admissionPlugins, ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--enable-admission-plugins=NodeRestriction']).admissionPlugins, ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', ...DEFAULTS.slice(3)]);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--disable-admission-plugins=ValidatingAdmissionPolicy']).admissionPlugins, without('ValidatingAdmissionPolicy'));
     assert.equal(parsed(['--etcd-servers=x', '--default-not-ready-toleration-seconds=60']).defaultNotReadyTolerationSeconds, 60);
     assert.equal(parsed(['--etcd-servers=x']).defaultUnreachableTolerationSeconds, 300);
-    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=ResourceQuota']), `admission plugin ResourceQuota is not implemented by kapi (built: ${BUILT_PLUGINS.join(', ')})`);
+    assert.equal(flagError(['--etcd-servers=x', '--enable-admission-plugins=AlwaysPullImages']), `admission plugin AlwaysPullImages is not implemented by kapi (built: ${BUILT_PLUGINS.join(', ')})`);
   });
 });
 
 void describe('--controllers (kube-controller-manager\'s, for the controllers kapi runs)', () => {
   const enabled = (args: string[]) => [...parsed(['--etcd-servers=x', ...args]).enabledControllers].sort();
-  const ALL = ['clusterrole-aggregation-controller', 'garbage-collector-controller', 'namespace-controller', 'root-ca-certificate-publisher-controller', 'serviceaccount-controller', 'serviceaccount-token-controller', 'validatingadmissionpolicy-status-controller'];
+  const ALL = [
+    'clusterrole-aggregation-controller', 'garbage-collector-controller', 'namespace-controller', 'persistentvolume-protection-controller', 'persistentvolumeclaim-protection-controller',
+    'resourcequota-controller', 'root-ca-certificate-publisher-controller', 'serviceaccount-controller', 'serviceaccount-token-controller', 'validatingadmissionpolicy-status-controller',
+  ];
   void it('enables every kube-controller-manager controller kapi runs by default; `*`, `name` and `-name` as KCM reads them', () => {
     assert.deepEqual(enabled([]), ALL);
     assert.deepEqual(enabled(['--controllers=*']), ALL);
@@ -451,8 +462,8 @@ void describe('--controllers (kube-controller-manager\'s, for the controllers ka
     assert.deepEqual(enabled(['--controllers=-namespace-controller']), []);
   });
   void it('switches off every controller that overlaps kube-controller-manager, by new names and old aliases', () => {
-    assert.deepEqual(enabled(['--controllers=-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller,-validatingadmissionpolicy-status-controller']), []);
-    assert.deepEqual(enabled(['--controllers=*,-namespace,-garbagecollector,-serviceaccount,-serviceaccount-token,-root-ca-cert-publisher,-clusterrole-aggregation,-validatingadmissionpolicy-status']), []);
+    assert.deepEqual(enabled(['--controllers=-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller,-validatingadmissionpolicy-status-controller,-persistentvolumeclaim-protection-controller,-persistentvolume-protection-controller,-resourcequota-controller']), []);
+    assert.deepEqual(enabled(['--controllers=*,-namespace,-garbagecollector,-serviceaccount,-serviceaccount-token,-root-ca-cert-publisher,-clusterrole-aggregation,-validatingadmissionpolicy-status,-pvc-protection,-pv-protection,-resourcequota']), []);
     assert.deepEqual(enabled(['--controllers=namespace,garbagecollector']), ['garbage-collector-controller', 'namespace-controller']);
   });
   void it('refuses names kapi does not run (kube-apiserver\'s own work is not switchable)', () => {

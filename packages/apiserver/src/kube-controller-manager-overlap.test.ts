@@ -3,7 +3,8 @@
  * runs, so the two never fight: the `kapi-apiserver` binary started with all of them off does
  * none of their work (a deleted namespace stays Terminating with its content, an orphan whose
  * owner is gone stays, no default ServiceAccount, no kube-root-ca.crt, no legacy token, no
- * aggregated ClusterRole, no policy status, no leader Lease), while kube-apiserver's own work still happens
+ * aggregated ClusterRole, no policy status, deleted claims and volumes kept by their protection
+ * finalizers, no quota usage, no leader Lease), while kube-apiserver's own work still happens
  * (the `kubernetes` Service, the flowcontrol configuration). The same scenario against a
  * binary with the default (`*`) shows each of them done.
  */
@@ -24,6 +25,9 @@ const OVERLAPPING = [
   'root-ca-certificate-publisher-controller',
   'clusterrole-aggregation-controller',
   'validatingadmissionpolicy-status-controller',
+  'persistentvolumeclaim-protection-controller',
+  'persistentvolume-protection-controller',
+  'resourcequota-controller',
 ];
 /** What a kapi beside a real kube-controller-manager is started with (README: Running with kube-controller-manager). */
 const ALL_OFF = `--controllers=${OVERLAPPING.map((name) => `-${name}`).join(',')}`;
@@ -77,6 +81,13 @@ async function provoke(base: string, ns: string): Promise<void> {
     metadata: { name: `${ns}-policy` },
     spec: { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] }, validations: [{ expression: 'true' }] },
   });
+  // persistentvolumeclaim-protection / persistentvolume-protection: an unused claim and an unbound volume, deleted.
+  await created(base, `/api/v1/namespaces/${ns}/persistentvolumeclaims`, { metadata: { name: 'claim' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+  assert.equal((await call(base, 'DELETE', `/api/v1/namespaces/${ns}/persistentvolumeclaims/claim`)).status, 200);
+  await created(base, '/api/v1/persistentvolumes', { metadata: { name: `${ns}-volume` }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/v' } } });
+  assert.equal((await call(base, 'DELETE', `/api/v1/persistentvolumes/${ns}-volume`)).status, 200);
+  // resourcequota-controller: a quota to count.
+  await created(base, `/api/v1/namespaces/${ns}/resourcequotas`, { metadata: { name: 'quota' }, spec: { hard: { 'count/configmaps': '10' } } });
   // namespace-controller: a namespace with content, deleted.
   await created(base, '/api/v1/namespaces', { metadata: { name: `${ns}-doomed` } });
   await created(base, `/api/v1/namespaces/${ns}-doomed/configmaps`, { metadata: { name: 'content' } });
@@ -139,6 +150,9 @@ void describe('--controllers: kapi beside a real kube-controller-manager', () =>
     await eventually('the aggregated rules', async () => (await aggregatedRules(base, 'on')).length === 1);
     await eventually('the deleted namespace gone', async () => (await call(base, 'GET', '/api/v1/namespaces/on-doomed')).status === 404);
     await eventually('the policy\'s type-checking status', async () => JSON.stringify(await policyStatus(base, 'on')) === JSON.stringify({ observedGeneration: 1, typeChecking: {} }));
+    await eventually('the deleted claim released', async () => !(await exists(base, '/api/v1/namespaces/on/persistentvolumeclaims/claim')));
+    await eventually('the deleted volume released', async () => !(await exists(base, '/api/v1/persistentvolumes/on-volume')));
+    await eventually('the quota counted', async () => ((await call(base, 'GET', '/api/v1/namespaces/on/resourcequotas/quota')).json['status'] as { used?: Record<string, string> } | undefined)?.used?.['count/configmaps'] !== undefined);
     workMs = Date.now() - provoked;
     assert.ok(await exists(base, '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kapi-controller-manager'), 'the leader Lease');
   });
@@ -157,6 +171,9 @@ void describe('--controllers: kapi beside a real kube-controller-manager', () =>
     assert.equal(doomed.status, 200);
     assert.equal((doomed.json['status'] as Record<string, unknown>)['phase'], 'Terminating');
     assert.ok(await exists(base, '/api/v1/namespaces/off-doomed/configmaps/content'), 'the terminating namespace keeps its content');
+    assert.ok(await exists(base, '/api/v1/namespaces/off/persistentvolumeclaims/claim'), 'the deleted claim keeps its protection finalizer');
+    assert.ok(await exists(base, '/api/v1/persistentvolumes/off-volume'), 'the deleted volume keeps its protection finalizer');
+    assert.deepEqual((await call(base, 'GET', '/api/v1/namespaces/off/resourcequotas/quota')).json['status'], {}, 'the quota is not counted');
     assert.equal(await exists(base, '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kapi-controller-manager'), false, 'no leader election without a leader-elected controller');
     // kube-apiserver's post-start work is not kube-controller-manager's: it runs whatever --controllers says.
     await eventually('the kubernetes Service', () => exists(base, '/api/v1/namespaces/default/services/kubernetes'));

@@ -78,6 +78,7 @@ import { createAdmissionWebhooks } from './admission/webhooks.js';
 import type { UserInfo } from './auth/user.js';
 import type { ResourceRequestInfo } from './http/request-info.js';
 import { createNodeRestriction, type NodeRestriction } from './admission/node-restriction.js';
+import { createObjectAdmission } from './admission/object-admission.js';
 import { createValidatingAdmissionPolicy } from './admission/validating-policy/index.js';
 import { externalHost, readServiceAccountKeys, startServiceAccounts, type ServiceAccountServices, type ServiceAccountTokenOptions } from './serviceaccount/service-accounts.js';
 
@@ -443,6 +444,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const runtimeClass = admissionPlugins.includes('RuntimeClass') ? createRuntimeClassAdmission() : undefined;
   const limitRanger = admissionPlugins.includes('LimitRanger') ? createLimitRanger() : undefined;
   const podSecurity = admissionPlugins.includes('PodSecurity') ? createPodSecurity(options.podSecurity, { metricsRegistry: metrics.registry }) : undefined;
+  const objectAdmission = createObjectAdmission(admissionPlugins, (attributes) => authorizer.authorize(attributes));
   const admissionMetrics = createAdmissionMetrics(metrics.registry);
   const validatingPolicy = admissionPlugins.includes('ValidatingAdmissionPolicy')
     ? createValidatingAdmissionPolicy({ authorize: (attributes) => authorizer.authorize(attributes), metrics: admissionMetrics })
@@ -474,9 +476,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       priority !== undefined && ((definition: ResourceDefinition) => priority.plugin(definition)),
       admissionPlugins.includes('DefaultTolerationSeconds') && defaultTolerationSeconds(options.defaultTolerationSeconds),
       runtimeClass !== undefined && ((definition: ResourceDefinition) => runtimeClass.plugin(definition)),
+      // (kube's storage, certificates and ingress plugins: none of them handles pods.)
+      ...objectAdmission.early,
       webhooks.mutating !== undefined && (() => webhooks.mutating),
       validatingPolicy !== undefined && (() => validatingPolicy.plugin),
       webhooks.validating !== undefined && (() => webhooks.validating),
+      objectAdmission.quota,
     ], admissionMetrics),
   });
   nodeRestriction?.start(storedRegistry, (err) => logger.warn(`node restriction informer: ${err instanceof Error ? err.message : String(err)}`));
@@ -485,6 +490,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   podSecurity?.start(storedRegistry, (err) => logger.warn(`pod security namespace informer: ${err instanceof Error ? err.message : String(err)}`));
   runtimeClass?.start(storedRegistry, (err) => logger.warn(`runtime class informer: ${err instanceof Error ? err.message : String(err)}`));
   validatingPolicy?.start(storedRegistry, (err) => logger.warn(`validating admission policy informer: ${err instanceof Error ? err.message : String(err)}`));
+  objectAdmission.start(storedRegistry, (err) => logger.warn(`admission informer: ${err instanceof Error ? err.message : String(err)}`));
   // Services (and, with --enable-aggregator-routing, Endpoints) in memory: how webhooks and aggregated APIs behind a Service are reached.
   const serviceResolver = startServiceResolver(storedRegistry, {
     aggregatorRouting: options.enableAggregatorRouting === true,
@@ -716,6 +722,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     await podSecurity?.stop();
     await limitRanger?.stop();
     await validatingPolicy?.stop();
+    await objectAdmission.stop();
     await webhooks.stop();
     await serviceResolver.stop();
     await serviceAccounts.stop();
@@ -809,6 +816,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     await podSecurity?.stop();
     await limitRanger?.stop();
       await validatingPolicy?.stop();
+      await objectAdmission.stop();
       await webhooks.stop();
       await serviceResolver.stop();
       await serviceAccounts.stop();
@@ -834,6 +842,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       registry,
       onError: (name, err) => logger.warn(`${name}: ${err instanceof Error ? err.message : String(err)}`),
       ...(tuning.namespaceResyncMs !== undefined ? { namespaceResyncMs: tuning.namespaceResyncMs } : {}),
+      ...(tuning.resourceQuotaSyncMs !== undefined ? { resourceQuotaSyncMs: tuning.resourceQuotaSyncMs } : {}),
       ...(garbageCollection && tuning.garbageCollector !== false ? { garbageCollector: tuning.garbageCollector ?? {} } : {}),
       ...serviceAccounts.controllerInputs,
       ...(rbacPolicy !== undefined ? { clusterRoles: rbacPolicy } : {}),
@@ -852,7 +861,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     for (const deadline = Date.now() + 5000; !controllers.synced() && !closing && Date.now() < deadline; ) await sleep(10);
   }
   // Requests are authorized from the RBAC informers: wait (bounded) for their first lists.
-  for (const deadline = Date.now() + 10_000; ((rbacPolicy !== undefined && !rbacPolicy.synced()) || nodeGraph?.synced() === false || nodeRestriction?.synced() === false || priority?.synced() === false) && !closing && Date.now() < deadline; ) await sleep(10);
+  for (const deadline = Date.now() + 10_000; ((rbacPolicy !== undefined && !rbacPolicy.synced()) || nodeGraph?.synced() === false || nodeRestriction?.synced() === false || priority?.synced() === false || !objectAdmission.synced()) && !closing && Date.now() < deadline; ) await sleep(10);
   started = true;
   return {
     ...result,

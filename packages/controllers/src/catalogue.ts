@@ -14,6 +14,8 @@ import { kubernetesServiceController, type KubernetesServiceOptions } from './ku
 import type { LeaderElectionOptions } from './leader-election.js';
 import { namespaceController } from './namespace-controller.js';
 import { POLICY_STATUS_CONTROLLER, policyStatusController } from './policy-status-controller.js';
+import { resourceQuotaController } from './resourcequota-controller.js';
+import { pvcProtectionController, pvProtectionController } from './storage-protection.js';
 import { defaultServiceAccountController, rootCaPublisher, tokenSecretController, type ControllerCaches, type LegacyTokenSigner } from './serviceaccount-controllers.js';
 
 /** What the controllers are built from. A controller whose input is absent is not built. */
@@ -36,6 +38,8 @@ export interface ControllerInputs {
   readonly clusterRoles?: ClusterRoleSource;
   /** The `kubernetes` Service, its endpoints and the IP/port repair. */
   readonly kubernetesService?: KubernetesServiceOptions;
+  /** The resourcequota controller's full recount period (kube's --resource-quota-sync-period); default 5 minutes. */
+  readonly resourceQuotaSyncMs?: number;
   /** The priority-and-fairness configuration kept every `intervalMs` (when flowcontrol is served). */
   readonly flowcontrol?: { readonly intervalMs: number };
 }
@@ -77,6 +81,18 @@ const CATALOGUE: readonly Entry[] = [
   {
     name: POLICY_STATUS_CONTROLLER, aliases: ['validatingadmissionpolicy-status'], owner: 'kube-controller-manager', leaderElected: true,
     build: (i, report) => policyStatusController(i.registry, report),
+  },
+  {
+    name: 'persistentvolumeclaim-protection-controller', aliases: ['pvc-protection'], owner: 'kube-controller-manager', leaderElected: true,
+    build: (i, report) => pvcProtectionController(i.registry, report),
+  },
+  {
+    name: 'persistentvolume-protection-controller', aliases: ['pv-protection'], owner: 'kube-controller-manager', leaderElected: true,
+    build: (i, report) => pvProtectionController(i.registry, report),
+  },
+  {
+    name: 'resourcequota-controller', aliases: ['resourcequota'], owner: 'kube-controller-manager', leaderElected: true,
+    build: (i, report) => resourceQuotaController(i.registry, { onError: report, ...(i.resourceQuotaSyncMs !== undefined ? { resyncMs: i.resourceQuotaSyncMs } : {}) }),
   },
   {
     // Run in every replica, as before the package existed: its writes are deterministic and lose races harmlessly.
@@ -161,4 +177,6 @@ export interface ControllerOptions {
   readonly namespaceResyncMs?: number;
   /** The garbage collector's options; false = no garbage collector. */
   readonly garbageCollector?: GarbageCollectorOptions | false;
+  /** The resourcequota controller's full recount period; default 5 minutes. */
+  readonly resourceQuotaSyncMs?: number;
 }

@@ -4,6 +4,7 @@
  * so that a new leader starts with them warm); the others act from start to stop. No
  * leader-elected controller, no leader election (no Lease is written).
  */
+import { setMaxListeners } from 'node:events';
 import type { Registry } from '@kapi/registry';
 import type { Controller } from './controller.js';
 import { startLeaderElection, type LeaderElectionOptions, type LeaderElector } from './leader-election.js';
@@ -52,6 +53,8 @@ export function startControllers(registry: Registry, controllers: readonly Contr
     for (;;) {
       const term = await elector?.nextTerm();
       if (term === undefined) return;
+      // Every controller of the term waits on it (a few listeners each): not a leak.
+      setMaxListeners(Math.max(10, 4 * elected.length), term);
       await Promise.all(elected.map((c) => c.run(term)));
     }
   })();

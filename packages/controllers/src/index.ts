@@ -26,3 +26,29 @@ export {
 } from './serviceaccount-controllers.js';
 export { clusterRoleAggregationController, type ClusterRoleObject, type ClusterRoleSource, type PolicyRule } from './clusterrole-aggregation.js';
 export { ensureFlowcontrolBootstrap, flowcontrolBootstrapKeeper, FLOWCONTROL_GROUP } from './flowcontrol-bootstrap.js';
+export {
+  evaluatorFor,
+  isIgnoredResource,
+  quotaMatches,
+  quotaScopes,
+  type Evaluator,
+  type GroupResource,
+  type ScopeRequirement,
+} from './quota/evaluators.js';
+export {
+  addLists,
+  lessThanOrEqual,
+  mask,
+  negativeNames,
+  prettyPrint,
+  prettyPrintNames,
+  removeZeros,
+  resourceListJson,
+  resourceListOf,
+  subtractNonNegative,
+  listsEqual,
+  type ResourceList,
+} from './quota/resource-list.js';
+export { parseQuantity, formatQuantity, compare as compareQuantity, type Quantity } from './quota/quantity.js';
+export { pvcProtectionController, pvProtectionController, PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER } from './storage-protection.js';
+export { resourceQuotaController, calculateUsage, type ResourceQuotaControllerOptions } from './resourcequota-controller.js';

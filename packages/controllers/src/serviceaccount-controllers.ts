@@ -13,6 +13,7 @@ import { isAlreadyExists, isConflict, isNotFound, type KubeObject } from '@kapi/
 import type { Registry } from '@kapi/registry';
 import type { TermController } from './controller.js';
 import type { ObjectCache } from './object-cache.js';
+import { keyedController } from './keyed-controller.js';
 
 export const SERVICE_ACCOUNT_TOKEN_TYPE = 'kubernetes.io/service-account-token';
 /** The ConfigMap the root CA publisher writes in every namespace (and pods' projected volumes read). */
@@ -21,79 +22,6 @@ const SA_NAME_ANNOTATION = 'kubernetes.io/service-account.name';
 const SA_UID_ANNOTATION = 'kubernetes.io/service-account.uid';
 const DESCRIPTION_ANNOTATION = 'kubernetes.io/description';
 const ROOT_CA_DESCRIPTION = 'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
-const RETRY_MS = 1000;
-
-interface KeyedControllerOptions {
-  readonly caches: readonly ObjectCache[];
-  /** The keys a change of `obj` concerns. */
-  keysOf(obj: KubeObject, deleted: boolean): string[];
-  /** Every key (a term's start, a re-list). */
-  allKeys(): string[];
-  reconcile(key: string): Promise<void>;
-  onError(err: unknown): void;
-}
-
-/** A reconcile loop over keys: changes enqueue keys while a term lasts; each key is reconciled once per wake. */
-function keyedController(options: KeyedControllerOptions): TermController {
-  const dirty = new Set<string>();
-  let active = false;
-  let wake: (() => void) | undefined;
-  const timers = new Set<NodeJS.Timeout>();
-  const enqueue = (keys: readonly string[]) => {
-    if (!active) return;
-    for (const key of keys) dirty.add(key);
-    wake?.();
-  };
-  const unsubscribe = options.caches.map((cache) => cache.onChange((obj, deleted) => enqueue(obj === undefined ? options.allKeys() : options.keysOf(obj, deleted))));
-  const synced = () => options.caches.every((c) => c.synced());
-  return {
-    synced,
-    async run(term) {
-      active = true;
-      enqueue(options.allKeys());
-      while (!term.aborted) {
-        if (dirty.size === 0 || !synced()) {
-          await new Promise<void>((resolve) => {
-            const done = () => {
-              clearTimeout(timer);
-              term.removeEventListener('abort', done);
-              resolve();
-            };
-            const timer = setTimeout(done, synced() ? 60_000 : 50);
-            wake = done;
-            term.addEventListener('abort', done, { once: true });
-          });
-          wake = undefined;
-          continue;
-        }
-        const keys = [...dirty];
-        dirty.clear();
-        for (const key of keys) {
-          if (term.aborted) break;
-          try {
-            await options.reconcile(key);
-          } catch (err) {
-            options.onError(err);
-            const timer = setTimeout(() => {
-              timers.delete(timer);
-              enqueue([key]);
-            }, RETRY_MS);
-            timers.add(timer);
-          }
-        }
-      }
-      active = false;
-      dirty.clear();
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-    },
-    stop() {
-      for (const u of unsubscribe) u();
-      for (const timer of timers) clearTimeout(timer);
-      return Promise.resolve();
-    },
-  };
-}
 
 /** Writes through the registry as kube-controller-manager's clients would. */
 function writer(registry: Pick<Registry, 'lookup'>, userAgent: string) {

@@ -72,15 +72,28 @@ function finalizersOf(obj: KubeObject): string[] {
   return Array.isArray(obj.metadata.finalizers) ? obj.metadata.finalizers.filter((f): f is string => typeof f === 'string') : [];
 }
 
-/** kube's shouldOrphanDependents: orphanDependents, else the policy, else the object's finalizers; default Background. */
-function shouldOrphan(finalizers: readonly string[], options: DeleteOptions): boolean {
+/**
+ * kube's DefaultGarbageCollectionPolicy of the kinds that orphan their dependents unless told
+ * otherwise (core/v1 ReplicationControllers and batch/v1 Jobs); every other kind deletes them
+ * in the background.
+ */
+const ORPHANING_BY_DEFAULT = new Set(['/replicationcontrollers', 'batch/jobs']);
+/** What kube's Job storage warns when a delete names no propagation policy. */
+const JOB_DELETE_WARNING = 'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning';
+
+function orphansByDefault(ctx: StoreContext): boolean {
+  return ORPHANING_BY_DEFAULT.has(`${ctx.resource.group}/${ctx.resource.resource}`);
+}
+
+/** kube's shouldOrphanDependents: orphanDependents, else the policy, else the object's finalizers, else the kind's default. */
+function shouldOrphan(finalizers: readonly string[], options: DeleteOptions, defaultOrphan = false): boolean {
   if (options.orphanDependents !== undefined) return options.orphanDependents;
   if (options.propagationPolicy !== undefined) return options.propagationPolicy === 'Orphan';
   for (const f of finalizers) {
     if (f === FINALIZER_ORPHAN) return true;
     if (f === FINALIZER_FOREGROUND) return false;
   }
-  return false;
+  return defaultOrphan;
 }
 
 /** kube's shouldDeleteDependents: false when orphanDependents is set, else the policy, else the object's finalizers. */
@@ -98,10 +111,10 @@ function shouldDeleteInForeground(finalizers: readonly string[], options: Delete
  * kube's deletionFinalizersForGarbageCollection: the object's finalizers with `orphan` and
  * `foregroundDeletion` set as the options ask; undefined when the set does not change.
  */
-export function garbageCollectionFinalizers(obj: KubeObject, options: DeleteOptions): string[] | undefined {
+export function garbageCollectionFinalizers(obj: KubeObject, options: DeleteOptions, defaultOrphan = false): string[] | undefined {
   const current = finalizersOf(obj);
   const next = current.filter((f) => f !== FINALIZER_ORPHAN && f !== FINALIZER_FOREGROUND);
-  if (shouldOrphan(current, options)) next.push(FINALIZER_ORPHAN);
+  if (shouldOrphan(current, options, defaultOrphan)) next.push(FINALIZER_ORPHAN);
   if (shouldDeleteInForeground(current, options)) next.push(FINALIZER_FOREGROUND);
   const before = new Set(current);
   const after = new Set(next);
@@ -113,8 +126,8 @@ export function garbageCollectionFinalizers(obj: KubeObject, options: DeleteOpti
  * The delete step against the stored object: the garbage collector's finalizers per the
  * options, then either the object marked for deletion (it has finalizers) or null (remove it).
  */
-function deleteStep(existing: KubeObject, options: DeleteOptions, garbageCollection: boolean): KubeObject | null {
-  const finalizers = garbageCollection ? garbageCollectionFinalizers(existing, options) : undefined;
+function deleteStep(existing: KubeObject, options: DeleteOptions, garbageCollection: boolean, defaultOrphan = false): KubeObject | null {
+  const finalizers = garbageCollection ? garbageCollectionFinalizers(existing, options, defaultOrphan) : undefined;
   if (finalizers !== undefined) {
     if (finalizers.length > 0) existing.metadata.finalizers = finalizers;
     else delete existing.metadata.finalizers;
@@ -330,10 +343,12 @@ async function deleteGeneric(
     return { object: await markForDeletion(ctx, key, name, options, mark), deletedImmediately: false };
   }
   let pending = false;
+  const defaultOrphan = orphansByDefault(ctx);
+  if (ctx.resource.group === 'batch' && ctx.resource.resource === 'jobs' && options.propagationPolicy === undefined && options.orphanDependents === undefined) options.warn?.(JOB_DELETE_WARNING);
   if (options.dryRun) {
     const existing = (await ctx.storage.get(key))!;
     checkDeletePreconditions(ctx, name, existing, options.preconditions);
-    const next = deleteStep(structuredClone(existing), options, ctx.garbageCollection);
+    const next = deleteStep(structuredClone(existing), options, ctx.garbageCollection, defaultOrphan);
     if (next !== null) return { object: present(ctx, next), deletedImmediately: false };
     return { object: deletedResponse(ctx, existing), deletedImmediately: true };
   }
@@ -341,7 +356,7 @@ async function deleteGeneric(
   // the write), with the texts of kube's rest.BeforeDelete, which runs before its storage does.
   const result = await updateStored(ctx, key, (existing) => {
     checkDeletePreconditions(ctx, name, existing!, options.preconditions);
-    const next = deleteStep(existing!, options, ctx.garbageCollection);
+    const next = deleteStep(existing!, options, ctx.garbageCollection, defaultOrphan);
     pending = next !== null;
     return next;
   }, { deleting: true });

@@ -34,12 +34,6 @@ export const NOT_YET: readonly DeclaredDifference[] = [
     reason: 'kapi applies few of kube\'s per-kind defaulting functions (pod template, workload, service, storage, flowcontrol, admissionregistration defaults) and so the managed fields that record them differ (issue 23)',
   },
   { cases: CATALOGUE, path: 'body.status', reason: 'kube initialises status on create (PVC/PV phase, pod phase and QoS, service load balancer, CRD-like conditions) and its own controllers write some (APF flowschemas, apiservices); kapi does not (issue 23)' },
-  {
-    cases: catalogue(['/persistentvolumeclaims', '/persistentvolumes', '/pods', '/replicationcontrollers', 'batch/jobs']),
-    path: /^(status|warning|body)(\.|$)/,
-    reason: 'kube admission adds kubernetes.io/pv(c)-protection finalizers; pods get a grace period; replication controllers and jobs default to orphaning dependents (object returned with the orphan finalizer, jobs with a warning); kapi deletes at once (issue 23)',
-  },
-
   // Request errors whose codes or texts differ.
 
   // OpenAPI v2 (outline: kinds, paths, operations, parameters).

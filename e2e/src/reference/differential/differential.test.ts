@@ -41,8 +41,9 @@ void describe('differential: kapi answers as kube-apiserver 1.32', { skip: binar
   let kapi: TestCluster;
   before(async () => {
     // The reference is a kube-apiserver without a kube-controller-manager: kapi runs without the
-    // controllers that would put a default ServiceAccount and kube-root-ca.crt in every namespace.
-    const controllers = '--controllers=*,-serviceaccount-controller,-root-ca-certificate-publisher-controller';
+    // controllers that would put a default ServiceAccount and kube-root-ca.crt in every namespace
+    // or fill ResourceQuota status (without which quota admission charges nothing, as in kube).
+    const controllers = '--controllers=*,-serviceaccount-controller,-root-ca-certificate-publisher-controller,-resourcequota-controller';
     [kube, kapi] = await Promise.all([startKubeReference(binary!), startCluster({ server: { extraArgs: [controllers] } })]);
   });
   after(async () => {

@@ -31,6 +31,11 @@ export const DEFAULT_ENABLED: readonly string[] = [
 export const BUILT_PLUGINS: readonly string[] = [
   'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass',
   'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook',
+  // Storage, networking, certificates and quota (admission/object-admission.ts).
+  'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'CertificateApproval', 'CertificateSigning',
+  'ClusterTrustBundleAttest', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'ResourceQuota',
+  // Enabled by default in kube 1.32, where its feature gate is off and it does nothing: the same here.
+  'MutatingAdmissionPolicy',
 ];
 
 /** The plugins kapi runs when no flag names any: kube's default-enabled ones that kapi builds, in kube's order. */

@@ -45,7 +45,7 @@ function commonFlags(o: ServerCommandOptions): string[] {
  * kube-controller-manager runs them (README § Running with kube-controller-manager).
  */
 const KAPI_ONLY_FLAGS = [
-  '--controllers=-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller,-validatingadmissionpolicy-status-controller',
+  '--controllers=-namespace-controller,-garbage-collector-controller,-serviceaccount-controller,-serviceaccount-token-controller,-root-ca-certificate-publisher-controller,-clusterrole-aggregation-controller,-validatingadmissionpolicy-status-controller,-persistentvolumeclaim-protection-controller,-persistentvolume-protection-controller,-resourcequota-controller',
 ];
 
 /** `{ command, args }` that start the server `o.kind` in the foreground. */
