@@ -3,8 +3,9 @@
  * path calls `yieldIfBusy()` between steps (`await yieldIfBusy()`). It returns undefined
  * (awaiting that costs one microtask) unless both the current turn of the event loop has run
  * SLICE_MS since its first checkpoint and the step that just ended took STEP_MS or more; then
- * it returns a promise that resolves on a later turn (setImmediate), after timers, I/O and
- * other requests have run. The turn's clock is shared by every request in it, because what
+ * it returns a promise that resolves in the loop's check phase (setImmediate), after the I/O
+ * of this turn, or on a later turn, after timers, when the requests resumed there have used
+ * the slice. The turn's clock is shared by every request in it, because what
  * matters is how long the loop goes without serving anyone else; the step's length keeps
  * small requests on their synchronous path even in a busy turn (their steps take
  * microseconds, and yielding them would only add turns).
@@ -19,7 +20,7 @@ export const SLICE_MS = 10;
 /** A step shorter than this (ms) never yields: it is not a large request's pass. */
 export const STEP_MS = 1;
 
-/** When the current turn's first checkpoint ran (performance.now()), or -1 outside one. */
+/** When the current slice's first checkpoint ran (performance.now()), or -1 outside one. */
 let sliceStart = -1;
 
 /** When the last checkpoint ran: the step since then is what the next checkpoint measures. */
@@ -29,15 +30,31 @@ function endSlice(): void {
   sliceStart = -1;
 }
 
-const nextTurn = () =>
-  new Promise<void>((resolve) => {
-    setImmediate(() => {
-      // The resumed work gets a fresh slice of its own.
-      sliceStart = lastCheckpoint = performance.now();
-      setImmediate(endSlice);
-      resolve();
-    });
-  });
+/** Starts a slice at `now`; it ends at the loop's next check phase (setImmediate). */
+function startSlice(now: number): void {
+  sliceStart = now;
+  setImmediate(endSlice);
+}
+
+/**
+ * Resumes one paused computation, in a check phase. The computations resumed in one check
+ * phase share one slice: once it has run SLICE_MS, the rest wait for the next turn of the
+ * loop (immediates queued while the check phase runs wait for it), so timers and I/O run
+ * between them. Giving each its own slice would let N paused requests run N slices back to
+ * back, with nothing else served in between.
+ */
+function resume(resolve: () => void): void {
+  const now = performance.now();
+  if (sliceStart >= 0 && now - sliceStart >= SLICE_MS) {
+    setImmediate(resume, resolve);
+    return;
+  }
+  if (sliceStart < 0) startSlice(now);
+  lastCheckpoint = now;
+  resolve();
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resume, resolve));
 
 /**
  * undefined while the current slice lasts; otherwise a promise resolved on a later turn of
@@ -48,11 +65,27 @@ export function yieldIfBusy(): Promise<void> | undefined {
   const step = now - lastCheckpoint;
   lastCheckpoint = now;
   if (sliceStart < 0) {
-    sliceStart = now;
-    setImmediate(endSlice);
+    startSlice(now);
     return undefined;
   }
   if (now - sliceStart < SLICE_MS || step < STEP_MS) return undefined;
+  return nextTurn();
+}
+
+/**
+ * The checkpoint before a step known to be long (decoding a large body): like yieldIfBusy,
+ * but it yields whenever the slice has run SLICE_MS, whatever the last step took, so that
+ * several large requests that become ready in the same turn do not all run their long step
+ * in it.
+ */
+export function yieldBeforeLongStep(): Promise<void> | undefined {
+  const now = performance.now();
+  lastCheckpoint = now;
+  if (sliceStart < 0) {
+    startSlice(now);
+    return undefined;
+  }
+  if (now - sliceStart < SLICE_MS) return undefined;
   return nextTurn();
 }
 

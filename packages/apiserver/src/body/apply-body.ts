@@ -4,7 +4,7 @@
  * decoder thread. Duplicate keys are reported as go-yaml's lines, as kube's apply does.
  */
 import { BodyDecodeError } from './decode-error.js';
-import { decodeJson, jsonDuplicateFields, looksLikeJson } from './json-body.js';
+import { beforeDecoding, decodeJson, jsonDuplicateFields, looksLikeJson } from './json-body.js';
 import { EXCEEDED_DEPTH } from './yaml-aliases.js';
 import { yamlDecoder } from './yaml-decoder-pool.js';
 
@@ -36,9 +36,12 @@ function asJson(text: string, strict: boolean): DecodedApplyBody | undefined {
  */
 export async function decodeApplyBody(bytes: Buffer, strict: boolean): Promise<DecodedApplyBody> {
   // Only a body that starts like JSON becomes a string here; YAML goes to the decoder as bytes.
-  const text = looksLikeJson(bytes) ? bytes.toString('utf8') : undefined;
+  const jsonLike = looksLikeJson(bytes);
+  if (jsonLike) await beforeDecoding(bytes);
+  const text = jsonLike ? bytes.toString('utf8') : undefined;
   const json = text === undefined ? undefined : asJson(text, strict);
   if (json !== undefined) return json;
   const decoded = await yamlDecoder().decode(text ?? bytes, { duplicates: strict });
+  await beforeDecoding(decoded.json);
   return { body: JSON.parse(decoded.json) as unknown, duplicateKeyLines: decoded.duplicateKeys };
 }

@@ -4,9 +4,22 @@
  * small objects) must not pay a thread hop. A cheap scan first refuses nesting past
  * MAX_NESTING_DEPTH, so no later recursive walk can overflow the stack.
  */
-import { findDuplicateFields, goJsonSyntaxError, jsonStringEnd } from '@kapi/machinery';
+import { findDuplicateFields, goJsonSyntaxError, jsonStringEnd, yieldBeforeLongStep } from '@kapi/machinery';
 import { BodyDecodeError } from './decode-error.js';
 import { MAX_NESTING_DEPTH } from './limits.js';
+
+/**
+ * A body this large takes a long step to decode on the event loop (turning 2 MiB into a
+ * string and parsing it is several ms), so its decode waits for a fresh time slice when the
+ * current one is used up: several large bodies that arrive in the same turn are then decoded
+ * in turns of their own, with timers and other requests served in between.
+ */
+export const LARGE_BODY_BYTES = 64 * 1024;
+
+/** The checkpoint before decoding `bytes` on the event loop: undefined for a small body. */
+export function beforeDecoding(bytes: { readonly length: number }): Promise<void> | undefined {
+  return bytes.length >= LARGE_BODY_BYTES ? yieldBeforeLongStep() : undefined;
+}
 
 /**
  * The bracket that opens nesting level `limit + 1`, or undefined when the text stays within

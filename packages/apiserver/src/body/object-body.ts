@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { badRequest, yieldIfBusy } from '@kapi/machinery';
 import { negotiateInput, type ResourceCapabilities } from '../http/negotiation.js';
 import { BodyDecodeError } from './decode-error.js';
-import { decodeJson, decodeJsonMergingDuplicates, jsonDuplicateFields } from './json-body.js';
+import { beforeDecoding, decodeJson, decodeJsonMergingDuplicates, jsonDuplicateFields } from './json-body.js';
 import { ProtobufMessageError, decodeProtobuf } from './protobuf-body.js';
 import { readBody } from './read-body.js';
 import { yamlDecoder } from './yaml-decoder-pool.js';
@@ -50,6 +50,7 @@ export async function decodeObjectBody(bytes: Buffer, contentType: string | unde
   const { kind, apiVersion } = target;
   const format = negotiateInput(contentType, target.capabilities);
   try {
+    await beforeDecoding(bytes);
     if (format === 'protobuf') return { body: decodeProtobuf(bytes, apiVersion, kind), duplicateFields: [], duplicateKeyLines: [] };
     if (format === 'json') {
       const text = bytes.toString('utf8');
@@ -71,6 +72,7 @@ export async function decodeObjectBody(bytes: Buffer, contentType: string | unde
       return { body, duplicateFields, duplicateKeyLines: [] };
     }
     const decoded = await yamlDecoder().decode(bytes, { duplicates: strict });
+    await beforeDecoding(decoded.json);
     const body = JSON.parse(decoded.json) as unknown;
     // An empty YAML document is an empty object to kube (YAML `null` decodes into nothing).
     return { body: body === null ? {} : body, duplicateFields: [], duplicateKeyLines: decoded.duplicateKeys };

@@ -8,7 +8,7 @@ import { badRequest, requestEntityTooLarge, yieldIfBusy } from '@kapi/machinery'
 import type { FieldValidation, PatchType } from '@kapi/registry';
 import { decodeApplyBody } from './apply-body.js';
 import { BodyDecodeError } from './decode-error.js';
-import { decodeJson, jsonDuplicateFields } from './json-body.js';
+import { beforeDecoding, decodeJson, jsonDuplicateFields } from './json-body.js';
 import { MAX_JSON_PATCH_OPERATIONS } from './limits.js';
 import { readBody } from './read-body.js';
 
@@ -49,6 +49,7 @@ export async function decodePatchBody(type: PatchType, bytes: Buffer, fieldValid
       throw err;
     }
   }
+  await beforeDecoding(bytes);
   const text = bytes.toString('utf8');
   let body: unknown;
   try {
