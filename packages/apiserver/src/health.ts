@@ -21,34 +21,48 @@ export type HealthChecks = Readonly<Record<HealthEndpoint, readonly HealthCheck[
 export const pingCheck: HealthCheck = { name: 'ping', check: () => Promise.resolve() };
 
 /**
- * Wraps `probe` so that concurrent callers share one in-flight probe, a result is reused for
- * `cacheMs`, and a probe that takes longer than `timeoutMs` fails.
+ * A check backed by a remote `probe` (etcd), probed as kube-apiserver probes etcd: at most
+ * once per half of `timeoutMs` (kube's rate limit for `--etcd-healthcheck-timeout` and
+ * `--etcd-readycheck-timeout`), and a probe that takes longer than `timeoutMs` fails; a check
+ * made between two probes answers the last probe's result. Where kube's one caller that is
+ * let through waits for the round trip, kapi's answers at once with the last result while
+ * the new probe runs, as long as that result is younger than `timeoutMs`: the round trip's
+ * reply waits its turn behind request work on the event loop, and a health probe must not
+ * (a result is never older than kube's would be by more than one round trip). With no
+ * result that young (the first check, or none for a while), the caller waits for the probe.
  */
-export function boundedCheck(name: string, probe: () => Promise<unknown>, timeoutMs = 2000, cacheMs = 500): HealthCheck {
+export function boundedCheck(name: string, probe: () => Promise<unknown>, timeoutMs = 2000, now: () => number = Date.now): HealthCheck {
+  const intervalMs = timeoutMs / 2;
   let inflight: Promise<void> | undefined;
+  /** The last probe's outcome and when it was sent. */
   let last: { at: number; error: unknown } | undefined;
   const run = async (): Promise<void> => {
+    const sentAt = now();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`${name} check timed out after ${timeoutMs}ms`)), timeoutMs);
     });
+    let error: unknown;
     try {
       await Promise.race([probe(), deadline]);
-      last = { at: Date.now(), error: undefined };
     } catch (err) {
-      last = { at: Date.now(), error: err ?? new Error('failed') };
+      error = err ?? new Error('failed');
     } finally {
       clearTimeout(timer);
     }
+    last = { at: sentAt, error };
   };
+  const refresh = (): Promise<void> =>
+    (inflight ??= run().finally(() => {
+      inflight = undefined;
+    }));
   return {
     name,
     async check() {
-      if (last === undefined || Date.now() - last.at > cacheMs) {
-        inflight ??= run().finally(() => {
-          inflight = undefined;
-        });
-        await inflight;
+      const age = last === undefined ? Infinity : now() - last.at;
+      if (age >= intervalMs) {
+        const probing = refresh();
+        if (age >= timeoutMs) await probing;
       }
       if (last!.error !== undefined) throw last!.error;
     },
