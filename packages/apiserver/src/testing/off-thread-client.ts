@@ -47,3 +47,52 @@ export function sendFromWorker(url: string, requests: readonly OffThreadRequest[
     worker.once('exit', (code) => reject(new Error(`the client thread exited (${code}) before answering`)));
   });
 }
+
+// Runs in the worker: GETs the path every intervalMs (after each answer) until told to stop, then posts each probe's latency.
+const PROBE_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { url, intervalMs } = workerData;
+let stopped = false;
+parentPort.once('message', () => (stopped = true));
+(async () => {
+  const probes = [];
+  while (!stopped) {
+    const start = performance.now();
+    let status = 0;
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      status = res.status;
+    } catch {}
+    probes.push({ status, ms: performance.now() - start });
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  parentPort.postMessage(probes);
+})();
+`;
+
+export interface Probe {
+  readonly status: number;
+  readonly ms: number;
+}
+
+/**
+ * Probes `url` (a health endpoint) from a worker thread every `intervalMs` until `until`
+ * settles, as a kubelet or load balancer would from outside the process: the probe's own
+ * client work is not the server's loop's. Resolves with every probe's status and latency.
+ */
+export async function probeFromWorker(url: string, until: Promise<unknown>, intervalMs = 20): Promise<Probe[]> {
+  const worker = new Worker(PROBE_WORKER, { eval: true, workerData: { url, intervalMs } });
+  const probes = new Promise<Probe[]>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the probe thread exited (${code}) before answering`)));
+  });
+  await until.catch(() => undefined);
+  worker.postMessage('stop');
+  try {
+    return await probes;
+  } finally {
+    void worker.terminate();
+  }
+}
