@@ -31,7 +31,7 @@ export interface ParserState {
 }
 
 /** go-yaml's allowedAliasRatio. */
-function allowedAliasRatio(decodes: number): number {
+export function allowedAliasRatio(decodes: number): number {
   const { rangeLow, rangeHigh } = YAML_ALIAS_RATIO;
   if (decodes <= rangeLow) return 0.99;
   if (decodes >= rangeHigh) return 0.1;

@@ -11,7 +11,8 @@ import type { LoadOptions } from 'js-yaml';
 import { LineCounter, isScalar, parseDocument, visit } from 'yaml';
 import { BodyDecodeError } from './decode-error.js';
 import { MAX_NESTING_DEPTH, YAML_DUPLICATE_LINES_MAX_BYTES } from './limits.js';
-import { AliasBudget, EXCEEDED_DEPTH, type ParserState } from './yaml-aliases.js';
+import { certainlyExcessiveAliasing } from './yaml-alias-prescan.js';
+import { AliasBudget, EXCEEDED_DEPTH, EXCESSIVE_ALIASING, type ParserState } from './yaml-aliases.js';
 
 export interface YamlDecodeOptions {
   /** List duplicate keys (strict decoding); otherwise they are only resolved, last wins. */
@@ -27,7 +28,8 @@ export interface DecodedYaml {
 
 const DUPLICATE_KEY = 'duplicated mapping key';
 
-function load(text: string, json: boolean): unknown {
+/** Parses `text` with js-yaml under the depth and alias limits (no pre-scan). */
+export function parseYaml(text: string, json: boolean): unknown {
   const budget = new AliasBudget();
   const options = {
     schema: jsyaml.CORE_SCHEMA,
@@ -91,14 +93,16 @@ function firstDuplicate(text: string, err: jsyaml.YAMLException): string {
  * for malformed YAML (a stream of more than one document included).
  */
 export function decodeYaml(text: string, options: YamlDecodeOptions): DecodedYaml {
+  // A bomb is refused by a linear scan before js-yaml spends tens of ms reaching its limit.
+  if (certainlyExcessiveAliasing(text)) throw new BodyDecodeError(EXCESSIVE_ALIASING);
   let value: unknown;
   let duplicateKeys: string[] = [];
   try {
-    value = load(text, !options.duplicates);
+    value = parseYaml(text, !options.duplicates);
   } catch (err) {
     if (!(err instanceof jsyaml.YAMLException && err.reason === DUPLICATE_KEY)) throw translate(err);
     try {
-      value = load(text, true);
+      value = parseYaml(text, true);
     } catch (again) {
       throw translate(again);
     }
