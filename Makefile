@@ -4,7 +4,7 @@ SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build lint test test-only run bench bench-quick clean proto schemas discovery bootstrap-policy e2e e2e-faults fuzz e2e-control-plane
+.PHONY: setup build lint test test-only run bench bench-quick clean proto schemas discovery bootstrap-policy feature-gates e2e e2e-faults fuzz e2e-control-plane
 
 # The Python the e2e suites run (Debian's, where python3-kubernetes installs; `KAPI_PYTHON` overrides).
 KAPI_PYTHON ?= /usr/bin/python3
@@ -129,6 +129,11 @@ schemas: setup
 bootstrap-policy:
 	cd scripts/bootstrap-policy-gen && GOFLAGS=-mod=mod go run . > ../../packages/catalog/generated/bootstrap-policy.json
 	cd scripts/bootstrap-policy-gen && GOFLAGS=-mod=mod go run . flowcontrol > ../../packages/catalog/generated/flowcontrol-bootstrap.json
+
+# kube-apiserver 1.32's feature gate table (name, default, stage, locked) for --feature-gates
+# (needs the k8s.io/kubernetes v1.32.13 module; reuses bootstrap-policy-gen's go.sum).
+feature-gates:
+	cd scripts/feature-gates-gen && GOFLAGS=-mod=mod go run . > ../../packages/catalog/generated/feature-gates.json
 
 proto: setup
 	bash scripts/generate-proto.sh

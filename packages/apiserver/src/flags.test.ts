@@ -74,7 +74,7 @@ void describe('parseFlags', () => {
     const f = parsed([
       '--etcd-servers=http://127.0.0.1:2379', '--allow-privileged=true', '--endpoint-reconciler-type=none', '--admission-control=',
       '--max-requests-inflight=0', '--max-mutating-requests-inflight=0', '--enable-priority-and-fairness=false',
-      '--authorization-mode=RBAC', '--default-watch-cache-size=100', '--feature-gates=A=true', '--allow-privileged',
+      '--authorization-mode=RBAC', '--default-watch-cache-size=100', '--allow-privileged',
       '--etcd-healthcheck-timeout=2s', '--goaway-chance=.001',
     ]);
     assert.equal(f.maxRequestsInflight, 0);
@@ -83,16 +83,65 @@ void describe('parseFlags', () => {
   void it('parses --feature-gates and accepts --watch-cache-sizes', () => {
     const f = parsed(['--etcd-servers=x', '--feature-gates=ConsistentListFromCache=false,WatchList=true', '--watch-cache-sizes=pods#1000,nodes#0']);
     assert.deepEqual(f.featureGates, { ConsistentListFromCache: false, WatchList: true });
+    assert.deepEqual(parsed(['--etcd-servers=x']).featureGates, {});
     assert.deepEqual(f.watchCacheSizes, ['pods#1000', 'nodes#0']);
     assert.equal(f.minRequestTimeoutSeconds, 1800);
     assert.equal(f.etcdCompactionIntervalMs, 300_000);
-    assert.deepEqual(parsed(['--etcd-servers=x', '--feature-gates=A=true', '--feature-gates=B=false']).featureGates, { A: true, B: false });
-    assert.equal(parsed(['--etcd-servers=x', '--etcd-compaction-interval=0']).etcdCompactionIntervalMs, 0);
-    assert.equal(flagError(['--etcd-servers=x', '--feature-gates=A']), 'invalid argument "A" for "--feature-gates" flag: missing bool value for A');
-    assert.equal(
-      flagError(['--etcd-servers=x', '--feature-gates=A=maybe']),
-      'invalid argument "A=maybe" for "--feature-gates" flag: invalid value of A=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax',
+    assert.deepEqual(
+      parsed(['--etcd-servers=x', '--feature-gates=AllowUnsafeMalformedObjectDeletion=true', '--feature-gates=ConsistentListFromCache=false']).featureGates,
+      { AllowUnsafeMalformedObjectDeletion: true, ConsistentListFromCache: false },
     );
+    assert.equal(parsed(['--etcd-servers=x', '--etcd-compaction-interval=0']).etcdCompactionIntervalMs, 0);
+    // kube-apiserver 1.32 checks the pairs after parsing the command line: its texts carry no `invalid argument` prefix.
+    assert.equal(flagError(['--etcd-servers=x', '--feature-gates=A']), 'missing bool value for A');
+    assert.equal(flagError(['--etcd-servers=x', '--feature-gates=A=maybe']), 'invalid value of A=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax');
+  });
+
+  void it('checks --feature-gates against kube 1.32\'s gate table with kube\'s texts (recorded from kube-apiserver v1.32.13)', () => {
+    const gates = (...values: string[]) => ['--etcd-servers=x', ...values.map((v) => `--feature-gates=${v}`)];
+    assert.equal(flagError(gates('Foo=true')), 'unrecognized feature gate: Foo');
+    assert.equal(flagError(gates('kube:Foo=true')), 'unrecognized feature gate: Foo');
+    assert.equal(flagError(gates('=true')), 'unrecognized feature gate: ');
+    assert.equal(flagError(gates('wardle:Foo=true')), 'component not registered: wardle');
+    assert.equal(flagError(gates('kube:WatchList=true,APIListChunking=true')), 'set kube feature gates with default empty prefix or kube: prefix consistently, do not mix use');
+    assert.equal(flagError(gates('Foo=true=x')), 'invalid value of Foo=true=x, err: strconv.ParseBool: parsing "true=x": invalid syntax');
+    // Locked gates (GA, and deprecated ones locked off): kube's aggregate when several.
+    assert.equal(flagError(gates('APIListChunking=false')), 'cannot set feature gate APIListChunking to false, feature is locked to true');
+    assert.equal(flagError(gates('AllowServiceLBStatusOnNonLB=true')), 'cannot set feature gate AllowServiceLBStatusOnNonLB to true, feature is locked to false');
+    assert.equal(
+      flagError(gates('APIListChunking=false,WatchBookmark=false')),
+      '[cannot set feature gate APIListChunking to false, feature is locked to true, cannot set feature gate WatchBookmark to false, feature is locked to true]',
+    );
+    assert.equal(flagError(gates('APIListChunking=false,Foo=true')), '[cannot set feature gate APIListChunking to false, feature is locked to true, unrecognized feature gate: Foo]');
+    // A known gate at its kube default changes nothing: accepted, as kube accepts it (GA ones too).
+    assert.deepEqual(parsed(gates('kube:WatchList=true,kube:APIListChunking=true', 'kube:ExecProbeTimeout=true,kube:')).featureGates, { WatchList: true, APIListChunking: true, ExecProbeTimeout: true });
+    assert.deepEqual(parsed(gates(':APIResponseCompression=true', '')).featureGates, { APIResponseCompression: true });
+    // kapi's rule: a gate it does not implement cannot leave its default.
+    assert.equal(
+      flagError(gates('WatchList=false')),
+      "--feature-gates: kapi does not implement feature gate WatchList=false (kube-apiserver 1.32's default is true); only the default value is accepted",
+    );
+    assert.match(flagError(gates('ExecProbeTimeout=false,APIServingWithRoutine=true')), /kapi does not implement feature gates ExecProbeTimeout=false .*, APIServingWithRoutine=true /);
+    // The gates kapi implements take either value.
+    assert.deepEqual(
+      parsed(gates('ConsistentListFromCache=false,AllowUnsafeMalformedObjectDeletion=true,RemoteRequestHeaderUID=true')).featureGates,
+      { ConsistentListFromCache: false, AllowUnsafeMalformedObjectDeletion: true, RemoteRequestHeaderUID: true },
+    );
+  });
+
+  void it('expands AllAlpha/AllBeta as kube does and refuses them when they change gates kapi does not implement', () => {
+    const gates = (value: string) => ['--etcd-servers=x', `--feature-gates=${value}`];
+    const allAlpha = flagError(gates('AllAlpha=true'));
+    assert.match(allAlpha, /^--feature-gates: AllAlpha=true changes feature gates kapi does not implement \(.*\bAPIServingWithRoutine\b.*\); set each to its default explicitly or drop AllAlpha$/);
+    assert.doesNotMatch(allAlpha, /AllowUnsafeMalformedObjectDeletion|RemoteRequestHeaderUID|WatchList/, 'implemented and beta gates are not listed');
+    assert.match(flagError(gates('AllBeta=false')), /AllBeta=false changes feature gates kapi does not implement \(.*\bWatchList\b/);
+    assert.match(flagError(gates('AllBeta=true')), /AllBeta=true changes feature gates kapi does not implement \(.*\bVolumeAttributesClass\b/);
+    // WindowsHostNetwork is the one alpha gate on by default in 1.32.
+    assert.match(flagError(gates('AllAlpha=false')), /AllAlpha=false changes feature gates kapi does not implement \(WindowsHostNetwork\)/);
+    const f = parsed(gates('AllAlpha=false,WindowsHostNetwork=true,AllowUnsafeMalformedObjectDeletion=true'));
+    assert.equal(f.featureGates['AllowUnsafeMalformedObjectDeletion'], true, 'an explicit value wins over AllAlpha');
+    assert.equal(f.featureGates['RemoteRequestHeaderUID'], false, 'AllAlpha=false sets the implemented alpha gates too');
+    assert.equal(f.featureGates['AllAlpha'], false);
   });
 
   void it('rejects unknown flags, stray arguments and bad values with kube texts', () => {

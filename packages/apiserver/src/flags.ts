@@ -10,6 +10,7 @@ import { formatGoDuration, parseGoDuration } from './duration.js';
 import { resolveRuntimeConfig, RuntimeConfigError } from './runtime-config.js';
 import type { AuditMode, AuditSettings } from './audit/index.js';
 import { resolveAdmissionPlugins } from './admission/plugins.js';
+import { FeatureGateError, resolveFeatureGates } from './feature-gates.js';
 
 export interface ServerFlags {
   etcdServers: string[];
@@ -38,7 +39,7 @@ export interface ServerFlags {
   watchCache: boolean;
   /** --watch-cache-sizes: accepted (resource#size entries) and ignored; kapi sizes its caches by time. */
   watchCacheSizes: string[];
-  /** --feature-gates, as given (gates kapi does not know are accepted and ignored). */
+  /** --feature-gates resolved as kube does: each gate set explicitly or by AllAlpha/AllBeta (only gates kapi implements may leave their defaults). */
   featureGates: Record<string, boolean>;
   runtimeConfig: Record<string, string>;
   verbosity: number;
@@ -190,7 +191,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   },
   'watch-cache': { type: 'bool', defaultText: 'true', help: 'Enable watch caching in the apiserver.' },
   'watch-cache-sizes': { type: 'stringList', defaultText: '', help: 'Watch cache size settings for some resources (resource[.group]#size). Accepted for compatibility; kapi sizes its watch caches by a time window and ignores it.' },
-  'feature-gates': { type: 'mapStringBool', defaultText: '', help: 'A set of key=value pairs that describe feature gates. kapi understands ConsistentListFromCache=true|false (default true), AllowUnsafeMalformedObjectDeletion=true|false (default false) and RemoteRequestHeaderUID (allows --requestheader-uid-headers); other gates are accepted and ignored.' },
+  'feature-gates': { type: 'stringArray', defaultText: '', help: 'Comma-separated list of [kube:]key=value pairs that describe feature gates; kube-apiserver 1.32\'s gates and rules (unknown gates and gates set against their lock are errors). kapi implements ConsistentListFromCache (default true), AllowUnsafeMalformedObjectDeletion (default false) and RemoteRequestHeaderUID (allows --requestheader-uid-headers); any other gate is accepted only at its kube default (AllAlpha/AllBeta too), otherwise kapi refuses to start.' },
   'runtime-config': { type: 'mapStringString', defaultText: '', help: 'A set of key=value pairs that enable or disable built-in APIs. Supported options are: v1=true|false for the core API group; <group>/<version>=true|false for a specific API group and version (e.g. events.k8s.io/v1beta1=false); <group>/<version>/<resource>=true|false for one resource; api/all, api/ga, api/beta, api/alpha=true|false for all versions, versions of the form v[0-9]+, v[0-9]+beta[0-9]+, v[0-9]+alpha[0-9]+.' },
   v: { type: 'int', defaultText: '0', help: 'Number for the log level verbosity. Every request is logged from 3 on.' },
   'logging-format': { type: 'string', defaultText: 'json', help: 'Sets the log format. Permitted formats: "json", "text". kapi writes JSON by default (kube-apiserver: text).' },
@@ -664,6 +665,16 @@ function versionRequest(raw: string | undefined): VersionRequest | undefined {
  * "abc" for "--secure-port" flag: ...`, `--etcd-servers must be specified`, port ranges,
  * negative timeouts, `--tls-cert-file and --tls-private-key-file must be given together`.
  */
+/** --feature-gates (every occurrence) resolved; kube's and kapi's refusals become FlagErrors. */
+function featureGates(occurrences: string[]): Record<string, boolean> {
+  try {
+    return resolveFeatureGates(occurrences);
+  } catch (err) {
+    if (err instanceof FeatureGateError) throw new FlagError(err.message);
+    throw err;
+  }
+}
+
 export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'): ServerFlags | 'help' | VersionRequest {
   const values = scan(argv, program);
   if (values === 'help') return 'help';
@@ -695,7 +706,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     maxMutatingRequestsInflight: get<number>('max-mutating-requests-inflight'),
     watchCache: get<boolean>('watch-cache'),
     watchCacheSizes: get<string[]>('watch-cache-sizes'),
-    featureGates: get<Record<string, boolean>>('feature-gates'),
+    featureGates: featureGates(get<string[]>('feature-gates')),
     runtimeConfig: get<Record<string, string>>('runtime-config'),
     verbosity: get<number>('v'),
     loggingFormat: get<string>('logging-format') as 'json' | 'text',

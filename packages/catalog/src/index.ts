@@ -11,3 +11,5 @@ export type { BootstrapPolicy } from './bootstrap-policy.js';
 export { bootstrapPolicy } from './bootstrap-policy.js';
 export type { FlowcontrolBootstrap } from './flowcontrol-bootstrap.js';
 export { flowcontrolBootstrap } from './flowcontrol-bootstrap.js';
+export type { FeatureGateSpec, FeatureGateTable } from './feature-gates.js';
+export { featureGateTable } from './feature-gates.js';
