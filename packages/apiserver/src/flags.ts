@@ -863,7 +863,7 @@ export function usage(program = 'kapi-apiserver'): string {
   ];
   const entries = Object.entries(FLAGS).sort(([a], [b]) => a.localeCompare(b));
   for (const [name, spec] of entries) {
-    const type = spec.type === 'stringList' ? 'strings' : spec.type;
+    const type = spec.type === 'stringList' ? 'strings' : name === 'feature-gates' ? 'colonSeparatedMultimapStringString' : spec.type;
     const shown = spec.type === 'bool' ? '' : ` ${type}`;
     const def = spec.defaultText === '' || spec.defaultText === 'false' || spec.defaultText === '0' ? '' : ` (default ${spec.type === 'string' ? JSON.stringify(spec.defaultText) : spec.type === 'duration' ? formatGoDuration(parseGoDuration(spec.defaultText)) : spec.defaultText})`;
     const prefix = name === 'v' ? '  -v, --v' : `      --${name}`;
