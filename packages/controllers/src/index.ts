@@ -49,6 +49,5 @@ export {
   listsEqual,
   type ResourceList,
 } from './quota/resource-list.js';
-export { parseQuantity, formatQuantity, compare as compareQuantity, type Quantity } from './quota/quantity.js';
 export { pvcProtectionController, pvProtectionController, PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER } from './storage-protection.js';
 export { resourceQuotaController, calculateUsage, type ResourceQuotaControllerOptions } from './resourcequota-controller.js';

@@ -18,7 +18,7 @@ import { keyedController } from './keyed-controller.js';
 import { startObjectCache, type ObjectCache } from './object-cache.js';
 import { evaluatorFor, quotaScopes, type GroupResource } from './quota/evaluators.js';
 import { addLists, listsEqual, mask, resourceListJson, resourceListOf, type ResourceList } from './quota/resource-list.js';
-import { ZERO } from './quota/quantity.js';
+import { ZERO_QUANTITY as ZERO } from '@kapi/machinery';
 
 type Json = Record<string, unknown>;
 const rec = (value: unknown): Json | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined);

@@ -147,6 +147,20 @@ export { encodeContinue, decodeContinue } from './continue-token.js';
 export { goJsonSyntaxError, goQuoteByte } from './go-json-syntax.js';
 export { goMapJson } from './go-json-values.js';
 export { goYamlMarshal } from './go-yaml.js';
+export {
+  parseQuantity,
+  formatQuantity,
+  addQuantities,
+  subtractQuantities,
+  compareQuantities,
+  quantityOf,
+  quantityValue,
+  quantityMilliValue,
+  ZERO_QUANTITY,
+  MAX_MILLI_VALUE,
+  type Quantity,
+  type QuantityFormat,
+} from './quantity-math.js';
 
 export type { ListOptionsToValidate } from './resource-version.js';
 export {

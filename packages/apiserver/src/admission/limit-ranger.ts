@@ -13,11 +13,10 @@
  * LimitRanges come from an informer copy; when it holds none for a namespace, they are listed
  * live, and that answer kept 30 s (kube's live lookup for a lagging informer).
  */
-import type { KubeObject } from '@kapi/machinery';
+import { MAX_MILLI_VALUE, ZERO_QUANTITY, addQuantities, compareQuantities, formatQuantity, parseQuantity, quantityMilliValue, quantityValue, type KubeObject, type Quantity } from '@kapi/machinery';
 import { EMPTY_OBJECT_CACHE, startResourceCache, type ObjectCache } from '@kapi/controllers';
 import type { AdmissionAttributes, AdmissionPlugin, Registry, RestResource, ResourceDefinition } from '@kapi/registry';
 import { admissionForbidden } from './forbidden.js';
-import { MAX_MILLI_VALUE, Quantity } from './quantity.js';
 
 type Json = Record<string, unknown>;
 type ResourceList = Map<string, Quantity>;
@@ -30,7 +29,7 @@ const LIVE_LOOKUP_TTL_MS = 30_000;
 function resourceList(value: unknown): ResourceList {
   const out: ResourceList = new Map();
   for (const [k, v] of Object.entries(rec(value) ?? {})) {
-    const q = Quantity.parse(String(v));
+    const q = parseQuantity(String(v));
     if (q !== undefined) out.set(k, q);
   }
   return out;
@@ -38,11 +37,10 @@ function resourceList(value: unknown): ResourceList {
 
 /** kube's requestLimitEnforcedValues: whole units, or thousandths when none would overflow. */
 function enforcedValues(request: Quantity | undefined, limit: Quantity | undefined, enforced: Quantity): [bigint, bigint, bigint] {
-  const zero = Quantity.zero();
-  const r = request ?? zero;
-  const l = limit ?? zero;
-  const values: [bigint, bigint, bigint] = [r.value(), l.value(), enforced.value()];
-  if (values.every((v) => v <= MAX_MILLI_VALUE)) return [r.milliValue(), l.milliValue(), enforced.milliValue()];
+  const r = request ?? ZERO_QUANTITY;
+  const l = limit ?? ZERO_QUANTITY;
+  const values: [bigint, bigint, bigint] = [quantityValue(r), quantityValue(l), quantityValue(enforced)];
+  if (values.every((v) => v <= MAX_MILLI_VALUE)) return [quantityMilliValue(r), quantityMilliValue(l), quantityMilliValue(enforced)];
   return values;
 }
 
@@ -50,9 +48,9 @@ function minConstraint(type: string, name: string, enforced: Quantity, requests:
   const req = requests.get(name);
   const lim = limits.get(name);
   const [r, l, e] = enforcedValues(req, lim, enforced);
-  if (req === undefined) return `minimum ${name} usage per ${type} is ${enforced.toString()}.  No request is specified`;
-  if (r < e) return `minimum ${name} usage per ${type} is ${enforced.toString()}, but request is ${req.toString()}`;
-  if (lim !== undefined && l < e) return `minimum ${name} usage per ${type} is ${enforced.toString()}, but limit is ${lim.toString()}`;
+  if (req === undefined) return `minimum ${name} usage per ${type} is ${formatQuantity(enforced)}.  No request is specified`;
+  if (r < e) return `minimum ${name} usage per ${type} is ${formatQuantity(enforced)}, but request is ${formatQuantity(req)}`;
+  if (lim !== undefined && l < e) return `minimum ${name} usage per ${type} is ${formatQuantity(enforced)}, but limit is ${formatQuantity(lim)}`;
   return undefined;
 }
 
@@ -60,17 +58,17 @@ function maxConstraint(type: string, name: string, enforced: Quantity, requests:
   const req = requests.get(name);
   const lim = limits.get(name);
   const [r, l, e] = enforcedValues(req, lim, enforced);
-  if (lim === undefined) return `maximum ${name} usage per ${type} is ${enforced.toString()}.  No limit is specified`;
-  if (l > e) return `maximum ${name} usage per ${type} is ${enforced.toString()}, but limit is ${lim.toString()}`;
-  if (req !== undefined && r > e) return `maximum ${name} usage per ${type} is ${enforced.toString()}, but request is ${req.toString()}`;
+  if (lim === undefined) return `maximum ${name} usage per ${type} is ${formatQuantity(enforced)}.  No limit is specified`;
+  if (l > e) return `maximum ${name} usage per ${type} is ${formatQuantity(enforced)}, but limit is ${formatQuantity(lim)}`;
+  if (req !== undefined && r > e) return `maximum ${name} usage per ${type} is ${formatQuantity(enforced)}, but request is ${formatQuantity(req)}`;
   return undefined;
 }
 
 function maxRequestConstraint(type: string, name: string, enforced: Quantity, requests: ResourceList): string | undefined {
   const req = requests.get(name);
   const [r, , e] = enforcedValues(req, undefined, enforced);
-  if (req === undefined) return `maximum ${name} usage per ${type} is ${enforced.toString()}.  No request is specified`;
-  if (r > e) return `maximum ${name} usage per ${type} is ${enforced.toString()}, but request is ${req.toString()}`;
+  if (req === undefined) return `maximum ${name} usage per ${type} is ${formatQuantity(enforced)}.  No request is specified`;
+  if (r > e) return `maximum ${name} usage per ${type} is ${formatQuantity(enforced)}, but request is ${formatQuantity(req)}`;
   return undefined;
 }
 
@@ -78,26 +76,29 @@ function ratioConstraint(type: string, name: string, enforced: Quantity, request
   const req = requests.get(name);
   const lim = limits.get(name);
   const [r, l] = enforcedValues(req, lim, enforced);
-  if (req === undefined || r === 0n) return `${name} max limit to request ratio per ${type} is ${enforced.toString()}, but no request is specified or request is 0`;
-  if (lim === undefined || l === 0n) return `${name} max limit to request ratio per ${type} is ${enforced.toString()}, but no limit is specified or limit is 0`;
+  if (req === undefined || r === 0n) return `${name} max limit to request ratio per ${type} is ${formatQuantity(enforced)}, but no request is specified or request is 0`;
+  if (lim === undefined || l === 0n) return `${name} max limit to request ratio per ${type} is ${formatQuantity(enforced)}, but no limit is specified or limit is 0`;
   const display = Number(l) / Number(r);
   let observed = display;
-  let max = Number(enforced.value());
-  if (enforced.value() <= MAX_MILLI_VALUE) {
+  let max = Number(quantityValue(enforced));
+  if (quantityValue(enforced) <= MAX_MILLI_VALUE) {
     observed *= 1000;
-    max = Number(enforced.milliValue());
+    max = Number(quantityMilliValue(enforced));
   }
-  if (observed > max) return `${name} max limit to request ratio per ${type} is ${enforced.toString()}, but provided ratio is ${display.toFixed(6)}`;
+  if (observed > max) return `${name} max limit to request ratio per ${type} is ${formatQuantity(enforced)}, but provided ratio is ${display.toFixed(6)}`;
   return undefined;
 }
 
 const addTo = (into: ResourceList, from: ResourceList) => {
-  for (const [k, v] of from) into.set(k, into.get(k)?.add(v) ?? v);
+  for (const [k, v] of from) {
+    const current = into.get(k);
+    into.set(k, current === undefined ? v : addQuantities(current, v));
+  }
 };
 const maxInto = (into: ResourceList, from: ResourceList) => {
   for (const [k, v] of from) {
     const current = into.get(k);
-    if (current === undefined || v.cmp(current) > 0) into.set(k, v);
+    if (current === undefined || compareQuantities(v, current) > 0) into.set(k, v);
   }
 };
 

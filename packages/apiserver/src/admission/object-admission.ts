@@ -7,7 +7,8 @@
  * MutatingAdmissionPolicy is enabled by default in kube 1.32 but does nothing there (its
  * feature gate is off): it has no part here either.
  */
-import { compareQuantity, EMPTY_OBJECT_CACHE, parseQuantity, startResourceCache, type ObjectCache } from '@kapi/controllers';
+import { EMPTY_OBJECT_CACHE, startResourceCache, type ObjectCache } from '@kapi/controllers';
+import { compareQuantities as compareQuantity, parseQuantity } from '@kapi/machinery';
 import type { AdmissionPlugin, Registry, ResourceDefinition } from '@kapi/registry';
 import type { PluginFactory } from './chain.js';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction, type Authorize } from './certificates.js';

@@ -17,7 +17,7 @@
  */
 import type { KubeObject } from '@kapi/machinery';
 import { addLists, resourceListOf, type ResourceList } from './resource-list.js';
-import { compare, quantity, type Quantity } from './quantity.js';
+import { compareQuantities as compare, quantityOf as quantity, type Quantity } from '@kapi/machinery';
 
 type Json = Record<string, unknown>;
 const rec = (value: unknown): Json | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined);

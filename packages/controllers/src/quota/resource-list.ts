@@ -2,7 +2,7 @@
  * kube's quota helpers over ResourceLists (`name → quantity`): add, subtract, mask, compare
  * against hard limits, and the texts kube's quota errors print.
  */
-import { add, compare, formatQuantity, parseQuantity, subtract, ZERO, type Quantity } from './quantity.js';
+import { addQuantities as add, compareQuantities as compare, formatQuantity, parseQuantity, subtractQuantities as subtract, ZERO_QUANTITY as ZERO, type Quantity } from '@kapi/machinery';
 
 export type ResourceList = Map<string, Quantity>;
 

@@ -1,11 +1,11 @@
 /**
- * Resource quantities as quota counts them (kube's resource.Quantity for Add, Sub, Cmp and
- * String): a value in nano-units (kube rounds anything finer up to 1n) and the format its
+ * Resource quantity arithmetic (kube's resource.Quantity for Add, Sub, Cmp, Value, MilliValue
+ * and String), for quota and LimitRanger: a value in nano-units (kube rounds anything finer up to 1n) and the format its
  * text had (DecimalSI, BinarySI or DecimalExponent), which its canonical text keeps: `500m`,
  * `2k`, `1536Mi`, `1e3`. A sum keeps the left operand's format (the right one's when the
  * left is zero), as kube's Add does.
  */
-import { quantityParseError } from '@kapi/machinery';
+import { quantityParseError } from './quantity.js';
 
 export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
 
@@ -20,9 +20,9 @@ const SI_SUFFIX: Readonly<Record<number, string>> = { [-9]: 'n', [-6]: 'u', [-3]
 const BINARY_SUFFIX = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 const NANO = 1_000_000_000n;
 
-export const ZERO: Quantity = { nanos: 0n, format: 'DecimalSI' };
+export const ZERO_QUANTITY: Quantity = { nanos: 0n, format: 'DecimalSI' };
 
-export function quantity(nanos: bigint, format: QuantityFormat = 'DecimalSI'): Quantity {
+export function quantityOf(nanos: bigint, format: QuantityFormat = 'DecimalSI'): Quantity {
   return { nanos, format };
 }
 
@@ -60,15 +60,15 @@ export function parseQuantity(value: unknown): Quantity | undefined {
   return { nanos: sign === '-' ? -nanos : nanos, format };
 }
 
-export function add(a: Quantity, b: Quantity): Quantity {
+export function addQuantities(a: Quantity, b: Quantity): Quantity {
   return { nanos: a.nanos + b.nanos, format: a.nanos === 0n ? b.format : a.format };
 }
 
-export function subtract(a: Quantity, b: Quantity): Quantity {
+export function subtractQuantities(a: Quantity, b: Quantity): Quantity {
   return { nanos: a.nanos - b.nanos, format: a.nanos === 0n ? b.format : a.format };
 }
 
-export function compare(a: Quantity, b: Quantity): number {
+export function compareQuantities(a: Quantity, b: Quantity): number {
   return a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : 0;
 }
 
@@ -97,3 +97,18 @@ export function formatQuantity(q: Quantity): string {
   if (q.format === 'DecimalExponent') return `${sign}${mantissa}${exponent === 0 ? '' : `e${exponent}`}`;
   return `${sign}${mantissa}${SI_SUFFIX[exponent]}`;
 }
+
+/** The largest value whose thousandths an int64 holds (kube's MaxMilliValue). */
+export const MAX_MILLI_VALUE = (2n ** 63n - 1n) / 1000n;
+
+/** Whole units rounded up to an integer, toward +∞ (kube's Value). */
+export function quantityValue(q: Quantity): bigint {
+  return ceilDiv(q.nanos, NANO);
+}
+
+/** Thousandths rounded up, toward +∞ (kube's MilliValue). */
+export function quantityMilliValue(q: Quantity): bigint {
+  return ceilDiv(q.nanos, 1_000_000n);
+}
+
+const ceilDiv = (a: bigint, b: bigint): bigint => (a >= 0n ? (a + b - 1n) / b : -(-a / b));
