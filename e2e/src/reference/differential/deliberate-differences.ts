@@ -34,11 +34,6 @@ export const NOT_YET: readonly DeclaredDifference[] = [
   // Built-in kinds: what kube's admission plugins, controllers and Go encoding add to the objects.
   { cases: catalogue(['/pods'], '(create|get|delete)'), path: /^body\.spec\.(tolerations|priority|preemptionPolicy)$/, reason: 'kube\'s DefaultTolerationSeconds and Priority admission plugins add the not-ready/unreachable tolerations and the priority; kapi does not run them yet (issue 23)' },
   {
-    cases: catalogue(['/replicationcontrollers']),
-    path: /^body\.metadata\.managedFields\.[0-9]+\.fieldsV1\.f:spec\.f:template\.f:metadata\.f:creationTimestamp$/,
-    reason: 'a ReplicationController\'s template is a Go pointer, so kube records its zero creationTimestamp as set by the creator; kapi\'s catalogue does not record which structs are pointers (as for the "." entries below) (issue 23)',
-  },
-  {
     cases: catalogue(['autoscaling/horizontalpodautoscalers', 'storage.k8s.io/csinodes']),
     path: /^body\.(status\.currentMetrics|spec\.drivers\.[0-9]+\.topologyKeys|metadata\.managedFields\.[0-9]+\.fieldsV1\.f:spec\.f:drivers\..*\.f:topologyKeys)$/,
     reason: 'Go writes null for a nil list without omitempty (HPA status.currentMetrics, a CSINode driver\'s topologyKeys) and kube\'s managedFields record it; the catalogue\'s wire facts do not say which lists are omitempty, so kapi leaves them out (issue 23)',

@@ -74,7 +74,12 @@ void describe('kube\'s per-kind defaulting', () => {
     assert.deepEqual(azure!['azureDisk'], { diskName: 'd', diskURI: 'u', cachingMode: 'ReadWrite', kind: 'Shared', fsType: 'ext4', readOnly: false });
     assert.equal(scaleIO!['scaleIO']!['storageMode'], 'ThinProvisioned');
     assert.equal(scaleIO!['scaleIO']!['fsType'], 'xfs');
-    assert.deepEqual(ephemeral!['ephemeral'], { volumeClaimTemplate: { spec: { volumeMode: 'Filesystem' } } });
+    assert.deepEqual(ephemeral!['ephemeral'], { volumeClaimTemplate: { spec: { volumeMode: 'Filesystem' }, metadata: { creationTimestamp: null } } });
+  });
+
+  void it('a ReplicationController\'s template (a Go pointer) carries the zero creationTimestamp', () => {
+    const rc = decoded('', 'replicationcontrollers', { spec: { template: { spec: { containers: [{ name: 'c', image: 'i' }] } } } });
+    assert.deepEqual(((rc['spec'] as Record<string, unknown>)['template'] as Record<string, unknown>)['metadata'], { creationTimestamp: null });
   });
 
   void it('storage: StorageClass and CSIDriver defaults', () => {

@@ -1,12 +1,13 @@
 /**
  * core/v1 defaulting beyond the kinds' own files (pods/pod-defaults.ts holds the PodSpec's,
  * which every pod template shares): PersistentVolumes, PersistentVolumeClaims and LimitRanges,
- * with the status kube gives new volumes and claims.
+ * with the status kube gives new volumes and claims; a ReplicationController's template
+ * metadata.
  */
 import type { KubeObject } from '@kapi/machinery';
 import { nowRFC3339 } from '@kapi/machinery';
 import type { GroupDefaults } from '../../builtin/defaults.js';
-import { defaultPersistentVolumeClaimSpec, defaultVolumeSources } from './pods/pod-defaults.js';
+import { defaultPersistentVolumeClaimSpec, defaultVolumeSources, zeroCreationTimestamp } from './pods/pod-defaults.js';
 
 type Rec = Record<string, unknown>;
 
@@ -66,7 +67,13 @@ function defaultLimitRange(obj: KubeObject): void {
   }
 }
 
+function defaultReplicationController(obj: KubeObject): void {
+  const template = isRecord(obj['spec']) ? (obj['spec'] as Rec)['template'] : undefined;
+  if (isRecord(template)) zeroCreationTimestamp(template);
+}
+
 export const coreDefaults: GroupDefaults = {
+  replicationcontrollers: { decode: defaultReplicationController },
   persistentvolumes: { decode: defaultPersistentVolume, created: createdPersistentVolume },
   persistentvolumeclaims: { decode: defaultPersistentVolumeClaim, created: createdPersistentVolumeClaim },
   limitranges: { decode: defaultLimitRange },

@@ -135,6 +135,17 @@ export function defaultVolumeSources(source: Rec): void {
   }
 }
 
+/**
+ * A template a Go pointer holds (a ReplicationController's, an ephemeral volume's claim
+ * template) carries the zero creationTimestamp its ObjectMeta always has, which Go writes as
+ * null: kube's managedFields record it as set by the creator, and an update that leaves it
+ * out must not take it from them.
+ */
+export function zeroCreationTimestamp(template: Rec): void {
+  const metadata = ensure(template, 'metadata');
+  if (metadata['creationTimestamp'] === undefined) metadata['creationTimestamp'] = null;
+}
+
 /** SetDefaults_PersistentVolumeClaimSpec: a claim's volume mode is Filesystem unless given. */
 export function defaultPersistentVolumeClaimSpec(spec: Rec): void {
   if (spec['volumeMode'] === undefined) spec['volumeMode'] = 'Filesystem';
@@ -155,6 +166,7 @@ function defaultVolume(volume: Rec): void {
   if (isRecord(ephemeral) && isRecord(ephemeral['volumeClaimTemplate'])) {
     const template = ephemeral['volumeClaimTemplate'];
     if (isRecord(template['spec'])) defaultPersistentVolumeClaimSpec(template['spec']);
+    zeroCreationTimestamp(template);
   }
   const downward = volume['downwardAPI'];
   if (isRecord(downward)) for (const item of records(downward['items'])) defaultFieldRef(item['fieldRef']);
