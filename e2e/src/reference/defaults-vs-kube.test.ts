@@ -22,7 +22,6 @@ const ASSIGNED = [/^body\.spec\.clusterIPs?(\.|$)/, /^body\.spec\.ports\.\d+\.no
 
 /** Differences that are not defaulting, each with its reason (see the differential suite's declarations). */
 const NOT_DEFAULTING: readonly { readonly sample: RegExp; readonly path: RegExp; readonly reason: string }[] = [
-  { sample: /^pod/, path: /^body\.spec\.(tolerations|priority|preemptionPolicy)$/, reason: 'admission plugins (DefaultTolerationSeconds, Priority) kapi does not run yet' },
   { sample: /^pvc?:/, path: /^body\.metadata\.finalizers$/, reason: 'the pv/pvc-protection admission plugins kapi does not run yet' },
   { sample: /^flowschema get$/, path: /^body\.(status|metadata\.managedFields)(\.|$)/, reason: 'kube-apiserver\'s priority-and-fairness controller writes the Dangling condition' },
   { sample: /^apiservice: .* get$/, path: /^body\.(status|metadata\.managedFields)(\.|$)/, reason: 'the availability controllers write the status (kube names its manager kube-apiserver, kapi kube-aggregator)' },
