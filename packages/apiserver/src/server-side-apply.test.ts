@@ -238,7 +238,7 @@ void describe('subresources: namespaces/status and namespaces/finalize', () => {
     });
     assert.equal(status.status, 200, status.text);
     assert.deepEqual(status.json['spec'], { finalizers: ['kubernetes'] });
-    assert.deepEqual(status.json['status'], { phase: 'Active', conditions: [{ type: 'X', status: 'True' }] });
+    assert.deepEqual(status.json['status'], { phase: 'Active', conditions: [{ type: 'X', status: 'True', lastTransitionTime: null }] }, 'Go writes the zero lastTransitionTime as null');
     const entry = (status.json as Obj).metadata.managedFields!.find((e) => e.manager === 'controller')!;
     assert.equal(entry.subresource, 'status');
     assert.deepEqual(entry.fieldsV1, { 'f:status': { 'f:conditions': { '.': {}, 'k:{"type":"X"}': { '.': {}, 'f:status': {}, 'f:type': {} } } } });

@@ -19,6 +19,11 @@ export interface SchemaValidationOptions {
   definitions?: SchemaDefinitions;
   /** Leave `required` lists unchecked (typed kinds, whose required fields are checked by code); default false. */
   ignoreRequired?: boolean;
+  /**
+   * A null value is the zero value a Go-typed kind decodes it to, so it is never a type error
+   * (stored built-in objects carry the `null` Go writes for a zero value time); default false.
+   */
+  nullIsZero?: boolean;
 }
 
 /** The path of a property below `path` (kube-openapi joins with `.`). */
@@ -101,12 +106,13 @@ class Validator {
   constructor(
     private readonly definitions: SchemaDefinitions | undefined,
     private readonly ignoreRequired: boolean,
+    private readonly nullIsZero = false,
   ) {}
 
   validate(value: unknown, rawSchema: JSONSchemaProps, path: string): void {
     const schema = resolveSchema(rawSchema, this.definitions);
     if (value === null || value === undefined) {
-      if (schema.nullable !== true && (schema.type !== undefined || schema['x-kubernetes-int-or-string'] === true)) {
+      if (schema.nullable !== true && !(value === null && this.nullIsZero) && (schema.type !== undefined || schema['x-kubernetes-int-or-string'] === true)) {
         this.errors.push(fieldTypeInvalid(path, 'null', `${path} in body must be of type ${expectedType(schema)}: "null"`));
       }
       return;
@@ -232,7 +238,7 @@ export function validateAgainstSchema(
   path = '',
   opts: SchemaValidationOptions = {},
 ): FieldError[] {
-  const validator = new Validator(opts.definitions, opts.ignoreRequired === true);
+  const validator = new Validator(opts.definitions, opts.ignoreRequired === true, opts.nullIsZero === true);
   validator.validate(value, schema, path);
   return validator.errors;
 }

@@ -47,6 +47,7 @@ function schemaErrors(ctx: ValidationContext, obj: KubeObject): FieldError[] {
   return validateAgainstSchema(ctx.served !== undefined ? ctx.served(obj) : obj, ctx.schema, '', {
     definitions: ctx.definitions,
     ignoreRequired: ctx.definition.enforceSchemaRequired === false,
+    nullIsZero: ctx.definition.bodyDecoding !== 'unstructured',
   });
 }
 

@@ -13,7 +13,7 @@ export interface MinimalObject {
   readonly change?: Record<string, unknown>;
   /** A status the /status subresource accepts. */
   readonly status?: Record<string, unknown>;
-  /** The status a create answers with when it is not absent (kube's empty Go structs: a Service's `loadBalancer: {}`; a Pod's phase). */
+  /** The status a create answers with when it is not absent (kube's empty Go structs: a Service's `loadBalancer: {}`; a Pod's phase; a volume's or claim's Pending). */
   readonly createdStatus?: Record<string, unknown>;
   /** Fields the server assigns under a top-level field (a Service's cluster IP): left out when the created object is compared with this one. */
   readonly assigned?: Readonly<Record<string, readonly string[]>>;
@@ -56,15 +56,20 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
   '/persistentvolumeclaims': {
     object: { metadata: meta('pvc-sample'), spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
     status: { phase: 'Pending' },
+    createdStatus: { phase: 'Pending' },
   },
   '/persistentvolumes': {
     object: { metadata: meta('pv-sample'), spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/pv-sample' } } },
     status: { phase: 'Available' },
+    // A new volume is Pending, since the moment it was created.
+    createdStatus: { phase: 'Pending' },
+    assigned: { status: ['lastPhaseTransitionTime'] },
   },
   // kube's ServiceAccount admission needs the account to exist (the sample's, created before).
   '/pods': {
     object: { metadata: meta('pod-sample'), spec: { containers: [container], serviceAccountName: 'sa-sample' } },
-    status: { phase: 'Pending', conditions: [condition('PodScheduled')] },
+    // Go writes the zero lastProbeTime as null, as kube answers.
+    status: { phase: 'Pending', conditions: [{ ...condition('PodScheduled'), lastProbeTime: null }] },
     createdStatus: { phase: 'Pending', qosClass: 'BestEffort' },
   },
   '/podtemplates': { object: { metadata: meta('podtemplate-sample'), template: podTemplate }, change: { template: { metadata: { labels: { app: 'sample', v: '2' } } } } },

@@ -30,6 +30,8 @@ export interface FieldCodec {
    * absent from the JSON (an empty string, 0, an empty message...). Used in Go-bytes mode.
    */
   readonly goZero?: () => unknown;
+  /** What a JSON `null` is on the wire, when it is something (a value time's zero message); otherwise null leaves the field out. */
+  readonly nullToProto?: () => unknown;
 }
 
 let goBytes = false;
@@ -200,7 +202,7 @@ export function bytes(omitempty: boolean): FieldCodec {
   };
 }
 
-function timestampCodec(format: (seconds: number, nanos: number) => string): FieldCodec {
+function timestampCodec(format: (seconds: number, nanos: number) => string, zero?: null): FieldCodec {
   return {
     toProto: (v) => {
       if (typeof v !== 'string') return undefined;
@@ -212,7 +214,7 @@ function timestampCodec(format: (seconds: number, nanos: number) => string): Fie
       const seconds = t.seconds === undefined || t.seconds === null ? 0 : toNumber(t.seconds);
       const nanos = t.nanos ?? 0;
       // Unset, or Go's zero time (which Go's JSON writes as null): left out.
-      return (seconds === 0 || seconds === GO_ZERO_TIME_SECONDS) && nanos === 0 ? undefined : format(seconds, nanos);
+      return (seconds === 0 || seconds === GO_ZERO_TIME_SECONDS) && nanos === 0 ? zero : format(seconds, nanos);
     },
   };
 }
@@ -221,6 +223,13 @@ function timestampCodec(format: (seconds: number, nanos: number) => string): Fie
 export const time: FieldCodec = timestampCodec((seconds) => formatTime(seconds));
 /** metav1.MicroTime (and *MicroTime): microsecond precision. */
 export const microTime: FieldCodec = timestampCodec(formatMicroTime);
+/**
+ * A value (non-pointer) metav1.Time field: always on the wire, and Go's JSON writes its zero
+ * value as `null` (a template's `metadata.creationTimestamp`, an Event's `firstTimestamp`).
+ */
+export const valueTime: FieldCodec = { ...timestampCodec((seconds) => formatTime(seconds), null), nullToProto: () => ({}) };
+/** A value metav1.MicroTime field (an Event's `eventTime`): zero is `null`, as for valueTime. */
+export const valueMicroTime: FieldCodec = { ...timestampCodec(formatMicroTime, null), nullToProto: () => ({}) };
 
 /**
  * JSON text as Go's encoding/json writes it: `<`, `>`, `&`, U+2028 and U+2029 escaped as

@@ -53,8 +53,8 @@ export function compileFromProto(codec: MessageCodec, inline: (index: number) =>
 }
 
 /**
- * The encoder of a message codec without `listOf`: every field the JSON carries (not null)
- * through its field codec, then each inline member's message; in Go-bytes mode (`goBytes()`)
+ * The encoder of a message codec without `listOf`: every field the JSON carries (not null,
+ * but for a field with `nullToProto`) through its field codec, then each inline member's message; in Go-bytes mode (`goBytes()`)
  * the value fields still absent get their Go zero.
  */
 export function compileToProto(codec: MessageCodec, inline: (index: number) => CompiledToProto, goBytes: () => boolean): CompiledToProto {
@@ -62,7 +62,9 @@ export function compileToProto(codec: MessageCodec, inline: (index: number) => C
   const members = codec.inline ?? [];
   const body: string[] = ['const out = {};', 'if (!isRecord(j)) return out;', 'let v, c;'];
   fields.forEach((field, i) => {
-    body.push(`v = j[${literal(field.json)}]; if (v !== undefined && v !== null) { c = t${i}.toProto(v); if (c !== undefined) out[${literal(field.wire)}] = c; }`);
+    // A null is left out, unless the field says what it is on the wire (a value time's zero message).
+    const onNull = field.codec.nullToProto !== undefined ? `if (v === null) out[${literal(field.wire)}] = t${i}.nullToProto(); else ` : '';
+    body.push(`v = j[${literal(field.json)}]; ${onNull}if (v !== undefined && v !== null) { c = t${i}.toProto(v); if (c !== undefined) out[${literal(field.wire)}] = c; }`);
   });
   members.forEach((member, i) => body.push(`out[${literal(member.proto)}] = inline(${i})(j);`));
   const zeros = fields.map((field, i) => ({ field, i })).filter(({ field }) => field.codec.goZero !== undefined);

@@ -202,7 +202,7 @@ void describe('protobuf decoding follows kube\'s Go JSON rules', () => {
     return decodeObject(encodeEnvelope(sample['apiVersion'] as string, sample['kind'] as string, raw), { apiVersion: sample['apiVersion'] as string, kind: sample['kind'] as string }).object;
   };
 
-  void it('drops zero values of omitempty fields a Go client always writes, keeps pointers and required strings', () => {
+  void it('drops zero values of omitempty fields a Go client always writes, keeps pointers and required strings, writes zero value times as null', () => {
     const decoded = encodeAs('v1/Event', {
       metadata: { name: 'e', generateName: '', namespace: 'ns', selfLink: '', uid: '', resourceVersion: '', generation: 0, creationTimestamp: {} },
       involvedObject: { kind: '', name: '' },
@@ -217,9 +217,11 @@ void describe('protobuf decoding follows kube\'s Go JSON rules', () => {
     assert.deepEqual(decoded, {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: { name: 'e', namespace: 'ns' },
+      metadata: { name: 'e', namespace: 'ns', creationTimestamp: null },
       involvedObject: {},
       source: {},
+      firstTimestamp: null,
+      eventTime: null,
       reportingComponent: '',
       reportingInstance: '',
     });

@@ -22,6 +22,6 @@ void describe('RangeAllocation as kube-apiserver stores it', () => {
     const bytes = Buffer.from(KUBE_SERVICE_IPS, 'hex');
     const envelope = decodeEnvelope(bytes);
     const { object } = decodeEnveloped(envelope, envelope);
-    assert.deepEqual(object, { apiVersion: 'v1', kind: 'RangeAllocation', metadata: {}, range: '10.0.0.0/24', data: DATA });
+    assert.deepEqual(object, { apiVersion: 'v1', kind: 'RangeAllocation', metadata: { creationTimestamp: null }, range: '10.0.0.0/24', data: DATA });
   });
 });

@@ -28,9 +28,9 @@ function scalarCodec(field: WireField): FieldCodec {
     case 'bytes':
       return f.bytes(presence === 'omitempty');
     case 'time':
-      return f.time;
+      return presence === 'pointer' || field.container !== undefined ? f.time : f.valueTime;
     case 'microTime':
-      return f.microTime;
+      return presence === 'pointer' || field.container !== undefined ? f.microTime : f.valueMicroTime;
     case 'quantity':
       return f.quantity;
     case 'intOrString':

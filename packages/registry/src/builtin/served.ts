@@ -24,6 +24,8 @@ import { schedulingOverrides } from '../groups/scheduling/index.js';
 import { storageOverrides } from '../groups/storage/index.js';
 import { catalogDefinition } from './catalog-definition.js';
 import type { GroupOverrides } from './override.js';
+import { GROUP_DEFAULTS } from './group-defaults.js';
+import { withDefaults } from './defaults.js';
 
 /** Hand-written behaviour by group. */
 const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
@@ -87,7 +89,9 @@ function build(): ResourceDefinition[] {
       const versions = full.versions.filter((v) => NOT_SERVED[`${group.group}/${v.name}/${plural}`] === undefined);
       const generated = versions.length === full.versions.length ? full : { ...full, versions };
       const override = OVERRIDES[group.group]?.[plural];
-      out.push(override === undefined ? generated : override(generated));
+      const overridden = override === undefined ? generated : override(generated);
+      const defaults = GROUP_DEFAULTS[group.group]?.[plural];
+      out.push(defaults === undefined ? overridden : withDefaults(overridden, defaults));
     }
   }
   return out;

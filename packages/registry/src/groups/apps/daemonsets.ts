@@ -38,6 +38,9 @@ function defaultDaemonSet(obj: KubeObject): void {
   }
   setIfAbsent(spec, 'revisionHistoryLimit', 10);
   defaultPodTemplateSpec(ensureRecord(spec, 'template'));
+  // apps/v1 carries the template generation in an annotation that its conversion always
+  // writes (0 until the strategy sets it), so managedFields record it as kube's do.
+  if (obj.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION] === undefined) setTemplateGeneration(obj, '0');
 }
 
 function validateDaemonSet(obj: KubeObject): FieldError[] {
@@ -76,6 +79,11 @@ function setTemplateGeneration(obj: KubeObject, generation: string): void {
   obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [TEMPLATE_GENERATION_ANNOTATION]: generation };
 }
 
+function storedTemplateGeneration(obj: KubeObject): number {
+  const value = Number(obj.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION] ?? '0');
+  return Number.isFinite(value) ? value : 0;
+}
+
 const statusHooks = workloadStatusHooks(['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady']);
 
 export const daemonSetOverride: ResourceOverride = (generated) => ({
@@ -90,12 +98,14 @@ export const daemonSetOverride: ResourceOverride = (generated) => ({
       statusHooks.prepareForCreate?.(obj);
       setTemplateGeneration(obj, '1');
     },
+    // The generation is always the stored one (what a client sends is ignored), + 1 when the template changes.
     prepareForUpdate(obj, old) {
-      const previous = Number(old.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION] ?? '0');
-      if (!semanticEqual(specTemplate(obj), specTemplate(old))) setTemplateGeneration(obj, String((Number.isFinite(previous) ? previous : 0) + 1));
-      else if (obj.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION] === undefined && old.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION] !== undefined) {
-        setTemplateGeneration(obj, old.metadata.annotations[TEMPLATE_GENERATION_ANNOTATION]);
-      }
+      const previous = storedTemplateGeneration(old);
+      setTemplateGeneration(obj, String(semanticEqual(specTemplate(obj), specTemplate(old)) ? previous : previous + 1));
+    },
+    prepareForSubresourceUpdate(subresource, obj, old) {
+      statusHooks.prepareForSubresourceUpdate?.(subresource, obj, old);
+      setTemplateGeneration(obj, String(storedTemplateGeneration(old)));
     },
   }),
 });

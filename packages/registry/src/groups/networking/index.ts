@@ -1,14 +1,13 @@
 /**
  * networking.k8s.io: kubectl's columns for Ingresses (NAME CLASS HOSTS ADDRESS PORTS AGE),
  * IngressClasses (NAME CONTROLLER PARAMETERS AGE) and NetworkPolicies (NAME POD-SELECTOR
- * AGE), and NetworkPolicy's default policyTypes (Ingress, plus Egress when it has egress
- * rules), as kube's v1 defaults set them.
+ * AGE). The group's defaults are defaults.ts.
  */
 import type { KubeObject } from '@kapi/machinery';
 import { ageColumn, column, nameColumn } from '@kapi/machinery';
 import type { GroupOverrides } from '../../builtin/override.js';
 import { withBehaviour } from '../../builtin/override.js';
-import { builtinStrategy, recordAt } from '../../builtin/builtin-strategy.js';
+import { recordAt } from '../../builtin/builtin-strategy.js';
 import { NONE, formatLabelSelector, loadBalancerIngress } from '../core/network-columns.js';
 
 const spec = (obj: KubeObject): Record<string, unknown> => recordAt(obj, 'spec') ?? {};
@@ -54,24 +53,8 @@ const networkPolicyColumns = [
   ageColumn,
 ];
 
-/** kube's SetDefaults_NetworkPolicySpec: policyTypes from the rules present when unset; port protocols TCP. */
-function defaultNetworkPolicy(obj: KubeObject): void {
-  const s = recordAt(obj, 'spec');
-  if (s === undefined) return;
-  for (const direction of ['ingress', 'egress']) {
-    for (const rule of Array.isArray(s[direction]) ? (s[direction] as Record<string, unknown>[]) : []) {
-      for (const port of Array.isArray(rule['ports']) ? (rule['ports'] as Record<string, unknown>[]) : []) {
-        if (port['protocol'] === undefined || port['protocol'] === '') port['protocol'] = 'TCP';
-      }
-    }
-  }
-  if (!Array.isArray(s['policyTypes']) || (s['policyTypes'] as unknown[]).length === 0) {
-    s['policyTypes'] = Array.isArray(s['egress']) && (s['egress'] as unknown[]).length > 0 ? ['Ingress', 'Egress'] : ['Ingress'];
-  }
-}
-
 export const networkingOverrides: GroupOverrides = {
   ingresses: withBehaviour({ printerColumns: ingressColumns }),
   ingressclasses: withBehaviour({ printerColumns: ingressClassColumns }),
-  networkpolicies: withBehaviour({ printerColumns: networkPolicyColumns, strategy: builtinStrategy({ decode: defaultNetworkPolicy }) }),
+  networkpolicies: withBehaviour({ printerColumns: networkPolicyColumns }),
 };

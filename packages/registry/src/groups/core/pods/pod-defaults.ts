@@ -105,6 +105,52 @@ function defaultHostNetworkPorts(container: Rec): void {
   }
 }
 
+/**
+ * The defaults of the volume sources a Pod volume and a PersistentVolume share (hostPath's
+ * type, iSCSI's interface, RBD's pool and credentials, Azure Disk's caching and kind, ScaleIO's
+ * storage mode and file system): kube defaults both the same way.
+ */
+export function defaultVolumeSources(source: Rec): void {
+  const hostPath = source['hostPath'];
+  if (isRecord(hostPath) && hostPath['type'] === undefined) hostPath['type'] = '';
+  const iscsi = source['iscsi'];
+  if (isRecord(iscsi)) setDefault(iscsi, 'iscsiInterface', 'default');
+  const rbd = source['rbd'];
+  if (isRecord(rbd)) {
+    setDefault(rbd, 'pool', 'rbd');
+    setDefault(rbd, 'user', 'admin');
+    setDefault(rbd, 'keyring', '/etc/ceph/keyring');
+  }
+  const azureDisk = source['azureDisk'];
+  if (isRecord(azureDisk)) {
+    if (azureDisk['cachingMode'] === undefined) azureDisk['cachingMode'] = 'ReadWrite';
+    if (azureDisk['kind'] === undefined) azureDisk['kind'] = 'Shared';
+    if (azureDisk['fsType'] === undefined) azureDisk['fsType'] = 'ext4';
+    if (azureDisk['readOnly'] === undefined) azureDisk['readOnly'] = false;
+  }
+  const scaleIO = source['scaleIO'];
+  if (isRecord(scaleIO)) {
+    setDefault(scaleIO, 'storageMode', 'ThinProvisioned');
+    setDefault(scaleIO, 'fsType', 'xfs');
+  }
+}
+
+/**
+ * A template a Go pointer holds (a ReplicationController's, an ephemeral volume's claim
+ * template) carries the zero creationTimestamp its ObjectMeta always has, which Go writes as
+ * null: kube's managedFields record it as set by the creator, and an update that leaves it
+ * out must not take it from them.
+ */
+export function zeroCreationTimestamp(template: Rec): void {
+  const metadata = ensure(template, 'metadata');
+  if (metadata['creationTimestamp'] === undefined) metadata['creationTimestamp'] = null;
+}
+
+/** SetDefaults_PersistentVolumeClaimSpec: a claim's volume mode is Filesystem unless given. */
+export function defaultPersistentVolumeClaimSpec(spec: Rec): void {
+  if (spec['volumeMode'] === undefined) spec['volumeMode'] = 'Filesystem';
+}
+
 const VOLUME_SOURCES_WITH_MODE = ['secret', 'configMap', 'downwardAPI', 'projected'];
 
 /** SetDefaults_Volume and the sources' defaults: no source is an emptyDir; file modes 0644. */
@@ -115,8 +161,13 @@ function defaultVolume(volume: Rec): void {
     const value = volume[source];
     if (isRecord(value) && value['defaultMode'] === undefined) value['defaultMode'] = 0o644;
   }
-  const hostPath = volume['hostPath'];
-  if (isRecord(hostPath) && hostPath['type'] === undefined) hostPath['type'] = '';
+  defaultVolumeSources(volume);
+  const ephemeral = volume['ephemeral'];
+  if (isRecord(ephemeral) && isRecord(ephemeral['volumeClaimTemplate'])) {
+    const template = ephemeral['volumeClaimTemplate'];
+    if (isRecord(template['spec'])) defaultPersistentVolumeClaimSpec(template['spec']);
+    zeroCreationTimestamp(template);
+  }
   const downward = volume['downwardAPI'];
   if (isRecord(downward)) for (const item of records(downward['items'])) defaultFieldRef(item['fieldRef']);
   const projected = volume['projected'];
@@ -132,6 +183,11 @@ function defaultVolume(volume: Rec): void {
 
 /** SetDefaults_PodSpec and what it reaches; `pod` is true for Pods (not templates): requests from limits, host ports. */
 export function defaultPodSpec(spec: Rec, pod: boolean): void {
+  // The v1 conversion keeps serviceAccount, the deprecated alias, equal to serviceAccountName.
+  if ((spec['serviceAccountName'] === undefined || spec['serviceAccountName'] === '') && typeof spec['serviceAccount'] === 'string' && spec['serviceAccount'] !== '') {
+    spec['serviceAccountName'] = spec['serviceAccount'];
+  }
+  if (typeof spec['serviceAccountName'] === 'string' && spec['serviceAccountName'] !== '') spec['serviceAccount'] = spec['serviceAccountName'];
   setDefault(spec, 'dnsPolicy', 'ClusterFirst');
   setDefault(spec, 'restartPolicy', 'Always');
   if (!isRecord(spec['securityContext'])) spec['securityContext'] = {};
