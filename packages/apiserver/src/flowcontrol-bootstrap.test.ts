@@ -129,7 +129,13 @@ void describe('the flowcontrol bootstrap configuration', () => {
     try {
       assert.equal((await call(server, 'GET', `${FC}/flowschemas`)).status, 404);
       assert.equal((await call(server, 'GET', '/readyz/poststarthook/priority-and-fairness-config-producer')).status, 404);
-      assert.equal((await call(server, 'GET', '/readyz')).status, 200);
+      // Ready once the other start-up work is done (the local APIServices' autoregistration).
+      let ready = await call(server, 'GET', '/readyz');
+      for (let i = 0; ready.status !== 200 && i < 100; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        ready = await call(server, 'GET', '/readyz');
+      }
+      assert.equal(ready.status, 200);
     } finally {
       await server.close();
     }
