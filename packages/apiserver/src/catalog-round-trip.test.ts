@@ -86,12 +86,13 @@ void describe('catalogue round trips', () => {
 
   before(async () => {
     // Storage round trips only: the ServiceAccount admission plugin (pods need their service account, and get a token volume) is off,
-    // and so are the policy status controller and the APIService controllers (they would write a status to the sample policy or APIService between two reads).
+    // and so are the policy status, resource quota and APIService controllers (they would write a status to the sample policy, quota or APIService between two reads).
+    const writingStatus = new Set(['validatingadmissionpolicy-status-controller', 'resourcequota-controller']);
     t = await startTestServer({
       etcdPrefix: prefix,
       apiServiceControllers: false,
       admissionPlugins: ['NamespaceLifecycle'],
-      enabledControllers: new Set(KUBE_CONTROLLER_MANAGER_CONTROLLERS.filter((name) => name !== 'validatingadmissionpolicy-status-controller')),
+      enabledControllers: new Set(KUBE_CONTROLLER_MANAGER_CONTROLLERS.filter((name) => !writingStatus.has(name))),
     });
   });
   after(async () => {
