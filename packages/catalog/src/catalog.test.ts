@@ -98,6 +98,8 @@ void describe('the generated catalogue', () => {
       // Written by `make bootstrap-policy`, not `make schemas`.
       copyFileSync(join(generated, 'bootstrap-policy.json'), join(out, 'bootstrap-policy.json'));
       copyFileSync(join(generated, 'flowcontrol-bootstrap.json'), join(out, 'flowcontrol-bootstrap.json'));
+      // Written by `make feature-gates` (checked below).
+      copyFileSync(join(generated, 'feature-gates.json'), join(out, 'feature-gates.json'));
       const kubeDir = (JSON.parse(kube.stdout) as { Dir: string }).Dir;
       const run = spawnSync('go', ['run', '.', '-out', out, '-kube', kubeDir], { cwd: genDir, env, encoding: 'utf8' });
       if (run.status !== 0 && /cannot find module|module lookup disabled/.test(run.stderr)) return t.skip(`the generator's modules are not cached: ${run.stderr}`);
@@ -111,6 +113,17 @@ void describe('the generated catalogue', () => {
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
+    return undefined;
+  });
+
+  void it('holds the feature gate table `make feature-gates` generates', (t) => {
+    const go = spawnSync('go', ['version'], { encoding: 'utf8' });
+    if (go.status !== 0) return t.skip('go is not installed');
+    const env = { ...process.env, GOFLAGS: '-mod=mod', GOPROXY: 'off' };
+    const run = spawnSync('go', ['run', '.'], { cwd: join(repo, 'scripts/feature-gates-gen'), env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    if (run.status !== 0 && /cannot find module|module lookup disabled|missing go.sum/.test(run.stderr)) return t.skip(`the generator's modules are not cached: ${run.stderr}`);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, readFileSync(join(generated, 'feature-gates.json'), 'utf8'), 'packages/catalog/generated/feature-gates.json differs from a fresh `make feature-gates`');
     return undefined;
   });
 });
