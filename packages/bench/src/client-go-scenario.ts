@@ -13,6 +13,19 @@ import type { BenchContext } from './context.js';
 import { monitorProcess, type ProcessUsage } from './process-stats.js';
 import { authFor } from './target.js';
 
+/** Calls `onLine` with each line of `input` that is a JSON object (the Go client's events); other lines are skipped. */
+export function onJsonLines(input: NodeJS.ReadableStream, onLine: (parsed: Record<string, unknown>) => void): void {
+  createInterface({ input }).on('line', (text) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) onLine(parsed as Record<string, unknown>);
+  });
+}
+
 /** packages/bench/go: the Go module of the client-go load program. */
 export const goModuleDir = fileURLToPath(new URL('../go', import.meta.url));
 /** packages/bench/.cache/bin: the built program (git-ignored). */
@@ -90,13 +103,7 @@ function runOne(ctx: BenchContext, binary: string, args: string[], timeoutMs: nu
     let line: Record<string, unknown> | undefined;
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-8192)));
-    createInterface({ input: child.stdout }).on('line', (text) => {
-      let parsed: Record<string, unknown>;
-      try {
-        parsed = JSON.parse(text) as Record<string, unknown>;
-      } catch {
-        return;
-      }
+    onJsonLines(child.stdout, (parsed) => {
       if (parsed['event'] === 'measuring') monitor = ctx.kapiPid !== undefined ? monitorProcess(ctx.kapiPid) : undefined;
       if (parsed['event'] === 'result') {
         usage = monitor?.finish();

@@ -11,9 +11,8 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { startEtcd } from '@kapi/storage/testing';
-import { clientGoBinary } from './client-go-scenario.js';
+import { clientGoBinary, onJsonLines } from './client-go-scenario.js';
 import { connectInspector, inspectorUrl, type InspectorSession } from './inspector.js';
 import { kubeApiserverBinary, startComparedKapi, startKubeApiserver, type ComparedServer } from './kube-server.js';
 import { monitorProcess } from './process-stats.js';
@@ -159,13 +158,7 @@ function runClient(binary: string, server: ComparedServer, v: ProfileVariant, ar
     let result: Record<string, unknown> | undefined;
     let chain = Promise.resolve();
     child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4096)));
-    createInterface({ input: child.stdout }).on('line', (text) => {
-      let parsed: Record<string, unknown>;
-      try {
-        parsed = JSON.parse(text) as Record<string, unknown>;
-      } catch {
-        return;
-      }
+    onJsonLines(child.stdout, (parsed) => {
       if (parsed['event'] === 'measuring') chain = chain.then(hooks.onMeasuring);
       if (parsed['event'] === 'result') {
         result = parsed;
