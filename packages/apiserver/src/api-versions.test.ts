@@ -65,6 +65,8 @@ void describe('API versions: events.k8s.io over core Events, deprecated versions
     assert.deepEqual(rest, {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
+      // Not omitempty in events.k8s.io/v1: kube writes the zero time as null.
+      eventTime: null,
       reason: 'Pulled',
       regarding: { kind: 'Pod', namespace: 'default', name: 'web-0', uid: 'u-1' },
       note: 'Container image pulled',
