@@ -9,7 +9,7 @@ import type { KubeObject } from '@kapi/machinery';
 import { isStorageError } from '../errors.js';
 import { decodeStoredObject, kubeStorageCodec } from './kube-codec.js';
 
-const configMap: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns', resourceVersion: '12', uid: 'u' }, data: { a: 'b' } };
+const configMap: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns', resourceVersion: '12', uid: 'u', creationTimestamp: '2024-01-01T00:00:00Z' }, data: { a: 'b' } };
 const widget: KubeObject = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', resourceVersion: '3' }, spec: { size: 1 } };
 const key = '/registry/x/ns/c';
 
@@ -64,9 +64,9 @@ void test('JSON is written as kube writes it: custom resources as Go maps (keys 
     kubeStorageCodec().encode(sent).toString(),
     '{"alpha":{"b":2,"html":"\\u003ca\\u0026b\\u003e","y":1},"apiVersion":"example.com/v1","kind":"Widget","metadata":{"labels":{"a":"2","z":"1"},"name":"w1","namespace":"default","uid":"u1"},"zeta":1}\n',
   );
-  const scrambled: KubeObject = { data: { a: 'b' }, metadata: { uid: 'u', namespace: 'ns', name: 'c', resourceVersion: '12' }, kind: 'ConfigMap', apiVersion: 'v1' };
+  const scrambled: KubeObject = { data: { a: 'b' }, metadata: { creationTimestamp: '2024-01-01T00:00:00Z', uid: 'u', namespace: 'ns', name: 'c', resourceVersion: '12' }, kind: 'ConfigMap', apiVersion: 'v1' };
   assert.equal(
     kubeStorageCodec('application/json').encode(scrambled).toString(),
-    '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","namespace":"ns","uid":"u"},"data":{"a":"b"}}\n',
+    '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","namespace":"ns","uid":"u","creationTimestamp":"2024-01-01T00:00:00Z"},"data":{"a":"b"}}\n',
   );
 });
