@@ -24,6 +24,7 @@ interface Analysis {
   readonly blockAllowed: boolean;
 }
 
+const LINE_BREAK = /[\n\r\u0085\u2028\u2029]/;
 const isBreakChar = (c: string): boolean => c === '\n' || c === '\r' || c === '\u0085' || c === '\u2028' || c === '\u2029';
 const isBlankOrEnd = (c: string | undefined): boolean => c === undefined || c === ' ' || c === '\t' || isBreakChar(c) || c === '\0';
 
@@ -226,6 +227,12 @@ class Emitter {
     this.column += Array.from(s).length;
   }
 
+  /** One character (a code point, as Array.from splits a string): one column. */
+  private putChar(c: string): void {
+    this.out.push(c);
+    this.column++;
+  }
+
   private newline(): void {
     this.out.push('\n');
     this.column = 0;
@@ -281,8 +288,7 @@ class Emitter {
       this.increaseIndent(false, false);
       for (const key of keys) {
         this.writeIndent();
-        const chars = Array.from(key);
-        const simple = Buffer.byteLength(key) <= MAX_SIMPLE_KEY_LENGTH && !analyze(chars).multiline;
+        const simple = Buffer.byteLength(key) <= MAX_SIMPLE_KEY_LENGTH && !LINE_BREAK.test(key);
         if (simple) {
           this.scalar(key, true, true);
           this.indicator(':', false, false, false);
@@ -331,10 +337,10 @@ class Emitter {
       const c = chars[i]!;
       if (c === ' ') {
         if (allowBreaks && !spaces && this.column > BEST_WIDTH && chars[i + 1] !== ' ') this.writeIndent();
-        else this.put(c);
+        else this.putChar(c);
         spaces = true;
       } else {
-        this.put(c);
+        this.putChar(c);
         this.indention = false;
         spaces = false;
       }
@@ -350,11 +356,11 @@ class Emitter {
       const c = chars[i]!;
       if (c === ' ') {
         if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < chars.length - 1 && chars[i + 1] !== ' ') this.writeIndent();
-        else this.put(c);
+        else this.putChar(c);
         spaces = true;
       } else {
         if (c === "'") this.put("'");
-        this.put(c);
+        this.putChar(c);
         this.indention = false;
         spaces = false;
       }
@@ -387,7 +393,7 @@ class Emitter {
           this.writeIndent();
           breaks = false;
         }
-        this.put(c);
+        this.putChar(c);
         this.indention = false;
       }
     }
@@ -417,10 +423,10 @@ class Emitter {
         if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < chars.length - 1) {
           this.writeIndent();
           if (chars[i + 1] === ' ') this.put('\\');
-        } else this.put(c);
+        } else this.putChar(c);
         spaces = true;
       } else {
-        this.put(c);
+        this.putChar(c);
         spaces = false;
       }
     }
