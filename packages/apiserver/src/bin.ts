@@ -98,6 +98,7 @@ async function main(): Promise<void> {
       throw err;
     }
   }
+  for (const warning of flags.featureGateWarnings) logger.warn(warning);
   if (flags.anonymousAuth && !anonymousAllowed(flags)) {
     logger.warn('AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer');
   }

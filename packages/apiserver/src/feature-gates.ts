@@ -55,6 +55,14 @@ function parsePairs(value: string): Map<string, boolean> {
  * FeatureGateError with kube's text, or kapi's when a gate it does not implement would change.
  */
 export function resolveFeatureGates(occurrences: readonly string[]): Record<string, boolean> {
+  return resolveFeatureGatesWithWarnings(occurrences).gates;
+}
+
+/**
+ * resolveFeatureGates, plus the warnings kube-apiserver logs while setting them: one per gate set
+ * explicitly (not through AllAlpha/AllBeta) whose stage is DEPRECATED or GA, in the order given.
+ */
+export function resolveFeatureGatesWithWarnings(occurrences: readonly string[]): { gates: Record<string, boolean>; warnings: string[] } {
   // The colon-separated multimap: `component:pairs`, no colon meaning the default component.
   const byComponent = new Map<string, string[]>();
   for (const occurrence of occurrences) {
@@ -77,6 +85,7 @@ export function resolveFeatureGates(occurrences: readonly string[]): Record<stri
   const known = new Map<string, FeatureGateSpec>(featureGateTable().gates.map((g) => [g.name, g]));
   const errors: string[] = [];
   const enabled: Record<string, boolean> = {};
+  const warnings: string[] = [];
   for (const [name, value] of requested) {
     const spec = known.get(name);
     if (spec === undefined) {
@@ -86,7 +95,11 @@ export function resolveFeatureGates(occurrences: readonly string[]): Record<stri
     }
     if (spec.lockToDefault && spec.default !== value) errors.push(`cannot set feature gate ${name} to ${String(value)}, feature is locked to ${String(spec.default)}`);
     else if (spec.stage === 'PRE-ALPHA') errors.push(`cannot set feature gate ${name} to ${String(value)}, feature is PreAlpha at emulated version 1.32`);
-    else enabled[name] = value;
+    else {
+      enabled[name] = value;
+      if (spec.stage === 'DEPRECATED') warnings.push(`Setting deprecated feature gate ${name}=${String(value)}. It will be removed in a future release.`);
+      else if (spec.stage === 'GA') warnings.push(`Setting GA feature gate ${name}=${String(value)}. It will be removed in a future release.`);
+    }
   }
   if (errors.length > 0) throw new FeatureGateError(aggregate(errors));
 
@@ -118,5 +131,5 @@ export function resolveFeatureGates(occurrences: readonly string[]): Record<stri
     kapiErrors.push(`--feature-gates: ${via} changes feature gates kapi does not implement (${names.sort().join(', ')}); set each to its default explicitly or drop ${via.split('=')[0]!}`);
   }
   if (kapiErrors.length > 0) throw new FeatureGateError(kapiErrors.join('; '));
-  return enabled;
+  return { gates: enabled, warnings };
 }

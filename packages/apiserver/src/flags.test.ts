@@ -92,6 +92,12 @@ void describe('parseFlags', () => {
       { AllowUnsafeMalformedObjectDeletion: true, ConsistentListFromCache: false },
     );
     assert.equal(parsed(['--etcd-servers=x', '--etcd-compaction-interval=0']).etcdCompactionIntervalMs, 0);
+    // kube-apiserver 1.32 logs one warning per GA or deprecated gate set explicitly (recorded from v1.32.13), none for AllBeta's.
+    assert.deepEqual(parsed(['--etcd-servers=x', '--feature-gates=APIListChunking=true,AllowDNSOnlyNodeCSR=false,ConsistentListFromCache=false']).featureGateWarnings, [
+      'Setting GA feature gate APIListChunking=true. It will be removed in a future release.',
+      'Setting deprecated feature gate AllowDNSOnlyNodeCSR=false. It will be removed in a future release.',
+    ]);
+    assert.deepEqual(f.featureGateWarnings, []);
     // kube-apiserver 1.32 checks the pairs after parsing the command line: its texts carry no `invalid argument` prefix.
     assert.equal(flagError(['--etcd-servers=x', '--feature-gates=A']), 'missing bool value for A');
     assert.equal(flagError(['--etcd-servers=x', '--feature-gates=A=maybe']), 'invalid value of A=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax');

@@ -10,7 +10,7 @@ import { formatGoDuration, parseGoDuration } from './duration.js';
 import { resolveRuntimeConfig, RuntimeConfigError } from './runtime-config.js';
 import type { AuditMode, AuditSettings } from './audit/index.js';
 import { resolveAdmissionPlugins } from './admission/plugins.js';
-import { FeatureGateError, resolveFeatureGates } from './feature-gates.js';
+import { FeatureGateError, resolveFeatureGatesWithWarnings } from './feature-gates.js';
 
 export interface ServerFlags {
   etcdServers: string[];
@@ -41,6 +41,8 @@ export interface ServerFlags {
   watchCacheSizes: string[];
   /** --feature-gates resolved as kube does: each gate set explicitly or by AllAlpha/AllBeta (only gates kapi implements may leave their defaults). */
   featureGates: Record<string, boolean>;
+  /** What kube logs for --feature-gates: setting a GA or deprecated gate explicitly. */
+  featureGateWarnings: string[];
   runtimeConfig: Record<string, string>;
   verbosity: number;
   /** --logging-format: `json` (kapi's default) or `text` (klog). */
@@ -666,9 +668,9 @@ function versionRequest(raw: string | undefined): VersionRequest | undefined {
  * negative timeouts, `--tls-cert-file and --tls-private-key-file must be given together`.
  */
 /** --feature-gates (every occurrence) resolved; kube's and kapi's refusals become FlagErrors. */
-function featureGates(occurrences: string[]): Record<string, boolean> {
+function featureGates(occurrences: string[]): { gates: Record<string, boolean>; warnings: string[] } {
   try {
-    return resolveFeatureGates(occurrences);
+    return resolveFeatureGatesWithWarnings(occurrences);
   } catch (err) {
     if (err instanceof FeatureGateError) throw new FlagError(err.message);
     throw err;
@@ -685,6 +687,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     const spec = FLAGS[name]!;
     return parseValue(name, spec, spec.defaultText) as T;
   };
+  const gates = featureGates(get<string[]>('feature-gates'));
   const flags: ServerFlags = {
     etcdServers: get<string[]>('etcd-servers'),
     etcdPrefix: get<string>('etcd-prefix'),
@@ -706,7 +709,8 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     maxMutatingRequestsInflight: get<number>('max-mutating-requests-inflight'),
     watchCache: get<boolean>('watch-cache'),
     watchCacheSizes: get<string[]>('watch-cache-sizes'),
-    featureGates: featureGates(get<string[]>('feature-gates')),
+    featureGates: gates.gates,
+    featureGateWarnings: gates.warnings,
     runtimeConfig: get<Record<string, string>>('runtime-config'),
     verbosity: get<number>('v'),
     loggingFormat: get<string>('logging-format') as 'json' | 'text',
