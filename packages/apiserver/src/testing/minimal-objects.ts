@@ -119,6 +119,8 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
   'apiregistration.k8s.io/apiservices': {
     object: { metadata: meta('v1.sample.example.com'), spec: { group: 'sample.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 15 } },
     status: { conditions: [condition('Available')] },
+    // A local APIService is created Available (reason Local), stamped with the time of the create.
+    assigned: { status: ['conditions'] },
     secondObject: { metadata: meta('v1.sample-pb.example.com'), spec: { group: 'sample-pb.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 15 } },
   },
   'apps/controllerrevisions': { object: { metadata: meta('cr-sample'), data: { spec: { replicas: 1 } }, revision: 1 } },

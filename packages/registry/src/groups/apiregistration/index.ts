@@ -1,5 +1,5 @@
 /** apiregistration.k8s.io: hand-written behaviour by resource. */
-import { ageColumn, column, fieldInvalid, fieldRequired, isDNS1035Label, isDNS1123Subdomain, isValidPathSegmentName, nameColumn, type FieldError, type KubeObject } from '@kapi/machinery';
+import { ageColumn, column, fieldInvalid, fieldRequired, isDNS1035Label, isDNS1123Subdomain, isValidPathSegmentName, nameColumn, nowRFC3339, type FieldError, type KubeObject } from '@kapi/machinery';
 import type { GroupOverrides, ResourceOverride } from '../../builtin/override.js';
 
 interface ApiServiceShape {
@@ -68,12 +68,32 @@ function validateApiService(obj: KubeObject): FieldError[] {
   return errs;
 }
 
+/**
+ * kube-aggregator's PrepareForCreate: the status starts empty, and a local APIService (no
+ * service) is Available at once, within the create (so the create answer carries the
+ * condition, and no managedFields entry records it). Mutates `obj`.
+ */
+export function markLocalApiServiceAvailable(obj: KubeObject): void {
+  const service = (obj as ApiServiceShape).spec?.service;
+  if (service !== undefined && service !== null) return;
+  obj['status'] = {
+    conditions: [{ type: 'Available', status: 'True', lastTransitionTime: nowRFC3339(), reason: 'Local', message: 'Local APIServices are always available' }],
+  };
+}
+
 const apiServiceOverride: ResourceOverride = (generated) => ({
   ...generated,
   printerColumns: apiServiceColumns,
   // kube validates names only as path segments here; the `<version>.<group>` rule is the strategy's.
   nameValidation: 'PathSegmentName',
-  strategy: { ...generated.strategy, validate: validateApiService },
+  strategy: {
+    ...generated.strategy,
+    prepareForCreate(obj, req): void {
+      generated.strategy?.prepareForCreate?.(obj, req);
+      markLocalApiServiceAvailable(obj);
+    },
+    validate: validateApiService,
+  },
 });
 
 export const apiregistrationOverrides: GroupOverrides = { apiservices: apiServiceOverride };
