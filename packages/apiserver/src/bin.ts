@@ -137,6 +137,7 @@ async function main(): Promise<void> {
     etcdReadycheckTimeoutMs: flags.etcdReadycheckTimeoutMs,
     etcdMaxRequestBytes: flags.etcdMaxRequestBytes,
     enableGarbageCollector: flags.enableGarbageCollector,
+    enablePriorityAndFairness: flags.enablePriorityAndFairness,
     ...(flags.clientCaFile !== '' ? { clientCaFile: flags.clientCaFile } : {}),
     ...(flags.tokenAuthFile !== '' ? { tokenAuthFile: flags.tokenAuthFile } : {}),
     ...(flags.requestHeader.clientCaFile !== '' ? { requestHeader: flags.requestHeader } : {}),

@@ -86,11 +86,13 @@ void describe('catalogue round trips', () => {
 
   before(async () => {
     // Storage round trips only: the ServiceAccount admission plugin (pods need their service account, and get a token volume) is off,
-    // and so are the policy status, resource quota and APIService controllers (they would write a status to the sample policy, quota or APIService between two reads).
+    // and so are the policy status, resource quota and APIService controllers and the priority-and-fairness config consumer
+    // (they would write a status to the sample policy, quota, APIService or FlowSchema between two reads).
     const writingStatus = new Set(['validatingadmissionpolicy-status-controller', 'resourcequota-controller']);
     t = await startTestServer({
       etcdPrefix: prefix,
       apiServiceControllers: false,
+      enablePriorityAndFairness: false,
       admissionPlugins: ['NamespaceLifecycle'],
       enabledControllers: new Set(KUBE_CONTROLLER_MANAGER_CONTROLLERS.filter((name) => !writingStatus.has(name))),
     });

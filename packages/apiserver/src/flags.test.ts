@@ -78,6 +78,8 @@ void describe('parseFlags', () => {
       '--etcd-healthcheck-timeout=2s', '--goaway-chance=.001',
     ]);
     assert.equal(f.maxRequestsInflight, 0);
+    assert.equal(f.enablePriorityAndFairness, false);
+    assert.equal(parsed(['--etcd-servers=x']).enablePriorityAndFairness, true);
   });
 
   void it('parses --feature-gates and accepts --watch-cache-sizes', () => {

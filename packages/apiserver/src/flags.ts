@@ -63,6 +63,7 @@ export interface ServerFlags {
   tracingConfigFile: string;
   /** kube-controller-manager's --leader-elect* flags, for kapi's own controllers (namespace deletion, garbage collection). */
   enableGarbageCollector: boolean;
+  enablePriorityAndFairness: boolean;
   leaderElect: boolean;
   leaderElectLeaseDurationMs: number;
   leaderElectRenewDeadlineMs: number;
@@ -210,6 +211,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'tracing-config-file': { type: 'string', defaultText: '', help: 'File with apiserver tracing configuration.' },
   version: { type: 'string', defaultText: 'false', help: '--version, --version=raw prints version information and quits.' },
   'enable-garbage-collector': { type: 'bool', defaultText: 'true', help: 'Enables the generic garbage collector. MUST be synced with the corresponding flag of the kube-controller-manager.' },
+  'enable-priority-and-fairness': { type: 'bool', defaultText: 'true', help: 'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness (kapi: keeps the max-in-flight limits and, when true, the FlowSchemas\' Dangling conditions as kube\'s config consumer writes them)' },
   'service-cluster-ip-range': { type: 'string', defaultText: '', help: 'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods. Default 10.0.0.0/24. kapi serves single-stack services: one CIDR.' },
   'service-node-port-range': { type: 'string', defaultText: '30000-32767', help: 'A port range to reserve for services with NodePort visibility. This must not overlap with the ephemeral port range on nodes. Example: \'30000-32767\'. Inclusive at both ends of the range.' },
   'advertise-address': { type: 'string', defaultText: '', help: 'The IP address on which to advertise the apiserver to members of the cluster (the `kubernetes` Endpoints). This address must be reachable by the rest of the cluster. If blank, the --bind-address will be used. If --bind-address is unspecified, the host\'s default interface will be used.' },
@@ -302,7 +304,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
       'profiling-mode',
     ],
     bool: [
-      'allow-privileged', 'enable-priority-and-fairness', 'profiling',
+      'allow-privileged', 'profiling',
       'logtostderr', 'alsologtostderr',
     ],
     int: [
@@ -726,6 +728,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     workers: get<number>('workers'),
     tracingConfigFile: get<string>('tracing-config-file'),
     enableGarbageCollector: get<boolean>('enable-garbage-collector'),
+    enablePriorityAndFairness: get<boolean>('enable-priority-and-fairness'),
     leaderElect: get<boolean>('leader-elect'),
     leaderElectLeaseDurationMs: get<number>('leader-elect-lease-duration'),
     leaderElectRenewDeadlineMs: get<number>('leader-elect-renew-deadline'),

@@ -1,7 +1,7 @@
 /**
  * kube's API Priority and Fairness bootstrap configuration at start: a fresh server serves
  * every mandatory and suggested FlowSchema and PriorityLevelConfiguration with kube's spec and
- * `autoupdate-spec: "true"`, a restart writes nothing, and the next start puts back a deleted
+ * `autoupdate-spec: "true"` (each FlowSchema not Dangling, as the config consumer marks it), a restart writes nothing, and the next start puts back a deleted
  * mandatory FlowSchema and a changed suggested spec, keeps a suggested object annotated
  * "false" and the exempt level's shares, and deletes an auto-updated object kube no longer has.
  * Two replicas starting together on an empty etcd both come up; with the group off nothing is
@@ -18,8 +18,9 @@ const FC = '/apis/flowcontrol.apiserver.k8s.io/v1';
 const AUTOUPDATE = 'apf.kubernetes.io/autoupdate-spec';
 
 interface Item {
-  metadata: { name: string; resourceVersion: string; annotations?: Record<string, string>; managedFields?: { manager: string; operation: string }[] };
+  metadata: { name: string; resourceVersion: string; annotations?: Record<string, string>; managedFields?: { manager: string; operation: string; subresource?: string }[] };
   spec: Record<string, unknown>;
+  status?: { conditions?: { type: string; status: string; reason: string }[] };
 }
 
 void describe('the flowcontrol bootstrap configuration', () => {
@@ -30,8 +31,11 @@ void describe('the flowcontrol bootstrap configuration', () => {
   after(async () => {
     await etcd.stop();
   });
-  const start = (etcdPrefix: string, runtimeConfig?: Record<string, string>): Promise<RunningServer> =>
-    startApiServer({ etcdServers: etcd.endpoints, etcdPrefix, securePort: null, insecurePort: 0, logger: silentLogger, controllers: false, ...(runtimeConfig !== undefined ? { runtimeConfig } : {}) });
+  const start = (etcdPrefix: string, runtimeConfig?: Record<string, string>, enablePriorityAndFairness?: boolean): Promise<RunningServer> =>
+    startApiServer({
+      etcdServers: etcd.endpoints, etcdPrefix, securePort: null, insecurePort: 0, logger: silentLogger, controllers: false,
+      ...(runtimeConfig !== undefined ? { runtimeConfig } : {}), ...(enablePriorityAndFairness !== undefined ? { enablePriorityAndFairness } : {}),
+    });
   const call = async (server: RunningServer, method: string, path: string, body?: unknown): Promise<Response> =>
     fetch(server.insecureUrl! + path, { method, ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
   const json = async <T>(server: RunningServer, method: string, path: string, body?: unknown): Promise<T> => {
@@ -52,20 +56,31 @@ void describe('the flowcontrol bootstrap configuration', () => {
     let schemas: Map<string, Item>;
     let levels: Map<string, Item>;
     try {
+      // The config consumer marks each FlowSchema not Dangling just after the start.
+      const marked = (items: Map<string, Item>) => [...items.values()].every((i) => i.status?.conditions?.some((c) => c.type === 'Dangling') === true);
       schemas = await served(first, 'flowschemas');
+      for (let i = 0; !marked(schemas) && i < 100; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        schemas = await served(first, 'flowschemas');
+      }
       levels = await served(first, 'prioritylevelconfigurations');
     } finally {
       await first.close();
     }
     assert.equal(wantedSchemas.size, 13);
     assert.equal(wantedLevels.size, 8);
-    for (const [got, wanted] of [[schemas, wantedSchemas], [levels, wantedLevels]] as const) {
+    const producer = ['api-priority-and-fairness-config-producer-v1', 'Update', ''];
+    const consumer = ['api-priority-and-fairness-config-consumer-v1', 'Apply', 'status'];
+    for (const [got, wanted, managers] of [[schemas, wantedSchemas, [consumer, producer]], [levels, wantedLevels, [producer]]] as const) {
       assert.deepEqual([...got.keys()].sort(), [...wanted.keys()].sort());
       for (const [name, want] of wanted) {
         assert.deepEqual(got.get(name)!.spec, want.spec, name);
         assert.deepEqual(got.get(name)!.metadata.annotations, { [AUTOUPDATE]: 'true' }, name);
-        assert.deepEqual(got.get(name)!.metadata.managedFields?.map((f) => [f.manager, f.operation]), [['api-priority-and-fairness-config-producer-v1', 'Update']], name);
+        assert.deepEqual(got.get(name)!.metadata.managedFields?.map((f) => [f.manager, f.operation, f.subresource ?? '']), managers, name);
       }
+    }
+    for (const [name, schema] of schemas) {
+      assert.deepEqual(schema.status?.conditions?.map((c) => [c.type, c.status, c.reason]), [['Dangling', 'False', 'Found']], name);
     }
     const second = await start(prefix);
     try {
@@ -121,6 +136,24 @@ void describe('the flowcontrol bootstrap configuration', () => {
       }
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  void it('marks a FlowSchema naming a missing level Dangling, unless --enable-priority-and-fairness=false', async () => {
+    const schema = { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', spec: { priorityLevelConfiguration: { name: 'nope' }, matchingPrecedence: 5000 } };
+    for (const enabled of [true, false]) {
+      const server = await start(uniquePrefix(), undefined, enabled);
+      try {
+        await json(server, 'POST', `${FC}/flowschemas`, { ...schema, metadata: { name: 'mine' } });
+        let got = await json<Item>(server, 'GET', `${FC}/flowschemas/mine`);
+        for (let i = 0; got.status?.conditions === undefined && i < (enabled ? 100 : 10); i++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          got = await json<Item>(server, 'GET', `${FC}/flowschemas/mine`);
+        }
+        assert.deepEqual(got.status?.conditions?.map((c) => [c.type, c.status, c.reason]), enabled ? [['Dangling', 'True', 'NotFound']] : undefined);
+      } finally {
+        await server.close();
+      }
     }
   });
 

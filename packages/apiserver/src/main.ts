@@ -172,6 +172,11 @@ export interface ApiServerOptions {
    * finalizers and no garbage collector runs (ownerReferences are left to an outside collector).
    */
   readonly enableGarbageCollector?: boolean;
+  /**
+   * `--enable-priority-and-fairness` (default true). kapi has no priority-and-fairness request
+   * filter; what the flag switches here is the config consumer's Dangling condition on FlowSchemas.
+   */
+  readonly enablePriorityAndFairness?: boolean;
   /** --client-ca-file: HTTPS requests client certificates and authenticates those these authorities signed (CN = user, O = groups). */
   readonly clientCaFile?: string;
   /** --token-auth-file: static bearer tokens (kube's CSV). */
@@ -856,6 +861,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         },
       } : {}),
       ...(storedRegistry.lookup(FLOWCONTROL_GROUP, 'v1', 'flowschemas') !== undefined ? { flowcontrol: { intervalMs: 60_000 } } : {}),
+      priorityAndFairness: options.enablePriorityAndFairness !== false,
     }, { leaderElected: options.controllers !== false, ...(options.enabledControllers !== undefined ? { enabled: options.enabledControllers } : {}) }), tuning.leaderElection !== undefined ? { leaderElection: tuning.leaderElection } : {});
     // Their first lists come from the watch caches: wait briefly so that readyz (informer-sync) passes on return.
     for (const deadline = Date.now() + 5000; !controllers.synced() && !closing && Date.now() < deadline; ) await sleep(10);

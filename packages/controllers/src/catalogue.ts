@@ -9,6 +9,7 @@ import type { Registry } from '@kapi/registry';
 import type { Controller, ControllerOwner, TermController } from './controller.js';
 import { clusterRoleAggregationController, type ClusterRoleSource } from './clusterrole-aggregation.js';
 import { flowcontrolBootstrapKeeper } from './flowcontrol-bootstrap.js';
+import { flowcontrolConfigConsumer } from './flowcontrol-config-consumer.js';
 import { garbageCollector, type GarbageCollectorOptions } from './garbage-collector.js';
 import { kubernetesServiceController, type KubernetesServiceOptions } from './kubernetes-service.js';
 import type { LeaderElectionOptions } from './leader-election.js';
@@ -42,6 +43,8 @@ export interface ControllerInputs {
   readonly resourceQuotaSyncMs?: number;
   /** The priority-and-fairness configuration kept every `intervalMs` (when flowcontrol is served). */
   readonly flowcontrol?: { readonly intervalMs: number };
+  /** kube's --enable-priority-and-fairness (default true): the config consumer's Dangling condition on every FlowSchema (when flowcontrol is served). */
+  readonly priorityAndFairness?: boolean;
 }
 
 interface Entry {
@@ -107,6 +110,10 @@ const CATALOGUE: readonly Entry[] = [
   {
     name: 'priority-and-fairness-config-producer', aliases: [], owner: 'kube-apiserver', leaderElected: false,
     build: (i, report) => (i.flowcontrol === undefined ? undefined : flowcontrolBootstrapKeeper(i.registry, i.flowcontrol.intervalMs, report)),
+  },
+  {
+    name: 'priority-and-fairness-config-consumer', aliases: [], owner: 'kube-apiserver', leaderElected: false,
+    build: (i, report) => (i.priorityAndFairness === false ? undefined : flowcontrolConfigConsumer(i.registry, report)),
   },
 ];
 

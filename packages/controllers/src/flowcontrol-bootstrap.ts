@@ -7,7 +7,8 @@
  * true (or, without a boolean there, while its generation is still 1), and the annotation is set
  * to what was decided. Objects that carry `autoupdate-spec: "true"` but are no longer part of
  * the configuration are deleted. An object already right is not written, so a restart writes
- * nothing; replicas racing are safe (AlreadyExists, Conflict and NotFound mean another one did it).
+ * nothing; replicas racing are safe (AlreadyExists and NotFound mean another one did it; a Conflict reads the
+ * object again and decides anew).
  */
 import { flowcontrolBootstrap } from '@kapi/catalog';
 import { isAlreadyExists, isConflict, isNotFound, type KubeObject } from '@kapi/machinery';
@@ -95,7 +96,9 @@ async function ensure(resource: RestResource, plural: string, kind: string, raw:
     try {
       await resource.updater!.update(CTX, name, update, { fieldManager: FIELD_MANAGER });
     } catch (err) {
+      // Another replica, or the config consumer's status write: decide again on what is there now.
       if (!isConflict(err)) throw err;
+      continue;
     }
     return;
   }

@@ -26,6 +26,7 @@ export {
 } from './serviceaccount-controllers.js';
 export { clusterRoleAggregationController, type ClusterRoleObject, type ClusterRoleSource, type PolicyRule } from './clusterrole-aggregation.js';
 export { ensureFlowcontrolBootstrap, flowcontrolBootstrapKeeper, FLOWCONTROL_GROUP } from './flowcontrol-bootstrap.js';
+export { CONFIG_CONSUMER_FIELD_MANAGER, danglingCondition, flowcontrolConfigConsumer } from './flowcontrol-config-consumer.js';
 export {
   evaluatorFor,
   isIgnoredResource,

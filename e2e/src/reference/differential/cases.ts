@@ -1,8 +1,8 @@
 /**
  * The scripted requests of the differential suite, sent in this order to kube-apiserver 1.32
  * and to kapi (each on an empty etcd). A case is one request; `setup` cases prepare state and
- * are not compared; `until` repeats a setup request (up to ~10 s) until the answer says the
- * state arrived (a CRD established). Names are unique: deliberate-differences.ts refers to them.
+ * are not compared; `until` repeats a request (up to ~10 s) until the answer says the
+ * state arrived (a CRD established, a FlowSchema's condition written). Names are unique: deliberate-differences.ts refers to them.
  */
 import { MINIMAL_OBJECTS } from '@kapi/apiserver/testing';
 import type { Answer, Request } from './send.js';
@@ -11,7 +11,7 @@ export interface Case extends Request {
   readonly name: string;
   /** Prepare state only: not compared. */
   readonly setup?: boolean;
-  /** For setup cases: repeat until this holds. */
+  /** Repeat until this holds (a setup case: until the state arrived; a compared one: until a server's own controller has written). */
   readonly until?: (answer: Answer) => boolean;
   /** What of the body is compared (a large document's outline), when not all of it. */
   readonly outline?: (body: unknown) => unknown;
@@ -279,6 +279,16 @@ export const CASES: readonly Case[] = [
   { name: 'delete crd', method: 'DELETE', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${WIDGETS_CRD.metadata.name}` },
 ];
 
+/**
+ * What kube-apiserver's own controllers write into a catalogue object just after its create,
+ * by `<group>/<plural>`: the read waits for it on both servers (it comes within milliseconds,
+ * but the create answer does not carry it).
+ */
+const SETTLED: Readonly<Record<string, (answer: Answer) => boolean>> = {
+  // The priority-and-fairness config consumer's Dangling condition.
+  'flowcontrol.apiserver.k8s.io/flowschemas': (a) => Array.isArray(asObject(asObject(a.body)['status'])['conditions']),
+};
+
 /** Every catalogue kind: create its minimal object (in `version`), read it, update its status. */
 export function catalogueCases(versionOf: (group: string, plural: string) => { version: string; namespaced: boolean } | undefined): Case[] {
   const cases: Case[] = [];
@@ -290,7 +300,8 @@ export function catalogueCases(versionOf: (group: string, plural: string) => { v
     const collection = `${base}${gv.namespaced ? `/namespaces/${NS}` : ''}/${plural}`;
     const name = (sample.object['metadata'] as { name: string }).name;
     cases.push({ name: `${key} create`, method: 'POST', path: collection, body: sample.object });
-    cases.push({ name: `${key} get`, method: 'GET', path: `${collection}/${name}` });
+    const settled = SETTLED[key];
+    cases.push({ name: `${key} get`, method: 'GET', path: `${collection}/${name}`, ...(settled !== undefined ? { until: settled } : {}) });
     if (sample.change !== undefined) {
       cases.push({ name: `${key} change`, method: 'PATCH', path: `${collection}/${name}`, headers: { 'content-type': 'application/merge-patch+json' }, body: sample.change });
     }

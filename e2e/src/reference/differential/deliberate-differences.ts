@@ -39,11 +39,6 @@ export const NOT_YET: readonly DeclaredDifference[] = [
   },
   { cases: catalogue(['apps/controllerrevisions']), path: /^body\.metadata\.managedFields\.[0-9]+\.fieldsV1\.f:data\./, reason: 'kube\'s managedFields treat a RawExtension (a ControllerRevision\'s data) as one atomic value; kapi records the fields inside it (issue 23)' },
   { cases: catalogue(['certificates.k8s.io/certificatesigningrequests']), path: /^body\.metadata\.managedFields\.[0-9]+\.fieldsV1\.f:spec$/, reason: 'kube\'s managedFields of a created CertificateSigningRequest leave its spec out; kapi records the requester\'s spec fields (issue 23)' },
-  {
-    cases: catalogue(['flowcontrol.apiserver.k8s.io/flowschemas'], '(get|change)'),
-    path: /^body\.(status\.conditions|metadata\.managedFields)(\.|$)/,
-    reason: 'kube-apiserver\'s priority-and-fairness config consumer applies the Dangling condition to every FlowSchema (its own managedFields entry); kapi\'s flowcontrol controller does not set it on user FlowSchemas (issue 23)',
-  },
   // Request errors whose codes or texts differ.
 
   // OpenAPI v2 (outline: kinds, paths, operations, parameters).
