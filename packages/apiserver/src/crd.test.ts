@@ -38,13 +38,27 @@ void describe('CustomResourceDefinitions', () => {
       // kube adds the cleanup finalizer on the first DELETE, not on create.
       assert.equal((res.json['metadata'] as Record<string, unknown>)['finalizers'], undefined);
     });
-    void it('the create answer carries kube\'s initial status: the storage version stored, no names accepted yet (issue 23)', async () => {
-      const created = await t.request('POST', CRD_PATH, { body: widgetCrd({ metadata: { name: 'initials.example.com' }, spec: { ...(widgetCrd()['spec'] as object), names: { plural: 'initials', kind: 'Initial' } } }) });
+    void it('the create answer carries kube\'s initial status: conditions null, the storage version stored, no names accepted yet (issue 23)', async () => {
+      const crd = (plural: string, kind: string) => widgetCrd({ metadata: { name: `${plural}.example.com` }, spec: { ...(widgetCrd()['spec'] as object), names: { plural, kind } } });
+      const list = await t.request('GET', CRD_PATH);
+      const watch = await fetch(`${t.url}${CRD_PATH}?watch=true&resourceVersion=${String((list.json['metadata'] as Record<string, unknown>)['resourceVersion'])}&timeoutSeconds=5`);
+      const created = await t.request('POST', CRD_PATH, { body: crd('initials', 'Initial') });
       assert.equal(created.status, 201, created.text);
-      assert.deepEqual(created.json['status'], { acceptedNames: { plural: '', kind: '' }, storedVersions: ['v1'] });
+      // In Go's order: conditions is a nil list without omitempty.
+      assert.equal(JSON.stringify(created.json['status']), JSON.stringify({ conditions: null, acceptedNames: { plural: '', kind: '' }, storedVersions: ['v1'] }));
       assert.equal((created.json['metadata'] as Record<string, unknown>)['finalizers'], undefined);
-      const deleted = await t.request('DELETE', `${CRD_PATH}/initials.example.com`);
-      assert.equal(deleted.status, 200, deleted.text);
+      // The watch's ADDED event carries the same status (the CRD controller's write follows as MODIFIED).
+      const events = (await watch.text()).trim().split('\n').map((line) => JSON.parse(line) as { type: string; object: { metadata: { name: string }; status: unknown } });
+      const added = events.find((e) => e.type === 'ADDED' && e.object.metadata.name === 'initials.example.com');
+      assert.deepEqual(added?.object.status, created.json['status']);
+      const asYaml = await fetch(`${t.url}${CRD_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/yaml' }, body: JSON.stringify(crd('yamls', 'Yaml')) });
+      const yaml = await asYaml.text();
+      assert.equal(asYaml.status, 201, yaml);
+      assert.equal(yaml.slice(yaml.indexOf('\nstatus:')), '\nstatus:\n  acceptedNames:\n    kind: ""\n    plural: ""\n  conditions: null\n  storedVersions:\n  - v1\n');
+      for (const name of ['initials.example.com', 'yamls.example.com']) {
+        const deleted = await t.request('DELETE', `${CRD_PATH}/${name}`);
+        assert.equal(deleted.status, 200, deleted.text);
+      }
     });
     void it('a server started later serves the stored CRDs as soon as it has started', async () => {
       const late = await startApiServer({ etcdServers: t.etcd.endpoints, etcdPrefix: prefix, securePort: null, insecurePort: 0, logger: silentLogger, controllers: false });
