@@ -45,6 +45,16 @@ void describe('the flowcontrol bootstrap configuration', () => {
   };
   const served = async (server: RunningServer, plural: string): Promise<Map<string, Item>> =>
     new Map((await json<{ items: Item[] }>(server, 'GET', `${FC}/${plural}`)).items.map((item) => [item.metadata.name, item]));
+  /** The FlowSchemas once the config consumer has marked each (Dangling), just after the start. */
+  const marked = async (server: RunningServer): Promise<Map<string, Item>> => {
+    const done = (items: Map<string, Item>) => [...items.values()].every((i) => i.status?.conditions?.some((c) => c.type === 'Dangling') === true);
+    let schemas = await served(server, 'flowschemas');
+    for (let i = 0; !done(schemas) && i < 100; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      schemas = await served(server, 'flowschemas');
+    }
+    return schemas;
+  };
   const config = flowcontrolBootstrap();
   const expected = (objs: readonly Record<string, unknown>[]) => new Map(objs.map((o) => [(o['metadata'] as { name: string }).name, o as unknown as Item]));
   const wantedSchemas = expected([...config.mandatoryFlowSchemas, ...config.suggestedFlowSchemas]);
@@ -56,13 +66,7 @@ void describe('the flowcontrol bootstrap configuration', () => {
     let schemas: Map<string, Item>;
     let levels: Map<string, Item>;
     try {
-      // The config consumer marks each FlowSchema not Dangling just after the start.
-      const marked = (items: Map<string, Item>) => [...items.values()].every((i) => i.status?.conditions?.some((c) => c.type === 'Dangling') === true);
-      schemas = await served(first, 'flowschemas');
-      for (let i = 0; !marked(schemas) && i < 100; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        schemas = await served(first, 'flowschemas');
-      }
+      schemas = await marked(first);
       levels = await served(first, 'prioritylevelconfigurations');
     } finally {
       await first.close();
@@ -96,6 +100,8 @@ void describe('the flowcontrol bootstrap configuration', () => {
     const prefix = uniquePrefix();
     let server = await start(prefix);
     try {
+      // Edits read and write whole objects: after the config consumer's status writes.
+      await marked(server);
       assert.equal((await call(server, 'DELETE', `${FC}/flowschemas/catch-all`)).status, 200);
       const probes = await json<Item>(server, 'GET', `${FC}/flowschemas/probes`);
       await json(server, 'PUT', `${FC}/flowschemas/probes`, { ...probes, spec: { ...probes.spec, matchingPrecedence: 3 } });
