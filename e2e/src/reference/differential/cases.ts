@@ -71,6 +71,12 @@ export function openapiV2Outline(body: unknown): unknown {
   return { swagger: doc['swagger'], info: doc['info'], security: doc['security'], securityDefinitions: doc['securityDefinitions'], kinds, paths };
 }
 
+/** The documents an OpenAPI v3 index lists (their hashes differ with the documents' texts); kube types the JSON text/plain. */
+export function openapiV3IndexOutline(body: unknown): unknown {
+  const doc = typeof body === 'string' ? (JSON.parse(body) as unknown) : body;
+  return Object.keys(asObject(asObject(doc)['paths'])).sort();
+}
+
 const NS = 'diff';
 const CM = `/api/v1/namespaces/${NS}/configmaps`;
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -148,6 +154,7 @@ export const CASES: readonly Case[] = [
   { name: 'unknown core resource', method: 'GET', path: '/api/v1/nopes' },
   { name: 'unknown core version', method: 'GET', path: '/api/v2' },
   { name: 'unknown group resource', method: 'GET', path: '/apis/nope.example.com/v1/widgets' },
+  { name: 'openapi v3 index', method: 'GET', path: '/openapi/v3', outline: openapiV3IndexOutline },
   { name: 'unknown openapi group', method: 'GET', path: '/openapi/v3/apis/nope.example.com/v1' },
   { name: 'openapi v2', method: 'GET', path: '/openapi/v2', outline: openapiV2Outline },
   { name: 'openapi v2 protobuf', method: 'GET', path: '/openapi/v2', headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } },
