@@ -26,7 +26,8 @@ void describe('discovery, OpenAPI and /version', () => {
 
     const apis = await t.request('GET', '/apis');
     assert.equal(apis.json['kind'], 'APIGroupList');
-    assert.equal(apis.json['apiVersion'], undefined);
+    // kube-apiserver 1.32 keeps apiVersion on /apis (not on /api) (issue 23).
+    assert.equal(apis.json['apiVersion'], 'v1');
     const coordination = (apis.json['groups'] as Record<string, unknown>[]).find((g) => g['name'] === 'coordination.k8s.io');
     assert.deepEqual(coordination, {
       name: 'coordination.k8s.io',
@@ -103,6 +104,9 @@ void describe('discovery, OpenAPI and /version', () => {
 
   void it('serves the OpenAPI v3 index and documents kubectl can use', async () => {
     const index = await t.request('GET', '/openapi/v3');
+    // kube serves the index with Go's sniffed type and no negotiation (issue 23).
+    assert.equal(index.headers.get('content-type'), 'text/plain; charset=utf-8');
+    assert.equal((await t.request('GET', '/openapi/v3', { headers: { accept: 'application/yaml' } })).status, 200);
     const paths = index.json['paths'] as Record<string, { serverRelativeURL: string }>;
     assert.ok(paths['api/v1']);
     assert.ok(paths['apis/coordination.k8s.io/v1']);

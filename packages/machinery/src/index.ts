@@ -211,6 +211,7 @@ export {
 
 export * as managedFields from './managed-fields/index.js';
 export type { FieldManagerScope, ApplyOutcome, Atom } from './managed-fields/index.js';
+export { goZeroSkeleton } from './managed-fields/index.js';
 export { FieldSet, schemaAtom, trackUpdate, trackUpdateSliced, applyConfiguration, applyConfigurationSliced, managerFromUserAgent, LAST_APPLIED_ANNOTATION } from './managed-fields/index.js';
 
 export {

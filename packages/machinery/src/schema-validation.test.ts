@@ -91,6 +91,9 @@ void test('string constraints', () => {
   assert.deepEqual(lines({ spec: { image: 'ab' } }, crd), ['spec.image: Invalid value: "ab": spec.image in body should be at least 3 chars long']);
   assert.deepEqual(lines({ spec: { image: 'abcdefghi' } }, crd), ['spec.image: Too long: may not be more than 8 bytes']);
   assert.deepEqual(lines({ spec: { image: 'ABC' } }, crd), [`spec.image: Invalid value: "ABC": spec.image in body should match '^[a-z]+$'`]);
+  // kube-openapi reports only the first failing string rule of a field (maxLength, minLength, pattern), as kube-apiserver 1.32 answers (issue 23).
+  assert.deepEqual(lines({ spec: { image: 'ABCDEFGHI' } }, crd), ['spec.image: Too long: may not be more than 8 bytes']);
+  assert.deepEqual(lines({ spec: { image: 'AB' } }, crd), ['spec.image: Invalid value: "AB": spec.image in body should be at least 3 chars long']);
 });
 
 void test('enum', () => {

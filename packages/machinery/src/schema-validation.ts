@@ -132,14 +132,17 @@ class Validator {
     if (isPlainObject(value)) this.validateObject(value, schema, path);
   }
 
+  /** kube-openapi's string validator: maxLength, minLength, pattern, and only the first that fails is reported. */
   private validateString(value: string, schema: ValidatableSchema, path: string): void {
     // Counted only when a bound asks for it (ConfigMap and Secret values can be large).
     const length = schema.maxLength !== undefined || schema.minLength !== undefined ? codePointLength(value) : 0;
     if (schema.maxLength !== undefined && length > schema.maxLength) {
       this.errors.push(fieldTooLong(path, schema.maxLength));
+      return;
     }
     if (schema.minLength !== undefined && length < schema.minLength) {
       this.errors.push(fieldInvalid(path, value, `${path} in body should be at least ${schema.minLength} chars long`));
+      return;
     }
     if (schema.pattern !== undefined) {
       const re = compilePattern(schema.pattern);

@@ -3,7 +3,8 @@
  * per store. Read-only after construction.
  */
 import type { Atom, FieldManagerScope, GroupResource, JSONSchemaProps, KubeObject, SchemaDefinitions } from '@kapi/machinery';
-import { FieldSet, applyDefaults, managedFields, managerFromUserAgent, yieldIfBusy } from '@kapi/machinery';
+import { FieldSet, applyDefaults, goZeroSkeleton, managedFields, managerFromUserAgent, yieldIfBusy } from '@kapi/machinery';
+import { catalogKinds } from '@kapi/catalog';
 import type { GuaranteedUpdateOptions, Storage } from '@kapi/storage';
 import type { Admission } from './admission.js';
 import type { RequestContext, ResourceDefinition, VersionDefinition, WriteGuard } from './definition.js';
@@ -70,6 +71,16 @@ const SPEC_AND_CERTIFICATE = FieldSet.of([managedFields.fieldElement('spec')], [
  * resource of a type with status, spec through `/status`, status through `/finalize`, spec
  * and status.certificate through `/approval`.
  */
+let kindMessages: Map<string, string> | undefined;
+
+/** The Go zero struct skeleton of a built-in kind (typed bodies); undefined for custom resources. */
+function goZeroOf(ctx: StoreContext): FieldManagerScope['zero'] {
+  if (ctx.definition.bodyDecoding === 'unstructured') return undefined;
+  kindMessages ??= new Map(catalogKinds().map((k) => [`${k.group}/${k.version}/${k.kind}`, k.protobuf]));
+  const message = kindMessages.get(`${ctx.expected.group}/${ctx.expected.version}/${ctx.expected.kind}`);
+  return message === undefined ? undefined : goZeroSkeleton(message);
+}
+
 export function fieldManagerScope(ctx: StoreContext, subresource: string): FieldManagerScope {
   let resetFields: FieldSet | undefined;
   if (subresource === '') resetFields = ctx.definition.hasStatus ? STATUS : undefined;
@@ -83,6 +94,7 @@ export function fieldManagerScope(ctx: StoreContext, subresource: string): Field
     kind: ctx.expected.kind,
     ...(subresource !== '' ? { subresource } : {}),
     ...(resetFields !== undefined ? { resetFields } : {}),
+    zero: goZeroOf(ctx),
   };
 }
 

@@ -71,11 +71,18 @@ export function openapiV2Outline(body: unknown): unknown {
   return { swagger: doc['swagger'], info: doc['info'], security: doc['security'], securityDefinitions: doc['securityDefinitions'], kinds, paths };
 }
 
+/** The documents an OpenAPI v3 index lists (their hashes differ with the documents' texts); kube types the JSON text/plain. */
+export function openapiV3IndexOutline(body: unknown): unknown {
+  const doc = typeof body === 'string' ? (JSON.parse(body) as unknown) : body;
+  return Object.keys(asObject(asObject(doc)['paths'])).sort();
+}
+
 const NS = 'diff';
 const CM = `/api/v1/namespaces/${NS}/configmaps`;
 const JSON_TYPE = { 'content-type': 'application/json' };
 const YAML = 'application/yaml';
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 const cm = (name: string, data: Record<string, string> = { a: '1' }, labels: Record<string, string> = { suite: 'diff' }) => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
@@ -102,7 +109,7 @@ const WIDGETS_CRD = {
             properties: {
               spec: {
                 type: 'object',
-                properties: { size: { type: 'integer', minimum: 1, maximum: 10 }, colour: { type: 'string', maxLength: 8 } },
+                properties: { size: { type: 'integer', minimum: 1, maximum: 10 }, colour: { type: 'string', maxLength: 8 }, code: { type: 'string', maxLength: 3, pattern: '^[a-z]+$' } },
               },
             },
           },
@@ -133,6 +140,10 @@ export const CASES: readonly Case[] = [
   { name: 'unknown group', method: 'GET', path: '/apis/nope.example.com/v1' },
   { name: 'unknown group root', method: 'GET', path: '/apis/nope.example.com' },
   { name: 'api', method: 'GET', path: '/api' },
+  { name: 'apis', method: 'GET', path: '/apis' },
+  { name: 'core v1 resources', method: 'GET', path: '/api/v1' },
+  { name: 'api aggregated', method: 'GET', path: '/api', headers: { accept: AGGREGATED } },
+  { name: 'apis aggregated', method: 'GET', path: '/apis', headers: { accept: AGGREGATED } },
   { name: 'apps group', method: 'GET', path: '/apis/apps' },
   { name: 'coordination group', method: 'GET', path: '/apis/coordination.k8s.io' },
   { name: 'events group', method: 'GET', path: '/apis/events.k8s.io' },
@@ -143,6 +154,7 @@ export const CASES: readonly Case[] = [
   { name: 'unknown core resource', method: 'GET', path: '/api/v1/nopes' },
   { name: 'unknown core version', method: 'GET', path: '/api/v2' },
   { name: 'unknown group resource', method: 'GET', path: '/apis/nope.example.com/v1/widgets' },
+  { name: 'openapi v3 index', method: 'GET', path: '/openapi/v3', outline: openapiV3IndexOutline },
   { name: 'unknown openapi group', method: 'GET', path: '/openapi/v3/apis/nope.example.com/v1' },
   { name: 'openapi v2', method: 'GET', path: '/openapi/v2', outline: openapiV2Outline },
   { name: 'openapi v2 protobuf', method: 'GET', path: '/openapi/v2', headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } },
@@ -258,16 +270,28 @@ export const CASES: readonly Case[] = [
   },
   { name: 'get event as events.k8s.io', method: 'GET', path: `/apis/events.k8s.io/v1/namespaces/${NS}/events/ev` },
   { name: 'events v1beta1', method: 'GET', path: `/apis/events.k8s.io/v1beta1/namespaces/${NS}/events` },
+  {
+    name: 'create events.k8s.io event',
+    method: 'POST',
+    path: `/apis/events.k8s.io/v1/namespaces/${NS}/events`,
+    body: {
+      apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'ev2' }, eventTime: '2024-01-01T00:00:00.000000Z', reportingController: 'diff.example.com/test',
+      reportingInstance: 'diff-1', action: 'Act', reason: 'R', regarding: { kind: 'Pod', name: 'p', namespace: NS }, note: 'n', type: 'Normal',
+    },
+  },
+  { name: 'get events.k8s.io event as core event', method: 'GET', path: `/api/v1/namespaces/${NS}/events/ev2` },
 
   // Custom resources.
   { name: 'create crd', method: 'POST', path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', body: WIDGETS_CRD },
   { name: 'wait for crd', method: 'GET', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${WIDGETS_CRD.metadata.name}`, setup: true, until: established },
   { name: 'wait for widgets', method: 'GET', path: WIDGETS, setup: true, until: (a) => a.status === 200 },
   { name: 'get crd', method: 'GET', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${WIDGETS_CRD.metadata.name}` },
+  { name: 'apply crd as another manager', method: 'PATCH', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${WIDGETS_CRD.metadata.name}?fieldManager=second`, headers: { 'content-type': 'application/apply-patch+yaml' }, body: JSON.stringify(WIDGETS_CRD) },
   { name: 'create widget', method: 'POST', path: WIDGETS, body: widget('w1') },
   { name: 'create widget bad name', method: 'POST', path: WIDGETS, body: widget('W_10') },
   { name: 'create widget wrong kind', method: 'POST', path: WIDGETS, body: { ...widget('w2'), kind: 'Gadget' } },
   { name: 'create widget invalid', method: 'POST', path: WIDGETS, body: widget('w3', { size: 0, colour: 'much-too-long' }), outline: unorderedCauses },
+  { name: 'create widget field failing two rules', method: 'POST', path: WIDGETS, body: widget('w5', { size: 2, code: 'ABCDE' }) },
   { name: 'create widget unknown field', method: 'POST', path: `${WIDGETS}?fieldValidation=Strict`, body: widget('w4', { size: 2, shape: 'round' }) },
   { name: 'get widget', method: 'GET', path: `${WIDGETS}/w1` },
   { name: 'openapi v2 with widgets', method: 'GET', path: '/openapi/v2', outline: openapiV2Outline },

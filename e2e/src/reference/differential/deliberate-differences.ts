@@ -27,7 +27,6 @@ export const DELIBERATE: readonly DeclaredDifference[] = [
     reason: 'environment, not behaviour: kapi runs the validatingadmissionpolicy-status-controller that writes status.typeChecking (kube-controller-manager\'s), and the reference runs without a kube-controller-manager',
   },
   { cases: 'api', path: 'body.serverAddressByClientCIDRs', reason: 'each server reports the address it was reached at / advertises: environment, not behaviour' },
-  { cases: catalogue(['certificates.k8s.io/certificatesigningrequests']), path: /^body\.spec\.(groups|uid|username)/, reason: 'environment, not behaviour: both servers fill the requesting user into a CSR, and they authenticate different users (kube\'s reference admin token, the local cluster\'s credentials)' },
 ];
 
 export const NOT_YET: readonly DeclaredDifference[] = [
@@ -39,6 +38,7 @@ export const NOT_YET: readonly DeclaredDifference[] = [
   },
   { cases: catalogue(['apps/controllerrevisions']), path: /^body\.metadata\.managedFields\.[0-9]+\.fieldsV1\.f:data\./, reason: 'kube\'s managedFields treat a RawExtension (a ControllerRevision\'s data) as one atomic value; kapi records the fields inside it (issue 23)' },
   { cases: catalogue(['certificates.k8s.io/certificatesigningrequests']), path: /^body\.metadata\.managedFields\.[0-9]+\.fieldsV1\.f:spec$/, reason: 'kube\'s managedFields of a created CertificateSigningRequest leave its spec out; kapi records the requester\'s spec fields (issue 23)' },
+  { cases: 'openapi v3 index', path: 'body', reason: 'the /openapi/v3 index lists the group-version documents only, not api, apis, apis/<group>, version, .well-known/openid-configuration and openid/v1/jwks (issue 23)' },
   // Request errors whose codes or texts differ.
 
   // OpenAPI v2 (outline: kinds, paths, operations, parameters).
@@ -60,8 +60,10 @@ export const NOT_YET: readonly DeclaredDifference[] = [
   },
 
   // Objects.
-  { cases: /.*/, path: /^body(\.items\.[0-9]+)?\.metadata\.managedFields\.[0-9]+\.fieldsV1\..*\.\.$/, reason: 'kapi\'s managedFields hold ".": {} for every struct an update adds; kube\'s compare the new object with the Go zero value of the old, where a non-pointer struct field (spec, names, template, strategy) already exists, so only pointer structs, list items and maps get "."; kapi\'s catalogue does not record which fields are pointers (issue 23)' },
-  { cases: /^(widgets|configmaps) as table$/, path: /^body\.columnDefinitions\.[0-9]+\.description$/, reason: 'Table column descriptions: kube uses the whole field documentation (Name, Data, Age), kapi its first sentence (issue 23)' },
+  { cases: /.*/, path: /^body(\.items\.[0-9]+)?\.metadata\.managedFields\.[0-9]+\.fieldsV1\..*\.f:(containers|conditions|drivers)\.\.$/, reason: 'a list Go writes as null when nil (no omitempty: a pod\'s containers, a CRD\'s status.conditions, a CSINode\'s drivers) already exists in the object kube compares a write with, so kube gives it no ".": {}; kapi fills in the Go zero value\'s structs (go-zero.ts) but the catalogue\'s wire facts do not say which lists are omitempty (issue 23)' },
+  { cases: 'configmaps as table', path: /^body\.columnDefinitions\.[0-9]+\.description$/, reason: 'Table column descriptions: kube uses the whole field documentation (Name, Data, Age), kapi its first sentence (issue 23)' },
+  // A custom resource's own columns (Size) are compared: only Name's text differs.
+  { cases: 'widgets as table', path: 'body.columnDefinitions.0.description', reason: 'Table column descriptions: kube uses the whole field documentation of metadata.name, kapi a shorter text of its own (issue 23)' },
 ];
 
 export function declared(caseName: string, path: string): DeclaredDifference | undefined {

@@ -7,7 +7,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeServiceAccountKeys } from '@kapi/apiserver/testing';
 import { startCluster, type TestCluster } from '../../harness/cluster.js';
 import { kubeReferenceBinary, REFERENCE_TOKEN, startKubeReference, type KubeReference } from '../../harness/kube-reference.js';
 import { CASES, catalogueCases, type Case } from './cases.js';
@@ -39,15 +42,30 @@ async function run(base: string, c: Case): Promise<Answer> {
 void describe('differential: kapi answers as kube-apiserver 1.32', { skip: binary === undefined ? 'no kube-apiserver binary (set KAPI_KUBE_APISERVER)' : false }, () => {
   let kube: KubeReference;
   let kapi: TestCluster;
+  let keysDir: string;
   before(async () => {
     // The reference is a kube-apiserver without a kube-controller-manager: kapi runs without the
     // controllers that would put a default ServiceAccount and kube-root-ca.crt in every namespace
     // or fill ResourceQuota status (without which quota admission charges nothing, as in kube).
     const controllers = '--controllers=*,-serviceaccount-controller,-root-ca-certificate-publisher-controller,-resourcequota-controller';
-    [kube, kapi] = await Promise.all([startKubeReference(binary!), startCluster({ server: { extraArgs: [controllers] } })]);
+    // The reference's authentication: service account keys (kube serves serviceaccounts/token
+    // only with a signing key) and the same admin token, so both servers see the same user.
+    keysDir = mkdtempSync(join(tmpdir(), 'kapi-differential-'));
+    const keys = writeServiceAccountKeys(keysDir);
+    const tokens = join(keysDir, 'tokens.csv');
+    writeFileSync(tokens, `${REFERENCE_TOKEN},admin,admin-uid,"system:masters"\n`);
+    const authentication = [
+      '--service-account-issuer=https://kubernetes.default.svc',
+      `--service-account-key-file=${keys.keyFile}`,
+      `--service-account-signing-key-file=${keys.signingKeyFile}`,
+      '--api-audiences=https://kubernetes.default.svc',
+      `--token-auth-file=${tokens}`,
+    ];
+    [kube, kapi] = await Promise.all([startKubeReference(binary!), startCluster({ server: { extraArgs: [controllers, ...authentication], readyzToken: REFERENCE_TOKEN } })]);
   });
   after(async () => {
     await Promise.all([kube?.stop(), kapi?.stop()]);
+    if (keysDir !== undefined) rmSync(keysDir, { recursive: true, force: true });
   });
 
   void it('every answer matches but for the declared differences', async () => {

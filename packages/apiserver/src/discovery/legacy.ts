@@ -34,9 +34,13 @@ function groupEntry(group: GroupVersions): Record<string, unknown> {
   return { name: group.name, versions, preferredVersion: versions[0] };
 }
 
-/** `GET /apis`: every named group (never the core group), then `remote` ones (aggregated APIs). kube strips apiVersion here. */
+/**
+ * `GET /apis`: every named group (never the core group), then `remote` ones (aggregated APIs).
+ * kube-apiserver 1.32 answers it through kube-aggregator, which keeps `apiVersion: v1` (only
+ * `/api` and the core and `extensions` resource lists go without it).
+ */
 export function apiGroupList(groups: readonly ApiGroup[], remote: readonly GroupVersions[] = []): Record<string, unknown> {
-  return { kind: 'APIGroupList', groups: [...groups.filter((g) => g.name !== ''), ...remote].map(groupEntry) };
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups.filter((g) => g.name !== ''), ...remote].map(groupEntry) };
 }
 
 /** `GET /apis/<group>`. */

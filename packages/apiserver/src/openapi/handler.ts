@@ -1,7 +1,9 @@
 /**
  * Serves `/openapi/v3` (the index) and `/openapi/v3/<gv>` documents with kube's caching:
  * a request carrying the current `hash` is immutable for a year; a stale hash is a 301 to
- * the current URL; every response has an ETag honoured by If-None-Match.
+ * the current URL; every document has an ETag honoured by If-None-Match. The index is
+ * served as kube serves it (http.ServeContent): whatever the Accept header, no ETag, and the
+ * type Go sniffs from JSON text, `text/plain; charset=utf-8`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { notAcceptable } from '@kapi/machinery';
@@ -29,10 +31,15 @@ function send(req: IncomingMessage, res: ServerResponse, doc: CachedDocument, ca
   res.end(doc.body);
 }
 
-/** `key` is the path after `/openapi/v3/` ("" for the index). A bare 404 for unknown documents; throws 406 without JSON in Accept. */
+function sendIndex(res: ServerResponse, index: CachedDocument): void {
+  res.writeHead(200, { 'Cache-Control': 'no-cache, private', 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(index.body)) });
+  res.end(index.body);
+}
+
+/** `key` is the path after `/openapi/v3/` ("" for the index). A bare 404 for unknown documents; throws 406 for a document without JSON in Accept. */
 export async function serveOpenApiV3(req: IncomingMessage, res: ServerResponse, surface: ApiSurface, key: string, query: URLSearchParams): Promise<void> {
+  if (key === '') return sendIndex(res, await surface.openapiIndex());
   if (!acceptsJson(req)) throw notAcceptable('only the following media types are accepted: application/json');
-  if (key === '') return send(req, res, await surface.openapiIndex(), { 'Cache-Control': 'no-cache, private' });
   const doc = surface.openapi(key);
   if (doc === undefined) {
     // kube's OpenAPI v3 handler answers an unknown document with a bare 404: no body, no type.
