@@ -61,3 +61,27 @@ void describe('boundedCheck', () => {
     assert.equal(calls.length, 2);
   });
 });
+
+void describe('boundedCheck kept fresh', () => {
+  void it('probes every interval in the background while it is asked, so a check never waits; stops when no one asks', async () => {
+    let probes = 0;
+    // Each probe's round trip takes 10 ms.
+    const probe = () => {
+      probes++;
+      return new Promise<void>((resolve) => setTimeout(resolve, 10));
+    };
+    // Timeout 400 ms: a probe every 200 ms; kept fresh for 1 s after the last check.
+    const check = boundedCheck('etcd', probe, 400, Date.now, 1000);
+    await check.check();
+    assert.equal(probes, 1);
+    // Asked again 700 ms later (past the timeout): the background probes kept the result young, so it answers at once.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    assert.ok(probes >= 3, `${probes} probes in 700 ms (one every 200 ms)`);
+    assert.equal(await settledWithin(check.check(), 5), true, 'answered without waiting for a probe');
+    // Nobody asks for 1 s: the probes stop.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const stopped = probes;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(probes, stopped, 'no probe once the check has not been asked for keepFreshMs');
+  });
+});

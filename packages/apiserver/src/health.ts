@@ -30,12 +30,32 @@ export const pingCheck: HealthCheck = { name: 'ping', check: () => Promise.resol
  * reply waits its turn behind request work on the event loop, and a health probe must not
  * (a result is never older than kube's would be by more than one round trip). With no
  * result that young (the first check, or none for a while), the caller waits for the probe.
+ *
+ * With `keepFreshMs`, a probe is also sent every interval in the background for as long as
+ * the check was asked within the last `keepFreshMs`: a server that is probed (a kubelet every
+ * few seconds, a load balancer) always has a young result, so no health request waits for an
+ * etcd round trip queued behind request work on a busy event loop.
  */
-export function boundedCheck(name: string, probe: () => Promise<unknown>, timeoutMs = 2000, now: () => number = Date.now): HealthCheck {
+export function boundedCheck(
+  name: string,
+  probe: () => Promise<unknown>,
+  timeoutMs = 2000,
+  now: () => number = Date.now,
+  keepFreshMs = 0,
+): HealthCheck {
   const intervalMs = timeoutMs / 2;
   let inflight: Promise<void> | undefined;
   /** The last probe's outcome and when it was sent. */
   let last: { at: number; error: unknown } | undefined;
+  let askedAt = -Infinity;
+  let keeper: NodeJS.Timeout | undefined;
+  const keepFresh = (): void => {
+    keeper = undefined;
+    if (now() - askedAt >= keepFreshMs) return;
+    void refresh();
+    keeper = setTimeout(keepFresh, intervalMs);
+    keeper.unref();
+  };
   const run = async (): Promise<void> => {
     const sentAt = now();
     let timer: NodeJS.Timeout | undefined;
@@ -59,6 +79,13 @@ export function boundedCheck(name: string, probe: () => Promise<unknown>, timeou
   return {
     name,
     async check() {
+      if (keepFreshMs > 0) {
+        askedAt = now();
+        if (keeper === undefined) {
+          keeper = setTimeout(keepFresh, intervalMs);
+          keeper.unref();
+        }
+      }
       const age = last === undefined ? Infinity : now() - last.at;
       if (age >= intervalMs) {
         const probing = refresh();

@@ -608,8 +608,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   let namespacesReady = false;
   let rbacBootstrapped = false;
   let closing = false;
-  const etcdCheck = boundedCheck('etcd', () => etcd.currentRevision(), options.etcdHealthcheckTimeoutMs ?? 2000);
-  const etcdReadiness = boundedCheck('etcd-readiness', () => etcd.currentRevision(), options.etcdReadycheckTimeoutMs ?? 2000);
+  // Kept fresh while probed (the last check within 30 s): a health request never waits for etcd.
+  const etcdCheck = boundedCheck('etcd', () => etcd.currentRevision(), options.etcdHealthcheckTimeoutMs ?? 2000, Date.now, 30_000);
+  const etcdReadiness = boundedCheck('etcd-readiness', () => etcd.currentRevision(), options.etcdReadycheckTimeoutMs ?? 2000, Date.now, 30_000);
   const bootstrapCheck: HealthCheck = {
     name: 'poststarthook/start-system-namespaces-controller',
     check: () => (namespacesReady ? Promise.resolve() : Promise.reject(new Error('not finished'))),
