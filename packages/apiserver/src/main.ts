@@ -37,6 +37,7 @@ import { createWatchCache, type WatchCacheOptions } from '@kapi/watch-cache';
 import { loadServingCertificate } from './certs.js';
 import { ServerLifecycle } from './filters/lifecycle.js';
 import { createInflightLimiter } from './filters/max-inflight.js';
+import { yamlDecoder } from './body/yaml-decoder-pool.js';
 import { boundedCheck, delayedCheck, logCheck, pingCheck, type HealthCheck } from './health.js';
 import { createLogger, type Logger } from './logger.js';
 import { ConnectionGuard, effectiveConnectionCap, readOpenFilesLimit } from './http/connection-guard.js';
@@ -869,6 +870,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   }
   // Requests are authorized from the RBAC informers: wait (bounded) for their first lists.
   for (const deadline = Date.now() + 10_000; ((rbacPolicy !== undefined && !rbacPolicy.synced()) || nodeGraph?.synced() === false || nodeRestriction?.synced() === false || priority?.synced() === false || !objectAdmission.synced()) && !closing && Date.now() < deadline; ) await sleep(10);
+  // The YAML decoder threads start now rather than with the first YAML body.
+  yamlDecoder().warm();
   started = true;
   return {
     ...result,

@@ -29,6 +29,12 @@ export interface YamlDecoder {
    * than the thread's heap or time.
    */
   decode(body: string | Uint8Array, options: YamlDecodeOptions): Promise<DecodedYaml>;
+  /**
+   * Starts the threads now, each loading the decoder, so that the first YAML bodies do not
+   * pay for it: starting a thread is work on the event loop, and loading the decoder competes
+   * with it for the CPU, at the moment a burst of bodies arrives.
+   */
+  warm(): void;
   /** Ends every worker; waiting decodes are rejected. */
   close(): Promise<void>;
 }
@@ -61,6 +67,14 @@ class YamlDecoderPool implements YamlDecoder {
       this.queue.push({ request: { id: this.nextId++, body, options }, resolve, reject });
       this.dispatch();
     });
+  }
+
+  warm(): void {
+    while (this.workers.size < this.limits.threads) {
+      const worker = this.spawn();
+      this.idle.push(worker);
+      this.dispatch();
+    }
   }
 
   async close(): Promise<void> {
@@ -139,7 +153,7 @@ export function createYamlDecoder(limits: YamlDecoderLimits = YAML_DECODER_LIMIT
 
 let shared: YamlDecoder | undefined;
 
-/** The process's decoder pool, started on first use (its workers start on first decode). */
+/** The process's decoder pool, started on first use (its workers start on first decode, or when warmed). */
 export function yamlDecoder(): YamlDecoder {
   shared ??= createYamlDecoder();
   return shared;
