@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, trace, type Tracer } from '@opentelemetry/api';
 import type { JSONSchemaProps, StatusError } from '@kapi/machinery';
-import { badRequest, isStatusError } from '@kapi/machinery';
+import { badRequest, isStatusError, yieldBeforeLongStep } from '@kapi/machinery';
 import { performance } from 'node:perf_hooks';
 import type { Registry } from '@kapi/registry';
 import { createApiSurface, type ApiSurface } from './api-surface.js';
@@ -488,10 +488,17 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       // A blocking audit backend is delivering the RequestReceived event: the request waits for
       // it, and fails when a blocking-strict one could not deliver it (kube's WithAudit).
       const received = audit?.received;
-      work = received === undefined ? run() : received.then((ok) => {
+      const start = (): Promise<void> => (received === undefined ? run() : received.then((ok) => {
         if (!ok) throw new AuditRejected();
         return run();
-      });
+      }));
+      // Requests that arrive together are started in slices: once this turn of the loop has run
+      // a slice of request work, the request starts on a later turn, so that the loop reads
+      // other connections (a health probe) in between instead of starting every request that
+      // arrived in one go. Health probes and long-running requests start at once; outside a
+      // busy turn this is a clock read.
+      const later = probe || longRunning ? undefined : yieldBeforeLongStep();
+      work = later === undefined ? start() : later.then(start);
     }
     if (!longRunning && timeoutMs > 0) {
       timer = setTimeout(() => {
