@@ -147,6 +147,12 @@ void describe(`the loop is never held long by one large request (bound ${BOUND_M
     await expectBounded(tc, 'watch', 200, () => firstWatchLine(t.url, configMaps));
   });
 
+  void it('get and list of it as YAML (go-yaml\'s emitter, in slices)', async (tc) => {
+    await send('GET', '/api/v1/namespaces/default', undefined, undefined, 'application/yaml');
+    await expectBounded(tc, 'get as YAML', 200, () => send('GET', `${configMaps}/big`, undefined, undefined, 'application/yaml'));
+    await expectBounded(tc, 'list as YAML', 200, () => send('GET', configMaps, undefined, undefined, 'application/yaml'));
+  });
+
   void it(`create of an object with ${KEYS} labels`, async (tc) => {
     await expectBounded(tc, 'labels', 201, () => send('POST', configMaps, bodies.labels));
   });

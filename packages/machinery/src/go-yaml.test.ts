@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { goYamlKeyLess, goYamlMarshal, goYamlNumber } from './go-yaml.js';
+import { goYamlKeyCompare, goYamlKeyLess, goYamlMarshal, goYamlMarshalSliced, goYamlNumber } from './go-yaml.js';
 
 // kube-apiserver 1.32 answered a ConfigMap holding these values with exactly this YAML
 // (Accept: application/yaml; the data section of the answer).
@@ -39,4 +39,36 @@ void test('strings YAML 1.1 would read as something else are quoted', () => {
   }
   assert.equal(goYamlMarshal({ k: '-' }), "k: '-'\n");
   for (const s of ['abc', '1.2.3', '2026-13-01', 'v1', '<<', '0xZZ']) assert.equal(goYamlMarshal({ k: s }), `k: ${s}\n`, s);
+});
+
+void test('in slices: the same bytes, in chunks, with the event loop served in between', async () => {
+  assert.deepEqual(await goYamlMarshalSliced({ data: DATA }), [KUBE_YAML]);
+  assert.deepEqual(await goYamlMarshalSliced({}), ['{}\n']);
+  // A list of 2,000 ConfigMaps (some 3 MB of YAML): many chunks, joined exactly goYamlMarshal's text.
+  const list = {
+    apiVersion: 'v1',
+    kind: 'ConfigMapList',
+    metadata: { resourceVersion: '7' },
+    items: Array.from({ length: 2000 }, (_, i) => ({ metadata: { name: `cm-${i}`, labels: { n: String(i) } }, data: { ...DATA, [`own-${i}`]: `x\n${i}` } })),
+  };
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 1);
+  const chunks = await goYamlMarshalSliced(list);
+  clearInterval(ticker);
+  assert.ok(chunks.length > 50, `${chunks.length} chunks`);
+  assert.equal(chunks.join(''), goYamlMarshal(list));
+  assert.ok(ticks > 0, 'timers ran while the list was written');
+});
+
+void test('goYamlKeyCompare orders keys as goYamlKeyLess does', () => {
+  const reference = (a: string, b: string) => (goYamlKeyLess(a, b) ? -1 : goYamlKeyLess(b, a) ? 1 : 0);
+  const pieces = ['a', 'B', 'z', '0', '00', '007', '1', '9', '10', '12345678901234567890', '-', '.', '_', '/', ':', 'é', 'Ω', '😀', '\ud83d', ' ', 'f:', 'item', 'x0', 'x01'];
+  // A fixed pseudo-random walk over keys made of 1–4 pieces: every pair compared both ways.
+  let seed = 17;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  const keys = Array.from({ length: 400 }, () => Array.from({ length: 1 + random(4) }, () => pieces[random(pieces.length)]).join(''));
+  keys.push('', 'a', 'a', 'item2', 'item10', 'a10', 'a2', 'a02', 'a002');
+  for (const a of keys) {
+    for (const b of keys) assert.equal(goYamlKeyCompare(a, b), reference(a, b), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+  }
 });

@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { StatusError, goYamlMarshal, hasProtobuf, internalError, isStatusError } from '@kapi/machinery';
+import { StatusError, goYamlMarshal, goYamlMarshalSliced, hasProtobuf, internalError, isStatusError, yieldBeforeLongStep } from '@kapi/machinery';
 import { listProtobuf, protobufOf, type BodyParts } from './encode-once.js';
 import { MEDIA_TYPES, type Encoding, type OutputFormat } from './negotiation.js';
 import { isList, transformResponse, type ResourceOutput } from './resource-output.js';
@@ -78,6 +78,44 @@ export function writeObject(res: ServerResponse, code: number, value: unknown, o
   const { encoding, transform } = typeof output === 'string' ? { encoding: output, transform: undefined } : output;
   const { body, contentType } = encodeBody(transformResponse(value, transform), encoding);
   writeEncoded(res, code, body, encoding, { ...options, contentType: options.contentType ?? contentType });
+}
+
+/** `value` as JSON would carry it (what `encode` gives goYamlMarshal); a list item by item, in slices. */
+async function jsonValueSliced(value: unknown): Promise<unknown> {
+  const copy = (v: unknown): unknown => {
+    const text = JSON.stringify(v);
+    return text === undefined ? null : JSON.parse(text);
+  };
+  if (!isList(value)) return copy(value);
+  const { items, ...rest } = value;
+  const head = copy(rest) as Record<string, unknown>;
+  const plainItems: unknown[] = [];
+  for (const item of items) {
+    plainItems.push(copy(item));
+    const later = yieldBeforeLongStep();
+    if (later !== undefined) await later;
+  }
+  head['items'] = plainItems;
+  return head;
+}
+
+/**
+ * Writes `value` as YAML, the same bytes as writeObject's, encoded in slices of the event
+ * loop (a list's JSON copy item by item, then the emitter in chunks), so that a large list or
+ * object never holds the loop for the whole encoding. No-op if the response was already sent
+ * (or is sent while it is being encoded: a timeout, a client gone).
+ */
+export async function writeYaml(res: ServerResponse, code: number, value: unknown, options: WriteOptions = {}): Promise<void> {
+  if (res.headersSent || res.destroyed) return;
+  noteResponseObject(res, value);
+  const chunks = await goYamlMarshalSliced(await jsonValueSliced(value));
+  if (res.headersSent || res.destroyed) return;
+  let length = 0;
+  for (const chunk of chunks) length += Buffer.byteLength(chunk);
+  function* parts(): Generator<Buffer, void, undefined> {
+    for (const chunk of chunks) yield Buffer.from(chunk);
+  }
+  writeEncoded(res, code, { parts: parts(), length }, 'yaml', { ...options, contentType: options.contentType ?? MEDIA_TYPES.yaml });
 }
 
 /** kube's negotiateContentEncoding: gzip when one comma-separated token of Accept-Encoding is exactly `gzip`. */
