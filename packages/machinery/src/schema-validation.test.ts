@@ -131,6 +131,11 @@ void test('maps (additionalProperties)', () => {
     'spec.env.A: Invalid value: "string": spec.env.A in body must be of type integer: "string"',
   ]);
   assert.deepEqual(lines({ spec: { image: 'abc', limits: { a: '1', b: '2' } } }, crd), ['spec.limits: Too many: 2: must have at most 1 items']);
+  // kube-openapi still checks the properties of an object with too many: both errors are reported.
+  assert.deepEqual(lines({ spec: { image: 'abc', limits: { a: '1', b: 2 } } }, crd), [
+    'spec.limits: Too many: 2: must have at most 1 items',
+    'spec.limits.b: Invalid value: "integer": spec.limits.b in body must be of type string: "integer"',
+  ]);
   assert.deepEqual(lines({ a: 1 }, { type: 'object', properties: {}, additionalProperties: false }), [
     'a: Invalid value: "a": a in body is a forbidden property',
   ].map((l) => l.replace(/^a: /, ': ')));

@@ -192,12 +192,11 @@ class Validator {
     const count = Object.keys(value).length;
     if (schema.minProperties !== undefined && count < schema.minProperties) {
       this.errors.push(fieldInvalid(path, count, `${path} in body should have at least ${schema.minProperties} properties`));
-      return;
     }
     if (schema.maxProperties !== undefined && count > schema.maxProperties) {
       this.errors.push(fieldTooMany(path, count, schema.maxProperties));
-      return;
     }
+    // kube-openapi goes on to the properties after a property-count failure (it reports both).
     const properties = schema.properties ?? {};
     const additional = schema.additionalProperties;
     for (const [key, child] of Object.entries(value)) {
