@@ -9,7 +9,9 @@ import type { JSONSchemaProps } from '@kapi/machinery';
 import type { RestResource } from '@kapi/registry';
 import { groupResources, type ApiGroup, type GroupVersionResources } from './discovery/api-groups.js';
 import { aggregatedDiscovery, type AggregatedVersion } from './discovery/aggregated.js';
-import { buildGroupVersionDocument } from './openapi/document.js';
+import { buildGroupVersionDocument, buildNonResourceDocument } from './openapi/document.js';
+import { nonResourcePaths } from './openapi/non-resource-paths.js';
+import { isCustomResource } from './openapi/operations.js';
 import { runStepsSliced, yieldIfBusy } from '@kapi/machinery';
 import { swaggerDocumentSteps } from './openapi/swagger.js';
 import { encodeSwaggerProtobufSteps } from './openapi/swagger-protobuf.js';
@@ -79,9 +81,22 @@ export interface RemoteSurface {
   swaggerDocuments?(): readonly { readonly name: string; readonly swagger: { readonly etag: string; readonly doc: Readonly<Record<string, unknown>> } }[];
 }
 
-export function createApiSurface(resources: () => readonly RestResource[], definitions: () => Readonly<Record<string, JSONSchemaProps>>, remote?: RemoteSurface): ApiSurface {
+/** What the server serves besides resources that its OpenAPI documents describe. */
+export interface NonResourceSurface {
+  /** `/.well-known/openid-configuration` and `/openid/v1/jwks` are served (service account issuer discovery). */
+  readonly issuerDiscovery: boolean;
+}
+
+export function createApiSurface(
+  resources: () => readonly RestResource[],
+  definitions: () => Readonly<Record<string, JSONSchemaProps>>,
+  remote?: RemoteSurface,
+  nonResource: NonResourceSurface = { issuerDiscovery: false },
+): ApiSurface {
   let groups: ApiGroup[] | undefined;
   let byKey: Map<string, GroupVersionResources> | undefined;
+  /** The non-resource documents' paths by their `/openapi/v3/` key. */
+  let nonResourceByKey: Map<string, Record<string, Record<string, unknown>>> | undefined;
   const aggregatedCache = new Map<string, CachedDocument>();
   const openapiCache = new Map<string, CachedDocument>();
   let index: Promise<CachedDocument> | undefined;
@@ -91,12 +106,14 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
   /** Bumped by invalidate(): a build started before it is not kept. */
   let generation = 0;
 
-  const ensure = (): { groups: ApiGroup[]; byKey: Map<string, GroupVersionResources> } => {
-    if (groups === undefined || byKey === undefined) {
+  const ensure = (): { groups: ApiGroup[]; byKey: Map<string, GroupVersionResources>; nonResourceByKey: Map<string, Record<string, Record<string, unknown>>> } => {
+    if (groups === undefined || byKey === undefined || nonResourceByKey === undefined) {
       groups = groupResources(resources());
       byKey = new Map(groups.flatMap((g) => g.versions.map((gv) => [openapiKey(gv), gv] as const)));
+      const builtinGroups = groups.filter((g) => g.versions.some((gv) => gv.resources.some((r) => !isCustomResource(r)))).map((g) => g.name);
+      nonResourceByKey = nonResourcePaths(builtinGroups, nonResource.issuerDiscovery);
     }
-    return { groups, byKey };
+    return { groups, byKey, nonResourceByKey };
   };
 
   // A remote document is hashed once per text the backend served.
@@ -119,7 +136,7 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
     if (swagger === undefined) {
       const built = generation;
       const build = async (): Promise<SwaggerDocument> => {
-        const document = await runStepsSliced(swaggerDocumentSteps([...ensure().byKey.values()], definitions()));
+        const document = await runStepsSliced(swaggerDocumentSteps([...ensure().byKey.values()], definitions(), ensure().nonResourceByKey));
         const json = cached(document);
         await yieldIfBusy();
         const protobuf = await runStepsSliced(encodeSwaggerProtobufSteps(JSON.parse(json.body) as Record<string, unknown>));
@@ -152,8 +169,11 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
       let doc = openapiCache.get(key);
       if (doc === undefined) {
         const gv = ensure().byKey.get(key);
-        if (gv === undefined) return remoteOpenapi(key);
-        openapiCache.set(key, (doc = cached(buildGroupVersionDocument(gv, definitions()))));
+        const nonResourceDocument = ensure().nonResourceByKey.get(key);
+        if (gv !== undefined) doc = cached(buildGroupVersionDocument(gv, definitions()));
+        else if (nonResourceDocument !== undefined) doc = cached(buildNonResourceDocument(nonResourceDocument, definitions()));
+        else return remoteOpenapi(key);
+        openapiCache.set(key, doc);
       }
       return doc;
     },
@@ -163,7 +183,7 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
         const build = async (): Promise<CachedDocument> => {
           // Every group-version's document is built for its hash: one a turn when the turn ran long.
           const paths: Record<string, { serverRelativeURL: string }> = {};
-          for (const key of ensure().byKey.keys()) {
+          for (const key of [...ensure().byKey.keys(), ...ensure().nonResourceByKey.keys()]) {
             paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${surface.openapi(key)!.hash}` };
             await yieldIfBusy();
           }
@@ -171,7 +191,10 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
             const doc = remoteOpenapi(key);
             if (doc !== undefined && paths[key] === undefined) paths[key] = { serverRelativeURL: served.url.includes('hash=') ? served.url : `/openapi/v3/${key}?hash=${doc.hash}` };
           }
-          return cached({ paths });
+          // kube's index is a Go map: its keys in order.
+          const sorted: Record<string, { serverRelativeURL: string }> = {};
+          for (const key of Object.keys(paths).sort()) sorted[key] = paths[key]!;
+          return cached({ paths: sorted });
         };
         const promise = build();
         index = promise;
@@ -217,6 +240,7 @@ export function createApiSurface(resources: () => readonly RestResource[], defin
       generation++;
       groups = undefined;
       byKey = undefined;
+      nonResourceByKey = undefined;
       aggregatedCache.clear();
       openapiCache.clear();
       index = undefined;

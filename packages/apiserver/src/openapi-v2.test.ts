@@ -173,6 +173,75 @@ void describe('/openapi/v2', () => {
     assert.equal(missing.status, 404);
   });
 
+  void it('describes subresources, the deprecated watch paths and discovery as kube does', async () => {
+    const doc = (await t.request(admin, 'GET', '/openapi/v2')).json;
+    const paths = doc['paths'] as Record<string, Record<string, Json>>;
+    const names = (list: unknown) => (list as Json[]).map((x) => `${String(x['in'])}:${String(x['name'])}`);
+    const pod = '/api/v1/namespaces/{namespace}/pods/{name}';
+    // Stored subresources: read, replace, patch with the resource's kind; scale in autoscaling/v1 Scale.
+    assert.equal(paths[`${pod}/status`]!['patch']!['operationId'], 'patchCoreV1NamespacedPodStatus');
+    assert.deepEqual(paths[`${pod}/status`]!['get']!['x-kubernetes-group-version-kind'], { group: '', version: 'v1', kind: 'Pod' });
+    const scale = paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale']!['put']!;
+    assert.equal(scale['operationId'], 'replaceAppsV1NamespacedDeploymentScale');
+    assert.deepEqual(scale['x-kubernetes-group-version-kind'], { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    assert.deepEqual((scale['responses'] as Json)['200'], { description: 'OK', schema: { $ref: '#/definitions/io.k8s.api.autoscaling.v1.Scale' } });
+    assert.deepEqual(Object.keys(paths['/api/v1/namespaces/{name}/finalize']!), ['put', 'parameters']);
+    // Named creaters post their own kind, every parameter on the path.
+    const eviction = paths[`${pod}/eviction`]!;
+    assert.deepEqual(eviction['post']!['x-kubernetes-group-version-kind'], { group: 'policy', version: 'v1', kind: 'Eviction' });
+    assert.deepEqual(names(eviction['parameters']), ['query:dryRun', 'query:fieldManager', 'query:fieldValidation', 'path:name', 'path:namespace', 'query:pretty']);
+    // Connecters: one connect operation per method, the options kind's fields as query parameters.
+    const exec = paths[`${pod}/exec`]!;
+    assert.deepEqual(Object.keys(exec).sort(), ['get', 'parameters', 'post']);
+    assert.equal(exec['post']!['operationId'], 'connectCoreV1PostNamespacedPodExec');
+    assert.equal(exec['post']!['x-kubernetes-action'], 'connect');
+    assert.deepEqual(exec['post']!['x-kubernetes-group-version-kind'], { group: '', version: 'v1', kind: 'PodExecOptions' });
+    assert.deepEqual(exec['get']!['produces'], ['*/*']);
+    assert.deepEqual(names(exec['parameters']), ['query:command', 'query:container', 'path:name', 'path:namespace', 'query:stderr', 'query:stdin', 'query:stdout', 'query:tty']);
+    const proxy = paths['/api/v1/nodes/{name}/proxy/{path}']!;
+    assert.equal(proxy['head']!['operationId'], 'connectCoreV1HeadNodeProxyWithPath');
+    assert.deepEqual(names(proxy['parameters']), ['path:name', 'path:path', 'query:path']);
+    const log = paths[`${pod}/log`]!['get']!;
+    assert.equal(log['operationId'], 'readCoreV1NamespacedPodLog');
+    assert.deepEqual(log['produces'], ['text/plain', 'application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
+    // Deprecated watch paths answer WatchEvents.
+    const watch = paths['/api/v1/watch/namespaces/{namespace}/configmaps/{name}']!['get']!;
+    assert.equal(watch['operationId'], 'watchCoreV1NamespacedConfigMap');
+    assert.equal(watch['x-kubernetes-action'], 'watch');
+    assert.deepEqual((watch['responses'] as Json)['200'], { description: 'OK', schema: { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent' } });
+    assert.equal(paths['/apis/apps/v1/watch/deployments']!['get']!['operationId'], 'watchAppsV1DeploymentListForAllNamespaces');
+    assert.equal(paths['/api/v1/watch/nodes']!['get']!['operationId'], 'watchCoreV1NodeList');
+    // Discovery, /version/, and the kinds only they name.
+    assert.equal(paths['/api/']!['get']!['operationId'], 'getCoreAPIVersions');
+    assert.equal(paths['/apis/rbac.authorization.k8s.io/']!['get']!['operationId'], 'getRbacAuthorizationAPIGroup');
+    assert.deepEqual(paths['/apis/rbac.authorization.k8s.io/v1/']!['get']!['tags'], ['rbacAuthorization_v1']);
+    assert.deepEqual(paths['/version/']!['get']!['consumes'], ['application/json']);
+    // This server has no service account issuer: no issuer discovery paths.
+    assert.equal(paths['/.well-known/openid-configuration/'], undefined);
+    const definitions = doc['definitions'] as Record<string, Json>;
+    for (const kind of ['APIGroup', 'APIGroupList', 'APIResourceList', 'APIVersions']) {
+      assert.deepEqual(definitions[`io.k8s.apimachinery.pkg.apis.meta.v1.${kind}`]!['x-kubernetes-group-version-kind'], [{ group: '', kind, version: 'v1' }]);
+    }
+    // Every delete says it takes the unsafe-deletion option.
+    assert.ok(names(paths['/api/v1/namespaces/{namespace}/configmaps/{name}']!['delete']!['parameters']).includes('query:ignoreStoreReadErrorWithClusterBreakingPotential'));
+    assert.ok(names(paths['/api/v1/namespaces/{namespace}/configmaps']!['delete']!['parameters']).includes('query:ignoreStoreReadErrorWithClusterBreakingPotential'));
+    // A store that returns deleted objects says so.
+    assert.deepEqual((paths[pod]!['delete']!['responses'] as Json)['200'], { description: 'OK', schema: { $ref: '#/definitions/io.k8s.api.core.v1.Pod' } });
+
+    // The same in OpenAPI v3: the non-resource documents in the index, with kube's content types.
+    const index = (await t.request(admin, 'GET', '/openapi/v3')).json['paths'] as Record<string, Json>;
+    for (const key of ['api', 'apis', 'apis/apps', 'version']) assert.ok(index[key], key);
+    assert.deepEqual(Object.keys(index), Object.keys(index).sort());
+    const apps = (await t.request(admin, 'GET', String(index['apis/apps']!['serverRelativeURL']))).json;
+    assert.deepEqual(Object.keys(apps['paths'] as Json), ['/apis/apps/']);
+    const core = (await t.request(admin, 'GET', String(index['api/v1']!['serverRelativeURL']))).json;
+    const corePaths = core['paths'] as Record<string, Record<string, Json>>;
+    assert.equal(corePaths['/api/v1/']!['get']!['operationId'], 'getCoreV1APIResources');
+    const replace = corePaths['/api/v1/namespaces/{namespace}/configmaps/{name}']!['put']!;
+    assert.deepEqual(Object.keys((replace['requestBody'] as Json)['content'] as Json), ['*/*']);
+    assert.deepEqual(Object.keys(((replace['responses'] as Record<string, Json>)['200']!['content']) as Json), ['application/json', 'application/vnd.kubernetes.protobuf', 'application/yaml']);
+  });
+
   void it('serves the same document as gnostic protobuf, the form client-go asks for', async () => {
     const json = await t.request(admin, 'GET', '/openapi/v2');
     const res = await getBytes(`${t.server.url}/openapi/v2`, { accept: `application/json;q=0.5, ${PROTOBUF_ACCEPT}` });
@@ -224,6 +293,15 @@ void describe('/openapi/v2', () => {
     // A version that preserves unknown fields at its root is a bare object.
     assert.deepEqual(definitions['com.example.v2.v2.Widget'], { type: 'object', 'x-kubernetes-group-version-kind': [{ group: 'v2.example.com', version: 'v2', kind: 'Widget' }] });
     assert.deepEqual((definitions['com.example.v2.v1.WidgetList']!['properties'] as Record<string, Json>)['items'], { type: 'array', items: { $ref: '#/definitions/com.example.v2.v1.Widget' } });
+    // kube's custom-resource builder: get takes resourceVersion, deletecollection the list parameters alone, no watch paths.
+    const paths = (await t.request(admin, 'GET', '/openapi/v2')).json['paths'] as Record<string, Record<string, Json>>;
+    const widgets = '/apis/v2.example.com/v1/namespaces/{namespace}/widgets';
+    const parameterNames = (op: Json) => ((op['parameters'] as Json[] | undefined) ?? []).map((x) => String(x['name']));
+    assert.deepEqual(parameterNames(paths[`${widgets}/{name}`]!['get']!), ['resourceVersion']);
+    assert.deepEqual(parameterNames(paths[widgets]!['delete']!), ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch']);
+    assert.ok(parameterNames(paths[`${widgets}/{name}`]!['delete']!).includes('ignoreStoreReadErrorWithClusterBreakingPotential'));
+    assert.equal(paths['/apis/v2.example.com/v1/watch/namespaces/{namespace}/widgets'], undefined);
+    assert.equal(paths['/apis/v2.example.com/'], undefined);
 
     // kubectl decodes the protobuf document (client-go's OpenAPISchema) to explain.
     const deployment = await t.kubectl(admin, ['explain', 'deployment.spec.strategy', '--output=plaintext-openapiv2']);

@@ -188,7 +188,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     ...(options.allowUnsafeMalformedObjectDeletion === true ? { unsafeDeletion: options.auth !== undefined ? { authorizer: options.auth.authorizer } : {} } : {}),
   };
   const { aggregator } = options;
-  const surface = createApiSurface(() => registry.resources, () => options.definitions, aggregator?.discovery);
+  const surface = createApiSurface(() => registry.resources, () => options.definitions, aggregator?.discovery, { issuerDiscovery: options.extraRoutes?.['.well-known'] !== undefined });
   registry.subscribe(() => surface.invalidate());
   aggregator?.discovery.onChange(() => surface.invalidateAggregated());
   const remoteGroups = aggregator?.discovery;

@@ -41,24 +41,6 @@ export const NOT_YET: readonly DeclaredDifference[] = [
   { cases: 'openapi v3 index', path: 'body', reason: 'the /openapi/v3 index lists the group-version documents only, not api, apis, apis/<group>, version, .well-known/openid-configuration and openid/v1/jwks (issue 23)' },
   // Request errors whose codes or texts differ.
 
-  // OpenAPI v2 (outline: kinds, paths, operations, parameters).
-  {
-    cases: /^openapi v2( with widgets)?$/,
-    path: /^body\.paths\.[^ ]*(\/(status|scale|proxy|proxy\/\{path\}|attach|exec|log|portforward|binding|eviction|ephemeralcontainers|token|finalize|approval)|\/watch\/.*|\/)$/,
-    reason: 'kapi\'s OpenAPI documents (v2 and v3) describe each resource\'s own paths only: not its subresources, not the deprecated /watch/ paths, not the discovery endpoints (issue 23)',
-  },
-  {
-    cases: /^openapi v2( with widgets)?$/,
-    path: /^body\.kinds\.io\.k8s\.(api\.authentication\.v1\.TokenRequest|api\.autoscaling\.v1\.Scale|api\.policy\.v1\.Eviction|apimachinery\.pkg\.apis\.meta\.v1\.(APIGroup|APIGroupList|APIResourceList|APIVersions|WatchEvent))$/,
-    reason: 'the kinds only subresource, watch and discovery paths name (see the paths above) (issue 23)',
-  },
-  { cases: /^openapi v2( with widgets)?$/, path: /^body\.paths\..*\.delete\.parameters\.query:ignoreStoreReadErrorWithClusterBreakingPotential$/, reason: 'kapi does not implement the AllowUnsafeMalformedObjectDeletion delete option and so does not advertise it (issue 23)' },
-  {
-    cases: 'openapi v2 with widgets',
-    path: /^body\.paths\.\/apis\/diff\.example\.com\/v1\/namespaces\/\{namespace\}\/widgets(\/\{name\}\.get|\.delete)\.parameters\./,
-    reason: 'kube\'s custom-resource OpenAPI builder gives deletecollection the list parameters and get a resourceVersion parameter; kapi describes them as for built-in kinds (issue 23)',
-  },
-
   // Objects.
   { cases: /.*/, path: /^body(\.items\.[0-9]+)?\.metadata\.managedFields\.[0-9]+\.fieldsV1\..*\.f:(containers|conditions|drivers)\.\.$/, reason: 'a list Go writes as null when nil (no omitempty: a pod\'s containers, a CRD\'s status.conditions, a CSINode\'s drivers) already exists in the object kube compares a write with, so kube gives it no ".": {}; kapi fills in the Go zero value\'s structs (go-zero.ts) but the catalogue\'s wire facts do not say which lists are omitempty (issue 23)' },
   { cases: 'configmaps as table', path: /^body\.columnDefinitions\.[0-9]+\.description$/, reason: 'Table column descriptions: kube uses the whole field documentation (Name, Data, Age), kapi its first sentence (issue 23)' },

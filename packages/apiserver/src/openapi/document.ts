@@ -8,51 +8,18 @@ import type { JSONSchemaProps } from '@kapi/machinery';
 import type { RestResource } from '@kapi/registry';
 import type { GroupVersionResources } from '../discovery/api-groups.js';
 import * as p from './parameters.js';
-import { acceptedPatchTypes } from '../handlers/patch.js';
+import { COMPONENT_PREFIX, DELETE_OPTIONS, META, PATCH, STATUS, WATCH_EVENT, hoistCommonParameters, isCustomResource, requestContent, patchOperation, ref, resourceNaming, responses, type Gvk, type PathItem } from './operations.js';
+import { addSubresourcePaths } from './subresource-paths.js';
+import { DISCOVERY_SCHEMAS, groupVersionDiscoveryPath } from './non-resource-paths.js';
 
-export const COMPONENT_PREFIX = '#/components/schemas/';
-const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
-const STATUS = `${META}Status`;
-const DELETE_OPTIONS = `${META}DeleteOptions`;
-const PATCH = `${META}Patch`;
-
+export { COMPONENT_PREFIX };
 
 const FALLBACK_SCHEMAS: Record<string, JSONSchemaProps> = {
   [PATCH]: { description: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.', type: 'object' },
   [STATUS]: { description: 'Status is a return value for calls that do not return other objects.', type: 'object', 'x-kubernetes-group-version-kind': [{ group: '', kind: 'Status', version: 'v1' }] },
   [DELETE_OPTIONS]: { description: 'DeleteOptions may be provided when deleting an API object.', type: 'object' },
+  ...DISCOVERY_SCHEMAS,
 };
-
-type Operation = Record<string, unknown>;
-
-interface Gvk {
-  group: string;
-  version: string;
-  kind: string;
-}
-
-function ref(name: string): Record<string, string> {
-  return { $ref: `${COMPONENT_PREFIX}${name}` };
-}
-
-function titleCase(text: string): string {
-  return text
-    .split(/[.-]/)
-    .filter((s) => s !== '')
-    .map((s) => s[0]!.toUpperCase() + s.slice(1))
-    .join('');
-}
-
-/** kube's operation-id group part: `CoreV1`, `CoordinationV1` (first DNS label of the group). */
-function operationGroup(group: string, version: string): string {
-  const base = group === '' ? 'core' : group.endsWith('.k8s.io') ? group.slice(0, -'.k8s.io'.length) : group;
-  return `${titleCase(base)}${titleCase(version)}`;
-}
-
-function tag(group: string, version: string): string {
-  const base = group === '' ? 'core' : group.endsWith('.k8s.io') ? group.slice(0, -'.k8s.io'.length) : group;
-  return `${base.replace(/[.-]/g, '')}_${version}`;
-}
 
 /** A name for a schema the registry does not name: kube's reversed-domain convention. */
 function syntheticName(gvk: Gvk): string {
@@ -60,119 +27,100 @@ function syntheticName(gvk: Gvk): string {
   return `${domain}.${gvk.version}.${gvk.kind}`;
 }
 
-function jsonContent(schemaName: string): Record<string, unknown> {
-  const schema = ref(schemaName);
-  return { 'application/json': { schema }, 'application/yaml': { schema } };
-}
-
-function responses(codes: Record<string, string>, schemaName: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [code, description] of Object.entries(codes)) out[code] = { description, content: jsonContent(schemaName) };
-  out['401'] = { description: 'Unauthorized' };
-  return out;
-}
-
 interface SchemaNames {
   object: string;
   list: string;
 }
 
-/** Builds the operations of one resource into `paths`. */
-function addResourcePaths(paths: Record<string, Record<string, unknown>>, resource: RestResource, names: SchemaNames, gv: GroupVersionResources): void {
+/** Builds the operations of one resource into `paths`: its collection and item, its subresources, kube's deprecated watch paths. */
+function addResourcePaths(paths: Record<string, PathItem>, resource: RestResource, names: SchemaNames, gv: GroupVersionResources, schemaFor: (gvk: Gvk) => string): void {
   const d = resource.definition;
-  const prefix = gv.group === '' ? `/api/${gv.version}` : `/apis/${gv.group}/${gv.version}`;
-  const gvk = { group: d.group, version: resource.version, kind: d.kind };
-  const opGroup = operationGroup(d.group, resource.version);
-  const scoped = d.namespaced ? 'Namespaced' : '';
-  const tags = [tag(d.group, resource.version)];
-  const op = (action: string, id: string, description: string, extra: Operation): Operation => ({
-    tags,
-    description,
-    operationId: id,
-    ...extra,
-    'x-kubernetes-action': action,
-    'x-kubernetes-group-version-kind': gvk,
-  });
+  const naming = resourceNaming(resource, gv);
+  const { prefix, opGroup, scoped, op } = naming;
+  const custom = isCustomResource(resource);
   const collection: Record<string, unknown> = {};
   const item: Record<string, unknown> = {};
   if (resource.lister) {
     collection['get'] = op('list', `list${opGroup}${scoped}${d.kind}`, `list or watch objects of kind ${d.kind}`, {
       parameters: p.listParameters,
-      responses: responses({ '200': 'OK' }, names.list),
+      responses: responses({ '200': 'OK' }, names.list, !custom, true),
     });
   }
   if (resource.creater) {
     collection['post'] = op('post', `create${opGroup}${scoped}${d.kind}`, `create a ${d.kind}`, {
       parameters: [p.dryRun, p.fieldManager, p.fieldValidation],
-      requestBody: { content: jsonContent(names.object), required: true },
-      responses: responses({ '200': 'OK', '201': 'Created', '202': 'Accepted' }, names.object),
+      requestBody: { content: requestContent(names.object, !custom), required: true },
+      responses: responses({ '200': 'OK', '201': 'Created', '202': 'Accepted' }, names.object, !custom),
     });
   }
   if (resource.collectionDeleter) {
+    // kube's custom-resource builder gives deletecollection the list parameters alone, and no body.
+    const deleteCollection = custom
+      ? { parameters: p.listParameters }
+      : {
+          parameters: [p.dryRun, p.gracePeriodSeconds, p.ignoreStoreReadError, p.orphanDependents, p.propagationPolicy, ...p.listParameters.filter((x) => x['name'] !== 'watch' && x['name'] !== 'allowWatchBookmarks')].sort(byName),
+          requestBody: { content: requestContent(DELETE_OPTIONS, !custom) },
+        };
     collection['delete'] = op('deletecollection', `delete${opGroup}Collection${scoped}${d.kind}`, `delete collection of ${d.kind}`, {
-      parameters: [p.dryRun, p.gracePeriodSeconds, p.orphanDependents, p.propagationPolicy, ...p.listParameters.filter((x) => x['name'] !== 'watch' && x['name'] !== 'allowWatchBookmarks')],
-      requestBody: { content: jsonContent(DELETE_OPTIONS) },
-      responses: responses({ '200': 'OK' }, STATUS),
+      ...deleteCollection,
+      responses: responses({ '200': 'OK' }, STATUS, !custom),
     });
   }
   if (resource.getter) {
-    item['get'] = op('get', `read${opGroup}${scoped}${d.kind}`, `read the specified ${d.kind}`, { responses: responses({ '200': 'OK' }, names.object) });
+    item['get'] = op('get', `read${opGroup}${scoped}${d.kind}`, `read the specified ${d.kind}`, {
+      ...(custom ? { parameters: [p.resourceVersion] } : {}),
+      responses: responses({ '200': 'OK' }, names.object, !custom),
+    });
   }
   if (resource.updater) {
     item['put'] = op('put', `replace${opGroup}${scoped}${d.kind}`, `replace the specified ${d.kind}`, {
       parameters: [p.dryRun, p.fieldManager, p.fieldValidation],
-      requestBody: { content: jsonContent(names.object), required: true },
-      responses: responses({ '200': 'OK', '201': 'Created' }, names.object),
+      requestBody: { content: requestContent(names.object, !custom), required: true },
+      responses: responses({ '200': 'OK', '201': 'Created' }, names.object, !custom),
     });
   }
-  if (resource.patcher) {
-    // Only the patch types the resource accepts: kubectl builds strategic merge patches only where advertised.
-    const content: Record<string, unknown> = {};
-    for (const type of acceptedPatchTypes({ resource })) content[type] = { schema: ref(PATCH) };
-    item['patch'] = op('patch', `patch${opGroup}${scoped}${d.kind}`, `partially update the specified ${d.kind}`, {
-      parameters: [p.dryRun, p.fieldManager, p.fieldValidation, p.force],
-      requestBody: { content, required: true },
-      responses: responses({ '200': 'OK', '201': 'Created' }, names.object),
-    });
-  }
+  if (resource.patcher) item['patch'] = patchOperation(resource, naming, `patch${opGroup}${scoped}${d.kind}`, `partially update the specified ${d.kind}`, names.object);
   if (resource.deleter) {
+    // kube's route says DELETE answers with the object where the store returns deleted objects
+    // (its namespace storage wraps the store without saying so, and keeps the Status).
+    const answer = d.returnDeletedObject === true && !(d.group === '' && d.plural === 'namespaces') ? names.object : STATUS;
     item['delete'] = op('delete', `delete${opGroup}${scoped}${d.kind}`, `delete a ${d.kind}`, {
-      parameters: [p.dryRun, p.gracePeriodSeconds, p.orphanDependents, p.propagationPolicy],
-      requestBody: { content: jsonContent(DELETE_OPTIONS) },
-      responses: responses({ '200': 'OK', '202': 'Accepted' }, STATUS),
+      parameters: [p.dryRun, p.gracePeriodSeconds, p.ignoreStoreReadError, p.orphanDependents, p.propagationPolicy],
+      requestBody: { content: requestContent(DELETE_OPTIONS, !custom) },
+      responses: responses({ '200': 'OK', '202': 'Accepted' }, answer, !custom),
     });
   }
   const base = d.namespaced ? `${prefix}/namespaces/{namespace}/${d.plural}` : `${prefix}/${d.plural}`;
   const scopeParams = d.namespaced ? [p.pathNamespace, p.pretty] : [p.pretty];
   if (Object.keys(collection).length > 0) paths[base] = hoistCommonParameters(collection, scopeParams);
   if (Object.keys(item).length > 0) paths[`${base}/{name}`] = hoistCommonParameters(item, [p.pathName, ...scopeParams]);
+  addSubresourcePaths(paths, resource, naming, `${base}/{name}`, names.object, schemaFor);
   if (d.namespaced && resource.lister) {
     paths[`${prefix}/${d.plural}`] = {
       get: op('list', `list${opGroup}${d.kind}ForAllNamespaces`, `list or watch objects of kind ${d.kind}`, {
-        responses: responses({ '200': 'OK' }, names.list),
+        responses: responses({ '200': 'OK' }, names.list, !custom, true),
       }),
-      parameters: [...p.listParameters, p.pretty],
+      parameters: [...p.listParameters, p.pretty].sort(byName),
     };
+  }
+  // kube's deprecated watch paths, for built-in kinds only (its custom-resource builder has none).
+  if (!custom && resource.lister && resource.watcher) {
+    const watch = (path: string, action: string, id: string, description: string, pathParameters: readonly p.Parameter[]) => {
+      paths[path] = {
+        get: op(action, id, description, { responses: responses({ '200': 'OK' }, WATCH_EVENT, true, true) }),
+        parameters: [...pathParameters, ...p.listParameters, p.pretty].sort(byName),
+      };
+    };
+    const watchBase = d.namespaced ? `${prefix}/watch/namespaces/{namespace}/${d.plural}` : `${prefix}/watch/${d.plural}`;
+    const namespace = d.namespaced ? [p.pathNamespace] : [];
+    watch(watchBase, 'watchlist', `watch${opGroup}${scoped}${d.kind}List`, `watch changes to a list of ${d.kind} (deprecated: list with watch=true)`, namespace);
+    if (resource.getter) watch(`${watchBase}/{name}`, 'watch', `watch${opGroup}${scoped}${d.kind}`, `watch changes to one ${d.kind} (deprecated: list with watch=true and a fieldSelector on metadata.name)`, [p.pathName, ...namespace]);
+    if (d.namespaced) watch(`${prefix}/watch/${d.plural}`, 'watchlist', `watch${opGroup}${d.kind}ListForAllNamespaces`, `watch changes to a list of ${d.kind} in every namespace (deprecated: list with watch=true)`, []);
   }
 }
 
-/**
- * A path item with `pathParameters` plus every parameter all its operations share, moved from
- * the operations to the path (kube's route builder does this: a path with one operation
- * carries all of that operation's parameters), sorted by name.
- */
-function hoistCommonParameters(operations: Record<string, unknown>, pathParameters: readonly p.Parameter[]): Record<string, unknown> {
-  const ops = Object.values(operations) as Operation[];
-  const listOf = (op: Operation) => (op['parameters'] as p.Parameter[] | undefined) ?? [];
-  const common = listOf(ops[0]!).filter((candidate) => ops.every((op) => listOf(op).includes(candidate)));
-  const out: Record<string, unknown> = {};
-  for (const [method, op] of Object.entries(operations) as [string, Operation][]) {
-    const rest = listOf(op).filter((x) => !common.includes(x));
-    const { parameters: _parameters, ...withoutParameters } = op;
-    out[method] = rest.length > 0 ? { ...withoutParameters, parameters: rest } : withoutParameters;
-  }
-  out['parameters'] = [...pathParameters, ...common].sort((a, b) => String(a['name']).localeCompare(String(b['name'])));
-  return out;
+function byName(a: p.Parameter, b: p.Parameter): number {
+  return String(a['name']).localeCompare(String(b['name']));
 }
 
 function hasGvk(schema: JSONSchemaProps, gvk: Gvk): boolean {
@@ -200,7 +148,6 @@ function collectRefs(value: unknown, out: Set<string>): void {
  */
 export function buildGroupVersionDocument(gv: GroupVersionResources, definitions: Readonly<Record<string, JSONSchemaProps>>): Record<string, unknown> {
   const schemas: Record<string, JSONSchemaProps> = {};
-  const lookup = (name: string): JSONSchemaProps | undefined => schemas[name] ?? definitions[name] ?? FALLBACK_SCHEMAS[name];
   const nameFor = (gvk: Gvk, fallback: () => JSONSchemaProps): string => {
     const found = Object.keys(definitions).find((name) => hasGvk(definitions[name]!, gvk));
     if (found !== undefined) return found;
@@ -208,7 +155,9 @@ export function buildGroupVersionDocument(gv: GroupVersionResources, definitions
     schemas[name] = { ...fallback(), 'x-kubernetes-group-version-kind': [gvk] };
     return name;
   };
-  const paths: Record<string, Record<string, unknown>> = {};
+  // A built-in group-version's document starts with its discovery path (custom resources' have none).
+  const paths: Record<string, PathItem> = gv.resources.some((r) => !isCustomResource(r)) ? groupVersionDiscoveryPath(gv) : {};
+  const schemaFor = (gvk: Gvk) => nameFor(gvk, () => ({ type: 'object' }));
   for (const resource of gv.resources) {
     const d = resource.definition;
     const version = d.versions.find((v) => v.name === resource.version);
@@ -224,9 +173,19 @@ export function buildGroupVersionDocument(gv: GroupVersionResources, definitions
         items: { type: 'array', items: ref(object) },
       },
     }));
-    addResourcePaths(paths, resource, { object, list }, gv);
+    addResourcePaths(paths, resource, { object, list }, gv, schemaFor);
   }
-  // Transitive closure of the referenced schemas.
+  return documentOf(paths, schemas, definitions);
+}
+
+/** A non-resource document (nonResourcePaths): its paths and the schemas they reach. */
+export function buildNonResourceDocument(paths: Record<string, PathItem>, definitions: Readonly<Record<string, JSONSchemaProps>>): Record<string, unknown> {
+  return documentOf(paths, {}, definitions);
+}
+
+/** The document of `paths`, with `schemas` and every schema they reach (from `definitions` or kapi's fallbacks), sorted. */
+function documentOf(paths: Record<string, PathItem>, schemas: Record<string, JSONSchemaProps>, definitions: Readonly<Record<string, JSONSchemaProps>>): Record<string, unknown> {
+  const lookup = (name: string): JSONSchemaProps | undefined => schemas[name] ?? definitions[name] ?? FALLBACK_SCHEMAS[name];
   const pending = new Set<string>();
   collectRefs(paths, pending);
   collectRefs(schemas, pending);

@@ -37,3 +37,52 @@ export const listParameters: Parameter[] = [
   query('timeoutSeconds', 'Timeout for the list/watch call.', { type: 'integer', uniqueItems: true }),
   query('watch', 'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.', { type: 'boolean', uniqueItems: true }),
 ];
+
+/** The AllowUnsafeMalformedObjectDeletion delete option: kube advertises it on every delete, gate on or off. */
+export const ignoreStoreReadError = query(
+  'ignoreStoreReadErrorWithClusterBreakingPotential',
+  'if set to true, it will trigger an unsafe deletion of the resource in case the normal deletion flow fails with a corrupt object error (only with the AllowUnsafeMalformedObjectDeletion feature gate).',
+  { type: 'boolean', uniqueItems: true },
+);
+
+/** The one list parameter a custom resource's get takes (kube's custom-resource OpenAPI builder). */
+export const resourceVersion = listParameters.find((x) => x['name'] === 'resourceVersion')!;
+
+const text = (name: string, description: string) => query(name, description, { type: 'string', uniqueItems: true });
+const flag = (name: string, description: string) => query(name, description, { type: 'boolean', uniqueItems: true });
+const integer = (name: string, description: string) => query(name, description, { type: 'integer', uniqueItems: true });
+const streams = [
+  text('container', 'The container to attach to or run in; defaults to the only container of a one-container pod.'),
+  flag('stderr', 'Stream the standard error of the container.'),
+  flag('stdin', 'Stream standard input to the container.'),
+  flag('stdout', 'Stream the standard output of the container.'),
+  flag('tty', 'Allocate a terminal (stderr is then merged into stdout).'),
+];
+const proxyPath = text('path', 'The path to send the request to on the proxied target.');
+
+/**
+ * The query parameters of a connect subresource, from the fields of its options kind (kube
+ * builds them from the Go struct), sorted by name; `PodLogOptions` for pods/log.
+ */
+export const connectParameters: Readonly<Record<string, readonly Parameter[]>> = {
+  PodAttachOptions: streams,
+  PodExecOptions: [text('command', 'The command to run, one argument per parameter; not run in a shell.'), ...streams],
+  PodPortForwardOptions: [integer('ports', 'The pod ports to forward to.')],
+  PodProxyOptions: [proxyPath],
+  ServiceProxyOptions: [proxyPath],
+  NodeProxyOptions: [proxyPath],
+  PodLogOptions: [
+    text('container', 'The container whose log to read; defaults to the only container of a one-container pod.'),
+    flag('follow', 'Keep streaming the log as it grows.'),
+    flag('insecureSkipTLSVerifyBackend', "Do not verify the kubelet's serving certificate."),
+    integer('limitBytes', 'Stop after this many bytes of log.'),
+    flag('previous', 'Read the log of the previous, terminated instance of the container.'),
+    integer('sinceSeconds', 'Only lines newer than this many seconds.'),
+    text('stream', 'Which stream to read: All, Stdout or Stderr.'),
+    integer('tailLines', 'Only this many lines from the end of the log.'),
+    flag('timestamps', 'Prefix every line with its RFC 3339 timestamp.'),
+  ],
+};
+
+/** The path parameter of a proxy's `{path}` route. */
+export const pathPath: Parameter = { name: 'path', in: 'path', description: 'path to the resource', required: true, schema: { type: 'string', uniqueItems: true } };

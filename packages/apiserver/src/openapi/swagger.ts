@@ -14,10 +14,12 @@
  */
 import type { JSONSchemaProps, Steps } from '@kapi/machinery';
 import type { GroupVersionResources } from '../discovery/api-groups.js';
-import { COMPONENT_PREFIX, buildGroupVersionDocument } from './document.js';
+import { COMPONENT_PREFIX, buildGroupVersionDocument, buildNonResourceDocument } from './document.js';
+import { NO_CONSUMES } from './non-resource-paths.js';
+import { isCustomResource } from './operations.js';
 
 const DEFINITION_PREFIX = '#/definitions/';
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
 const BUILTIN_MEDIA = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 const CUSTOM_MEDIA = ['application/json', 'application/yaml'];
 const WATCH_MEDIA = ['application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
@@ -105,14 +107,38 @@ function bodySchema(content: unknown): unknown {
   return isObject(first) ? v2Schema(first['schema']) : undefined;
 }
 
+/** Media types in the order kube's v2 lists them (JSON, YAML, protobuf, then any other). */
+function v2MediaOrder(types: readonly string[]): string[] {
+  const rank = (t: string) => (BUILTIN_MEDIA.includes(t) ? BUILTIN_MEDIA.indexOf(t) : BUILTIN_MEDIA.length);
+  return [...types].sort((a, b) => rank(a) - rank(b));
+}
+
+/** What an operation consumes and produces in v2 (absent: not said). */
+function v2MediaTypes(operation: Json, body: Json | undefined, builtin: boolean): { consumes?: string[]; produces: string[] } {
+  const action = operation['x-kubernetes-action'];
+  const answer = isObject(operation['responses']) ? operation['responses']['200'] : undefined;
+  const answered = isObject(answer) && isObject(answer['content']) ? Object.keys(answer['content']) : [];
+  // Discovery, /version/ and issuer discovery: what they answer, both ways (issuer discovery says nothing of its input).
+  if (action === undefined) {
+    const produces = v2MediaOrder(answered);
+    return NO_CONSUMES.has(String(operation['operationId'])) ? { produces } : { consumes: produces, produces };
+  }
+  if (action === 'connect') return { consumes: ['*/*'], produces: ['*/*'] };
+  const media = builtin ? BUILTIN_MEDIA : CUSTOM_MEDIA;
+  // Built-in routes consume anything their decoders take; custom resources' routes say JSON and YAML.
+  const consumes = body !== undefined && action === 'patch' && isObject(body['content']) ? Object.keys(body['content']) : builtin ? ['*/*'] : CUSTOM_MEDIA;
+  if (answered.includes('text/plain')) return { consumes, produces: ['text/plain', ...media] };
+  const streams = builtin && (action === 'list' || action === 'watch' || action === 'watchlist');
+  return { consumes, produces: streams ? [...media, ...WATCH_MEDIA] : media };
+}
+
 function v2Operation(operation: Json, builtin: boolean): Json {
   const { requestBody, parameters, responses, tags, description, operationId, ...extensions } = operation;
-  const media = builtin ? BUILTIN_MEDIA : CUSTOM_MEDIA;
   const out: Json = { description };
   const body = isObject(requestBody) ? requestBody : undefined;
-  // Built-in routes consume anything their decoders take; custom resources' routes say JSON and YAML.
-  out['consumes'] = body !== undefined && extensions['x-kubernetes-action'] === 'patch' && isObject(body['content']) ? Object.keys(body['content']) : builtin ? ['*/*'] : CUSTOM_MEDIA;
-  out['produces'] = extensions['x-kubernetes-action'] === 'list' && builtin ? [...media, ...WATCH_MEDIA] : media;
+  const { consumes, produces } = v2MediaTypes(operation, body, builtin);
+  if (consumes !== undefined) out['consumes'] = consumes;
+  out['produces'] = produces;
   out['schemes'] = ['https'];
   out['tags'] = tags;
   out['operationId'] = operationId;
@@ -133,37 +159,42 @@ function v2Operation(operation: Json, builtin: boolean): Json {
 }
 
 /**
- * The Swagger 2.0 document of every group-version in `groupVersions`. `definitions` are the
- * registry's named schemas (built-in kinds); any other schema a document names is a custom
- * resource's and gets kube's custom-resource conversion.
+ * The Swagger 2.0 document of every group-version in `groupVersions` and of the non-resource
+ * paths (`nonResource`, non-resource-paths.ts). `definitions` are the registry's named schemas
+ * (built-in kinds); the other schemas a custom resource's document names are its own and get
+ * kube's custom-resource conversion.
  */
-export function* swaggerDocumentSteps(groupVersions: readonly GroupVersionResources[], definitions: Readonly<Record<string, JSONSchemaProps>>): Steps<Json> {
+export function* swaggerDocumentSteps(
+  groupVersions: readonly GroupVersionResources[],
+  definitions: Readonly<Record<string, JSONSchemaProps>>,
+  nonResource: ReadonlyMap<string, Record<string, Json>> = new Map(),
+): Steps<Json> {
   const paths: Json = {};
   const schemas: Json = {};
-  const builtinKinds = new Set(Object.values(definitions).flatMap((d) => (d['x-kubernetes-group-version-kind'] ?? []).map((g) => `${g.group}/${g.version}/${g.kind}`)));
-  for (const gv of groupVersions) {
-    const v3 = buildGroupVersionDocument(gv, definitions);
-    yield;
+  const add = function* (v3: Json, builtin: boolean): Steps<void> {
     const components = (v3['components'] as { schemas: Record<string, JSONSchemaProps> }).schemas;
     for (const [name, schema] of Object.entries(components)) {
       if (schemas[name] !== undefined) continue;
-      const builtin = Object.hasOwn(definitions, name) || !isObject(schema['x-kubernetes-group-version-kind']?.[0]);
-      schemas[name] = builtin ? v2Schema(schema) : v2Schema(v2CustomDefinition(schema as Json));
+      schemas[name] = builtin || Object.hasOwn(definitions, name) ? v2Schema(schema) : v2Schema(v2CustomDefinition(schema as Json));
       yield;
     }
     for (const [path, item] of Object.entries(v3['paths'] as Record<string, Json>)) {
       const out: Json = {};
       for (const method of METHODS) {
         const operation = item[method];
-        if (!isObject(operation)) continue;
-        const gvk = operation['x-kubernetes-group-version-kind'] as { group: string; version: string; kind: string };
-        out[method] = v2Operation(operation, builtinKinds.has(`${gvk.group}/${gvk.version}/${gvk.kind}`));
+        if (isObject(operation)) out[method] = v2Operation(operation, builtin);
       }
       if (Array.isArray(item['parameters'])) out['parameters'] = (item['parameters'] as Json[]).map(v2Parameter);
       paths[path] = out;
       yield;
     }
+  };
+  for (const gv of groupVersions) {
+    const v3 = buildGroupVersionDocument(gv, definitions);
+    yield;
+    yield* add(v3, gv.resources.some((r) => !isCustomResource(r)));
   }
+  for (const nonResourcePaths of nonResource.values()) yield* add(buildNonResourceDocument(nonResourcePaths, definitions), true);
   const sortedPaths: Json = {};
   for (const key of Object.keys(paths).sort()) sortedPaths[key] = paths[key];
   const sortedDefinitions: Json = {};
