@@ -123,17 +123,36 @@ function byName(a: p.Parameter, b: p.Parameter): number {
   return String(a['name']).localeCompare(String(b['name']));
 }
 
-function hasGvk(schema: JSONSchemaProps, gvk: Gvk): boolean {
-  return (schema['x-kubernetes-group-version-kind'] ?? []).some((g) => g.group === gvk.group && g.version === gvk.version && g.kind === gvk.kind);
+/** Each `group/version/kind` of `definitions` with the first definition tagged with it (computed once per definitions object). */
+const kindIndexes = new WeakMap<Readonly<Record<string, JSONSchemaProps>>, Map<string, string>>();
+function namesByKind(definitions: Readonly<Record<string, JSONSchemaProps>>): Map<string, string> {
+  let index = kindIndexes.get(definitions);
+  if (index === undefined) {
+    index = new Map();
+    for (const [name, schema] of Object.entries(definitions)) {
+      for (const g of schema['x-kubernetes-group-version-kind'] ?? []) {
+        const key = `${g.group}/${g.version}/${g.kind}`;
+        if (!index.has(key)) index.set(key, name);
+      }
+    }
+    kindIndexes.set(definitions, index);
+  }
+  return index;
 }
 
-/** Every `#/components/schemas/<name>` reference inside `value`. */
+/**
+ * Every `#/components/schemas/<name>` reference inside `value`. An object met twice (the
+ * parameters and schemas every operation shares) is walked once.
+ */
 function collectRefs(value: unknown, out: Set<string>): void {
   const stack: unknown[] = [value];
+  const seen = new Set<object>();
   while (stack.length > 0) {
     const node = stack.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
     if (Array.isArray(node)) stack.push(...node);
-    else if (typeof node === 'object' && node !== null) {
+    else {
       for (const [key, child] of Object.entries(node)) {
         if (key === '$ref' && typeof child === 'string' && child.startsWith(COMPONENT_PREFIX)) out.add(child.slice(COMPONENT_PREFIX.length));
         else stack.push(child);
@@ -149,7 +168,7 @@ function collectRefs(value: unknown, out: Set<string>): void {
 export function buildGroupVersionDocument(gv: GroupVersionResources, definitions: Readonly<Record<string, JSONSchemaProps>>): Record<string, unknown> {
   const schemas: Record<string, JSONSchemaProps> = {};
   const nameFor = (gvk: Gvk, fallback: () => JSONSchemaProps): string => {
-    const found = Object.keys(definitions).find((name) => hasGvk(definitions[name]!, gvk));
+    const found = namesByKind(definitions).get(`${gvk.group}/${gvk.version}/${gvk.kind}`);
     if (found !== undefined) return found;
     const name = syntheticName(gvk);
     schemas[name] = { ...fallback(), 'x-kubernetes-group-version-kind': [gvk] };
