@@ -122,7 +122,7 @@ export function openChangeFeed(settings: ChangeFeedSettings, keyPrefix: string, 
               unchecked = 0;
             }
             unchecked += bytes;
-            changes.push(toChange(settings.kv.codec, event));
+            changes.push(toChange(settings.kv.codec, event, settings.kv.written));
           }
           handlers.onChanges(changes);
         }),

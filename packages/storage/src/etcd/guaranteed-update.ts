@@ -6,7 +6,7 @@ import { readKey, withResourceVersion, type EtcdKV } from './kv.js';
 import { stateFromKV, type ObjectState } from './object-state.js';
 import type { StorageCodec } from './codec.js';
 import { checkPreconditions } from './preconditions.js';
-import { conditionalWrite } from './conditional-write.js';
+import { conditionalWrite, type ConditionalWriteResult } from './conditional-write.js';
 
 /**
  * Read-modify-write with optimistic concurrency (see `Storage.guaranteedUpdate`):
@@ -80,13 +80,22 @@ export async function guaranteedUpdate(
     }
 
     await yieldIfBusy();
-    const result = await conditionalWrite(kv, key, state.revision, { put: codec.seal(data, key) });
+    const stored = codec.seal(data, key);
+    const written = kv.written.begin(key, stored, data);
+    let result: ConditionalWriteResult;
+    try {
+      result = await conditionalWrite(kv, key, state.revision, { put: stored });
+    } catch (err) {
+      kv.written.failed(key, written);
+      throw err;
+    }
     if (!result.succeeded) {
+      kv.written.failed(key, written);
       state = stateFromKV(codec, result.current, key);
       continue;
     }
     await yieldIfBusy();
-    return withResourceVersion(codec.decodeSerialized(data, key), result.revision);
+    return kv.written.committed(key, written, result.revision);
   }
 }
 
