@@ -4,7 +4,6 @@ import type { GuaranteedUpdateOptions, UpdateFunction } from '../interface.js';
 import { keyNotFound } from '../errors.js';
 import { readKey, withResourceVersion, type EtcdKV } from './kv.js';
 import { stateFromKV, type ObjectState } from './object-state.js';
-import type { StorageCodec } from './codec.js';
 import { checkPreconditions } from './preconditions.js';
 import { conditionalWrite, type ConditionalWriteResult } from './conditional-write.js';
 
@@ -36,7 +35,7 @@ export async function guaranteedUpdate(
 ): Promise<KubeObject> {
   const codec = kv.codec;
   const fetch = async (): Promise<ObjectState> => stateFromKV(codec, (await readKey(kv, key)).kv, key);
-  let state = options.cachedExisting ? stateFromSharedCache(codec, options.cachedExisting) : await fetch();
+  let state = options.cachedExisting ? stateFromSharedCache(kv, options.cachedExisting) : await fetch();
   // Encoding, copying and decoding a large object are each one pass: others may run in between.
   await yieldIfBusy();
 
@@ -104,14 +103,15 @@ export async function guaranteedUpdate(
  * copying it: the loop above only reads `state.obj` (tryUpdate, a delete's and a no-op's
  * results get copies), so the shared cached object is never mutated.
  */
-function stateFromSharedCache(codec: StorageCodec, cached: KubeObject): ObjectState {
+function stateFromSharedCache(kv: EtcdKV, cached: KubeObject): ObjectState {
   // Encoded when first read: a delete never compares bytes, and an update compares them
-  // after encoding its own object, with a checkpoint between the two passes.
+  // after encoding its own object, with a checkpoint between the two passes. A copy the watch
+  // cache got from a recent write of this process comes with the bytes it was decoded from.
   let data: Buffer | undefined;
   return {
     obj: cached,
     get data() {
-      return (data ??= codec.encode(cached));
+      return (data ??= kv.written.encodedOf(cached) ?? kv.codec.encode(cached));
     },
     revision: Number(cached.metadata.resourceVersion ?? 0),
     current: false,

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject } from '@kapi/machinery';
+import { deepCopy, type KubeObject } from '@kapi/machinery';
 import { jsonCodec, storageCodec, type StorageCodec } from './codec.js';
+import { kubeStorageCodec } from './kube-codec.js';
 import { WrittenValues } from './written-values.js';
 
 /** A codec that counts its decodes. */
@@ -93,4 +94,38 @@ void test('values no feed takes are dropped oldest first beyond the entry and by
   write(small, codec, cm('a', 'x'.repeat(100)));
   write(small, codec, cm('b', 'x'.repeat(100)));
   assert.equal(small.size, 1);
+});
+
+void test("an update starting from an object the feed took compares with the bytes it was decoded from: what encoding it again gives", () => {
+  const pod: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'p',
+      namespace: 'ns',
+      uid: 'u',
+      labels: {},
+      annotations: { b: '2', a: '1' },
+      creationTimestamp: '2024-01-01T00:00:00Z',
+      managedFields: [{ manager: 'm', operation: 'Update', apiVersion: 'v1', time: '2024-01-01T00:00:01Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:containers': {} } } }],
+    },
+    spec: { containers: [{ name: 'c', image: 'i', resources: {}, ports: [{ containerPort: 80, protocol: 'TCP' }] }], nodeName: 'n1', restartPolicy: 'Always' },
+    status: { phase: 'Pending', conditions: [] },
+  } as unknown as KubeObject;
+  const widget = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', labels: { z: '1', a: '2' } }, spec: { size: 1.5, html: '<&>', text: 'ü', list: [], empty: {} } } as unknown as KubeObject;
+  for (const mediaType of ['application/vnd.kubernetes.protobuf', 'application/json'] as const) {
+    const codec = storageCodec(kubeStorageCodec(mediaType));
+    for (const obj of [pod, widget, cm('a', 'x')]) {
+      const values = new WrittenValues(codec);
+      const name = obj.metadata.name!;
+      const data = codec.encode(obj);
+      const stored = codec.seal(data, key(name));
+      const value = values.begin(key(name), stored, data);
+      values.committed(key(name), value, 4);
+      const fed = values.take(key(name), stored, 4)!;
+      assert.equal(values.encodedOf(fed), data);
+      assert.ok(codec.encode(fed).equals(data), `${mediaType} ${obj.kind}: decode then encode gives the bytes again`);
+      assert.equal(values.encodedOf(deepCopy(fed)), undefined);
+    }
+  }
 });

@@ -31,6 +31,9 @@ export interface WrittenValue {
 export class WrittenValues {
   private readonly byKey = new Map<string, WrittenValue>();
   private bytes = 0;
+  /** Objects the feed took, with the bytes they were decoded from, most recent last (bounded like `byKey`). */
+  private readonly fedObjects = new Map<KubeObject, Buffer>();
+  private fedBytes = 0;
 
   constructor(
     private readonly codec: StorageCodec,
@@ -81,7 +84,23 @@ export class WrittenValues {
     obj.metadata.resourceVersion = String(revision);
     value.fed = true;
     if (value.finished) this.forget(key, value);
+    this.fedObjects.set(obj, value.data);
+    this.fedBytes += value.data.length;
+    while (this.fedObjects.size > this.maxEntries || this.fedBytes > this.maxBytes) {
+      const [oldest, bytes] = this.fedObjects.entries().next().value as [KubeObject, Buffer];
+      this.fedObjects.delete(oldest);
+      this.fedBytes -= bytes.length;
+    }
     return obj;
+  }
+
+  /**
+   * The serialized bytes of `obj` when it is an object the feed took from a recent write
+   * (a cached copy an update starts from): what encoding it again gives, since it was decoded
+   * from them (the codecs' decode-then-encode reproduces their own output). Undefined otherwise.
+   */
+  encodedOf(obj: KubeObject): Buffer | undefined {
+    return this.fedObjects.get(obj);
   }
 
   private forget(key: string, value: WrittenValue): void {
