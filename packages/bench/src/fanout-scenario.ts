@@ -17,6 +17,7 @@ import { monitorProcess, type ProcessUsage } from './process-stats.js';
 import { SampleBuffer, summarize, type LatencySummary } from './stats.js';
 import { Http2WatcherPool } from './http2-watcher-pool.js';
 import { WatcherPool } from './watcher-pool.js';
+import { fanoutVariantNames, type FanoutVariantName } from './options.js';
 
 export const fanoutNamespace = 'kapi-bench-fanout';
 const objectCount = 64;
@@ -77,6 +78,8 @@ export interface FanoutScenarioOptions {
   selectorRate?: number;
   /** Also run the watches on the HTTPS port over HTTP/1.1 and HTTP/2 (default true, when the server's HTTPS URL is known). */
   tls?: boolean;
+  /** The variants to run (default all of them); 'tls' also needs `tls` and the HTTPS URL. */
+  variants?: readonly FanoutVariantName[];
 }
 
 /** Namespaces of the field-selector variant (one object each; watchers spread evenly). */
@@ -255,6 +258,7 @@ export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenar
   const writePool = poolFor(ctx.url, 16);
   const auth = authHeaders(ctx.url);
   let template: Buffer | undefined;
+  const variants = options.variants ?? fanoutVariantNames;
   try {
     await client.ensureNamespace(fanoutNamespace);
     const itemPath = (seq: number) => `/api/v1/namespaces/${fanoutNamespace}/configmaps/${objectName(seq)}`;
@@ -275,7 +279,7 @@ export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenar
     const startRv = await kapiWriter(0);
 
     // kapi
-    {
+    if (variants.includes('all')) {
       const recorder = makeRecorder();
       const pool = new WatcherPool(`${ctx.url}/api/v1/namespaces/${fanoutNamespace}/configmaps?watch=1&resourceVersion=${startRv}`, (rv, t) => {
         recorder.rvs.add(rv);
@@ -302,7 +306,7 @@ export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenar
 
     // kapi on its HTTPS port: the same watches over HTTP/1.1 (a TLS connection each) and over
     // HTTP/2 (streams multiplexed on few connections, as client-go opens them).
-    if (options.tls !== false && ctx.secureUrl !== undefined) {
+    if (options.tls !== false && ctx.secureUrl !== undefined && variants.includes('tls')) {
       for (const [index, variant] of (['tls-http1', 'http2'] as const).entries()) {
         const recorder = makeRecorder();
         const watchUrl = `${ctx.secureUrl}/api/v1/namespaces/${fanoutNamespace}/configmaps?watch=1&resourceVersion=${await kapiWriter(0)}`;
@@ -334,7 +338,8 @@ export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenar
 
     // kapi, variant: cluster-wide watches with a metadata.namespace field selector each
     const perEvent = Math.max(1, Math.floor(options.watchers / selectorNamespaces));
-    if (options.selectorRate !== undefined) {
+    const selectorRate = variants.includes('field-selector') ? options.selectorRate : undefined;
+    if (selectorRate !== undefined) {
       const recorder = makeRecorder();
       const group = new PoolGroup([]);
       try {
@@ -368,8 +373,8 @@ export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenar
         }
         ctx.log(`fanout: ${perEvent * selectorNamespaces} field-selector watchers open over ${selectorNamespaces} namespaces`);
         const variant = { variant: 'field-selector' as const, watchersPerEvent: perEvent, objects: selectorNamespaces };
-        await measureRate(ctx, 'kapi', group, perEvent * selectorNamespaces, recorder, selectorWriter, options.selectorRate, Math.min(ctx.warmupMs, 3000), ctx.kapiPid, 100, { ...variant, quiet: true });
-        steps.push(await measureRate(ctx, 'kapi', group, perEvent * selectorNamespaces, recorder, selectorWriter, options.selectorRate, options.durationMs, ctx.kapiPid, 200_000, variant));
+        await measureRate(ctx, 'kapi', group, perEvent * selectorNamespaces, recorder, selectorWriter, selectorRate, Math.min(ctx.warmupMs, 3000), ctx.kapiPid, 100, { ...variant, quiet: true });
+        steps.push(await measureRate(ctx, 'kapi', group, perEvent * selectorNamespaces, recorder, selectorWriter, selectorRate, options.durationMs, ctx.kapiPid, 200_000, variant));
       } catch (err) {
         errors.push(`kapi fan-out (field selectors): ${err instanceof Error ? err.message : String(err)}`);
       } finally {
@@ -397,15 +402,17 @@ export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenar
         if (res.statusCode !== 200) throw new Error(`bare POST: HTTP ${res.statusCode}`);
         return seq;
       };
-      await pool.open(options.watchers);
       let seq = 1;
-      await measureRate(ctx, 'bare', pool, options.watchers, recorder, bareWriter, options.rates[0]!, Math.min(ctx.warmupMs, 3000), bare.pid, seq);
-      seq += 100_000;
-      for (const rate of options.rates) {
-        steps.push(await measureRate(ctx, 'bare', pool, options.watchers, recorder, bareWriter, rate, options.durationMs, bare.pid, seq));
+      if (variants.includes('all')) {
+        await pool.open(options.watchers);
+        await measureRate(ctx, 'bare', pool, options.watchers, recorder, bareWriter, options.rates[0]!, Math.min(ctx.warmupMs, 3000), bare.pid, seq);
         seq += 100_000;
+        for (const rate of options.rates) {
+          steps.push(await measureRate(ctx, 'bare', pool, options.watchers, recorder, bareWriter, rate, options.durationMs, bare.pid, seq));
+          seq += 100_000;
+        }
       }
-      if (options.selectorRate !== undefined) {
+      if (selectorRate !== undefined) {
         // The variant's floor: each event written to as many watchers as receive it there.
         pool.close();
         await sleep(300);
@@ -416,7 +423,7 @@ export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenar
         try {
           await small.open(perEvent);
           steps.push(
-            await measureRate(ctx, 'bare', small, perEvent, recorder, bareWriter, options.selectorRate, options.durationMs, bare.pid, seq, { variant: 'field-selector', watchersPerEvent: perEvent }),
+            await measureRate(ctx, 'bare', small, perEvent, recorder, bareWriter, selectorRate, options.durationMs, bare.pid, seq, { variant: 'field-selector', watchersPerEvent: perEvent }),
           );
         } finally {
           small.close();

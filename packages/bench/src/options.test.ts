@@ -43,6 +43,9 @@ void test('scenario flags', () => {
   assert.deepEqual(o.fanoutRates, [5, 50]);
   assert.deepEqual(o.memoryObjects, [1000, 2000]);
   assert.equal(o.scenarioDurationMs, 3000);
+  assert.deepEqual(o.fanoutVariants, ['all', 'tls', 'field-selector']);
+  assert.deepEqual(parseSuiteOptions(['--fanout-variants', 'field-selector'], '/o').fanoutVariants, ['field-selector']);
+  assert.throws(() => parseSuiteOptions(['--fanout-variants', 'all,nope'], '/o'), /--fanout-variants takes all,tls,field-selector; got nope/);
   assert.throws(() => parseSuiteOptions(['--scenarios', 'list,nope'], '/o'), /--scenarios takes crud,list,fanout,memory,representations,restart,mixed,large,replicas,pods,admission,client-go; got nope/);
   assert.deepEqual(parseSuiteOptions(['--list-objects', '50000,10000'], '/o').listSizes, [10_000, 50_000]);
 });

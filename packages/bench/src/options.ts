@@ -1,3 +1,5 @@
+export const fanoutVariantNames = ['all', 'tls', 'field-selector'] as const;
+export type FanoutVariantName = (typeof fanoutVariantNames)[number];
 export const scenarioNames = ['crud', 'list', 'fanout', 'memory', 'representations', 'restart', 'mixed', 'large', 'replicas', 'pods', 'admission', 'client-go'] as const;
 /** Scenarios that need control of the server (start, kill, restart, fresh servers on its etcd): skipped with --kubeconfig. */
 export const serverControlScenarios: readonly ScenarioName[] = ['memory', 'restart', 'replicas'];
@@ -51,6 +53,8 @@ export interface SuiteOptions {
   readonly watchers: number;
   /** Writes per second of the fan-out steps. */
   readonly fanoutRates: readonly number[];
+  /** S4's variants to run: 'all' (one namespace, plain HTTP, and its bare baseline), 'tls' (HTTPS, HTTP/1.1 and HTTP/2), 'field-selector' (and its bare floor). */
+  readonly fanoutVariants: readonly FanoutVariantName[];
   /** Cache sizes (ConfigMaps) at which memory per object is measured. */
   readonly memoryObjects: readonly number[];
   /** Writes per second of S4's field-selector variant. */
@@ -100,6 +104,7 @@ export const usage = `usage: kapi-bench suite [options]
   --scenario-duration SEC  list, fanout, large, replicas: measured time per step (default 5; quick: 2)
   --watchers N             fanout: watch connections; pods: nodes, one watch each (default 1000)
   --fanout-rates 10,100    fanout: writes per second, one step each (default 10,100,300; quick: 100)
+  --fanout-variants LIST   fanout: any of all,tls,field-selector (default all three)
   --selector-rate N        fanout: writes per second of the field-selector variant; pods: of the
                            watch-by-node step (default 100)
   --memory-objects 10000   memory: cache sizes to measure at (default 10000,50000; quick: 5000)
@@ -165,6 +170,7 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
   let context: string | undefined;
   let watchers = 1000;
   let fanoutRates: number[] = quick ? [100] : [10, 100, 300];
+  let fanoutVariants: FanoutVariantName[] = [...fanoutVariantNames];
   let memoryObjects: number[] = quick ? [5_000] : [10_000, 50_000];
   const list = (flag: string, v: string | undefined) => (v ?? '').split(',').map((x) => Math.floor(positiveNumber(flag, x)));
   let url: string | undefined;
@@ -270,6 +276,13 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
       case '--fanout-rates':
         fanoutRates = list('--fanout-rates', value());
         break;
+      case '--fanout-variants': {
+        const names = (value() ?? '').split(',').filter((n) => n !== '');
+        const unknown = names.filter((n) => !(fanoutVariantNames as readonly string[]).includes(n));
+        if (names.length === 0 || unknown.length > 0) throw new Error(`--fanout-variants takes ${fanoutVariantNames.join(',')}; got ${unknown.join(',') || 'nothing'}`);
+        fanoutVariants = names as FanoutVariantName[];
+        break;
+      }
       case '--memory-objects':
         memoryObjects = list('--memory-objects', value()).sort((a, b) => a - b);
         break;
@@ -338,6 +351,7 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
     scenarioDurationMs,
     watchers,
     fanoutRates,
+    fanoutVariants,
     memoryObjects,
     against,
     repetitions,

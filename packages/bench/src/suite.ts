@@ -280,7 +280,7 @@ export async function runSuite(options: SuiteOptions, given?: GivenTarget): Prom
     }
     if (run('fanout')) {
       result.fanout = await timed('fanout', () =>
-        runFanoutScenario(ctx, { watchers: options.watchers, rates: options.fanoutRates, durationMs: options.scenarioDurationMs, selectorRate: options.selectorRate }),
+        runFanoutScenario(ctx, { watchers: options.watchers, rates: options.fanoutRates, durationMs: options.scenarioDurationMs, selectorRate: options.selectorRate, variants: options.fanoutVariants }),
       );
     }
     if (run('pods')) {

@@ -65,20 +65,28 @@ export function selectionPredicate(
   const fieldsEmpty = fieldSelector === undefined || fieldSelector.empty;
   if (labelsEmpty && fieldsEmpty) return everything;
   const index = fieldsEmpty ? undefined : indexedMatch(definition, fieldSelector);
-  const named = fieldsEmpty ? [] : [...new Set(fieldSelector.requirements.map((r) => r.field))];
-  const fieldsOf = (obj: KubeObject): Record<string, string> => {
-    const fields: Record<string, string> = {};
-    for (const field of named) fields[field] = fieldValue(definition, obj, field);
-    return fields;
-  };
+  // The field requirements as direct tests (what `fieldSelector.matches` decides on the
+  // object's named fields), so that testing an object — once per event and watcher — builds nothing.
+  const checks = fieldsEmpty ? [] : fieldSelector.requirements.map((r) => ({ valueOf: fieldGetter(definition, r.field), value: r.value, equal: r.operator === '=' }));
   return {
     empty: false,
     matches(obj: KubeObject): boolean {
       if (!labelsEmpty && !labelSelector.matches(obj.metadata.labels)) return false;
-      return fieldsEmpty || fieldSelector.matches(fieldsOf(obj));
+      for (let i = 0; i < checks.length; i++) {
+        const check = checks[i]!;
+        if ((check.valueOf(obj) === check.value) !== check.equal) return false;
+      }
+      return true;
     },
     ...(index !== undefined ? { index } : {}),
   };
+}
+
+/** A function giving `field` of an object ("" when absent), as {@link fieldValue} does. */
+function fieldGetter(definition: ResourceDefinition, field: string): (obj: KubeObject) => string {
+  if (field === 'metadata.name') return (obj) => (typeof obj.metadata.name === 'string' ? obj.metadata.name : '');
+  if (field === 'metadata.namespace') return definition.namespaced ? (obj) => (typeof obj.metadata.namespace === 'string' ? obj.metadata.namespace : '') : () => '';
+  return (obj) => fieldValue(definition, obj, field);
 }
 
 /** One selectable field of `obj` ("" when absent). */

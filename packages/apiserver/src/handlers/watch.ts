@@ -12,6 +12,7 @@ import type { Writable } from 'node:stream';
 import { badRequest, encodeWatchFrame, envelopeObject, encodeObjectRaw, fieldSelectorFromSet, notAcceptable, type FieldSelector, type KubeObject } from '@kapi/machinery';
 import type { WatchEvent, WatchOptions, WatchStream } from '@kapi/registry';
 import { listProtobuf, watchEventFrame, watchEventLine } from '../http/encode-once.js';
+import { FlushScheduler } from '../http/flush-scheduler.js';
 import { http2BodyStream, isHttp2Response } from '../http/http2.js';
 import { canStream, MEDIA_TYPES, notAcceptableError, streamMediaTypes } from '../http/negotiation.js';
 import { isStatus, resourceCapabilities } from '../http/resource-output.js';
@@ -211,26 +212,13 @@ async function pump(res: ServerResponse, watch: WatchStream, encoder: WatchEncod
 /** Most events one watch takes and writes in one go before it lets others run. */
 const MAX_BATCH = 256;
 
-/**
- * Watches with events ready, flushed together once the current I/O callbacks have run
- * (setImmediate): every event the cache dispatched in the meantime — one etcd watch response
- * or several that arrived together — goes to each socket in one write. Under load the batches
- * grow by themselves, so the number of socket writes per second stays bounded by the number
- * of watchers, not watchers × events.
- */
-let flushQueue: (() => void)[] = [];
+/** Watch streams with events ready that are flushed at once; more wait for the loop's check phase (see FlushScheduler). */
+const EAGER_FLUSH_MAX = 32;
 
-function runFlushes(): void {
-  const queue = flushQueue;
-  flushQueue = [];
-  for (let i = 0; i < queue.length; i++) queue[i]!();
+const flushes = new FlushScheduler(EAGER_FLUSH_MAX, () => {
   lastParts = [];
   lastJoined = undefined;
-}
-
-function scheduleFlush(flush: () => void): void {
-  if (flushQueue.push(flush) === 1) setImmediate(runFlushes);
-}
+});
 
 /** Batches up to this size are joined into one buffer; larger ones are written as they are (one gathered write). */
 const JOIN_MAX_BYTES = 64 * 1024;
@@ -274,7 +262,7 @@ function pumpBatches(res: ServerResponse, pull: NonNullable<WatchStream['pull']>
     const schedule = () => {
       if (scheduled || finished) return;
       scheduled = true;
-      scheduleFlush(flush);
+      flushes.schedule(flush);
     };
     const onAbort = () => {
       aborted = true;

@@ -1,4 +1,4 @@
-import type { Etcd3 } from 'etcd3';
+import type { Etcd3, IEvent } from 'etcd3';
 import { yieldIfBusy } from '@kapi/machinery';
 import type { Change, ChangeFeedHandlers, FeedHandle } from '../interface.js';
 import { StorageError } from '../errors.js';
@@ -29,7 +29,8 @@ export interface ChangeFeedSettings {
  * `afterRevision + 1` with prev_kv and progress_notify.
  *
  * - Each watch response becomes one `onChanges` call (see `toChange`), its values decoded one
- *   at a time with a `yieldIfBusy` checkpoint before each; every report (changes, progress,
+ *   at a time with a `yieldIfBusy` checkpoint before each large one and every
+ *   DECODE_CHECKPOINT_BYTES of small ones; every report (changes, progress,
  *   the terminal error) is delivered in the order etcd sent it, none after `close`.
  * - Periodic progress notifications (this watch's own id; etcd sends them only for a watcher
  *   that has caught up, through the same queue as its events, so they are ordered) go to
@@ -47,12 +48,26 @@ export interface ChangeFeedSettings {
 /** Reports of a change feed waiting for delivery at which its etcd stream is paused. */
 const MAX_QUEUED = 16;
 
+/**
+ * Value bytes decoded between two `yieldIfBusy` checkpoints. Small events — the usual ones —
+ * are decoded at once, so a watch event is not held a turn of the loop behind other requests'
+ * work (an etcd response of a few KiB decodes in microseconds); a large value, or many small
+ * ones adding up, still get their checkpoints.
+ */
+const DECODE_CHECKPOINT_BYTES = 64 * 1024;
+
+/** The bytes `toChange` decodes at once for `event` (a put's previous state is decoded only when read). */
+function decodedBytes(event: IEvent): number {
+  return event.type === 'Delete' ? (event.prev_kv?.value.length ?? 0) : event.kv.value.length;
+}
+
 export function openChangeFeed(settings: ChangeFeedSettings, keyPrefix: string, afterRevision: number, handlers: ChangeFeedHandlers): FeedHandle {
   const prefix = listPrefix(keyPrefix);
   const key = Buffer.from(prefix);
   // Reports reach the handlers in arrival order through one chain. The events of a response
-  // are decoded one at a time with a checkpoint before each (one response can carry many
-  // large values; decoding them in one go held the loop for all of them), and the response's
+  // are decoded one at a time with a checkpoint before each large one and every
+  // DECODE_CHECKPOINT_BYTES (one response can carry many large values; decoding them in one
+  // go held the loop for all of them), and the response's
   // changes are delivered together, as before. After close or the terminal report nothing
   // more is delivered. While MAX_QUEUED reports wait, the stream is paused (HTTP/2 flow
   // control holds etcd back), so undecoded values cannot pile up in memory.
@@ -98,10 +113,16 @@ export function openChangeFeed(settings: ChangeFeedSettings, keyPrefix: string, 
       onEvents: (events) =>
         inOrder(async () => {
           const changes: Change[] = [];
+          let unchecked = 0;
           for (const event of events) {
-            await yieldIfBusy();
-            if (stopped) return;
-            changes.push(toChange(settings.kv.codec, event));
+            const bytes = decodedBytes(event);
+            if (unchecked + bytes >= DECODE_CHECKPOINT_BYTES) {
+              await yieldIfBusy();
+              if (stopped) return;
+              unchecked = 0;
+            }
+            unchecked += bytes;
+            changes.push(toChange(settings.kv.codec, event, settings.kv.written));
           }
           handlers.onChanges(changes);
         }),

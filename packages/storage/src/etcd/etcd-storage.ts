@@ -8,8 +8,8 @@ import { jsonCodec, storageCodec, type Codec } from './codec.js';
 import type { ValueTransformer } from '../value/transformer.js';
 import { Counter as PromCounter } from 'prom-client';
 import { asCorruptObject, asUnreadableForUpdate, deleteWithoutDecoding, type UnsafeDeletionSettings } from './corrupt-objects.js';
-import { createEtcdKV, decodeKV, readKey, revisionOf, withResourceVersion, type EtcdKV } from './kv.js';
-import { conditionalWrite } from './conditional-write.js';
+import { createEtcdKV, decodeKV, readKey, revisionOf, type EtcdKV } from './kv.js';
+import { conditionalWrite, type ConditionalWriteResult } from './conditional-write.js';
 import { guaranteedUpdate } from './guaranteed-update.js';
 import { deleteObject } from './delete.js';
 import { list } from './list.js';
@@ -208,10 +208,21 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       }
       const data = kv.codec.encode(obj);
       await yieldIfBusy();
-      const result = await conditionalWrite(kv, key, 0, { put: kv.codec.seal(data, key) });
-      if (!result.succeeded) throw keyExists(key);
+      const stored = kv.codec.seal(data, key);
+      const written = kv.written.begin(key, stored, data);
+      let result: ConditionalWriteResult;
+      try {
+        result = await conditionalWrite(kv, key, 0, { put: stored });
+      } catch (err) {
+        kv.written.failed(key, written);
+        throw err;
+      }
+      if (!result.succeeded) {
+        kv.written.failed(key, written);
+        throw keyExists(key);
+      }
       await yieldIfBusy();
-      return withResourceVersion(kv.codec.decodeSerialized(data, key), result.revision);
+      return kv.written.committed(key, written, result.revision);
     },
 
     async get(key, getOptions = {}) {

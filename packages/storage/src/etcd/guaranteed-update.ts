@@ -4,9 +4,8 @@ import type { GuaranteedUpdateOptions, UpdateFunction } from '../interface.js';
 import { keyNotFound } from '../errors.js';
 import { readKey, withResourceVersion, type EtcdKV } from './kv.js';
 import { stateFromKV, type ObjectState } from './object-state.js';
-import type { StorageCodec } from './codec.js';
 import { checkPreconditions } from './preconditions.js';
-import { conditionalWrite } from './conditional-write.js';
+import { conditionalWrite, type ConditionalWriteResult } from './conditional-write.js';
 
 /**
  * Read-modify-write with optimistic concurrency (see `Storage.guaranteedUpdate`):
@@ -36,7 +35,7 @@ export async function guaranteedUpdate(
 ): Promise<KubeObject> {
   const codec = kv.codec;
   const fetch = async (): Promise<ObjectState> => stateFromKV(codec, (await readKey(kv, key)).kv, key);
-  let state = options.cachedExisting ? stateFromSharedCache(codec, options.cachedExisting) : await fetch();
+  let state = options.cachedExisting ? stateFromSharedCache(kv, options.cachedExisting) : await fetch();
   // Encoding, copying and decoding a large object are each one pass: others may run in between.
   await yieldIfBusy();
 
@@ -80,13 +79,22 @@ export async function guaranteedUpdate(
     }
 
     await yieldIfBusy();
-    const result = await conditionalWrite(kv, key, state.revision, { put: codec.seal(data, key) });
+    const stored = codec.seal(data, key);
+    const written = kv.written.begin(key, stored, data);
+    let result: ConditionalWriteResult;
+    try {
+      result = await conditionalWrite(kv, key, state.revision, { put: stored });
+    } catch (err) {
+      kv.written.failed(key, written);
+      throw err;
+    }
     if (!result.succeeded) {
+      kv.written.failed(key, written);
       state = stateFromKV(codec, result.current, key);
       continue;
     }
     await yieldIfBusy();
-    return withResourceVersion(codec.decodeSerialized(data, key), result.revision);
+    return kv.written.committed(key, written, result.revision);
   }
 }
 
@@ -95,14 +103,15 @@ export async function guaranteedUpdate(
  * copying it: the loop above only reads `state.obj` (tryUpdate, a delete's and a no-op's
  * results get copies), so the shared cached object is never mutated.
  */
-function stateFromSharedCache(codec: StorageCodec, cached: KubeObject): ObjectState {
+function stateFromSharedCache(kv: EtcdKV, cached: KubeObject): ObjectState {
   // Encoded when first read: a delete never compares bytes, and an update compares them
-  // after encoding its own object, with a checkpoint between the two passes.
+  // after encoding its own object, with a checkpoint between the two passes. A copy the watch
+  // cache got from a recent write of this process comes with the bytes it was decoded from.
   let data: Buffer | undefined;
   return {
     obj: cached,
     get data() {
-      return (data ??= codec.encode(cached));
+      return (data ??= kv.written.encodedOf(cached) ?? kv.codec.encode(cached));
     },
     revision: Number(cached.metadata.resourceVersion ?? 0),
     current: false,

@@ -1,6 +1,7 @@
 import type { Etcd3, IKeyValue, IRangeRequest, IRangeResponse, ITxnRequest, ITxnResponse } from 'etcd3';
 import type { KubeObject } from '@kapi/machinery';
 import type { StorageCodec } from './codec.js';
+import { WrittenValues } from './written-values.js';
 import { StorageError } from '../errors.js';
 import type { UnsafeDeletionSettings } from './corrupt-objects.js';
 import { toStorageError } from './errors.js';
@@ -25,6 +26,8 @@ export interface EtcdKV {
    * can take before any has.
    */
   requestIdBytes(): number;
+  /** The objects of this process's writes, shared with the change feed (see WrittenValues). */
+  readonly written: WrittenValues;
 }
 
 export interface EtcdKVOptions {
@@ -70,10 +73,12 @@ export function createEtcdKV(client: Etcd3, kvOptions: EtcdKVOptions): EtcdKV {
       throw toStorageError(err, key);
     }
   };
-  if (instrumentation === undefined) return { codec, ...gate, maxRequestBytes, requestIdBytes, range, txn };
+  const written = new WrittenValues(codec);
+  if (instrumentation === undefined) return { codec, ...gate, maxRequestBytes, requestIdBytes, written, range, txn };
   return {
     codec,
     ...gate,
+    written,
     maxRequestBytes,
     requestIdBytes,
     range: (key, req) => instrumentation.call('Range', rangeOperation(req), key, () => range(key, req)),

@@ -38,6 +38,7 @@ function recording(inner: EtcdKV, log: string[]): EtcdKV {
     codec,
     maxRequestBytes: inner.maxRequestBytes,
     requestIdBytes: () => inner.requestIdBytes(),
+    written: inner.written,
     txn: (key, req) => inner.txn(key, req),
     range: (key, req) => {
       log.push(`range limit=${req.limit ?? 0}`);

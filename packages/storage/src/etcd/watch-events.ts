@@ -4,6 +4,7 @@ import type { Change, Predicate, WatchEvent } from '../interface.js';
 import { StorageError } from '../errors.js';
 import type { StorageCodec as Codec } from './codec.js';
 import { decodeKV, revisionOf, withResourceVersion } from './kv.js';
+import type { WrittenValues } from './written-values.js';
 
 /** Decodes `kv`'s value with resourceVersion = `revision` (a fresh, unshared object). */
 function decodeAt(codec: Codec, kv: IKeyValue, revision: number): KubeObject {
@@ -17,9 +18,10 @@ function decodeAt(codec: Codec, kv: IKeyValue, revision: number): KubeObject {
  * carries the last state with resourceVersion = the deleting revision. A delete without its
  * previous state (etcd compacted it) cannot be described and throws Internal, so the feed
  * ends and its consumer re-lists. Decode failures of the object throw Internal too (of the
- * previous state: when `prevObject` is read).
+ * previous state: when `prevObject` is read). A put of a value this process wrote takes the
+ * write's decoded object from `written` instead of decoding it again.
  */
-export function toChange(codec: Codec, event: IEvent): Change {
+export function toChange(codec: Codec, event: IEvent, written?: WrittenValues): Change {
   const key = event.kv.key.toString();
   const revision = revisionOf(event.kv.mod_revision);
   const prev = event.prev_kv;
@@ -27,7 +29,7 @@ export function toChange(codec: Codec, event: IEvent): Change {
     if (!prev) throw new StorageError('Internal', key, `etcd sent a delete of ${key} at revision ${revision} without its previous state`);
     return withPreviousState({ type: 'delete', key, object: decodeAt(codec, prev, revision), revision }, codec, prev);
   }
-  const change: Change = { type: 'put', key, object: decodeKV(codec, event.kv, key), revision };
+  const change: Change = { type: 'put', key, object: written?.take(key, event.kv.value, revision) ?? decodeKV(codec, event.kv, key), revision };
   return prev ? withPreviousState(change, codec, prev) : change;
 }
 
