@@ -8,6 +8,7 @@ import { runSuite } from './suite.js';
 import { densityUsage, parseDensityOptions, runDensityCommand } from './density/density-command.js';
 import { runSideBySide } from './side-by-side.js';
 import { parseProfileOptions, profileReport, profileUsage, runProfile } from './profile-command.js';
+import { etcdClientBenchReport, etcdClientUsage, parseEtcdClientBenchOptions, runEtcdClientBench } from './etcd-client-bench.js';
 import { sideBySideTextReport, writeSideBySideReports } from './side-by-side-report.js';
 
 const defaultOutDir = fileURLToPath(new URL('../../../bench/results', import.meta.url));
@@ -17,7 +18,7 @@ const defaultDensityWorkDir = fileURLToPath(new URL('../../../.data/bench-densit
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || rest.includes('--help')) {
-    process.stdout.write(command === 'density' ? densityUsage : command === 'profile' ? profileUsage : `${usage}\n${densityUsage}\n${profileUsage}`);
+    process.stdout.write(command === 'density' ? densityUsage : command === 'profile' ? profileUsage : command === 'etcd-client' ? etcdClientUsage : `${usage}\n${densityUsage}\n${profileUsage}\n${etcdClientUsage}`);
     return command === undefined ? 2 : 0;
   }
   if (command === 'density') {
@@ -29,6 +30,17 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     return runDensityCommand(density);
+  }
+  if (command === 'etcd-client') {
+    let bench;
+    try {
+      bench = parseEtcdClientBenchOptions(rest);
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n${etcdClientUsage}`);
+      return 2;
+    }
+    process.stdout.write(etcdClientBenchReport(await runEtcdClientBench(bench), bench));
+    return 0;
   }
   if (command === 'profile') {
     let profile;
