@@ -9,11 +9,12 @@
  * counted (another process).
  */
 import { startEtcd } from '@kapi/storage/testing';
-import { createEtcdClient } from '@kapi/storage';
+import { createEtcdClient, createEtcdUnaryClient, type EtcdUnaryClient } from '@kapi/storage';
 import type { IRangeRequest, IRangeResponse, ITxnRequest, ITxnResponse } from 'etcd3';
 
 export const etcdClientUsage = `kapi-bench etcd-client [options]
-  --clients LIST       comma-separated: etcd3 (etcd3 over @grpc/grpc-js) (default etcd3)
+  --clients LIST       comma-separated: etcd3 (etcd3 over @grpc/grpc-js), http2 (kapi's own gRPC
+                       client over node:http2) (default etcd3,http2)
   --calls N            calls per batch (default 5000)
   --concurrency N      calls in flight in the concurrent batches (default 64)
   --runs N             measured batches per client and kind (default 3)
@@ -28,7 +29,7 @@ export interface EtcdClientBenchOptions {
   valueBytes: number;
 }
 
-type ClientName = 'etcd3';
+type ClientName = 'etcd3' | 'http2';
 
 /** The two calls measured, as kapi's kv.ts makes them (a deadline on each). */
 interface KVCalls {
@@ -38,7 +39,7 @@ interface KVCalls {
 }
 
 export function parseEtcdClientBenchOptions(argv: string[]): EtcdClientBenchOptions {
-  const options: EtcdClientBenchOptions = { clients: ['etcd3'], calls: 5000, concurrency: 64, runs: 3, valueBytes: 1000 };
+  const options: EtcdClientBenchOptions = { clients: ['etcd3', 'http2'], calls: 5000, concurrency: 64, runs: 3, valueBytes: 1000 };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const value = argv[++i];
@@ -51,7 +52,7 @@ export function parseEtcdClientBenchOptions(argv: string[]): EtcdClientBenchOpti
     switch (flag) {
       case '--clients':
         options.clients = value.split(',').map((c) => {
-          if (c !== 'etcd3') throw new Error(`unknown client ${c}`);
+          if (c !== 'etcd3' && c !== 'http2') throw new Error(`unknown client ${c}`);
           return c;
         });
         break;
@@ -81,6 +82,15 @@ function etcd3Calls(endpoints: string[]): KVCalls {
   return {
     range: (req) => client.kv.range(req, { deadline: Date.now() + TIMEOUT_MS }),
     txn: (req) => client.kv.txn(req, { deadline: Date.now() + TIMEOUT_MS }),
+    close: () => client.close(),
+  };
+}
+
+function http2Calls(endpoints: string[]): KVCalls {
+  const client: EtcdUnaryClient = createEtcdUnaryClient(endpoints);
+  return {
+    range: (req) => client.range(req, TIMEOUT_MS),
+    txn: (req) => client.txn(req, TIMEOUT_MS),
     close: () => client.close(),
   };
 }
@@ -120,7 +130,7 @@ async function batch(calls: KVCalls, kind: Kind, count: number, concurrency: num
 
 export async function runEtcdClientBench(options: EtcdClientBenchOptions): Promise<BatchResult[]> {
   const etcd = await startEtcd();
-  const clients = new Map<ClientName, KVCalls>(options.clients.map((c) => [c, etcd3Calls(etcd.endpoints)]));
+  const clients = new Map<ClientName, KVCalls>(options.clients.map((c) => [c, c === 'etcd3' ? etcd3Calls(etcd.endpoints) : http2Calls(etcd.endpoints)]));
   const value = Buffer.alloc(options.valueBytes, 'x');
   const readKey = Buffer.from('/registry/configmaps/default/read');
   const results: BatchResult[] = [];

@@ -1,6 +1,7 @@
 export { createEtcdStorage, type EtcdStorage, type EtcdStorageOptions } from './etcd-storage.js';
 export { type UnsafeDeletionSettings } from './corrupt-objects.js';
 export { createEtcdClient, etcdCredentials, type EtcdClientOptions, type EtcdTlsFiles } from './client.js';
+export { createEtcdUnaryClient, type EtcdUnaryClient, type EtcdUnaryClientOptions } from './grpc/unary-client.js';
 export { DEFAULT_MAX_REQUEST_BYTES } from './request-size.js';
 export { jsonCodec, storageCodec, decodeJson, TransformError, type Codec, type StorageCodec, type StorageCodecOptions } from './codec.js';
 export { kubeStorageCodec, decodeStoredObject, STORAGE_MEDIA_TYPES, type StorageMediaType, type JsonStoredKinds } from './kube-codec.js';

@@ -1,0 +1,228 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Etcd3 } from 'etcd3';
+import { freePort, startEtcd, uniquePrefix, type TestEtcd } from '../../testing/index.js';
+import { createEtcdClient } from '../client.js';
+import { toStorageError } from '../errors.js';
+import { createEtcdUnaryClient, type EtcdUnaryClient } from './unary-client.js';
+
+const T = 5000;
+
+/** The error an etcd3 call rejected with (to compare with ours). */
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Error;
+  }
+  assert.fail('expected the call to fail');
+}
+
+void describe('the unary gRPC client against a real etcd, beside the etcd3 client', { concurrency: false }, () => {
+  let etcd: TestEtcd;
+  let ours: EtcdUnaryClient;
+  let theirs: Etcd3;
+  before(async () => {
+    etcd = await startEtcd();
+    ours = createEtcdUnaryClient(etcd.endpoints, { maxRequestBytes: 4 * 1024 * 1024 });
+    theirs = createEtcdClient(etcd.endpoints, { maxRequestBytes: 4 * 1024 * 1024 });
+  });
+  after(async () => {
+    ours.close();
+    theirs.close();
+    await etcd.stop();
+  });
+
+  void test('Put, Range, DeleteRange and Txn answer as the etcd3 client does', async () => {
+    const prefix = uniquePrefix();
+    const key = (name: string) => Buffer.from(`${prefix}/${name}`);
+    const put = await ours.put({ key: key('a'), value: Buffer.from('1') }, T);
+    assert.ok(Number(put.header.revision) > 0);
+    assert.equal(put.prev_kv, null);
+    const again = await ours.put({ key: key('a'), value: Buffer.from('one'), prev_kv: true }, T);
+    assert.equal(again.prev_kv.value.toString(), '1');
+    await ours.put({ key: key('b'), value: Buffer.alloc(70_000, 'b') }, T);
+    await theirs.put(`${prefix}/c`).value('');
+
+    // Same state, same request: the same answer, field for field.
+    const ranges = [
+      { key: key(''), range_end: key('~') },
+      { key: key(''), range_end: key('~'), limit: 2, sort_order: 'Descend' as const, sort_target: 'Mod' as const },
+      { key: key(''), range_end: key('~'), count_only: true },
+      { key: key(''), range_end: key('~'), keys_only: true, min_mod_revision: Number(again.header.revision) },
+      { key: key('a'), revision: put.header.revision },
+      { key: key('missing') },
+    ];
+    for (const req of ranges) assert.deepEqual(await ours.range(req, T), await theirs.kv.range(req), JSON.stringify(req));
+
+    const failing = {
+      compare: [{ key: key('a'), target: 'Mod' as const, result: 'Equal' as const, mod_revision: 0 }],
+      success: [{ request_put: { key: key('a'), value: Buffer.from('x') } }],
+      failure: [{ request_range: { key: key('a') } }, { request_range: { key: key(''), range_end: key('~'), count_only: true } }],
+    };
+    assert.deepEqual(await ours.txn(failing, T), await theirs.kv.txn(failing));
+
+    const created = await ours.txn(
+      {
+        compare: [{ key: key('d'), target: 'Mod', result: 'Equal', mod_revision: 0 }],
+        success: [{ request_put: { key: key('d'), value: Buffer.from('new') } }],
+        failure: [{ request_range: { key: key('d') } }],
+      },
+      T,
+    );
+    assert.equal(created.succeeded, true);
+    assert.deepEqual(Object.keys(created.responses[0]!).sort(), ['response', 'response_put']);
+    const read = await theirs.kv.range({ key: key('d') });
+    assert.equal(read.kvs[0]!.value.toString(), 'new');
+    assert.equal(read.kvs[0]!.mod_revision, created.header.revision);
+
+    const deleted = await ours.deleteRange({ key: key(''), range_end: key('~'), prev_kv: true }, T);
+    assert.equal(deleted.deleted, '4');
+    assert.deepEqual(deleted.prev_kvs.map((kv) => kv.key.toString()).sort(), ['a', 'b', 'c', 'd'].map((n) => `${prefix}/${n}`));
+    assert.equal(deleted.prev_kvs.find((kv) => kv.key.equals(key('b')))!.value.length, 70_000);
+  });
+
+  void test('a large range (many frames) decodes whole', async () => {
+    const prefix = uniquePrefix();
+    const value = Buffer.alloc(100_000, 'v');
+    for (let i = 0; i < 40; i++) await ours.put({ key: Buffer.from(`${prefix}/${String(i).padStart(2, '0')}`), value }, T);
+    const res = await ours.range({ key: Buffer.from(`${prefix}/`), range_end: Buffer.from(`${prefix}0`) }, T);
+    assert.equal(res.kvs.length, 40);
+    assert.ok(res.kvs.every((kv) => kv.value.equals(value)));
+    assert.equal(res.count, '40');
+  });
+
+  void test('etcd errors come back with the class and message the etcd3 client gives them', async () => {
+    const prefix = uniquePrefix();
+    const key = Buffer.from(`${prefix}/k`);
+    const first = await ours.put({ key, value: Buffer.from('1') }, T);
+    const second = await ours.put({ key, value: Buffer.from('2') }, T);
+    await theirs.kv.compact({ revision: second.header.revision });
+    const cases: Array<[string, () => Promise<unknown>, () => Promise<unknown>]> = [
+      ['compacted', () => ours.range({ key, revision: first.header.revision }, T), () => theirs.kv.range({ key, revision: first.header.revision })],
+      ['future', () => ours.range({ key, revision: Number(second.header.revision) + 1000 }, T), () => theirs.kv.range({ key, revision: Number(second.header.revision) + 1000 })],
+      [
+        'too large',
+        () => ours.put({ key, value: Buffer.alloc(1_600_000) }, T),
+        () => theirs.kv.put({ key, value: Buffer.alloc(1_600_000) }),
+      ],
+      ['duplicate key in txn', () => ours.txn({ success: [{ request_put: { key } }, { request_put: { key } }] }, T), () => theirs.kv.txn({ success: [{ request_put: { key } }, { request_put: { key } }] })],
+    ];
+    for (const [name, ourCall, theirCall] of cases) {
+      const [mine, etcd3] = [await failure(ourCall()), await failure(theirCall())];
+      assert.equal(mine.constructor, etcd3.constructor, name);
+      assert.equal(mine.message, etcd3.message, name);
+      assert.deepEqual(toStorageError(mine, 'k'), toStorageError(etcd3, 'k'), name);
+    }
+    assert.match((await failure(ours.range({ key, revision: first.header.revision }, T))).message, /mvcc: required revision has been compacted/);
+    assert.match((await failure(ours.put({ key, value: Buffer.alloc(1_600_000) }, T))).message, /etcdserver: request is too large/);
+  });
+
+  void test('a message over the send limit is not sent: RESOURCE_EXHAUSTED, classified as too large', async () => {
+    const small = createEtcdUnaryClient(etcd.endpoints, { maxRequestBytes: 1024 });
+    try {
+      const err = await failure(small.put({ key: Buffer.from('k'), value: Buffer.alloc(600 * 1024) }, T));
+      assert.match(err.message, /^8 RESOURCE_EXHAUSTED: Attempted to send message with a size larger than 525312$/);
+      assert.equal(toStorageError(err, 'k').code, 'RequestTooLarge');
+    } finally {
+      small.close();
+    }
+  });
+});
+
+void describe('the unary client when etcd fails', { concurrency: false }, () => {
+  void test('a stopped etcd: UNAVAILABLE (never reached); a hung one: DEADLINE_EXCEEDED; both Unreachable; back after restart', async () => {
+    const etcd = await startEtcd();
+    const client = createEtcdUnaryClient(etcd.endpoints);
+    try {
+      const key = Buffer.from(`${uniquePrefix()}/k`);
+      await client.put({ key, value: Buffer.from('1') }, T);
+      etcd.pause();
+      const start = Date.now();
+      const hung = await failure(client.range({ key }, 500));
+      assert.match(hung.message, /^4 DEADLINE_EXCEEDED: Deadline exceeded/);
+      assert.equal(toStorageError(hung, 'k').code, 'Unreachable');
+      assert.ok(Date.now() - start < 3000);
+      etcd.resume();
+      assert.equal((await client.range({ key }, T)).kvs[0]!.value.toString(), '1');
+
+      await etcd.kill('SIGKILL');
+      const dropped = await failure(client.range({ key }, T));
+      assert.match(dropped.message, /^14 UNAVAILABLE: /);
+      assert.equal(toStorageError(dropped, 'k').code, 'Unreachable');
+      const refused = await failure(client.range({ key }, T));
+      assert.match(refused.message, /^14 UNAVAILABLE: No connection established\. Last error: connect ECONNREFUSED/);
+
+      await etcd.restart();
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        try {
+          assert.equal((await client.range({ key }, T)).kvs[0]!.value.toString(), '1');
+          break;
+        } catch (err) {
+          if (Date.now() > deadline) throw err;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+    } finally {
+      etcd.resume();
+      client.close();
+      await etcd.stop();
+    }
+  });
+
+  void test('with several endpoints, calls that cannot reach a member go to another one', async () => {
+    const etcd = await startEtcd();
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const client = createEtcdUnaryClient([dead, dead, etcd.endpoints[0]!]);
+    try {
+      const key = Buffer.from(`${uniquePrefix()}/k`);
+      for (let i = 0; i < 20; i++) await client.put({ key, value: Buffer.from(String(i)) }, T);
+      assert.equal((await client.range({ key }, T)).kvs[0]!.value.toString(), '19');
+    } finally {
+      client.close();
+      await etcd.stop();
+    }
+  });
+});
+
+void describe('the unary client over mutual TLS', { concurrency: false }, () => {
+  let etcd: TestEtcd;
+  before(async () => {
+    etcd = await startEtcd({ tls: true });
+  });
+  after(async () => {
+    await etcd.stop();
+  });
+
+  void test('with the CA and a client certificate it reads and writes', async () => {
+    const client = createEtcdUnaryClient(etcd.endpoints, { tls: etcd.tls! });
+    try {
+      const key = Buffer.from(`${uniquePrefix()}/k`);
+      await client.put({ key, value: Buffer.from('tls') }, T);
+      assert.equal((await client.range({ key }, T)).kvs[0]!.value.toString(), 'tls');
+    } finally {
+      client.close();
+    }
+  });
+
+  void test('without a client certificate, or trusting another CA, calls fail as Unreachable', async () => {
+    for (const tls of [{ caFile: etcd.tls!.caFile }, { certFile: etcd.tls!.certFile, keyFile: etcd.tls!.keyFile }]) {
+      const client = createEtcdUnaryClient(etcd.endpoints, { tls, dialTimeoutMs: 2000 });
+      try {
+        const err = await failure(client.range({ key: Buffer.from('x') }, T));
+        assert.match(err.message, /^14 UNAVAILABLE: .*certificate/i, JSON.stringify(tls));
+        assert.equal(toStorageError(err, 'x').code, 'Unreachable');
+      } finally {
+        client.close();
+      }
+    }
+  });
+
+  void test('file errors are reported as kube reports them', () => {
+    assert.throws(() => createEtcdUnaryClient(etcd.endpoints, { tls: { certFile: etcd.tls!.certFile } }), {
+      message: `KeyFile and CertFile must both be present[key: , cert: ${etcd.tls!.certFile}]`,
+    });
+    assert.throws(() => createEtcdUnaryClient(etcd.endpoints, { tls: { caFile: '/nonexistent/ca.crt' } }), { message: 'open /nonexistent/ca.crt: no such file or directory' });
+  });
+});

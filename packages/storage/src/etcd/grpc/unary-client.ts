@@ -1,0 +1,200 @@
+/**
+ * kapi's own client for etcd's unary KV calls (Range, Put, DeleteRange, Txn): gRPC over
+ * `node:http2` with the static codecs of kv-messages.ts, instead of etcd3 over @grpc/grpc-js
+ * (which costs kapi about twice the CPU per call: generic protobuf reflection, metadata
+ * objects, interceptors, a promise chain per call). Requests and responses keep the etcd3
+ * client's shapes, and failures its error classes, so the code above it is the same for both.
+ *
+ * Failover is the etcd3 client's as client.ts configures it: with several members, each has a
+ * circuit breaker that a connection failure opens for a second (calls go to the others); a
+ * call is retried on another member, with a short backoff that outlasts an election, only
+ * when it provably never reached etcd (`neverReachedServer`), and calls carry `hasleader` so
+ * that a member cut off from the majority refuses them at once. With one member there is
+ * nothing to fail over to: no breaker, no retry.
+ */
+import {
+  ConsecutiveBreaker,
+  ExponentialBackoff,
+  circuitBreaker,
+  handleWhen,
+  isBrokenCircuitError,
+  retry,
+  type CircuitBreakerPolicy,
+  type RetryPolicy,
+} from 'cockatiel';
+import type { IDeleteRangeRequest, IDeleteRangeResponse, IPutRequest, IPutResponse, IRangeRequest, IRangeResponse, ITxnRequest, ITxnResponse } from 'etcd3';
+import { readFileSync } from 'node:fs';
+import type { OutgoingHttpHeaders } from 'node:http2';
+import { isConnectionFailure } from '../errors.js';
+import { DEFAULT_MAX_REQUEST_BYTES, maxSendMessageBytes } from '../request-size.js';
+import {
+  decodeDeleteRangeResponse,
+  decodePutResponse,
+  decodeRangeResponse,
+  decodeTxnResponse,
+  encodeDeleteRangeRequest,
+  encodePutRequest,
+  encodeRangeRequest,
+  encodeTxnRequest,
+  type MessageDecoder,
+  type MessageEncoder,
+} from './kv-messages.js';
+import { Member, type MemberOptions } from './member.js';
+import { FRAME_HEADER_BYTES, Status, grpcError, unaryCall } from './unary-call.js';
+
+/** The unary KV calls; each takes its deadline relative to now. */
+export interface EtcdUnaryClient {
+  range(req: IRangeRequest, timeoutMs: number): Promise<IRangeResponse>;
+  put(req: IPutRequest, timeoutMs: number): Promise<IPutResponse>;
+  deleteRange(req: IDeleteRangeRequest, timeoutMs: number): Promise<IDeleteRangeResponse>;
+  txn(req: ITxnRequest, timeoutMs: number): Promise<ITxnResponse>;
+  /** Closes every connection; calls in flight fail with UNAVAILABLE, later calls too. */
+  close(): void;
+}
+
+export interface EtcdUnaryClientOptions {
+  /** How long making a connection may take. Default 5000 ms. */
+  readonly dialTimeoutMs?: number;
+  /** etcd's `--max-request-bytes`: no message over it plus 512 KiB is sent (see request-size.ts). */
+  readonly maxRequestBytes?: number;
+  /** TLS files (kube's --etcd-cafile/--etcd-certfile/--etcd-keyfile), read now. */
+  readonly tls?: { readonly caFile?: string; readonly certFile?: string; readonly keyFile?: string };
+  /** Keepalive: ping a busy connection idle this long (default 10 s), close it if unanswered in this long (default 5 s). */
+  readonly keepaliveTimeMs?: number;
+  readonly keepaliveTimeoutMs?: number;
+}
+
+/**
+ * True for a failure that proves etcd never processed the call (see client.ts, which says the
+ * same for the etcd3 client): no connection could be made, the member has no leader, or every
+ * member's breaker was open.
+ */
+export function neverReachedServer(err: unknown): boolean {
+  if (isBrokenCircuitError(err)) return true;
+  const message = err instanceof Error ? err.message : String(err);
+  return /No connection established|ECONNREFUSED|connect EHOSTUNREACH|Failed to connect|etcdserver: no leader/i.test(message);
+}
+
+const KV = '/etcdserverpb.KV/';
+
+function readPem(file: string | undefined): Buffer | undefined {
+  if (file === undefined || file === '') return undefined;
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new Error(`open ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`);
+  }
+}
+
+export function createEtcdUnaryClient(endpoints: readonly string[], options: EtcdUnaryClientOptions = {}): EtcdUnaryClient {
+  if (endpoints.length === 0) throw new Error('no etcd endpoints');
+  const tls = options.tls;
+  if ((tls?.certFile ?? '') === '' !== ((tls?.keyFile ?? '') === '')) {
+    throw new Error(`KeyFile and CertFile must both be present[key: ${tls?.keyFile ?? ''}, cert: ${tls?.certFile ?? ''}]`);
+  }
+  const ca = readPem(tls?.caFile);
+  const cert = readPem(tls?.certFile);
+  const key = readPem(tls?.keyFile);
+  const memberOptions: MemberOptions = {
+    ...(ca !== undefined ? { ca } : {}),
+    ...(cert !== undefined && key !== undefined ? { cert, key } : {}),
+    dialTimeoutMs: options.dialTimeoutMs ?? 5000,
+    keepaliveTimeMs: options.keepaliveTimeMs ?? 10_000,
+    keepaliveTimeoutMs: options.keepaliveTimeoutMs ?? 5_000,
+  };
+  const members = endpoints.map((endpoint) => new Member(/^https?:\/\//.test(endpoint) ? endpoint : `http://${endpoint}`, memberOptions));
+  const sendLimit = maxSendMessageBytes(options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES);
+  const metadata: OutgoingHttpHeaders | undefined = members.length > 1 ? { hasleader: 'true' } : undefined;
+
+  /** One attempt on one member. */
+  const callOn = <Res>(member: Member, method: string, frame: Buffer, decode: MessageDecoder<Res>, timeoutMs: number): Promise<Res> => {
+    const connection = member.session();
+    connection.active++;
+    const settle = (): void => {
+      connection.active--;
+      connection.sawFrame();
+    };
+    return unaryCall(connection.session, method, frame, decode, {
+      timeoutMs,
+      ...(metadata !== undefined ? { metadata } : {}),
+      connectionFailure: (streamError) => connection.failure(streamError),
+    }).then(
+      (res) => {
+        settle();
+        return res;
+      },
+      (err: unknown) => {
+        settle();
+        throw err;
+      },
+    );
+  };
+
+  let call: <Req, Res>(method: string, encode: MessageEncoder<Req>, decode: MessageDecoder<Res>, req: Req, timeoutMs: number) => Promise<Res>;
+  const encodeChecked = <Req>(encode: MessageEncoder<Req>, req: Req): Buffer => {
+    const frame = encode(req, FRAME_HEADER_BYTES);
+    const size = frame.length - FRAME_HEADER_BYTES;
+    if (size > sendLimit) throw grpcError(Status.RESOURCE_EXHAUSTED, `Attempted to send message with a size larger than ${sendLimit}`);
+    return frame;
+  };
+
+  if (members.length === 1) {
+    const only = members[0]!;
+    call = async (method, encode, decode, req, timeoutMs) => {
+      const frame = encodeChecked(encode, req);
+      return callOn(only, method, frame, decode, timeoutMs);
+    };
+  } else {
+    const breakers = new Map<Member, CircuitBreakerPolicy>(
+      members.map((m) => [m, circuitBreaker(handleWhen(isConnectionFailure), { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(1) })]),
+    );
+    const global: RetryPolicy = retry(handleWhen(neverReachedServer), {
+      maxAttempts: members.length * 2,
+      backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 800 }),
+    });
+    call = async (method, encode, decode, req, timeoutMs) => {
+      const frame = encodeChecked(encode, req);
+      const order = shuffled(members);
+      let next = 0;
+      return global.execute(async () => {
+        // As etcd3's pool: try members in turn; one whose breaker is open is skipped, a call
+        // that went through ends the attempt with its outcome.
+        let lastError: unknown;
+        for (let i = 0; i < members.length; i++) {
+          const member = order[next++ % order.length]!;
+          let calledThrough = false;
+          try {
+            return await breakers.get(member)!.execute(() => {
+              calledThrough = true;
+              return callOn(member, method, frame, decode, timeoutMs);
+            });
+          } catch (err) {
+            if (calledThrough) throw err;
+            lastError = err;
+          }
+        }
+        throw lastError;
+      });
+    };
+  }
+
+  return {
+    range: (req, timeoutMs) => call(`${KV}Range`, encodeRangeRequest, decodeRangeResponse, req, timeoutMs),
+    put: (req, timeoutMs) => call(`${KV}Put`, encodePutRequest, decodePutResponse, req, timeoutMs),
+    deleteRange: (req, timeoutMs) => call(`${KV}DeleteRange`, encodeDeleteRangeRequest, decodeDeleteRangeResponse, req, timeoutMs),
+    txn: (req, timeoutMs) => call(`${KV}Txn`, encodeTxnRequest, decodeTxnResponse, req, timeoutMs),
+    close: () => {
+      for (const member of members) member.close();
+    },
+  };
+}
+
+/** A random order of `items` (Fisher–Yates), as etcd3 picks members. */
+function shuffled<T>(items: readonly T[]): T[] {
+  const out = items.slice();
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
