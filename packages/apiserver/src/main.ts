@@ -413,6 +413,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     codec: kubeStorageCodec(options.storageMediaType ?? 'application/vnd.kubernetes.protobuf', JSON_STORED_KINDS),
     ...(transformerFor !== undefined ? { transformerFor } : {}),
     client: etcdClient,
+    ...(options.etcdTls !== undefined ? { tls: options.etcdTls } : {}),
     maxRequestBytes: etcdMaxRequestBytes,
     compaction: compactor,
     metricsRegistry: metrics.registry,

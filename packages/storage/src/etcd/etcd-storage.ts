@@ -1,5 +1,6 @@
 import type { Etcd3 } from 'etcd3';
 import { createEtcdClient, type EtcdTlsFiles } from './client.js';
+import { createEtcdUnaryClient } from './grpc/unary-client.js';
 import type { KubeObject } from '@kapi/machinery';
 import { yieldIfBusy } from '@kapi/machinery';
 import type { ChangeFeed, Counter, FeedHandle, Storage, UnreadableDeleter, Watcher } from '../interface.js';
@@ -30,8 +31,18 @@ export interface EtcdStorageOptions {
   client?: Etcd3;
   /** Passed to the etcd3 client as its dial timeout. Default 5000 ms. */
   dialTimeoutMs?: number;
-  /** TLS files for the client the storage creates (see `EtcdClientOptions.tls`). Ignored when `client` is given. */
+  /** TLS files for the clients the storage creates (see `EtcdClientOptions.tls`); give them with `client` too when `kvClient` is http2. */
   tls?: EtcdTlsFiles;
+  /**
+   * Which client makes the unary KV calls (Range and Txn, every get, list, create, update and
+   * delete). `http2` (the default when there are `endpoints`): kapi's own gRPC client over
+   * node:http2 (grpc/unary-client.ts), made by the storage for `endpoints` with `tls`,
+   * `dialTimeoutMs` and `maxRequestBytes` — also when `client` is given — and closed by
+   * `close()`. `etcd3`: the etcd3 client (`client`), as watches, leases and maintenance calls
+   * always are. The environment variable KAPI_ETCD_KV_CLIENT=etcd3 sets the default to etcd3
+   * (to compare the two).
+   */
+  kvClient?: 'http2' | 'etcd3';
   /**
    * The largest write request the etcd cluster takes: its `--max-request-bytes` (default
    * 1.5 MiB, etcd's default). A create or update whose request would be larger is refused
@@ -122,6 +133,15 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       ...(options.tls !== undefined ? { tls: options.tls } : {}),
     });
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+  const kvClient = options.kvClient ?? (process.env['KAPI_ETCD_KV_CLIENT'] === 'etcd3' ? 'etcd3' : 'http2');
+  const unary =
+    kvClient === 'http2' && options.endpoints.length > 0
+      ? createEtcdUnaryClient(options.endpoints, {
+          maxRequestBytes,
+          ...(options.dialTimeoutMs !== undefined ? { dialTimeoutMs: options.dialTimeoutMs } : {}),
+          ...(options.tls !== undefined ? { tls: options.tls } : {}),
+        })
+      : undefined;
   const instrumentation = createEtcdInstrumentation({
     ...(options.metricsRegistry !== undefined ? { registry: options.metricsRegistry } : {}),
     ...(options.resources !== undefined ? { resources: options.resources } : {}),
@@ -141,7 +161,14 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       : {}),
   });
   const unsafeDeletion = options.unsafeDeletion;
-  const kv: EtcdKV = createEtcdKV(client, { codec, requestTimeoutMs, maxRequestBytes, instrumentation, ...(unsafeDeletion !== undefined ? { unsafeDeletion } : {}) });
+  const kv: EtcdKV = createEtcdKV(client, {
+    codec,
+    requestTimeoutMs,
+    maxRequestBytes,
+    instrumentation,
+    ...(unsafeDeletion !== undefined ? { unsafeDeletion } : {}),
+    ...(unary !== undefined ? { unary } : {}),
+  });
   // With the gate, a get (and the read a delete starts with) names an unreadable value as kube then does.
   const reading = async <T>(key: string, read: () => Promise<T>): Promise<T> => {
     if (unsafeDeletion === undefined) return read();
@@ -302,6 +329,7 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       for (const entry of [...open]) entry.stop();
       open.clear();
       if (ownsClient) client.close();
+      unary?.close();
     },
   };
 }

@@ -7,6 +7,7 @@ import type { UnsafeDeletionSettings } from './corrupt-objects.js';
 import { toStorageError } from './errors.js';
 import { rangeOperation, txnOperation, type EtcdInstrumentation } from './instrumentation.js';
 import { MAX_REQUEST_ID_BYTES, requestIdBytes as memberRequestIdBytes } from './request-size.js';
+import type { EtcdUnaryClient } from './grpc/unary-client.js';
 
 /**
  * The raw KV calls the etcd backend makes, each with a deadline and with every error cast to
@@ -42,6 +43,11 @@ export interface EtcdKVOptions {
    * see instrumentation.ts). None when absent.
    */
   readonly instrumentation?: EtcdInstrumentation;
+  /**
+   * The client that makes the calls (kapi's own gRPC client, grpc/unary-client.ts); the etcd3
+   * client passed to `createEtcdKV` when absent.
+   */
+  readonly unary?: EtcdUnaryClient;
 }
 
 export function createEtcdKV(client: Etcd3, kvOptions: EtcdKVOptions): EtcdKV {
@@ -55,9 +61,12 @@ export function createEtcdKV(client: Etcd3, kvOptions: EtcdKVOptions): EtcdKV {
     if (member !== undefined && !idBytesByMember.has(member)) idBytesByMember.set(member, memberRequestIdBytes(member));
   };
   const requestIdBytes = (): number => (idBytesByMember.size === 0 ? MAX_REQUEST_ID_BYTES : Math.max(...idBytesByMember.values()));
+  const unary = kvOptions.unary;
+  const callRange = unary !== undefined ? (req: IRangeRequest) => unary.range(req, requestTimeoutMs) : (req: IRangeRequest) => client.kv.range(req, options());
+  const callTxn = unary !== undefined ? (req: ITxnRequest) => unary.txn(req, requestTimeoutMs) : (req: ITxnRequest) => client.kv.txn(req, options());
   const range = async (key: string, req: IRangeRequest): Promise<IRangeResponse> => {
     try {
-      const res = await client.kv.range(req, options());
+      const res = await callRange(req);
       learn(res.header);
       return res;
     } catch (err) {
@@ -66,7 +75,7 @@ export function createEtcdKV(client: Etcd3, kvOptions: EtcdKVOptions): EtcdKV {
   };
   const txn = async (key: string, req: ITxnRequest): Promise<ITxnResponse> => {
     try {
-      const res = await client.kv.txn(req, options());
+      const res = await callTxn(req);
       learn(res.header);
       return res;
     } catch (err) {

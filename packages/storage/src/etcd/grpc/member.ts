@@ -74,6 +74,9 @@ export class Member {
     const session = connect(`${secure ? 'https' : 'http'}://${url.host}`, {
       ...tlsOptions,
       settings: { initialWindowSize: WINDOW_BYTES, enablePush: false },
+      // Node refuses new streams (ENHANCE_YOUR_CALM) once a session buffers more than this
+      // (default 10 MB), e.g. a few concurrent writes near etcd's 2 MiB limit: no limit, as grpc-js.
+      maxSessionMemory: Number.MAX_SAFE_INTEGER,
     });
     const connection = new Connection(session);
     session.on('error', (err: Error) => {
