@@ -30,7 +30,7 @@ export interface ProfileSummary {
 /** [stage, test on a frame's url or function name], first match wins; order matters. */
 const rules: [string, (url: string, fn: string) => boolean][] = [
   ['GC', (_u, f) => f === '(garbage collector)'],
-  ['etcd client (grpc-js, etcd3)', (u) => u.includes('@grpc/') || u.includes('/etcd3/') || u.includes('/protobufjs/') || u.includes('/storage/dist/etcd/etcd-client')],
+  ['etcd client (grpc-js, etcd3)', (u) => u.includes('@grpc/') || u.includes('/etcd3/') || u.includes('/protobufjs/') || u.includes('/storage/dist/etcd/etcd-client') || u.includes('/storage/dist/etcd/grpc/')],
   ['storage (etcd store, codec)', (u) => u.includes('/storage/dist/')],
   ['watch cache', (u) => u.includes('/watch-cache/dist/')],
   ['protobuf codec', (u) => u.includes('/machinery/dist/protobuf/')],

@@ -97,6 +97,36 @@ export class ProtoWriter {
   }
 }
 
+/** The decimal strings of the last few large uint64 varints decoded, by their encoded bytes. */
+class VarintStrings {
+  private readonly entries: Array<{ bytes: Buffer; text: string }> = [];
+  private next = 0;
+
+  find(buf: Buffer, start: number, end: number): string | undefined {
+    for (const entry of this.entries) {
+      const bytes = entry.bytes;
+      if (bytes.length !== end - start) continue;
+      let same = true;
+      for (let i = 0; i < bytes.length; i++) {
+        if (bytes[i] !== buf[start + i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return entry.text;
+    }
+    return undefined;
+  }
+
+  remember(bytes: Buffer, text: string): void {
+    const entry = { bytes: Buffer.from(bytes), text };
+    if (this.entries.length < 8) this.entries.push(entry);
+    else this.entries[this.next++ % 8] = entry;
+  }
+}
+
+const largeUint64s = new VarintStrings();
+
 /** A malformed message. */
 export class ProtoDecodeError extends Error {}
 
@@ -138,18 +168,25 @@ export class ProtoReader {
     return value;
   }
 
-  /** A uint64 varint as a decimal string, exact at any size (member and cluster IDs). */
+  /**
+   * A uint64 varint as a decimal string, exact at any size (member and cluster IDs, which are
+   * random 64-bit numbers and the same in every response: the last few are remembered).
+   */
   uint64String(): string {
     const start = this.pos;
     const value = this.varint();
     if (value <= Number.MAX_SAFE_INTEGER) return String(value);
+    const known = largeUint64s.find(this.buf, start, this.pos);
+    if (known !== undefined) return known;
     let big = 0n;
     let shift = 0n;
     for (let pos = start; pos < this.pos; pos++) {
       big |= BigInt(this.buf[pos]! & 0x7f) << shift;
       shift += 7n;
     }
-    return BigInt.asUintN(64, big).toString();
+    const text = BigInt.asUintN(64, big).toString();
+    largeUint64s.remember(this.buf.subarray(start, this.pos), text);
+    return text;
   }
 
   /** An int64 varint as a decimal string (negative values as two's complement). */
