@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Etcd3 } from 'etcd3';
-import { freePort, startEtcd, uniquePrefix, type TestEtcd } from '../../testing/index.js';
+import { freePort, startEtcd, startEtcdCluster, uniquePrefix, type TestEtcd } from '../../testing/index.js';
 import { createEtcdClient } from '../client.js';
 import { toStorageError } from '../errors.js';
 import { createEtcdUnaryClient, type EtcdUnaryClient } from './unary-client.js';
@@ -171,6 +171,25 @@ void describe('the unary client when etcd fails', { concurrency: false }, () => 
     }
   });
 
+  void test('keepalive: a member that stops answering pings has its connection closed and its calls fail before their deadline', async () => {
+    const etcd = await startEtcd();
+    const client = createEtcdUnaryClient(etcd.endpoints, { keepaliveTimeMs: 300, keepaliveTimeoutMs: 500 });
+    try {
+      const key = Buffer.from(`${uniquePrefix()}/k`);
+      await client.put({ key, value: Buffer.from('1') }, T);
+      etcd.pause();
+      const start = Date.now();
+      const err = await failure(client.range({ key }, 30_000));
+      assert.match(err.message, /^14 UNAVAILABLE: Connection dropped: keepalive ping not answered within 500 ms/);
+      assert.equal(toStorageError(err, 'k').code, 'Unreachable');
+      assert.ok(Date.now() - start < 10_000, `took ${Date.now() - start} ms`);
+    } finally {
+      etcd.resume();
+      client.close();
+      await etcd.stop();
+    }
+  });
+
   void test('with several endpoints, calls that cannot reach a member go to another one', async () => {
     const etcd = await startEtcd();
     const dead = `http://127.0.0.1:${await freePort()}`;
@@ -182,6 +201,25 @@ void describe('the unary client when etcd fails', { concurrency: false }, () => 
     } finally {
       client.close();
       await etcd.stop();
+    }
+  });
+});
+
+void describe('the unary client on a cluster with a partitioned member', { concurrency: false }, () => {
+  void test('calls the cut-off member refuses (no leader) are served by the others', async () => {
+    const cluster = await startEtcdCluster();
+    const client = createEtcdUnaryClient(cluster.endpoints);
+    try {
+      const key = Buffer.from(`${uniquePrefix()}/k`);
+      await client.put({ key, value: Buffer.from('start') }, T);
+      const cut = cluster.members[0]!;
+      cluster.partition(cut);
+      await cluster.waitLeaderless(cut);
+      for (let i = 0; i < 20; i++) await client.put({ key, value: Buffer.from(String(i)) }, T);
+      assert.equal((await client.range({ key }, T)).kvs[0]!.value.toString(), '19');
+    } finally {
+      client.close();
+      await cluster.stop();
     }
   });
 });
