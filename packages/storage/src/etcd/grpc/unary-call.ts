@@ -104,7 +104,7 @@ export function unaryCall<Res>(session: ClientHttp2Session, path: string, frame:
     ':path': path,
     'content-type': 'application/grpc',
     te: 'trailers',
-    'grpc-timeout': `${Math.max(1, Math.ceil(options.timeoutMs))}m`,
+    'grpc-timeout': grpcTimeout(options.timeoutMs),
     ...options.metadata,
   };
   return new Promise<Res>((resolve, reject) => {
@@ -189,6 +189,14 @@ export function unaryCall<Res>(session: ClientHttp2Session, path: string, frame:
     });
     stream.end(frame);
   });
+}
+
+/** A grpc-timeout value: at most 8 digits, in milliseconds while they fit, else in seconds (then hours). */
+export function grpcTimeout(ms: number): string {
+  const millis = Math.max(1, Math.ceil(ms));
+  if (millis < 1e8) return `${millis}m`;
+  const seconds = Math.ceil(millis / 1000);
+  return seconds < 1e8 ? `${seconds}S` : `${Math.min(99_999_999, Math.ceil(seconds / 3600))}H`;
 }
 
 /** The gRPC status for a non-200 HTTP status (grpc's http-grpc-status-mapping.md). */

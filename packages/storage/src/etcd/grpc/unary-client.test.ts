@@ -5,6 +5,7 @@ import { freePort, startEtcd, startEtcdCluster, uniquePrefix, type TestEtcd } fr
 import { createEtcdClient } from '../client.js';
 import { toStorageError } from '../errors.js';
 import { createEtcdUnaryClient, type EtcdUnaryClient } from './unary-client.js';
+import { grpcTimeout } from './unary-call.js';
 
 const T = 5000;
 
@@ -128,6 +129,15 @@ void describe('the unary gRPC client against a real etcd, beside the etcd3 clien
       small.close();
     }
   });
+});
+
+void test('grpc-timeout takes at most 8 digits', () => {
+  assert.equal(grpcTimeout(10_000), '10000m');
+  assert.equal(grpcTimeout(0.2), '1m');
+  assert.equal(grpcTimeout(99_999_999), '99999999m');
+  assert.equal(grpcTimeout(100_000_000), '100000S');
+  assert.equal(grpcTimeout(1e12), '277778H');
+  assert.equal(grpcTimeout(1e20), '99999999H');
 });
 
 void describe('the unary client when etcd fails', { concurrency: false }, () => {
