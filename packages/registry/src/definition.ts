@@ -221,9 +221,10 @@ export interface ResourceDefinition {
    */
   strategicMergePatch?: boolean;
   /**
-   * Empty maps and lists are the same as absent ones (kube's built-in kinds are Go structs
-   * whose maps and slices are `omitempty`): they are dropped on every write, so neither the
-   * stored object nor managedFields keep them.
+   * Empty maps and lists of `omitempty` fields are the same as absent ones (kube's built-in
+   * kinds are Go structs, which leave them out): they are dropped on every write. Those
+   * without `omitempty` stay empty (managedFields record them; storage then reads them back
+   * as `null`).
    */
   omitEmptyCollections?: boolean;
   /**

@@ -3,8 +3,7 @@
  * per store. Read-only after construction.
  */
 import type { Atom, FieldManagerScope, GroupResource, JSONSchemaProps, KubeObject, SchemaDefinitions } from '@kapi/machinery';
-import { FieldSet, applyDefaults, goZeroSkeleton, managedFields, managerFromUserAgent, yieldIfBusy } from '@kapi/machinery';
-import { catalogKinds } from '@kapi/catalog';
+import { FieldSet, applyDefaults, goTypedView, managedFields, managerFromUserAgent, omitEmptyGoCollections, protobufMessageOf, yieldIfBusy } from '@kapi/machinery';
 import type { GuaranteedUpdateOptions, Storage } from '@kapi/storage';
 import type { Admission } from './admission.js';
 import type { RequestContext, ResourceDefinition, VersionDefinition, WriteGuard } from './definition.js';
@@ -65,28 +64,37 @@ const STATUS = FieldSet.of([managedFields.fieldElement('status')]);
 const SPEC = FieldSet.of([managedFields.fieldElement('spec')]);
 const SPEC_AND_CERTIFICATE = FieldSet.of([managedFields.fieldElement('spec')], [managedFields.fieldElement('status'), managedFields.fieldElement('certificate')]);
 
+function genericResetFields(definition: ResourceDefinition, subresource: string): FieldSet | undefined {
+  switch (subresource) {
+    case '':
+      return definition.hasStatus ? STATUS : undefined;
+    case 'status':
+      return SPEC;
+    case 'finalize':
+      return STATUS;
+    case 'approval':
+      return SPEC_AND_CERTIFICATE;
+    default:
+      return undefined;
+  }
+}
+
+/** The Go view of objects of a built-in kind (see goTypedView), or undefined for kinds without Go types. */
+function typedViewOf(ctx: StoreContext): ((obj: Record<string, unknown>) => Record<string, unknown>) | undefined {
+  if (ctx.definition.bodyDecoding === 'unstructured') return undefined;
+  const message = protobufMessageOf(ctx.apiVersion, ctx.expected.kind);
+  return message === undefined ? undefined : (obj) => goTypedView(message, obj);
+}
+
 /**
  * The field manager for writes through `subresource` ("" = the main resource). Fields the
  * write path resets are never owned (kube's ResetFieldsStrategy): status on the main
  * resource of a type with status, spec through `/status`, status through `/finalize`, spec
- * and status.certificate through `/approval`.
+ * and status.certificate through `/approval`. Built-in kinds are compared in their Go view.
  */
-let kindMessages: Map<string, string> | undefined;
-
-/** The Go zero struct skeleton of a built-in kind (typed bodies); undefined for custom resources. */
-function goZeroOf(ctx: StoreContext): FieldManagerScope['zero'] {
-  if (ctx.definition.bodyDecoding === 'unstructured') return undefined;
-  kindMessages ??= new Map(catalogKinds().map((k) => [`${k.group}/${k.version}/${k.kind}`, k.protobuf]));
-  const message = kindMessages.get(`${ctx.expected.group}/${ctx.expected.version}/${ctx.expected.kind}`);
-  return message === undefined ? undefined : goZeroSkeleton(message);
-}
-
 export function fieldManagerScope(ctx: StoreContext, subresource: string): FieldManagerScope {
-  let resetFields: FieldSet | undefined;
-  if (subresource === '') resetFields = ctx.definition.hasStatus ? STATUS : undefined;
-  else if (subresource === 'status') resetFields = SPEC;
-  else if (subresource === 'finalize') resetFields = STATUS;
-  else if (subresource === 'approval') resetFields = SPEC_AND_CERTIFICATE;
+  const resetFields = genericResetFields(ctx.definition, subresource);
+  const typedView = typedViewOf(ctx);
   return {
     atom: ctx.atom,
     group: ctx.expected.group,
@@ -94,7 +102,7 @@ export function fieldManagerScope(ctx: StoreContext, subresource: string): Field
     kind: ctx.expected.kind,
     ...(subresource !== '' ? { subresource } : {}),
     ...(resetFields !== undefined ? { resetFields } : {}),
-    zero: goZeroOf(ctx),
+    ...(typedView !== undefined ? { typedView } : {}),
   };
 }
 
@@ -169,7 +177,11 @@ export async function decodeRequest(
   ctx.definition.strategy?.decode?.(obj, { schema: ctx.schema, definitions: ctx.schemas });
   handleUnknownFields(obj, { object: ctx.schema, metadata: ctx.metadataSchema, definitions: ctx.schemas }, options, failures.strict, bodyProblems);
   await yieldIfBusy();
-  if (ctx.definition.omitEmptyCollections === true) omitEmptyCollections(obj, ctx.schema, ctx.schemas);
+  if (ctx.definition.omitEmptyCollections === true) {
+    const message = protobufMessageOf(ctx.apiVersion, ctx.expected.kind);
+    if (message !== undefined) omitEmptyGoCollections(message, obj);
+    else omitEmptyCollections(obj, ctx.schema, ctx.schemas);
+  }
   applyDefaults(obj, ctx.schema, { definitions: ctx.schemas });
   return obj;
 }
