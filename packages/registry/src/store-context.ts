@@ -64,6 +64,18 @@ const STATUS = FieldSet.of([managedFields.fieldElement('status')]);
 const SPEC = FieldSet.of([managedFields.fieldElement('spec')]);
 const SPEC_AND_CERTIFICATE = FieldSet.of([managedFields.fieldElement('spec')], [managedFields.fieldElement('status'), managedFields.fieldElement('certificate')]);
 
+/** The definition's own reset fields of `subresource`, as a FieldSet (cached per definition). */
+const ownResetFields = new WeakMap<ResourceDefinition, Map<string, FieldSet>>();
+function definedResetFields(definition: ResourceDefinition, subresource: string): FieldSet | undefined {
+  const paths = definition.resetFields?.[subresource];
+  if (paths === undefined) return undefined;
+  let sets = ownResetFields.get(definition);
+  if (sets === undefined) ownResetFields.set(definition, (sets = new Map()));
+  let set = sets.get(subresource);
+  if (set === undefined) sets.set(subresource, (set = FieldSet.of(...paths.map((path) => path.map((name) => managedFields.fieldElement(name))))));
+  return set;
+}
+
 function genericResetFields(definition: ResourceDefinition, subresource: string): FieldSet | undefined {
   switch (subresource) {
     case '':
@@ -88,12 +100,13 @@ function typedViewOf(ctx: StoreContext): ((obj: Record<string, unknown>) => Reco
 
 /**
  * The field manager for writes through `subresource` ("" = the main resource). Fields the
- * write path resets are never owned (kube's ResetFieldsStrategy): status on the main
- * resource of a type with status, spec through `/status`, status through `/finalize`, spec
- * and status.certificate through `/approval`. Built-in kinds are compared in their Go view.
+ * write path resets are never owned (kube's ResetFieldsStrategy): the definition's
+ * `resetFields` where it lists the subresource, else status on the main resource of a type
+ * with status, spec through `/status`, status through `/finalize`, spec and
+ * status.certificate through `/approval`. Built-in kinds are compared in their Go view.
  */
 export function fieldManagerScope(ctx: StoreContext, subresource: string): FieldManagerScope {
-  const resetFields = genericResetFields(ctx.definition, subresource);
+  const resetFields = definedResetFields(ctx.definition, subresource) ?? genericResetFields(ctx.definition, subresource);
   const typedView = typedViewOf(ctx);
   return {
     atom: ctx.atom,

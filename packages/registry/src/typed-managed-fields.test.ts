@@ -15,6 +15,9 @@ import { clusterScope, inNamespace, resource } from './testing/registry-fixture.
 
 const fieldsOf = (obj: KubeObject) => (obj.metadata.managedFields as { fieldsV1: unknown }[] | undefined)?.map((e) => e.fieldsV1);
 const asUpdater = { userAgent: 'test/1.0' };
+// A CSR request kube accepts (P-256 key, CN=kapi-sample).
+const CSR_PEM =
+  'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIUE1IZ0NBUUF3RmpFVU1CSUdBMVVFQXd3TGEyRndhUzF6WVcxd2JHVXdXVEFUQmdjcWhrak9QUUlCQmdncQpoa2pPUFFNQkJ3TkNBQVExcXpoaGxOZ3hHNzZKYVZIK0wrTkE3VU9HSmVtRE5WNXIwbGk0RXAwNmV3N09zeGlRCmI2ZmJ5eDk3b2M1ZUJRcXdlNlkzd295am9saUlCeTh1OWYrcm9BQXdDZ1lJS29aSXpqMEVBd0lEUndBd1JBSWcKUzJZZTkrcWppUWVCNVJ2YURXSkZUYjNtNzIvWXRZR0JYMlVHR3Bjb1k1RUNJRm9VZkIyZ29XZTBXK0tHMmRVNAppdU10UE9MQkRkUUlzbjdUZm1vS1ZpT2wKLS0tLS1FTkQgQ0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg==';
 
 void describe('managedFields of built-in kinds (Go views)', () => {
   let etcd: TestEtcd;
@@ -91,5 +94,21 @@ void describe('managedFields of built-in kinds (Go views)', () => {
       '.', 'f:image', 'f:imagePullPolicy', 'f:name', 'f:resources', 'f:terminationMessagePath', 'f:terminationMessagePolicy',
     ]);
     assert.equal('.' in (spec['f:strategy'] as object), false);
+  });
+
+  void it('ControllerRevision data (a RawExtension) is owned as one value', async () => {
+    const revisions = resource(registry, 'controllerrevisions', 'apps');
+    const created = await revisions.creater.create({ ...inNamespace('default'), ...asUpdater }, { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'r' }, data: { spec: { replicas: 1 } }, revision: 1 }, {});
+    assert.deepEqual(fieldsOf(created), [{ 'f:data': {}, 'f:revision': {} }]);
+  });
+
+  void it('CertificateSigningRequest: a create does not own spec (kube resets it on the main resource)', async () => {
+    const csrs = resource(registry, 'certificatesigningrequests', 'certificates.k8s.io');
+    const created = await csrs.creater.create(
+      { ...clusterScope, ...asUpdater },
+      { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'c', labels: { sample: 'yes' } }, spec: { request: CSR_PEM, signerName: 'example.com/sample', usages: ['digital signature'] } },
+      {},
+    );
+    assert.deepEqual(fieldsOf(created), [{ 'f:metadata': { 'f:labels': { '.': {}, 'f:sample': {} } } }]);
   });
 });

@@ -38,8 +38,6 @@ export const DELIBERATE: readonly DeclaredDifference[] = [
 
 export const NOT_YET: readonly DeclaredDifference[] = [
   // Built-in kinds: what kube's admission plugins, controllers and Go encoding add to the objects.
-  { cases: catalogue(['apps/controllerrevisions']), path: /^body\.metadata\.managedFields\.[0-9]+\.fieldsV1\.f:data\./, reason: 'kube\'s managedFields treat a RawExtension (a ControllerRevision\'s data) as one atomic value; kapi records the fields inside it (issue 23)' },
-  { cases: catalogue(['certificates.k8s.io/certificatesigningrequests']), path: /^body\.metadata\.managedFields\.[0-9]+\.fieldsV1\.f:spec$/, reason: 'kube\'s managedFields of a created CertificateSigningRequest leave its spec out; kapi records the requester\'s spec fields (issue 23)' },
   // Request errors whose codes or texts differ.
 
   // Objects.
