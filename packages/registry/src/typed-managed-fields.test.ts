@@ -48,6 +48,9 @@ void describe('managedFields of built-in kinds (Go views)', () => {
     const nulled = await create('nulled', null);
     assert.equal(nulled['rules'], null);
     assert.equal(nulled.metadata.managedFields, undefined);
+    // A dry run answers with what storage would read back, as kube's does.
+    const dry = await roles.creater.create({ ...clusterScope, ...asUpdater }, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'dry' } }, { dryRun: true });
+    assert.equal(dry['rules'], null);
     const got = await roles.getter.get(clusterScope, 'absent', {});
     assert.equal(got['rules'], null);
     const listed = await roles.lister.list(clusterScope, {});

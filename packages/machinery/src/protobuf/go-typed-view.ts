@@ -12,13 +12,20 @@
  *   - values with their own JSON form show their zero: metav1.Time and MicroTime `null`,
  *     Quantity "0", IntOrString 0, Duration "0s", RawExtension and JSON `null`.
  * Keys the wire facts do not know are left out (but apiVersion and kind). Pure: returns new objects
- * (sharing scalar leaves and the inside of opaque values), never mutates its input.
+ * that share scalar leaves, lists and maps of scalars and the inside of opaque values with the
+ * input (treat the view as read-only); never mutates its input.
  */
 import { wireMessage, type WireField } from '@kapi/catalog';
 
 type Json = Record<string, unknown>;
 
 const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Whether a record has no own keys, without listing them (a large map's keys cost a pass). */
+function isEmpty(value: Json): boolean {
+  for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) return false;
+  return true;
+}
 
 /** Marks a field Go leaves out. */
 const ABSENT = Symbol('absent');
@@ -56,16 +63,18 @@ function viewItem(field: WireField, item: unknown): unknown {
 
 function viewField(field: WireField, value: unknown): unknown {
   const omitempty = field.presence === 'omitempty';
+  // Lists and maps of scalars are their own view (shared, not copied: a large ConfigMap's data).
+  const scalarItems = field.kind !== 'message';
   if (field.container === 'list') {
-    if (Array.isArray(value)) return value.length > 0 ? value.map((item) => viewItem(field, item)) : omitempty ? ABSENT : [];
+    if (Array.isArray(value)) return value.length > 0 ? (scalarItems ? value : value.map((item) => viewItem(field, item))) : omitempty ? ABSENT : [];
     return omitempty || field.presence === 'pointer' ? ABSENT : null;
   }
   if (field.container === 'map') {
     if (isRecord(value)) {
-      const keys = Object.keys(value);
-      if (keys.length === 0) return omitempty ? ABSENT : {};
+      if (isEmpty(value)) return omitempty ? ABSENT : {};
+      if (scalarItems) return value;
       const out: Json = {};
-      for (const key of keys) out[key] = viewItem(field, value[key]);
+      for (const key of Object.keys(value)) out[key] = viewItem(field, value[key]);
       return out;
     }
     return omitempty || field.presence === 'pointer' ? ABSENT : null;
@@ -147,7 +156,7 @@ export function omitEmptyGoCollections(message: string, value: unknown): void {
     const json = field.json!;
     const v = value[json];
     if (v === undefined || v === null) continue;
-    const empty = Array.isArray(v) ? v.length === 0 : field.container === 'map' && isRecord(v) && Object.keys(v).length === 0;
+    const empty = Array.isArray(v) ? v.length === 0 : field.container === 'map' && isRecord(v) && isEmpty(v);
     if (empty && field.container !== undefined && field.presence === 'omitempty') {
       delete value[json];
       continue;
