@@ -3,7 +3,7 @@
  * per store. Read-only after construction.
  */
 import type { Atom, FieldManagerScope, GroupResource, JSONSchemaProps, KubeObject, SchemaDefinitions } from '@kapi/machinery';
-import { FieldSet, applyDefaults, goTypedView, managedFields, managerFromUserAgent, omitEmptyGoCollections, protobufMessageOf, yieldIfBusy } from '@kapi/machinery';
+import { FieldSet, applyDefaults, decodeObject, encodeObjectGo, goTypedView, hasProtobuf, managedFields, managerFromUserAgent, omitEmptyGoCollections, protobufMessageOf, yieldIfBusy } from '@kapi/machinery';
 import type { GuaranteedUpdateOptions, Storage } from '@kapi/storage';
 import type { Admission } from './admission.js';
 import type { RequestContext, ResourceDefinition, VersionDefinition, WriteGuard } from './definition.js';
@@ -158,6 +158,18 @@ export function updateStored(
   options?: GuaranteedUpdateOptions,
 ): Promise<KubeObject> {
   return ctx.storage.guaranteedUpdate(key, (current) => step(current === undefined ? undefined : ctx.conversion.normalize(current)), options);
+}
+
+/**
+ * `obj` (in the storage form) as storage would read it back, which kube's dry runs answer
+ * with (they copy the object through the storage codec): a built-in kind through its Go
+ * struct (a nil or empty list without omitempty becomes null), anything else as it is.
+ */
+export function readBack(obj: KubeObject): KubeObject {
+  const apiVersion = String(obj.apiVersion ?? '');
+  const kind = String(obj.kind ?? '');
+  if (!hasProtobuf(apiVersion, kind)) return obj;
+  return decodeObject(encodeObjectGo(obj), { apiVersion, kind }).object as KubeObject;
 }
 
 /** A private object of the served version in the storage form (may reuse `obj`). */

@@ -1,13 +1,13 @@
 /** create (POST) of the generic store, and the create half shared with PUT. */
 import type { KubeObject } from '@kapi/machinery';
-import { alreadyExists, decodeObject, encodeObjectGo, generateNameConflict, hasProtobuf, trackUpdateSliced, yieldIfBusy } from '@kapi/machinery';
+import { alreadyExists, generateNameConflict, trackUpdateSliced, yieldIfBusy } from '@kapi/machinery';
 import { isKeyExists } from '@kapi/storage';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
 import { NOTHING_RESERVED, withReservation, type Reservation } from './reservation.js';
 import { assignGeneratedName, prepareObjectForCreate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
-import { decodeRequest, fieldManagerScope, present, toStorage, updateManager, type StoreContext } from './store-context.js';
+import { decodeRequest, fieldManagerScope, present, readBack, toStorage, updateManager, type StoreContext } from './store-context.js';
 import { admissionAttributes, admits } from './store-admission.js';
 import { translatingStorageErrors } from './storage-errors.js';
 import { validateForCreate } from './validate-object.js';
@@ -69,18 +69,6 @@ export async function admitAndPrepareCreate(
   return { obj, reservation };
 }
 
-/**
- * `obj` as storage would read it back, which kube's dry run answers with (it copies the
- * object through its storage codec): a built-in kind through its Go struct (a nil list without
- * omitempty becomes null, an empty one too), anything else as it is.
- */
-function asReadBack(obj: KubeObject): KubeObject {
-  const apiVersion = String(obj.apiVersion ?? '');
-  const kind = String(obj.kind ?? '');
-  if (!hasProtobuf(apiVersion, kind)) return obj;
-  return decodeObject(encodeObjectGo(obj), { apiVersion, kind }).object as KubeObject;
-}
-
 function nameOf(obj: KubeObject): string {
   return typeof obj.metadata.name === 'string' ? obj.metadata.name : '';
 }
@@ -108,7 +96,7 @@ export async function createObject(ctx: StoreContext, req: RequestContext, body:
       const key = objectKey(ctx.space, obj.metadata.namespace ?? '', name);
       const existing = await ctx.storage.get(key, { ignoreNotFound: true });
       if (existing !== undefined) throw generated ? generateNameConflict(ctx.resource, name) : alreadyExists(ctx.resource, name);
-      return present(ctx, asReadBack(obj));
+      return present(ctx, readBack(obj));
     }
     return withReservation(reservation, async () => {
       for (let attempt = 1; ; attempt++) {

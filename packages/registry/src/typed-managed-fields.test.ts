@@ -51,6 +51,8 @@ void describe('managedFields of built-in kinds (Go views)', () => {
     // A dry run answers with what storage would read back, as kube's does.
     const dry = await roles.creater.create({ ...clusterScope, ...asUpdater }, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'dry' } }, { dryRun: true });
     assert.equal(dry['rules'], null);
+    const dryUpdate = await roles.updater.update({ ...clusterScope, ...asUpdater }, 'nulled', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'nulled', labels: { dry: 'run' } } }, { dryRun: true });
+    assert.equal(dryUpdate.object['rules'], null);
     const got = await roles.getter.get(clusterScope, 'absent', {});
     assert.equal(got['rules'], null);
     const listed = await roles.lister.list(clusterScope, {});

@@ -302,6 +302,12 @@ export const CASES: readonly Case[] = [
     body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'diff-rules-absent', labels: { suite: 'rules' } }, rules: [] },
   },
   {
+    name: 'update clusterrole rules dryRun',
+    method: 'PUT',
+    path: `${CLUSTER_ROLES}/diff-rules-null?dryRun=All`,
+    body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'diff-rules-null', labels: { suite: 'rules', dry: 'run' } } },
+  },
+  {
     name: 'create csinode driver without topologyKeys',
     method: 'POST',
     path: '/apis/storage.k8s.io/v1/csinodes',
