@@ -24,8 +24,9 @@ type Field struct {
 	Kind string `json:"kind"`
 	// Message is the full protobuf name of a message kind.
 	Message string `json:"message,omitempty"`
-	// Presence of a scalar: "omitempty" (dropped when zero), "required" (always written) or
-	// "pointer" (kept when present). Structs are kept when present whatever it says.
+	// Presence: "omitempty" (dropped when zero or empty), "required" (always written: a nil
+	// list or map as null) or "pointer" (kept when present). encoding/json never drops a
+	// struct, so for a struct only "pointer" (absent when nil) differs from the others.
 	Presence string `json:"presence,omitempty"`
 	// Container: "list" or "map" (string keys).
 	Container string `json:"container,omitempty"`

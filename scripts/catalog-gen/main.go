@@ -317,7 +317,7 @@ func wireField(f Field) map[string]any {
 	if f.Container != "" {
 		out["container"] = f.Container
 	}
-	if f.Container == "" && !f.Inline {
+	if !f.Inline && f.Presence != "" {
 		out["presence"] = f.Presence
 	}
 	return out

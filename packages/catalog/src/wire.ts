@@ -33,7 +33,11 @@ export interface WireField {
   readonly kind: WireKind;
   /** The protobuf message of a message (and well-known) kind. */
   readonly message?: string;
-  /** Scalars and structs: `omitempty` (dropped when zero), `required` (always written), `pointer` (kept when present). */
+  /**
+   * Go's rule for the field in JSON: `omitempty` (dropped when zero or empty), `required`
+   * (always written; a nil list or map as `null`), `pointer` (kept when present). A struct is
+   * never dropped unless it is a pointer. Absent on the items of a named slice (`listOf`).
+   */
   readonly presence?: 'omitempty' | 'required' | 'pointer';
   readonly container?: 'list' | 'map';
   readonly inline?: boolean;

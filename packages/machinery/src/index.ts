@@ -194,6 +194,9 @@ export {
   hasProtobufList,
   protobufKind,
   protobufKinds,
+  protobufMessageOf,
+  goTypedView,
+  omitEmptyGoCollections,
 } from './protobuf/index.js';
 
 export type { TableColumnDefinition, PrinterColumn, IncludeObject, TableVersion, TableRow, Table, TableOptions } from './table/index.js';
@@ -211,7 +214,6 @@ export {
 
 export * as managedFields from './managed-fields/index.js';
 export type { FieldManagerScope, ApplyOutcome, Atom } from './managed-fields/index.js';
-export { goZeroSkeleton } from './managed-fields/index.js';
 export { FieldSet, schemaAtom, trackUpdate, trackUpdateSliced, applyConfiguration, applyConfigurationSliced, managerFromUserAgent, LAST_APPLIED_ANNOTATION } from './managed-fields/index.js';
 
 export {

@@ -211,6 +211,12 @@ export interface ResourceDefinition {
   storedVersionReaders?: Readonly<Record<string, (stored: KubeObject) => KubeObject>>;
   /** The resource has a `status` the main resource ignores on update (and on create, unless `statusOnCreate`). */
   hasStatus?: boolean;
+  /**
+   * The fields a write resets (kube's ResetFieldsStrategy), which its field manager never
+   * owns, by subresource ("" = the main resource), as paths of field names. A subresource
+   * not listed gets the generic set (see store-context.ts `fieldManagerScope`).
+   */
+  resetFields?: Readonly<Record<string, readonly (readonly string[])[]>>;
   /** A create keeps the status it is sent (kube's nodes: a kubelet registers its node with status). */
   statusOnCreate?: boolean;
   /** Subresources served at `<name>/<subresource>` (listed in discovery as `<plural>/<subresource>`). */
@@ -221,9 +227,10 @@ export interface ResourceDefinition {
    */
   strategicMergePatch?: boolean;
   /**
-   * Empty maps and lists are the same as absent ones (kube's built-in kinds are Go structs
-   * whose maps and slices are `omitempty`): they are dropped on every write, so neither the
-   * stored object nor managedFields keep them.
+   * Empty maps and lists of `omitempty` fields are the same as absent ones (kube's built-in
+   * kinds are Go structs, which leave them out): they are dropped on every write. Those
+   * without `omitempty` stay empty (managedFields record them; storage then reads them back
+   * as `null`).
    */
   omitEmptyCollections?: boolean;
   /**

@@ -3,8 +3,7 @@
  * per store. Read-only after construction.
  */
 import type { Atom, FieldManagerScope, GroupResource, JSONSchemaProps, KubeObject, SchemaDefinitions } from '@kapi/machinery';
-import { FieldSet, applyDefaults, goZeroSkeleton, managedFields, managerFromUserAgent, yieldIfBusy } from '@kapi/machinery';
-import { catalogKinds } from '@kapi/catalog';
+import { FieldSet, applyDefaults, decodeObject, encodeObjectGo, goTypedView, hasProtobuf, managedFields, managerFromUserAgent, omitEmptyGoCollections, protobufMessageOf, yieldIfBusy } from '@kapi/machinery';
 import type { GuaranteedUpdateOptions, Storage } from '@kapi/storage';
 import type { Admission } from './admission.js';
 import type { RequestContext, ResourceDefinition, VersionDefinition, WriteGuard } from './definition.js';
@@ -65,28 +64,50 @@ const STATUS = FieldSet.of([managedFields.fieldElement('status')]);
 const SPEC = FieldSet.of([managedFields.fieldElement('spec')]);
 const SPEC_AND_CERTIFICATE = FieldSet.of([managedFields.fieldElement('spec')], [managedFields.fieldElement('status'), managedFields.fieldElement('certificate')]);
 
-/**
- * The field manager for writes through `subresource` ("" = the main resource). Fields the
- * write path resets are never owned (kube's ResetFieldsStrategy): status on the main
- * resource of a type with status, spec through `/status`, status through `/finalize`, spec
- * and status.certificate through `/approval`.
- */
-let kindMessages: Map<string, string> | undefined;
-
-/** The Go zero struct skeleton of a built-in kind (typed bodies); undefined for custom resources. */
-function goZeroOf(ctx: StoreContext): FieldManagerScope['zero'] {
-  if (ctx.definition.bodyDecoding === 'unstructured') return undefined;
-  kindMessages ??= new Map(catalogKinds().map((k) => [`${k.group}/${k.version}/${k.kind}`, k.protobuf]));
-  const message = kindMessages.get(`${ctx.expected.group}/${ctx.expected.version}/${ctx.expected.kind}`);
-  return message === undefined ? undefined : goZeroSkeleton(message);
+/** The definition's own reset fields of `subresource`, as a FieldSet (cached per definition). */
+const ownResetFields = new WeakMap<ResourceDefinition, Map<string, FieldSet>>();
+function definedResetFields(definition: ResourceDefinition, subresource: string): FieldSet | undefined {
+  const paths = definition.resetFields?.[subresource];
+  if (paths === undefined) return undefined;
+  let sets = ownResetFields.get(definition);
+  if (sets === undefined) ownResetFields.set(definition, (sets = new Map()));
+  let set = sets.get(subresource);
+  if (set === undefined) sets.set(subresource, (set = FieldSet.of(...paths.map((path) => path.map((name) => managedFields.fieldElement(name))))));
+  return set;
 }
 
+function genericResetFields(definition: ResourceDefinition, subresource: string): FieldSet | undefined {
+  switch (subresource) {
+    case '':
+      return definition.hasStatus ? STATUS : undefined;
+    case 'status':
+      return SPEC;
+    case 'finalize':
+      return STATUS;
+    case 'approval':
+      return SPEC_AND_CERTIFICATE;
+    default:
+      return undefined;
+  }
+}
+
+/** The Go view of objects of a built-in kind (see goTypedView), or undefined for kinds without Go types. */
+function typedViewOf(ctx: StoreContext): ((obj: Record<string, unknown>) => Record<string, unknown>) | undefined {
+  if (ctx.definition.bodyDecoding === 'unstructured') return undefined;
+  const message = protobufMessageOf(ctx.apiVersion, ctx.expected.kind);
+  return message === undefined ? undefined : (obj) => goTypedView(message, obj);
+}
+
+/**
+ * The field manager for writes through `subresource` ("" = the main resource). Fields the
+ * write path resets are never owned (kube's ResetFieldsStrategy): the definition's
+ * `resetFields` where it lists the subresource, else status on the main resource of a type
+ * with status, spec through `/status`, status through `/finalize`, spec and
+ * status.certificate through `/approval`. Built-in kinds are compared in their Go view.
+ */
 export function fieldManagerScope(ctx: StoreContext, subresource: string): FieldManagerScope {
-  let resetFields: FieldSet | undefined;
-  if (subresource === '') resetFields = ctx.definition.hasStatus ? STATUS : undefined;
-  else if (subresource === 'status') resetFields = SPEC;
-  else if (subresource === 'finalize') resetFields = STATUS;
-  else if (subresource === 'approval') resetFields = SPEC_AND_CERTIFICATE;
+  const resetFields = definedResetFields(ctx.definition, subresource) ?? genericResetFields(ctx.definition, subresource);
+  const typedView = typedViewOf(ctx);
   return {
     atom: ctx.atom,
     group: ctx.expected.group,
@@ -94,7 +115,7 @@ export function fieldManagerScope(ctx: StoreContext, subresource: string): Field
     kind: ctx.expected.kind,
     ...(subresource !== '' ? { subresource } : {}),
     ...(resetFields !== undefined ? { resetFields } : {}),
-    zero: goZeroOf(ctx),
+    ...(typedView !== undefined ? { typedView } : {}),
   };
 }
 
@@ -139,6 +160,18 @@ export function updateStored(
   return ctx.storage.guaranteedUpdate(key, (current) => step(current === undefined ? undefined : ctx.conversion.normalize(current)), options);
 }
 
+/**
+ * `obj` (in the storage form) as storage would read it back, which kube's dry runs answer
+ * with (they copy the object through the storage codec): a built-in kind through its Go
+ * struct (a nil or empty list without omitempty becomes null), anything else as it is.
+ */
+export function readBack(obj: KubeObject): KubeObject {
+  const apiVersion = String(obj.apiVersion ?? '');
+  const kind = String(obj.kind ?? '');
+  if (!hasProtobuf(apiVersion, kind)) return obj;
+  return decodeObject(encodeObjectGo(obj), { apiVersion, kind }).object as KubeObject;
+}
+
 /** A private object of the served version in the storage form (may reuse `obj`). */
 export function toStorage(ctx: StoreContext, obj: KubeObject): KubeObject {
   return ctx.conversion.toStorage(obj);
@@ -169,7 +202,11 @@ export async function decodeRequest(
   ctx.definition.strategy?.decode?.(obj, { schema: ctx.schema, definitions: ctx.schemas });
   handleUnknownFields(obj, { object: ctx.schema, metadata: ctx.metadataSchema, definitions: ctx.schemas }, options, failures.strict, bodyProblems);
   await yieldIfBusy();
-  if (ctx.definition.omitEmptyCollections === true) omitEmptyCollections(obj, ctx.schema, ctx.schemas);
+  if (ctx.definition.omitEmptyCollections === true) {
+    const message = protobufMessageOf(ctx.apiVersion, ctx.expected.kind);
+    if (message !== undefined) omitEmptyGoCollections(message, obj);
+    else omitEmptyCollections(obj, ctx.schema, ctx.schemas);
+  }
   applyDefaults(obj, ctx.schema, { definitions: ctx.schemas });
   return obj;
 }

@@ -7,7 +7,7 @@ import { objectKey } from './keys.js';
 import { NOTHING_RESERVED, withReservation, type Reservation } from './reservation.js';
 import { assignGeneratedName, prepareObjectForCreate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
-import { decodeRequest, fieldManagerScope, present, toStorage, updateManager, type StoreContext } from './store-context.js';
+import { decodeRequest, fieldManagerScope, present, readBack, toStorage, updateManager, type StoreContext } from './store-context.js';
 import { admissionAttributes, admits } from './store-admission.js';
 import { translatingStorageErrors } from './storage-errors.js';
 import { validateForCreate } from './validate-object.js';
@@ -96,7 +96,7 @@ export async function createObject(ctx: StoreContext, req: RequestContext, body:
       const key = objectKey(ctx.space, obj.metadata.namespace ?? '', name);
       const existing = await ctx.storage.get(key, { ignoreNotFound: true });
       if (existing !== undefined) throw generated ? generateNameConflict(ctx.resource, name) : alreadyExists(ctx.resource, name);
-      return present(ctx, obj);
+      return present(ctx, readBack(obj));
     }
     return withReservation(reservation, async () => {
       for (let attempt = 1; ; attempt++) {

@@ -7,7 +7,7 @@ import type { Reservation } from './reservation.js';
 import { prepareObjectForUpdate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
 import { semanticEqual } from './semantic-equal.js';
-import { decodeRequest, fieldManagerScope, present, toStorage, updateManager, updateStored, type StoreContext } from './store-context.js';
+import { decodeRequest, fieldManagerScope, present, readBack, toStorage, updateManager, updateStored, type StoreContext } from './store-context.js';
 import { admitAndPrepareCreate } from './store-create.js';
 import { admissionAttributes, admits, type AdmissionView } from './store-admission.js';
 import { shouldDeleteDuringUpdate } from './store-delete.js';
@@ -186,7 +186,7 @@ export async function runUpdate(
     const read = await ctx.storage.get(key, { ignoreNotFound: true });
     const existing = read === undefined ? undefined : ctx.conversion.normalize(read);
     const next = await step(existing);
-    return present(ctx, next ?? existing!);
+    return present(ctx, next === null ? existing! : readBack(next));
   }
   let stored: KubeObject;
   try {

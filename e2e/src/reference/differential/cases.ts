@@ -127,6 +127,7 @@ const established = (a: Answer) =>
   a.status === 200 &&
   ((a.body as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
 
+const CLUSTER_ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 const LEASES = `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`;
 const lease = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec });
 
@@ -280,6 +281,38 @@ export const CASES: readonly Case[] = [
     },
   },
   { name: 'get events.k8s.io event as core event', method: 'GET', path: `/api/v1/namespaces/${NS}/events/ev2` },
+
+  // Lists Go writes as null (no omitempty): ClusterRole rules absent, [] and null; a CSINode driver's topologyKeys.
+  ...(['absent', 'empty', 'null'] as const).map((how) => ({
+    name: `create clusterrole rules ${how}`,
+    method: 'POST',
+    path: CLUSTER_ROLES,
+    body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `diff-rules-${how}`, labels: { suite: 'rules' } }, ...(how === 'absent' ? {} : { rules: how === 'empty' ? [] : null }) },
+  })),
+  { name: 'create clusterrole rules absent dryRun', method: 'POST', path: `${CLUSTER_ROLES}?dryRun=All`, body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'diff-rules-dry' } } },
+  { name: 'get clusterrole rules empty', method: 'GET', path: `${CLUSTER_ROLES}/diff-rules-empty` },
+  { name: 'get clusterrole rules empty yaml', method: 'GET', path: `${CLUSTER_ROLES}/diff-rules-empty`, headers: { accept: YAML } },
+  { name: 'get clusterrole rules empty protobuf', method: 'GET', path: `${CLUSTER_ROLES}/diff-rules-empty`, headers: { accept: PROTOBUF } },
+  { name: 'list clusterroles rules', method: 'GET', path: `${CLUSTER_ROLES}?labelSelector=suite%3Drules` },
+  { name: 'watch clusterroles rules', method: 'GET', path: `${CLUSTER_ROLES}?watch=true&timeoutSeconds=1&labelSelector=suite%3Drules` },
+  {
+    name: 'update clusterrole rules null to empty',
+    method: 'PUT',
+    path: `${CLUSTER_ROLES}/diff-rules-absent?fieldManager=second`,
+    body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'diff-rules-absent', labels: { suite: 'rules' } }, rules: [] },
+  },
+  {
+    name: 'update clusterrole rules dryRun',
+    method: 'PUT',
+    path: `${CLUSTER_ROLES}/diff-rules-null?dryRun=All`,
+    body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'diff-rules-null', labels: { suite: 'rules', dry: 'run' } } },
+  },
+  {
+    name: 'create csinode driver without topologyKeys',
+    method: 'POST',
+    path: '/apis/storage.k8s.io/v1/csinodes',
+    body: { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: { name: 'diff-node' }, spec: { drivers: [{ name: 'd.example.com', nodeID: 'diff-node', allocatable: {} }] } },
+  },
 
   // Custom resources.
   { name: 'create crd', method: 'POST', path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', body: WIDGETS_CRD },

@@ -38,17 +38,9 @@ export const DELIBERATE: readonly DeclaredDifference[] = [
 
 export const NOT_YET: readonly DeclaredDifference[] = [
   // Built-in kinds: what kube's admission plugins, controllers and Go encoding add to the objects.
-  {
-    cases: catalogue(['autoscaling/horizontalpodautoscalers', 'storage.k8s.io/csinodes']),
-    path: /^body\.(status\.currentMetrics|spec\.drivers\.[0-9]+\.topologyKeys|metadata\.managedFields\.[0-9]+\.fieldsV1\.f:spec\.f:drivers\..*\.f:topologyKeys)$/,
-    reason: 'Go writes null for a nil list without omitempty (HPA status.currentMetrics, a CSINode driver\'s topologyKeys) and kube\'s managedFields record it; the catalogue\'s wire facts do not say which lists are omitempty, so kapi leaves them out (issue 23)',
-  },
-  { cases: catalogue(['apps/controllerrevisions']), path: /^body\.metadata\.managedFields\.[0-9]+\.fieldsV1\.f:data\./, reason: 'kube\'s managedFields treat a RawExtension (a ControllerRevision\'s data) as one atomic value; kapi records the fields inside it (issue 23)' },
-  { cases: catalogue(['certificates.k8s.io/certificatesigningrequests']), path: /^body\.metadata\.managedFields\.[0-9]+\.fieldsV1\.f:spec$/, reason: 'kube\'s managedFields of a created CertificateSigningRequest leave its spec out; kapi records the requester\'s spec fields (issue 23)' },
   // Request errors whose codes or texts differ.
 
   // Objects.
-  { cases: /.*/, path: /^body(\.items\.[0-9]+)?\.metadata\.managedFields\.[0-9]+\.fieldsV1\..*\.f:(containers|conditions|drivers)\.\.$/, reason: 'a list Go writes as null when nil (no omitempty: a pod\'s containers, a CRD\'s status.conditions, a CSINode\'s drivers) already exists in the object kube compares a write with, so kube gives it no ".": {}; kapi fills in the Go zero value\'s structs (go-zero.ts) but the catalogue\'s wire facts do not say which lists are omitempty (issue 23)' },
 ];
 
 export function declared(caseName: string, path: string): DeclaredDifference | undefined {

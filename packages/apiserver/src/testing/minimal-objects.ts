@@ -13,7 +13,7 @@ export interface MinimalObject {
   readonly change?: Record<string, unknown>;
   /** A status the /status subresource accepts. */
   readonly status?: Record<string, unknown>;
-  /** The status a create answers with when it is not absent (kube's empty Go structs: a Service's `loadBalancer: {}`; a Pod's phase; a volume's or claim's Pending). */
+  /** The status a create answers with when it is not absent (kube's empty Go structs: a Service's `loadBalancer: {}`; a Pod's phase; a volume's or claim's Pending; an HPA's nil `currentMetrics`, null). */
   readonly createdStatus?: Record<string, unknown>;
   /** Fields the server assigns under a top-level field (a Service's cluster IP): left out when the created object is compared with this one. */
   readonly assigned?: Readonly<Record<string, readonly string[]>>;
@@ -157,8 +157,8 @@ export const MINIMAL_OBJECTS: Readonly<Record<string, MinimalObject>> = {
         metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }],
       },
     },
-    createdStatus: { desiredReplicas: 0 },
-    status: { currentReplicas: 1, desiredReplicas: 1 },
+    createdStatus: { desiredReplicas: 0, currentMetrics: null },
+    status: { currentReplicas: 1, desiredReplicas: 1, currentMetrics: null },
   },
   'batch/cronjobs': {
     object: { metadata: meta('cronjob-sample'), spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: jobPodTemplate } } } },

@@ -29,7 +29,6 @@ import type { Atom } from './schema-type.js';
 import { runSteps, runStepsSliced, type Steps } from '../time-slice.js';
 import { compareValues, toFieldSet, validateForApply } from './typed.js';
 import { ApplyConflictError, applyConfigSteps, updateManagerSteps, type Conflict, type UpdaterOptions } from './updater.js';
-import { withGoZeroStructs, type ZeroSkeleton } from './go-zero.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 const BEFORE_FIRST_APPLY = 'before-first-apply';
@@ -49,11 +48,12 @@ export interface FieldManagerScope {
   /** The clock (RFC 3339, seconds); default now. */
   readonly now?: () => string;
   /**
-   * The struct skeleton of the kind's Go zero value (go-zero.ts), for built-in kinds: non-apply
-   * writes compare the objects with the structs Go always has filled in, and a create compares
-   * with the skeleton itself, so those structs get no `"."` entry. Absent: plain JSON (custom resources).
+   * How the kind's typed values show an object, for kinds with Go types (see
+   * protobuf/go-typed-view.ts): kube compares typed objects, so an Update records what
+   * changed between the Go views of the old object (a create's is the Go zero object) and
+   * the new one. Absent for custom resources, which are compared as sent.
    */
-  readonly zero?: ZeroSkeleton;
+  readonly typedView?: (obj: Record<string, unknown>) => Record<string, unknown>;
 }
 
 /** Paths no manager owns (kube's stripMeta): apiVersion, kind, metadata itself and its server fields. */
@@ -132,7 +132,13 @@ function* recordUpdate(
   manager: string,
 ): Steps<void> {
   const id = managerIdentifier({ manager: manager === '' ? 'unknown' : manager, operation: 'Update', apiVersion: groupVersion(scope), subresource: scope.subresource ?? '' });
-  const sets = yield* updateManagerSteps(options(scope), withGoZeroStructs(live, scope.zero), withGoZeroStructs(next, scope.zero), groupVersion(scope), managed.sets, CURRENT_OPERATION);
+  const view = scope.typedView;
+  if (view !== undefined) {
+    live = view(live);
+    next = view(withoutManagedFields(next));
+    yield;
+  }
+  const sets = yield* updateManagerSteps(options(scope), live, next, groupVersion(scope), managed.sets, CURRENT_OPERATION);
   managed.sets.clear();
   for (const [k, v] of sets) managed.sets.set(k, v);
   stripped(managed, CURRENT_OPERATION);

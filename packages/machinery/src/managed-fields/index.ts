@@ -22,7 +22,5 @@ export {
   MAX_UPDATE_MANAGERS,
   ANCIENT_CHANGES_MANAGER,
 } from './managed-fields.js';
-export type { ZeroSkeleton } from './go-zero.js';
-export { goZeroSkeleton, withGoZeroStructs } from './go-zero.js';
 export type { FieldManagerScope, ApplyOutcome } from './field-manager.js';
 export { trackUpdate, trackUpdateSliced, applyConfiguration, applyConfigurationSliced, applyConflictError, managerFromUserAgent, LAST_APPLIED_ANNOTATION } from './field-manager.js';

@@ -84,7 +84,16 @@ export function schemaAtom(schema: JSONSchemaProps, definitions?: SchemaDefiniti
   return typeRef(converterFor(definitions), schema, false)();
 }
 
+/**
+ * Named types whose atom kube fixes whatever their schema says (schemaconv's hard-coded
+ * ones): a runtime.RawExtension (a ControllerRevision's `data`) is one opaque value, owned
+ * as a whole.
+ */
+const FIXED_ATOMS: ReadonlyMap<string, Atom> = new Map([['io.k8s.apimachinery.pkg.runtime.RawExtension', UNTYPED]]);
+
 function namedAtom(c: Converter, name: string): Atom {
+  const fixed = FIXED_ATOMS.get(name);
+  if (fixed !== undefined) return fixed;
   const cached = c.named.get(name);
   if (cached !== undefined) return cached;
   const target = c.definitions?.[name];

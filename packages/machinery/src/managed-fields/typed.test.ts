@@ -151,3 +151,13 @@ void test('an applied configuration whose keyed lists cannot be keyed is reporte
     '.spec.containers[name="c"].ports: duplicate entries for key [containerPort=80,protocol="TCP"]',
   ]);
 });
+
+void test('a runtime.RawExtension is one atomic value whatever its schema says (kube fixes its atom)', () => {
+  const rawExtension = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
+  const definitions = {
+    [rawExtension]: { type: 'object' as const, 'x-kubernetes-preserve-unknown-fields': true },
+    revision: { type: 'object' as const, properties: { data: { allOf: [{ $ref: `#/components/schemas/${rawExtension}` }] }, revision: { type: 'integer' as const } } },
+  };
+  const revision = schemaAtom({ $ref: '#/components/schemas/revision' }, definitions);
+  assert.deepEqual(toFieldSet({ data: { spec: { replicas: 1 } }, revision: 1 }, revision).toFieldsV1(), { 'f:data': {}, 'f:revision': {} });
+});

@@ -8,9 +8,10 @@
  *   - `string`, `int32`, `int64`, `bool`, `bytes`: omitempty scalars, dropped when zero;
  *   - `required*`: no omitempty, kept when present (even "" or 0);
  *   - `optional*`: pointers, kept when present on the wire (even zero);
- *   - `time`/`microTime`: dropped when zero (an empty message), where kube writes `null`;
+ *   - `time`/`microTime`: pointers dropped when zero; value fields `null` (Go's zero time);
  *   - `message`: structs and pointers to structs, kept when present (even `{}`);
- *   - maps and lists: dropped when empty (protobuf cannot tell empty from absent).
+ *   - maps and lists: dropped when empty (protobuf cannot tell empty from absent), or `null`
+ *     for those without `omitempty` (`nullWhenAbsent`), as Go writes a nil slice or map.
  * So JSON → protobuf → JSON is lossless for objects in kube's canonical JSON form.
  */
 import type { MessageType } from './messages.js';
@@ -32,6 +33,11 @@ export interface FieldCodec {
   readonly goZero?: () => unknown;
   /** What a JSON `null` is on the wire, when it is something (a value time's zero message); otherwise null leaves the field out. */
   readonly nullToProto?: () => unknown;
+  /**
+   * The field is `null` in JSON when the wire has no value for it: a list or map without
+   * `omitempty`, whose nil (and, after protobuf, empty) value Go's JSON writes as `null`.
+   */
+  readonly nullWhenAbsent?: true;
 }
 
 let goBytes = false;

@@ -16,5 +16,6 @@ export {
   hasProtobufList,
 } from './object-codec.js';
 export type { ProtobufKind } from './kind-codecs.js';
-export { protobufKind, protobufKinds } from './kind-codecs.js';
+export { protobufKind, protobufKinds, protobufMessageOf } from './kind-codecs.js';
+export { goTypedView, omitEmptyGoCollections } from './go-typed-view.js';
 export type { MessageCodec, FieldCodec } from './field-codec.js';

@@ -99,6 +99,11 @@ export function protobufKind(apiVersion: string, kind: string): ProtobufKind | u
   return found === undefined ? undefined : build(found);
 }
 
+/** The full name of the protobuf message of `<apiVersion>/<kind>`, if kapi has one. */
+export function protobufMessageOf(apiVersion: string, kind: string): string | undefined {
+  return entry(`${apiVersion}/${kind}`)?.message;
+}
+
 /** The protobuf kind whose list is `<apiVersion>/<listKind>`. */
 export function protobufKindOfList(apiVersion: string, listKind: string): ProtobufKind | undefined {
   if (!listKind.endsWith('List')) return undefined;

@@ -32,7 +32,8 @@ const literal = (s: string) => JSON.stringify(s);
 /**
  * The decoder of a message codec without `listOf`. Inline members are merged first (their
  * fields are the parent's in JSON), then every field present on the wire and not null, through
- * its field codec, left out when the codec says undefined. `inline(i)` gives the compiled
+ * its field codec, left out when the codec says undefined (or `null`, for a `nullWhenAbsent`
+ * field). `inline(i)` gives the compiled
  * decoder of the i-th inline member (late, since codecs may refer to themselves).
  */
 export function compileFromProto(codec: MessageCodec, inline: (index: number) => CompiledFromProto): CompiledFromProto {
@@ -44,6 +45,10 @@ export function compileFromProto(codec: MessageCodec, inline: (index: number) =>
   });
   fields.forEach((field, i) => {
     const wire = literal(field.wire);
+    if (field.codec.nullWhenAbsent === true) {
+      body.push(`c = undefined; if (hasOwn.call(m, ${wire})) { v = m[${wire}]; if (v !== undefined && v !== null) c = f${i}.fromProto(v); } out[${literal(field.json)}] = c === undefined ? null : c;`);
+      return;
+    }
     body.push(`if (hasOwn.call(m, ${wire})) { v = m[${wire}]; if (v !== undefined && v !== null) { c = f${i}.fromProto(v); if (c !== undefined) out[${literal(field.json)}] = c; } }`);
   });
   body.push('return out;');

@@ -125,8 +125,10 @@ function goZeroOf(field: WireField): (() => unknown) | undefined {
 
 function fieldCodec(field: WireField): FieldCodec {
   const value = scalarCodec({ ...field, ...(field.container !== undefined ? { presence: 'required' } : {}) });
-  if (field.container === 'list') return f.listOf(value);
-  if (field.container === 'map') return f.mapOf(value);
+  if (field.container !== undefined) {
+    const container = field.container === 'list' ? f.listOf(value) : f.mapOf(value);
+    return field.presence === 'required' ? { ...container, nullWhenAbsent: true } : container;
+  }
   const goZero = goZeroOf(field);
   return goZero === undefined ? value : { ...value, goZero };
 }

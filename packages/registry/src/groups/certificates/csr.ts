@@ -75,6 +75,13 @@ export const csrBehaviour: Partial<ResourceDefinition> = {
     { name: 'status', verbs: ['get', 'patch', 'update'] },
     { name: 'approval', verbs: ['get', 'patch', 'update'] },
   ],
+  // kube's CSR strategies: the requester's spec is never owned by a write of the main
+  // resource (the server fills it), and /status owns neither spec nor the conditions.
+  resetFields: {
+    '': [['spec'], ['status']],
+    status: [['spec'], ['status', 'conditions']],
+    approval: [['spec'], ['status', 'certificate']],
+  },
   strategy: builtinStrategy({
     prepareForCreate(csr, req) {
       recordRequester(csr, req);

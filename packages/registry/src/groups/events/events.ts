@@ -98,7 +98,7 @@ const SCALAR_ZERO: Readonly<Partial<Record<string, unknown>>> = { string: '', in
 let omitZero: readonly (readonly [string, unknown])[] | undefined;
 const eventsOmitZero = () =>
   (omitZero ??= (wireMessage('k8s.io.api.events.v1.Event')?.fields ?? []).flatMap((f) =>
-    f.presence === 'omitempty' && f.json !== undefined && f.kind in SCALAR_ZERO ? [[f.json, SCALAR_ZERO[f.kind]] as const] : [],
+    f.presence === 'omitempty' && f.container === undefined && f.json !== undefined && f.kind in SCALAR_ZERO ? [[f.json, SCALAR_ZERO[f.kind]] as const] : [],
   ));
 
 /** A core v1 Event in the events.k8s.io form (a new top-level object; nested values shared). */
