@@ -225,6 +225,9 @@ void describe('the unary client on a cluster with a partitioned member', { concu
       const cut = cluster.members[0]!;
       cluster.partition(cut);
       await cluster.waitLeaderless(cut);
+      // When the cut member led, the others elect a new leader first: a write proposed during
+      // their election is lost with the old leader and times out (etcd's behaviour, any client).
+      await cluster.waitLeader(15_000);
       for (let i = 0; i < 20; i++) await client.put({ key, value: Buffer.from(String(i)) }, T);
       assert.equal((await client.range({ key }, T)).kvs[0]!.value.toString(), '19');
     } finally {
