@@ -346,6 +346,14 @@ const SETTLED: Readonly<Record<string, (answer: Answer) => boolean>> = {
   'flowcontrol.apiserver.k8s.io/flowschemas': (a) => Array.isArray(asObject(asObject(a.body)['status'])['conditions']),
 };
 
+const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+
+/** The catalogue kinds whose `as table` reads are compared: the columns of kube's printers. */
+const TABLE_KINDS: ReadonlySet<string> = new Set<string>([
+  '/persistentvolumes', '/persistentvolumeclaims', '/resourcequotas', '/limitranges',
+  'rbac.authorization.k8s.io/roles', 'rbac.authorization.k8s.io/clusterroles', 'storage.k8s.io/csistoragecapacities',
+]);
+
 /** Every catalogue kind: create its minimal object (in `version`), read it, update its status. */
 export function catalogueCases(versionOf: (group: string, plural: string) => { version: string; namespaced: boolean } | undefined): Case[] {
   const cases: Case[] = [];
@@ -359,6 +367,9 @@ export function catalogueCases(versionOf: (group: string, plural: string) => { v
     cases.push({ name: `${key} create`, method: 'POST', path: collection, body: sample.object });
     const settled = SETTLED[key];
     cases.push({ name: `${key} get`, method: 'GET', path: `${collection}/${name}`, ...(settled !== undefined ? { until: settled } : {}) });
+    if (process.env.KAPI_DIFF_ALL_TABLES !== undefined || TABLE_KINDS.has(key)) {
+      cases.push({ name: `${key} as table`, method: 'GET', path: `${collection}/${name}?includeObject=None`, headers: { accept: TABLE } });
+    }
     if (sample.change !== undefined) {
       cases.push({ name: `${key} change`, method: 'PATCH', path: `${collection}/${name}`, headers: { 'content-type': 'application/merge-patch+json' }, body: sample.change });
     }

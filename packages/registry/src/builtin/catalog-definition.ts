@@ -5,14 +5,18 @@
  * where kube has one, NAME and AGE columns, and the strategy every built-in shares.
  */
 import type { PrinterColumn } from '@kapi/machinery';
-import { ageColumn, nameColumn } from '@kapi/machinery';
+import { defaultColumns } from '@kapi/machinery';
 import { catalogKinds, type CatalogGroup, type CatalogResource } from '@kapi/catalog';
 import type { ResourceDefinition, SubresourceDefinition, Verb, VersionDefinition } from '../definition.js';
 import { builtinStrategy } from './builtin-strategy.js';
 import { schemaOf } from './schemas.js';
 
-/** kube's default columns until a group gives the kind its printer. */
-export const GENERIC_COLUMNS: readonly PrinterColumn[] = [nameColumn, ageColumn];
+/**
+ * kube's default table convertor (Name, Created At): the columns of the kinds kube has no
+ * printer for (Roles, ClusterRoles, LimitRanges, CSIStorageCapacities...); groups give the
+ * others their printers.
+ */
+export const GENERIC_COLUMNS: readonly PrinterColumn[] = defaultColumns;
 
 /** Subresources the generic store serves by itself (the rest need a component of their own). */
 const GENERIC_SUBRESOURCES = new Set(['status']);

@@ -13,6 +13,7 @@ import { replicationControllerOverride } from './replicationcontrollers.js';
 import { secretBehaviour } from './secrets.js';
 import { serviceAccountBehaviour } from './serviceaccounts.js';
 import { serviceBehaviour } from './services.js';
+import { persistentVolumeClaimColumns, persistentVolumeColumns, resourceQuotaColumns } from './storage-columns.js';
 
 export const coreOverrides: GroupOverrides = {
   namespaces: withBehaviour(namespaceBehaviour),
@@ -27,4 +28,7 @@ export const coreOverrides: GroupOverrides = {
   bindings: bindingsOverride,
   podtemplates: withBehaviour(podTemplateBehaviour),
   replicationcontrollers: replicationControllerOverride,
+  persistentvolumes: withBehaviour({ printerColumns: persistentVolumeColumns }),
+  persistentvolumeclaims: withBehaviour({ printerColumns: persistentVolumeClaimColumns }),
+  resourcequotas: withBehaviour({ printerColumns: resourceQuotaColumns }),
 };
