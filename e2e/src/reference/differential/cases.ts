@@ -352,6 +352,7 @@ const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 const TABLE_KINDS: ReadonlySet<string> = new Set<string>([
   '/persistentvolumes', '/persistentvolumeclaims', '/resourcequotas', '/limitranges',
   'rbac.authorization.k8s.io/roles', 'rbac.authorization.k8s.io/clusterroles', 'storage.k8s.io/csistoragecapacities',
+  'rbac.authorization.k8s.io/rolebindings', 'rbac.authorization.k8s.io/clusterrolebindings',
 ]);
 
 /** Every catalogue kind: create its minimal object (in `version`), read it, update its status. */
