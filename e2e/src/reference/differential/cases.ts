@@ -353,6 +353,7 @@ const TABLE_KINDS: ReadonlySet<string> = new Set<string>([
   '/persistentvolumes', '/persistentvolumeclaims', '/resourcequotas', '/limitranges',
   'rbac.authorization.k8s.io/roles', 'rbac.authorization.k8s.io/clusterroles', 'storage.k8s.io/csistoragecapacities',
   'rbac.authorization.k8s.io/rolebindings', 'rbac.authorization.k8s.io/clusterrolebindings',
+  'storage.k8s.io/storageclasses', 'storage.k8s.io/csidrivers', 'storage.k8s.io/csinodes', 'storage.k8s.io/volumeattachments',
 ]);
 
 /** Every catalogue kind: create its minimal object (in `version`), read it, update its status. */
