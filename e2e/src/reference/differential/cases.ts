@@ -354,6 +354,10 @@ const TABLE_KINDS: ReadonlySet<string> = new Set<string>([
   'rbac.authorization.k8s.io/roles', 'rbac.authorization.k8s.io/clusterroles', 'storage.k8s.io/csistoragecapacities',
   'rbac.authorization.k8s.io/rolebindings', 'rbac.authorization.k8s.io/clusterrolebindings',
   'storage.k8s.io/storageclasses', 'storage.k8s.io/csidrivers', 'storage.k8s.io/csinodes', 'storage.k8s.io/volumeattachments',
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations', 'admissionregistration.k8s.io/validatingwebhookconfigurations',
+  'admissionregistration.k8s.io/validatingadmissionpolicies', 'admissionregistration.k8s.io/validatingadmissionpolicybindings',
+  'flowcontrol.apiserver.k8s.io/flowschemas', 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations',
+  'scheduling.k8s.io/priorityclasses', 'node.k8s.io/runtimeclasses',
 ]);
 
 /** Every catalogue kind: create its minimal object (in `version`), read it, update its status. */

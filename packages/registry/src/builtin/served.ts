@@ -17,7 +17,9 @@ import { coordinationOverrides } from '../groups/coordination/index.js';
 import { coreOverrides } from '../groups/core/index.js';
 import { discoveryOverrides } from '../groups/discovery/index.js';
 import { eventsOverrides } from '../groups/events/index.js';
+import { flowcontrolOverrides } from '../groups/flowcontrol/index.js';
 import { networkingOverrides } from '../groups/networking/index.js';
+import { nodeOverrides } from '../groups/node/index.js';
 import { policyOverrides } from '../groups/policy/index.js';
 import { rbacOverrides } from '../groups/rbac/index.js';
 import { schedulingOverrides } from '../groups/scheduling/index.js';
@@ -39,7 +41,9 @@ const OVERRIDES: Readonly<Record<string, GroupOverrides>> = {
   'coordination.k8s.io': coordinationOverrides,
   'discovery.k8s.io': discoveryOverrides,
   'events.k8s.io': eventsOverrides,
+  'flowcontrol.apiserver.k8s.io': flowcontrolOverrides,
   'networking.k8s.io': networkingOverrides,
+  'node.k8s.io': nodeOverrides,
   policy: policyOverrides,
   'rbac.authorization.k8s.io': rbacOverrides,
   'scheduling.k8s.io': schedulingOverrides,

@@ -11,6 +11,7 @@ import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldR
 import { builtinStrategy, recordAt } from '../../builtin/builtin-strategy.js';
 import { withBehaviour, type ResourceOverride } from '../../builtin/override.js';
 import { invalidGo } from '../apps/pod-controller.js';
+import { validatingAdmissionPolicyBindingColumns, validatingAdmissionPolicyColumns } from './columns.js';
 
 type Json = Record<string, unknown>;
 
@@ -170,8 +171,10 @@ function validateBinding(obj: KubeObject): FieldError[] {
 
 export const validatingAdmissionPolicyOverride: ResourceOverride = withBehaviour({
   strategy: builtinStrategy({ decode: defaultPolicy, validate: validatePolicy }),
+  printerColumns: validatingAdmissionPolicyColumns,
 });
 
 export const validatingAdmissionPolicyBindingOverride: ResourceOverride = withBehaviour({
   strategy: builtinStrategy({ decode: defaultBinding, validate: validateBinding }),
+  printerColumns: validatingAdmissionPolicyBindingColumns,
 });

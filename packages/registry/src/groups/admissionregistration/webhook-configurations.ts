@@ -9,6 +9,7 @@
 import type { FieldError, KubeObject } from '@kapi/machinery';
 import { fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, isDNS1035Label, isDNS1123Subdomain } from '@kapi/machinery';
 import type { ResourceOverride } from '../../builtin/override.js';
+import { webhookConfigurationColumns } from './columns.js';
 
 type Json = Record<string, unknown>;
 const rec = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
@@ -212,6 +213,7 @@ function validateConfiguration(obj: KubeObject, mutating: boolean): FieldError[]
 function webhookConfigurationOverride(mutating: boolean): ResourceOverride {
   return (generated) => ({
     ...generated,
+    printerColumns: webhookConfigurationColumns,
     strategy: {
       ...generated.strategy,
       decode(obj, typed) {

@@ -7,6 +7,7 @@
 import type { FieldError, KubeObject } from '@kapi/machinery';
 import { fieldForbidden, fieldInvalid, fieldNotSupported } from '@kapi/machinery';
 import type { ResourceOverride } from '../../builtin/override.js';
+import { priorityClassColumns } from './columns.js';
 
 const SYSTEM_PREFIX = 'system-';
 const HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000;
@@ -50,5 +51,6 @@ function validateUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
 
 export const priorityClassOverride: ResourceOverride = (generated) => ({
   ...generated,
+  printerColumns: priorityClassColumns,
   strategy: { ...generated.strategy, validateCreate, validateUpdate },
 });
