@@ -6,6 +6,7 @@
  */
 import { MINIMAL_OBJECTS } from '@kapi/apiserver/testing';
 import type { Answer, Request } from './send.js';
+import { TABLE_CASES } from './table-cases.js';
 
 export interface Case extends Request {
   readonly name: string;
@@ -334,6 +335,7 @@ export const CASES: readonly Case[] = [
   { name: 'watch widgets', method: 'GET', path: `${WIDGETS}?watch=true&timeoutSeconds=1` },
   { name: 'delete widget', method: 'DELETE', path: `${WIDGETS}/w1` },
   { name: 'delete crd', method: 'DELETE', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${WIDGETS_CRD.metadata.name}` },
+  ...TABLE_CASES,
 ];
 
 /**
