@@ -118,6 +118,8 @@ export const TABLE_CASES: readonly Case[] = [
   table('flowcontrol.apiserver.k8s.io/flowschemas dangling', `${FLOW}/flowschemas/fs-dangling`, { until: dangling }),
   setup('priorityclass', 'POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { metadata: meta('pc-rich'), value: -5, globalDefault: true, preemptionPolicy: 'Never' }),
   table('scheduling.k8s.io/priorityclasses rich', '/apis/scheduling.k8s.io/v1/priorityclasses/pc-rich'),
+  // Probed, not stored: etcd answers both servers' health checks alike.
+  table('/componentstatuses rich', '/api/v1/componentstatuses/etcd-0'),
   // A global default class would give every later pod its priority.
   setup('priorityclass delete', 'DELETE', '/apis/scheduling.k8s.io/v1/priorityclasses/pc-rich'),
 ];
