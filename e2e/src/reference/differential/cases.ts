@@ -21,6 +21,20 @@ export interface Case extends Request {
 type Json = Record<string, unknown>;
 const asObject = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
 
+const FC = '/apis/flowcontrol.apiserver.k8s.io/v1';
+const plc = (name: string, spec: Json) => ({ apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name }, spec });
+const flowSchema = (name: string, spec: Json) => ({
+  apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+  kind: 'FlowSchema',
+  metadata: { name },
+  spec: { priorityLevelConfiguration: { name: 'global-default' }, matchingPrecedence: 5000, rules: [{ subjects: [{ kind: 'User', user: { name: 'diff' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/diff'] }] }], ...spec },
+});
+
+/** A Status whose messages print Go pointers (kube prints a fixed spec with `%#v`): the addresses masked. */
+export function goPointers(body: unknown): unknown {
+  return JSON.parse(JSON.stringify(body).replace(/\(0x[0-9a-f]+\)/g, '(0x…)')) as unknown;
+}
+
 /**
  * A 422 Status with its causes (and the list in its message) sorted: kube lists a custom
  * resource's schema errors in Go map iteration order, which changes from one request to the next.
@@ -314,6 +328,47 @@ export const CASES: readonly Case[] = [
     path: '/apis/storage.k8s.io/v1/csinodes',
     body: { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: { name: 'diff-node' }, spec: { drivers: [{ name: 'd.example.com', nodeID: 'diff-node', allocatable: {} }] } },
   },
+
+  // flowcontrol validation: invalid FlowSchemas and priority levels, an invalid update, a mandatory level's fixed spec.
+  { name: 'create prioritylevel exempt type', method: 'POST', path: `${FC}/prioritylevelconfigurations`, body: plc('diff-exempt-type', { type: 'Exempt', exempt: { nominalConcurrencyShares: 0 } }) },
+  {
+    name: 'create prioritylevel invalid limited',
+    method: 'POST',
+    path: `${FC}/prioritylevelconfigurations`,
+    body: plc('diff-bad-limited', { type: 'Limited', exempt: {}, limited: { nominalConcurrencyShares: -1, lendablePercent: 101, borrowingLimitPercent: -1, limitResponse: { type: 'Queue', queuing: { queues: 4, handSize: 5, queueLengthLimit: -1 } } } }),
+  },
+  { name: 'create prioritylevel reject with queuing', method: 'POST', path: `${FC}/prioritylevelconfigurations`, body: plc('diff-reject', { type: 'Limited', limited: { limitResponse: { type: 'Reject', queuing: { queues: 2 } } } }) },
+  { name: 'create prioritylevel unknown type', method: 'POST', path: `${FC}/prioritylevelconfigurations`, body: plc('diff-odd', { type: 'Sometimes' }) },
+  {
+    name: 'create flowschema invalid',
+    method: 'POST',
+    path: `${FC}/flowschemas`,
+    body: flowSchema('diff-bad-fs', {
+      matchingPrecedence: 1,
+      distinguisherMethod: { type: 'ByFoo' },
+      priorityLevelConfiguration: { name: 'Bad_Level' },
+      rules: [
+        { subjects: [] },
+        {
+          subjects: [{ kind: 'User', user: { name: '' }, group: { name: 'g' } }, { kind: 'ServiceAccount', serviceAccount: { name: 'Bad_SA' } }, { kind: 'Robot' }],
+          resourceRules: [{ verbs: ['*', 'get'], apiGroups: ['*', 'apps'], resources: [], namespaces: ['*', 'x'] }, { verbs: ['fly'], apiGroups: [''], resources: ['pods'], namespaces: ['Bad_NS'] }],
+          nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['healthz', '/a//b', '/a*', '/a b'] }],
+        },
+      ],
+    }),
+  },
+  { name: 'create flowschema valid', method: 'POST', path: `${FC}/flowschemas`, body: flowSchema('diff-fs', {}) },
+  { name: 'update flowschema invalid', method: 'PUT', path: `${FC}/flowschemas/diff-fs`, body: flowSchema('diff-fs', { matchingPrecedence: 10001, rules: [{ subjects: [{ kind: 'Group' }], resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }] }) },
+  { name: 'update mandatory flowschema spec', method: 'PATCH', path: `${FC}/flowschemas/exempt`, headers: { 'content-type': 'application/merge-patch+json' }, body: { spec: { matchingPrecedence: 2 } }, outline: goPointers },
+  { name: 'update mandatory prioritylevel spec', method: 'PATCH', path: `${FC}/prioritylevelconfigurations/catch-all`, headers: { 'content-type': 'application/merge-patch+json' }, body: { spec: { limited: { nominalConcurrencyShares: 6 } } }, outline: goPointers },
+  {
+    name: 'update flowschema status invalid',
+    method: 'PATCH',
+    path: `${FC}/flowschemas/diff-fs/status`,
+    headers: { 'content-type': 'application/merge-patch+json' },
+    body: { status: { conditions: [{ type: 'Dangling', status: 'False' }, { type: 'Dangling', status: 'True' }, { type: '', status: 'True' }] } },
+  },
+  { name: 'delete flowschema valid', method: 'DELETE', path: `${FC}/flowschemas/diff-fs` },
 
   // Custom resources.
   { name: 'create crd', method: 'POST', path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', body: WIDGETS_CRD },
