@@ -338,6 +338,13 @@ export const CASES: readonly Case[] = [
     body: plc('diff-bad-limited', { type: 'Limited', exempt: {}, limited: { nominalConcurrencyShares: -1, lendablePercent: 101, borrowingLimitPercent: -1, limitResponse: { type: 'Queue', queuing: { queues: 4, handSize: 5, queueLengthLimit: -1 } } } }),
   },
   { name: 'create prioritylevel reject with queuing', method: 'POST', path: `${FC}/prioritylevelconfigurations`, body: plc('diff-reject', { type: 'Limited', limited: { limitResponse: { type: 'Reject', queuing: { queues: 2 } } } }) },
+  {
+    name: 'create prioritylevel zero-shares annotation and too much entropy',
+    method: 'POST',
+    path: `${FC}/prioritylevelconfigurations`,
+    body: { ...plc('diff-entropy', { type: 'Limited', limited: { limitResponse: { type: 'Queue', queuing: { queues: 10000001, handSize: 7, queueLengthLimit: 5 } } } }), metadata: { name: 'diff-entropy', annotations: { 'flowcontrol.k8s.io/v1beta3-preserve-zero-concurrency-shares': '' } } },
+  },
+  { name: 'create prioritylevel too much entropy', method: 'POST', path: `${FC}/prioritylevelconfigurations`, body: plc('diff-entropy', { type: 'Limited', limited: { limitResponse: { type: 'Queue', queuing: { queues: 1000000, handSize: 4, queueLengthLimit: 5 } } } }) },
   { name: 'create prioritylevel unknown type', method: 'POST', path: `${FC}/prioritylevelconfigurations`, body: plc('diff-odd', { type: 'Sometimes' }) },
   {
     name: 'create flowschema invalid',
