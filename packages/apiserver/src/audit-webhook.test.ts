@@ -64,6 +64,8 @@ void describe('audit webhook in batch mode, with the log at once', () => {
     assert.equal(created.status, 201);
     const id = String(created.headers['audit-id']);
     await until('the webhook events', () => sink.events().filter((e) => e['auditID'] === id).length === 2);
+    // The log file is written on its own schedule: wait for both of its lines too.
+    await until('the log events', () => logged().filter((e) => e['auditID'] === id).length === 2);
     const call = sink.calls.find((c) => c.body.items.some((e) => e['auditID'] === id))!;
     assert.equal(call.clientCn, 'kapi-audit');
     assert.equal(call.headers['authorization'], 'Bearer audit-token');

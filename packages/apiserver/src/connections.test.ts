@@ -76,7 +76,7 @@ void describe('connections that never send a request', () => {
     const silent = await idleSocket(t.url);
     const started = Date.now();
     assert.equal((await t.request('GET', CM)).status, 200);
-    await within(silent.closed, 3000, 'a silent connection closed');
+    await within(silent.closed, 10_000, 'a silent connection closed');
     const after = Date.now() - started;
     assert.ok(after >= 400, `closed after ${after} ms, before the 500 ms header timeout`);
   });
@@ -88,8 +88,8 @@ void describe('connections that never send a request', () => {
     tls.on('error', () => {});
     await new Promise<void>((resolve) => tls.once('secureConnect', () => resolve()));
     const tlsClosed = new Promise<void>((resolve) => tls.once('close', () => resolve()));
-    await within(raw.closed, 3000, 'a connection that never started TLS closed');
-    await within(tlsClosed, 3000, 'a TLS connection that sent no request closed');
+    await within(raw.closed, 10_000, 'a connection that never started TLS closed');
+    await within(tlsClosed, 10_000, 'a TLS connection that sent no request closed');
   });
 
   void it('HTTPS: headers or a body trickled byte by byte, and an idle keep-alive connection, are closed', async () => {
@@ -107,16 +107,16 @@ void describe('connections that never send a request', () => {
     const headerText = 'GET /readyz HTTP/1.1\r\nHost: x\r\nX-Slow: 0123456789012345678901234567890123456789\r\n';
     let at = 0;
     const trickle = setInterval(() => headers.socket.write(headerText[at++ % headerText.length]!), 50);
-    await within(headers.closed, 4000, 'a TLS connection trickling headers closed').finally(() => clearInterval(trickle));
+    await within(headers.closed, 10_000, 'a TLS connection trickling headers closed').finally(() => clearInterval(trickle));
 
     const body = await open();
     body.socket.write('POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{');
     const drip = setInterval(() => body.socket.write(' '), 50);
-    await within(body.closed, 4000, 'a TLS connection trickling a body closed').finally(() => clearInterval(drip));
+    await within(body.closed, 10_000, 'a TLS connection trickling a body closed').finally(() => clearInterval(drip));
 
     const keepAlive = await open();
     keepAlive.socket.write('GET /livez HTTP/1.1\r\nHost: x\r\n\r\n');
-    await within(keepAlive.closed, 4000, 'an idle TLS keep-alive connection closed');
+    await within(keepAlive.closed, 10_000, 'an idle TLS keep-alive connection closed');
     assert.match(keepAlive.received(), /^HTTP\/1\.1 200 /);
   });
 });
