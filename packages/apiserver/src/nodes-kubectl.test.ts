@@ -123,7 +123,9 @@ void describe('nodes, CSRs and top through kubectl', () => {
     const [condition] = (approved.json['status'] as { conditions: Record<string, string>[] }).conditions;
     assert.deepEqual([condition!['type'], condition!['status'], condition!['reason'], condition!['message']], ['Approved', 'True', 'KubectlApprove', 'This CSR was approved by kubectl certificate approve.']);
     assert.match(condition!['lastUpdateTime']!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    assert.equal(condition!['lastTransitionTime'], condition!['lastUpdateTime']);
+    // kubectl stamps lastUpdateTime with its clock; the server fills lastTransitionTime with its own (kube's populateConditionTimestamps): the same second, or the next.
+    const gap = Date.parse(condition!['lastTransitionTime']!) - Date.parse(condition!['lastUpdateTime']!);
+    assert.ok(gap >= 0 && gap <= 2000, `lastTransitionTime ${condition!['lastTransitionTime']} vs lastUpdateTime ${condition!['lastUpdateTime']}`);
     assert.deepEqual(rows((await kubectl(['get', 'csr', '--field-selector', 'spec.signerName=example.com/signer'])).stdout)[1], 'alice AGE example.com/signer alice <none> Approved');
     assert.equal((await kubectl(['get', 'csr', '--field-selector', 'spec.signerName=other'])).stderr, 'No resources found\n');
     assert.equal((await kubectl(['certificate', 'deny', 'alice'])).stderr, 'error: certificate signing request "alice" is already Approved\n');
