@@ -30,102 +30,171 @@ function isEmpty(value: Json): boolean {
 /** Marks a field Go leaves out. */
 const ABSENT = Symbol('absent');
 
-/** The Go view of a message value (anything but a record counts as the zero struct). */
-function viewMessage(name: string, value: unknown, out: Json = {}): Json {
+/** The view of one value (a field's, a list item's or a map value's); ABSENT when Go leaves it out. */
+type Viewer = (value: unknown) => unknown;
+
+/**
+ * A message's view, compiled once from its wire facts: the fields in order (inline members
+ * flattened into their parent's), each with its own viewer, so a call looks nothing up by name.
+ */
+interface CompiledMessage {
+  /** Whether the wire facts know the message (an unknown one is viewed as a shallow copy). */
+  readonly known: boolean;
+  readonly jsons: string[];
+  readonly viewers: Viewer[];
+}
+
+const compiled = new Map<string, CompiledMessage>();
+
+function compileMessage(name: string): CompiledMessage {
+  const cached = compiled.get(name);
+  if (cached !== undefined) return cached;
   const facts = wireMessage(name);
-  if (facts === undefined) return isRecord(value) ? { ...value } : {};
-  const input = isRecord(value) ? value : {};
-  for (const field of facts.fields ?? []) {
+  const message: CompiledMessage = { known: facts !== undefined, jsons: [], viewers: [] };
+  // Registered before its fields compile: messages refer to themselves (JSONSchemaProps).
+  compiled.set(name, message);
+  if (facts !== undefined) addFields(facts.fields ?? [], message);
+  return message;
+}
+
+function addFields(fields: readonly WireField[], into: CompiledMessage): void {
+  for (const field of fields) {
     if (field.inline === true) {
-      viewMessage(field.message!, input, out);
+      // An inline member's fields are read from the parent's record (none when unknown).
+      const facts = wireMessage(field.message!);
+      if (facts !== undefined) addFields(facts.fields ?? [], into);
       continue;
     }
-    const json = field.json!;
-    const shown = viewField(field, input[json]);
+    into.jsons.push(field.json!);
+    into.viewers.push(fieldViewer(field));
+  }
+}
+
+/** The Go view of a message value (anything but a record counts as the zero struct). */
+function viewCompiled(message: CompiledMessage, value: unknown, out: Json): Json {
+  if (!message.known) return isRecord(value) ? { ...value } : {};
+  const input: Json = isRecord(value) ? value : {};
+  const { jsons, viewers } = message;
+  for (let i = 0; i < jsons.length; i++) {
+    const json = jsons[i]!;
+    const shown = viewers[i]!(input[json]);
     if (shown !== ABSENT) out[json] = shown;
   }
   return out;
 }
 
-/** A value of a named slice wrapped as a message (`ExtraValue []string`). */
-function viewNamedSlice(name: string, value: unknown): unknown {
-  const items = wireMessage(name)?.listOf;
-  if (items === undefined || !Array.isArray(value)) return value ?? null;
-  return value.map((item) => viewItem(items, item));
+/** Views values of the message `name`, compiled on first use (messages refer to each other). */
+function messageViewer(name: string): (value: unknown) => Json {
+  let message: CompiledMessage | undefined;
+  return (value) => viewCompiled((message ??= compileMessage(name)), value, {});
+}
+
+/** Whether `name` is a named slice wrapped as a message (`ExtraValue []string`). */
+const isNamedSlice = (name: string): boolean => wireMessage(name)?.listOf !== undefined;
+
+/** A value of a named slice wrapped as a message. */
+function namedSliceViewer(name: string): Viewer {
+  const item = itemViewer(wireMessage(name)!.listOf!);
+  return (value) => (Array.isArray(value) ? value.map(item) : (value ?? null));
 }
 
 /** A list item or map value. */
-function viewItem(field: WireField, item: unknown): unknown {
-  if (item === null || item === undefined) return null;
-  if (field.kind !== 'message') return item;
-  return wireMessage(field.message!)?.listOf !== undefined ? viewNamedSlice(field.message!, item) : viewMessage(field.message!, item);
+function itemViewer(field: WireField): Viewer {
+  if (field.kind !== 'message') return (item) => (item === null || item === undefined ? null : item);
+  const name = field.message!;
+  let inner: Viewer | undefined;
+  const build = (): Viewer => (isNamedSlice(name) ? namedSliceViewer(name) : messageViewer(name));
+  return (item) => (item === null || item === undefined ? null : (inner ??= build())(item));
 }
 
-function viewField(field: WireField, value: unknown): unknown {
+function fieldViewer(field: WireField): Viewer {
   const omitempty = field.presence === 'omitempty';
+  const missing = omitempty || field.presence === 'pointer' ? ABSENT : null;
   // Lists and maps of scalars are their own view (shared, not copied: a large ConfigMap's data).
   const scalarItems = field.kind !== 'message';
   if (field.container === 'list') {
-    if (Array.isArray(value)) return value.length > 0 ? (scalarItems ? value : value.map((item) => viewItem(field, item))) : omitempty ? ABSENT : [];
-    return omitempty || field.presence === 'pointer' ? ABSENT : null;
+    const empty = omitempty ? ABSENT : undefined;
+    if (scalarItems) return (value) => (Array.isArray(value) ? (value.length > 0 ? value : (empty ?? [])) : missing);
+    const item = itemViewer(field);
+    return (value) => (Array.isArray(value) ? (value.length > 0 ? value.map(item) : (empty ?? [])) : missing);
   }
   if (field.container === 'map') {
-    if (isRecord(value)) {
-      if (isEmpty(value)) return omitempty ? ABSENT : {};
-      if (scalarItems) return value;
+    const empty = omitempty ? ABSENT : undefined;
+    if (scalarItems) return (value) => (isRecord(value) ? (isEmpty(value) ? (empty ?? {}) : value) : missing);
+    const item = itemViewer(field);
+    return (value) => {
+      if (!isRecord(value)) return missing;
+      if (isEmpty(value)) return empty ?? {};
       const out: Json = {};
-      for (const key of Object.keys(value)) out[key] = viewItem(field, value[key]);
+      for (const key of Object.keys(value)) out[key] = item(value[key]);
       return out;
-    }
-    return omitempty || field.presence === 'pointer' ? ABSENT : null;
+    };
   }
-  if (value === undefined || value === null) return field.presence === 'pointer' ? ABSENT : zeroOf(field, omitempty);
+  const pointer = field.presence === 'pointer';
+  const zero = pointer ? () => ABSENT : zeroViewer(field, omitempty);
+  let present: Viewer;
   switch (field.kind) {
-    case 'message':
-      return wireMessage(field.message!)?.listOf !== undefined ? viewNamedSlice(field.message!, value) : viewMessage(field.message!, value);
+    case 'message': {
+      const name = field.message!;
+      let inner: Viewer | undefined;
+      present = (value) => (inner ??= isNamedSlice(name) ? namedSliceViewer(name) : messageViewer(name))(value);
+      break;
+    }
     case 'string':
     case 'bytes':
-      return omitempty && value === '' ? ABSENT : value;
+      present = omitempty ? (value) => (value === '' ? ABSENT : value) : (value) => value;
+      break;
     case 'int32':
     case 'int64':
     case 'double':
-      return omitempty && value === 0 ? ABSENT : value;
+      present = omitempty ? (value) => (value === 0 ? ABSENT : value) : (value) => value;
+      break;
     case 'bool':
-      return omitempty && value === false ? ABSENT : value;
+      present = omitempty ? (value) => (value === false ? ABSENT : value) : (value) => value;
+      break;
     default:
-      return value;
+      present = (value) => value;
   }
+  return (value) => (value === undefined || value === null ? zero() : present(value));
 }
 
-/** What Go shows for a non-pointer field the JSON leaves out. */
-function zeroOf(field: WireField, omitempty: boolean): unknown {
+/** What Go shows for a non-pointer field the JSON leaves out (a fresh struct each time). */
+function zeroViewer(field: WireField, omitempty: boolean): () => unknown {
   switch (field.kind) {
-    case 'message':
-      return wireMessage(field.message!)?.listOf !== undefined ? (omitempty ? ABSENT : null) : viewMessage(field.message!, {});
+    case 'message': {
+      const name = field.message!;
+      let zero: (() => unknown) | undefined;
+      const build = (): (() => unknown) => {
+        if (isNamedSlice(name)) return omitempty ? () => ABSENT : () => null;
+        const view = messageViewer(name);
+        return () => view({});
+      };
+      return () => (zero ??= build())();
+    }
     case 'string':
-      return omitempty ? ABSENT : '';
+      return omitempty ? () => ABSENT : () => '';
     case 'int32':
     case 'int64':
     case 'double':
-      return omitempty ? ABSENT : 0;
+      return omitempty ? () => ABSENT : () => 0;
     case 'bool':
-      return omitempty ? ABSENT : false;
+      return omitempty ? () => ABSENT : () => false;
     case 'bytes':
-      return omitempty ? ABSENT : null;
+      return omitempty ? () => ABSENT : () => null;
     case 'quantity':
-      return '0';
+      return () => '0';
     case 'intOrString':
-      return 0;
+      return () => 0;
     case 'duration':
-      return '0s';
+      return () => '0s';
     case 'time':
     case 'microTime':
     case 'rawExtension':
     case 'json':
     case 'fieldsV1':
-      return null;
+      return () => null;
     default:
-      return ABSENT;
+      return () => ABSENT;
   }
 }
 
@@ -137,7 +206,7 @@ export function goTypedView(message: string, obj: Readonly<Record<string, unknow
   const out: Json = {};
   if (obj['apiVersion'] !== undefined) out['apiVersion'] = obj['apiVersion'];
   if (obj['kind'] !== undefined) out['kind'] = obj['kind'];
-  return viewMessage(message, obj, out);
+  return viewCompiled(compileMessage(message), obj, out);
 }
 
 /**
