@@ -1,13 +1,13 @@
 /**
- * goTypedView is compiled per message (closures per field); this checks it gives exactly what
- * the direct reading of the wire facts gives (the reference below, the implementation before
- * it was compiled), on objects generated from the wire facts of every built-in kind: fields set,
+ * goTypedView and omitEmptyGoCollections are compiled per message (closures per field); this
+ * checks they give exactly what the direct reading of the wire facts gives (the references
+ * below, the implementation before it was compiled), on objects generated from the wire facts of every built-in kind: fields set,
  * zero, empty, null and absent, lists and maps of structs, named slices and inline members.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogKinds, wireMessage, type WireField } from '@kapi/catalog';
-import { goTypedView } from './go-typed-view.js';
+import { goTypedView, omitEmptyGoCollections } from './go-typed-view.js';
 
 type Json = Record<string, unknown>;
 
@@ -133,6 +133,28 @@ function referenceView(message: string, obj: Readonly<Record<string, unknown>>):
 }
 
 
+function referenceOmit(message: string, value: unknown): void {
+  if (!isRecord(value)) return;
+  for (const field of wireMessage(message)?.fields ?? []) {
+    if (field.inline === true) {
+      referenceOmit(field.message!, value);
+      continue;
+    }
+    const json = field.json!;
+    const v = value[json];
+    if (v === undefined || v === null) continue;
+    const empty = Array.isArray(v) ? v.length === 0 : field.container === 'map' && isRecord(v) && isEmpty(v);
+    if (empty && field.container !== undefined && field.presence === 'omitempty') {
+      delete value[json];
+      continue;
+    }
+    if (field.kind !== 'message' || wireMessage(field.message!)?.listOf !== undefined) continue;
+    if (field.container === 'list' && Array.isArray(v)) for (const item of v) referenceOmit(field.message!, item);
+    else if (field.container === 'map' && isRecord(v)) for (const item of Object.values(v)) referenceOmit(field.message!, item);
+    else if (field.container === undefined) referenceOmit(field.message!, v);
+  }
+}
+
 /** A small seeded PRNG (mulberry32), so a failure reproduces. */
 function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -206,7 +228,7 @@ function sample(name: string, rnd: () => number, depth: number): unknown {
   return out;
 }
 
-void describe('goTypedView, compiled', () => {
+void describe('goTypedView and omitEmptyGoCollections, compiled', () => {
   void it('gives what the wire facts read directly give, for generated objects of every built-in kind', () => {
     const messages = [...new Set(catalogKinds().map((k) => k.protobuf).filter((m): m is string => typeof m === 'string' && m !== ''))];
     assert.ok(messages.length > 50, `${messages.length} messages`);
@@ -216,6 +238,11 @@ void describe('goTypedView, compiled', () => {
       for (let seed = 1; seed <= 12; seed++) {
         const obj = { apiVersion: 'v', kind: 'K', ...(sample(message, prng(seed), 0) as Record<string, unknown>) };
         assert.deepStrictEqual(goTypedView(message, obj), referenceView(message, obj), `${message} seed ${seed}`);
+        const omitted = structuredClone(obj);
+        const expected = structuredClone(obj);
+        omitEmptyGoCollections(message, omitted);
+        referenceOmit(message, expected);
+        assert.deepStrictEqual(omitted, expected, `omitEmptyGoCollections: ${message} seed ${seed}`);
         compared++;
       }
     }

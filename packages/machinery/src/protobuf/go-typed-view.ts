@@ -217,22 +217,76 @@ export function goTypedView(message: string, obj: Readonly<Record<string, unknow
  */
 export function omitEmptyGoCollections(message: string, value: unknown): void {
   if (!isRecord(value)) return;
-  for (const field of wireMessage(message)?.fields ?? []) {
+  for (const step of omitSteps(message)) step(value);
+}
+
+/** One field's part of omitEmptyGoCollections, on the record holding it. */
+type OmitStep = (value: Json) => void;
+
+const omitCompiled = new Map<string, OmitStep[]>();
+
+/**
+ * The steps of omitEmptyGoCollections for a message, compiled once: only the fields that can
+ * hold an empty omitempty collection, themselves or below (scalars are skipped outright).
+ */
+function omitSteps(name: string): OmitStep[] {
+  const cached = omitCompiled.get(name);
+  if (cached !== undefined) return cached;
+  const steps: OmitStep[] = [];
+  omitCompiled.set(name, steps);
+  for (const field of wireMessage(name)?.fields ?? []) {
     if (field.inline === true) {
-      omitEmptyGoCollections(field.message!, value);
+      const inner = field.message!;
+      steps.push((value) => {
+        for (const step of omitSteps(inner)) step(value);
+      });
       continue;
     }
-    const json = field.json!;
-    const v = value[json];
-    if (v === undefined || v === null) continue;
-    const empty = Array.isArray(v) ? v.length === 0 : field.container === 'map' && isRecord(v) && isEmpty(v);
-    if (empty && field.container !== undefined && field.presence === 'omitempty') {
-      delete value[json];
-      continue;
-    }
-    if (field.kind !== 'message' || wireMessage(field.message!)?.listOf !== undefined) continue;
-    if (field.container === 'list' && Array.isArray(v)) for (const item of v) omitEmptyGoCollections(field.message!, item);
-    else if (field.container === 'map' && isRecord(v)) for (const item of Object.values(v)) omitEmptyGoCollections(field.message!, item);
-    else if (field.container === undefined) omitEmptyGoCollections(field.message!, v);
+    const step = omitStep(field);
+    if (step !== undefined) steps.push(step);
   }
+  return steps;
+}
+
+/** Whether omitEmptyGoCollections can change anything in a value of the message (true inside a cycle). */
+const omitReach = new Map<string, boolean>();
+function omitCanChange(name: string): boolean {
+  const known = omitReach.get(name);
+  if (known !== undefined) return known;
+  omitReach.set(name, true);
+  let reach = false;
+  for (const field of wireMessage(name)?.fields ?? []) {
+    if (field.inline === true ? omitCanChange(field.message!) : (field.container !== undefined && field.presence === 'omitempty') || descends(field)) reach = true;
+  }
+  omitReach.set(name, reach);
+  return reach;
+}
+
+/** Whether omitEmptyGoCollections walks into the field's value (a struct, not a named slice). */
+const descends = (field: WireField): boolean => field.kind === 'message' && wireMessage(field.message!)?.listOf === undefined && omitCanChange(field.message!);
+
+function omitStep(field: WireField): OmitStep | undefined {
+  const json = field.json!;
+  const omits = field.container !== undefined && field.presence === 'omitempty';
+  const isMap = field.container === 'map';
+  // A struct field (not a named slice) is walked into, as are its lists' items and maps' values.
+  const inner = field.kind === 'message' && wireMessage(field.message!)?.listOf === undefined ? field.message! : undefined;
+  if (!omits && (inner === undefined || !omitCanChange(inner))) return undefined;
+  const walk = (item: unknown): void => {
+    if (isRecord(item)) for (const step of omitSteps(inner!)) step(item);
+  };
+  return (value) => {
+    const v = value[json];
+    if (v === undefined || v === null) return;
+    if (omits && (Array.isArray(v) ? v.length === 0 : isMap && isRecord(v) && isEmpty(v))) {
+      delete value[json];
+      return;
+    }
+    if (inner === undefined) return;
+    if (field.container === 'list') {
+      if (Array.isArray(v)) for (const item of v) walk(item);
+    } else if (isMap) {
+      if (isRecord(v)) for (const item of Object.values(v)) walk(item);
+    } else walk(v);
+  };
 }
