@@ -52,6 +52,8 @@ export class WatchCall extends EventEmitter {
       return;
     }
     connection.active++;
+    // An open watch keeps the process alive, as a grpc-js call does (the session is otherwise unref'd).
+    if (connection.watching++ === 0) connection.session.ref();
     const stream = this.stream;
     stream.on('response', (fields) => {
       this.httpStatus = Number(fields[':status']);
@@ -149,6 +151,7 @@ export class WatchCall extends EventEmitter {
     this.writable = false;
     this.pending = undefined;
     this.connection.active--;
+    if (--this.connection.watching === 0) this.connection.session.unref();
   }
 
   private onClose(): void {
