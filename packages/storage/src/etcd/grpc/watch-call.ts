@@ -18,8 +18,10 @@ const WATCH_PATH = '/etcdserverpb.Watch/Watch';
 /** One open Watch call. Emits `data` (IWatchResponse), then either `end` (the server closed it with OK) or `error` once. */
 export class WatchCall extends EventEmitter {
   private readonly stream: ClientHttp2Stream | undefined;
-  /** Bytes of a message not yet complete (the front of the next message). */
-  private pending: Buffer | undefined;
+  /** The chunks of a message not yet complete, their bytes, and the bytes needed to go on. */
+  private pending: Buffer[] | undefined;
+  private pendingBytes = 0;
+  private pendingNeed = 0;
   private status: number | undefined;
   private message = '';
   private httpStatus = 0;
@@ -107,15 +109,27 @@ export class WatchCall extends EventEmitter {
     this.connection.sawFrame();
     let buf = chunk;
     if (this.pending !== undefined) {
-      buf = Buffer.concat([this.pending, chunk]);
+      // A message spread over many chunks (a catch-up response of a megabyte comes in 16 KiB
+      // frames) is joined once, when all of it is here, not chunk by chunk.
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+      if (this.pendingBytes < this.pendingNeed) return;
+      buf = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
       this.pending = undefined;
     }
     let pos = 0;
     while (!this.finished) {
-      if (buf.length - pos < FRAME_HEADER_BYTES) break;
+      const left = buf.length - pos;
+      if (left < FRAME_HEADER_BYTES) {
+        if (left > 0) this.keep(buf.subarray(pos), FRAME_HEADER_BYTES);
+        return;
+      }
       const length = buf.readUInt32BE(pos + 1);
       const end = pos + FRAME_HEADER_BYTES + length;
-      if (end > buf.length) break;
+      if (end > buf.length) {
+        this.keep(buf.subarray(pos), FRAME_HEADER_BYTES + length);
+        return;
+      }
       if (buf[pos] !== 0) {
         this.abort(grpcError(Status.INTERNAL, 'Received a compressed message that was not asked for'));
         return;
@@ -130,7 +144,13 @@ export class WatchCall extends EventEmitter {
       pos = end;
       this.emit('data', res);
     }
-    if (pos < buf.length && !this.finished) this.pending = buf.subarray(pos);
+  }
+
+  /** Keeps the front of a message until `need` bytes of it are here. */
+  private keep(front: Buffer, need: number): void {
+    this.pending = [front];
+    this.pendingBytes = front.length;
+    this.pendingNeed = need;
   }
 
   /** Ends the call with `err` (a response that cannot be read), cancelling the stream. */
