@@ -8,6 +8,7 @@ import { runSuite } from './suite.js';
 import { densityUsage, parseDensityOptions, runDensityCommand } from './density/density-command.js';
 import { runSideBySide } from './side-by-side.js';
 import { parseProfileOptions, profileReport, profileUsage, runProfile } from './profile-command.js';
+import { etcdWatchBenchReport, etcdWatchUsage, parseEtcdWatchBenchOptions, runEtcdWatchBench } from './etcd-watch-bench.js';
 import { etcdClientBenchReport, etcdClientUsage, parseEtcdClientBenchOptions, runEtcdClientBench } from './etcd-client-bench.js';
 import { sideBySideTextReport, writeSideBySideReports } from './side-by-side-report.js';
 
@@ -18,7 +19,7 @@ const defaultDensityWorkDir = fileURLToPath(new URL('../../../.data/bench-densit
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || rest.includes('--help')) {
-    process.stdout.write(command === 'density' ? densityUsage : command === 'profile' ? profileUsage : command === 'etcd-client' ? etcdClientUsage : `${usage}\n${densityUsage}\n${profileUsage}\n${etcdClientUsage}`);
+    process.stdout.write(command === 'density' ? densityUsage : command === 'profile' ? profileUsage : command === 'etcd-client' ? etcdClientUsage : command === 'etcd-watch' ? etcdWatchUsage : `${usage}\n${densityUsage}\n${profileUsage}\n${etcdClientUsage}\n${etcdWatchUsage}`);
     return command === undefined ? 2 : 0;
   }
   if (command === 'density') {
@@ -40,6 +41,17 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     process.stdout.write(etcdClientBenchReport(await runEtcdClientBench(bench), bench));
+    return 0;
+  }
+  if (command === 'etcd-watch') {
+    let bench;
+    try {
+      bench = parseEtcdWatchBenchOptions(rest);
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n${etcdWatchUsage}`);
+      return 2;
+    }
+    process.stdout.write(etcdWatchBenchReport(await runEtcdWatchBench(bench), bench));
     return 0;
   }
   if (command === 'profile') {

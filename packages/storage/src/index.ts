@@ -44,6 +44,8 @@ export {
   createEtcdClient,
   type EtcdClientOptions,
   createEtcdUnaryClient,
+  openWatchStream,
+  useOwnWatchClient,
   type EtcdUnaryClient,
   type EtcdUnaryClientOptions,
   etcdCredentials,

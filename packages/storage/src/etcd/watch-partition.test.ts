@@ -13,7 +13,8 @@ import type { Change, WatchEvent } from '../interface.js';
 import { isStorageError, type StorageError } from '../errors.js';
 import { startEtcdCluster, uniquePrefix, type EtcdClusterMember, type TestEtcdCluster } from '../testing/index.js';
 import { createEtcdStorage, type EtcdStorage } from './etcd-storage.js';
-import { openWatchStream } from './watch-stream.js';
+import { openWatchStream, useOwnWatchClient } from './watch-stream.js';
+import { createEtcdUnaryClient, type EtcdUnaryClient } from './grpc/unary-client.js';
 
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: {} });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -233,69 +234,88 @@ void describe('watches on a partitioned etcd member', { concurrency: false }, ()
     await heal();
   });
 
-  void test('openWatchStream: names its member; with a leader check, a stream on a member that loses its leader ends with Unreachable', async () => {
-    const client = new Etcd3({ hosts: cluster.endpoints, dialTimeout: 2000 });
-    const prefix = uniquePrefix('/stream-member');
-    const ended: StorageError[] = [];
-    let created = false;
-    const stream = openWatchStream(
-      client,
-      { key: Buffer.from(prefix), startRevision: 0, prevKv: false, progressNotify: false, leaderCheckIntervalMs: 100 },
-      { onCreated: () => (created = true), onEvents: () => {}, onProgress: () => {}, onCompacted: () => {}, onError: (err) => ended.push(err) },
-    );
-    try {
-      await until('the watch created', () => created);
-      const member = cluster.memberAt(stream.member() ?? '');
-      assert.ok(member, `stream.member() = ${stream.member()} is none of ${cluster.endpoints.join(', ')}`);
-      assert.equal(member, await streamMember(cluster));
-      await partition(member);
-      await until('the stream to end', () => ended.length > 0);
-      assert.equal(ended.length, 1);
-      assert.equal(ended[0]!.code, 'Unreachable');
-      assert.match(ended[0]!.message, /has no leader/);
-    } finally {
-      stream.close();
-      cluster.heal();
-      client.close();
-    }
-    await heal();
-  });
-
-  void test('openWatchStream: a stream whose member never confirms the watch (a hung member) ends with Unreachable after the create timeout', async () => {
-    const leader = await cluster.waitLeader();
-    const hung = cluster.members.find((m) => m !== leader)!;
-    cluster.pause(hung);
-    const streams: ReturnType<typeof openWatchStream>[] = [];
-    const clients: Etcd3[] = [];
-    try {
-      // Members are picked at random: open streams (each on a fresh client, which knows no
-      // leader yet) until one lands on the hung member.
-      let ended: StorageError | undefined;
-      let onHung: ReturnType<typeof openWatchStream> | undefined;
-      for (let attempt = 1; onHung === undefined; attempt++) {
-        assert.ok(attempt <= 40, `no stream landed on ${hung.name}`);
-        const client = new Etcd3({ hosts: cluster.endpoints, dialTimeout: 2000 });
-        clients.push(client);
-        let mine: StorageError | undefined;
-        const stream = openWatchStream(
-          client,
-          { key: Buffer.from(uniquePrefix('/hung')), startRevision: 0, prevKv: false, progressNotify: false, leaderCheckIntervalMs: 100 },
-          { onEvents: () => {}, onProgress: () => {}, onCompacted: () => {}, onError: (err) => (mine = err) },
-        );
-        streams.push(stream);
-        await until('the stream to be opened', () => stream.member() !== undefined || mine !== undefined, 5000);
-        if (cluster.memberAt(stream.member() ?? '') === hung) {
-          onHung = stream;
-          await until('the stream on the hung member to end', () => mine !== undefined, 10_000);
-          ended = mine;
-        }
+  // The two tests below drive openWatchStream on the etcd3 client's streams and on kapi's own (grpc/watch-call.ts).
+  for (const watchClient of ['etcd3', 'http2'] as const) {
+    const owns = new Map<Etcd3, EtcdUnaryClient>();
+    const watchingClient = (): Etcd3 => {
+      const client = new Etcd3({ hosts: cluster.endpoints, dialTimeout: 2000 });
+      if (watchClient === 'http2') {
+        const own = createEtcdUnaryClient(cluster.endpoints, { dialTimeoutMs: 2000 });
+        owns.set(client, own);
+        useOwnWatchClient(client, own);
       }
-      assert.equal(ended?.code, 'Unreachable');
-      assert.match(ended!.message, /did not confirm the watch within 3000 ms/);
-    } finally {
-      for (const stream of streams) stream.close();
-      cluster.resume(hung);
-      for (const client of clients) client.close();
-    }
-  });
+      return client;
+    };
+    const closeClient = (client: Etcd3): void => {
+      client.close();
+      owns.get(client)?.close();
+      owns.delete(client);
+    };
+
+    void test(`openWatchStream (${watchClient}): names its member; with a leader check, a stream on a member that loses its leader ends with Unreachable`, async () => {
+      const client = watchingClient();
+      const prefix = uniquePrefix('/stream-member');
+      const ended: StorageError[] = [];
+      let created = false;
+      const stream = openWatchStream(
+        client,
+        { key: Buffer.from(prefix), startRevision: 0, prevKv: false, progressNotify: false, leaderCheckIntervalMs: 100 },
+        { onCreated: () => (created = true), onEvents: () => {}, onProgress: () => {}, onCompacted: () => {}, onError: (err) => ended.push(err) },
+      );
+      try {
+        await until('the watch created', () => created);
+        const member = cluster.memberAt(stream.member() ?? '');
+        assert.ok(member, `stream.member() = ${stream.member()} is none of ${cluster.endpoints.join(', ')}`);
+        assert.equal(member, await streamMember(cluster));
+        await partition(member);
+        await until('the stream to end', () => ended.length > 0);
+        assert.equal(ended.length, 1);
+        assert.equal(ended[0]!.code, 'Unreachable');
+        assert.match(ended[0]!.message, /has no leader/);
+      } finally {
+        stream.close();
+        cluster.heal();
+        closeClient(client);
+      }
+      await heal();
+    });
+
+    void test(`openWatchStream (${watchClient}): a stream whose member never confirms the watch (a hung member) ends with Unreachable after the create timeout`, async () => {
+      const leader = await cluster.waitLeader();
+      const hung = cluster.members.find((m) => m !== leader)!;
+      cluster.pause(hung);
+      const streams: ReturnType<typeof openWatchStream>[] = [];
+      const clients: Etcd3[] = [];
+      try {
+        // Members are picked at random: open streams (each on a fresh client, which knows no
+        // leader yet) until one lands on the hung member.
+        let ended: StorageError | undefined;
+        let onHung: ReturnType<typeof openWatchStream> | undefined;
+        for (let attempt = 1; onHung === undefined; attempt++) {
+          assert.ok(attempt <= 40, `no stream landed on ${hung.name}`);
+          const client = watchingClient();
+          clients.push(client);
+          let mine: StorageError | undefined;
+          const stream = openWatchStream(
+            client,
+            { key: Buffer.from(uniquePrefix('/hung')), startRevision: 0, prevKv: false, progressNotify: false, leaderCheckIntervalMs: 100 },
+            { onEvents: () => {}, onProgress: () => {}, onCompacted: () => {}, onError: (err) => (mine = err) },
+          );
+          streams.push(stream);
+          await until('the stream to be opened', () => stream.member() !== undefined || mine !== undefined, 5000);
+          if (cluster.memberAt(stream.member() ?? '') === hung) {
+            onHung = stream;
+            await until('the stream on the hung member to end', () => mine !== undefined, 10_000);
+            ended = mine;
+          }
+        }
+        assert.equal(ended?.code, 'Unreachable');
+        assert.match(ended!.message, /did not confirm the watch within 3000 ms/);
+      } finally {
+        for (const stream of streams) stream.close();
+        cluster.resume(hung);
+        for (const client of clients) closeClient(client);
+      }
+    });
+  }
 });

@@ -3,6 +3,24 @@ import type { Etcd3, IDuplexStream, IEvent, IWatchRequest, IWatchResponse } from
 import { StorageError } from '../errors.js';
 import { isConnectionFailure, toStorageError } from './errors.js';
 import { revisionOf } from './kv.js';
+import type { EtcdUnaryClient } from './grpc/unary-client.js';
+
+/**
+ * The clients whose watches go over kapi's own gRPC client (grpc/watch-call.ts) instead of the
+ * etcd3 client's grpc-js channels: `useOwnWatchClient(client, own)` makes every watch opened
+ * with `client` (change feeds, uncached watches, the compactor's) use `own`, which must have
+ * the same endpoints. The etcd3 client still serves leader checks (Maintenance.Status).
+ */
+const ownWatchClients = new WeakMap<Etcd3, EtcdUnaryClient>();
+
+export function useOwnWatchClient(client: Etcd3, own: EtcdUnaryClient): void {
+  ownWatchClients.set(client, own);
+}
+
+/** Undoes `useOwnWatchClient(client, own)` (when no other own client took its place since). */
+export function stopOwnWatchClient(client: Etcd3, own: EtcdUnaryClient): void {
+  if (ownWatchClients.get(client) === own) ownWatchClients.delete(client);
+}
 
 /** What one etcd watch is created with. */
 export interface WatchStreamRequest {
@@ -223,6 +241,13 @@ function leaderMonitor(client: Etcd3, pool: Pool, intervalMs: number): LeaderMon
  */
 async function openGrpcWatch(client: Etcd3, preferred: PoolHost | undefined): Promise<{ stream: GrpcDuplex; host: PoolHost | undefined }> {
   const pool = poolOf(client);
+  const own = ownWatchClients.get(client);
+  if (own !== undefined) {
+    const { call, host } = own.watch(preferred?.host);
+    // The pool's host of the same address, so that the leader monitor finds the stream's member.
+    const poolHost = pool?.hosts.find((h) => h.host === host) ?? { host, getServiceClient: () => undefined, faultHandling: { execute: (fn) => Promise.resolve(fn()) } };
+    return { stream: call as unknown as GrpcDuplex, host: poolHost };
+  }
   if (pool === undefined) return { stream: (await client.watchClient.watch()) as GrpcDuplex, host: undefined };
   const open = (host: PoolHost, service: unknown, metadata: GrpcMetadataLike) => {
     const stream = (service as WatchServiceClient).watch(metadata);

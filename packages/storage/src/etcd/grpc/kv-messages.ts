@@ -253,7 +253,7 @@ export const encodeTxnRequest: MessageEncoder<ITxnRequest> = encoder(txnSize, wr
 const EMPTY = Buffer.alloc(0);
 
 /** Reads the fields of an embedded message at the reader's position; the reader is left after it. */
-function embedded<T>(r: ProtoReader, read: (r: ProtoReader) => T): T {
+export function embedded<T>(r: ProtoReader, read: (r: ProtoReader) => T): T {
   const length = r.length();
   const end = r.pos + length;
   const inner = new ProtoReader(r.buf, r.pos, end);
@@ -262,7 +262,7 @@ function embedded<T>(r: ProtoReader, read: (r: ProtoReader) => T): T {
   return value;
 }
 
-function readHeader(r: ProtoReader): IResponseHeader {
+export function readHeader(r: ProtoReader): IResponseHeader {
   const header: IResponseHeader = { cluster_id: '0', member_id: '0', revision: '0', raft_term: '0' };
   while (r.more()) {
     const tag = r.varint();
@@ -286,7 +286,7 @@ function readHeader(r: ProtoReader): IResponseHeader {
   return header;
 }
 
-const emptyHeader = (): IResponseHeader => ({ cluster_id: '0', member_id: '0', revision: '0', raft_term: '0' });
+export const emptyHeader = (): IResponseHeader => ({ cluster_id: '0', member_id: '0', revision: '0', raft_term: '0' });
 
 export function readKeyValue(r: ProtoReader): IKeyValue {
   const kv: IKeyValue = { key: EMPTY, create_revision: '0', mod_revision: '0', version: '0', value: EMPTY, lease: '0' };

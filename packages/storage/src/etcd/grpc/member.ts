@@ -119,6 +119,8 @@ export class Connection {
 
   /** Called as a call on this session starts and ends (the session is pinged only while some are in flight). */
   active = 0;
+  /** Watch calls open on this session (the session keeps the process alive while there are some). */
+  watching = 0;
 
   /** The error for a call that this session could not carry. */
   failure(streamError: Error | undefined): Error {

@@ -53,7 +53,7 @@ export function grpcError(code: number, details: string): Error {
 }
 
 /** grpc-message is percent-encoded (RFC 3986 unreserved characters and most printable ASCII pass as is). */
-function decodeGrpcMessage(value: string | string[] | undefined): string {
+export function decodeGrpcMessage(value: string | string[] | undefined): string {
   if (value === undefined) return '';
   const text = Array.isArray(value) ? value.join(',') : value;
   if (!text.includes('%')) return text;
@@ -65,7 +65,7 @@ function decodeGrpcMessage(value: string | string[] | undefined): string {
 }
 
 /** The status grpc-js gives a stream reset by the server with `code` (before any status). */
-function resetStatus(code: number): [number, string] {
+export function resetStatus(code: number): [number, string] {
   switch (code) {
     case constants.NGHTTP2_REFUSED_STREAM:
       return [Status.UNAVAILABLE, 'Stream refused by server'];
@@ -200,7 +200,7 @@ export function grpcTimeout(ms: number): string {
 }
 
 /** The gRPC status for a non-200 HTTP status (grpc's http-grpc-status-mapping.md). */
-function httpStatusCode(httpStatus: number): number {
+export function httpStatusCode(httpStatus: number): number {
   switch (httpStatus) {
     case 400:
       return Status.INTERNAL;

@@ -15,6 +15,7 @@
 import {
   ConsecutiveBreaker,
   ExponentialBackoff,
+  CircuitState,
   circuitBreaker,
   handleWhen,
   isBrokenCircuitError,
@@ -41,6 +42,7 @@ import {
 } from './kv-messages.js';
 import { Member, type MemberOptions } from './member.js';
 import { FRAME_HEADER_BYTES, Status, grpcError, unaryCall } from './unary-call.js';
+import { WatchCall } from './watch-call.js';
 
 /** The unary KV calls; each takes its deadline relative to now. */
 export interface EtcdUnaryClient {
@@ -48,6 +50,13 @@ export interface EtcdUnaryClient {
   put(req: IPutRequest, timeoutMs: number): Promise<IPutResponse>;
   deleteRange(req: IDeleteRangeRequest, timeoutMs: number): Promise<IDeleteRangeResponse>;
   txn(req: ITxnRequest, timeoutMs: number): Promise<ITxnResponse>;
+  /**
+   * Opens a Watch call on `preferredHost` (`host:port` of one of the endpoints) when given,
+   * else on a member picked at random past those whose circuit breaker is open (any member
+   * when all are). A connection failure of the call opens its member's breaker, as one of a
+   * unary call does. Returns the call and its member's `host:port`.
+   */
+  watch(preferredHost?: string): { call: WatchCall; host: string };
   /** Closes every connection; calls in flight fail with UNAVAILABLE, later calls too. */
   close(): void;
 }
@@ -138,6 +147,31 @@ export function createEtcdUnaryClient(endpoints: readonly string[], options: Etc
     return frame;
   };
 
+  let breakers: Map<Member, CircuitBreakerPolicy> | undefined;
+  const watch = (preferredHost?: string): { call: WatchCall; host: string } => {
+    let member = preferredHost !== undefined ? members.find((m) => new URL(m.endpoint).host === preferredHost) : undefined;
+    if (member === undefined) {
+      const closed = breakers === undefined ? members : members.filter((m) => breakers!.get(m)!.state !== CircuitState.Open);
+      const from = closed.length > 0 ? closed : members;
+      member = from[Math.floor(Math.random() * from.length)]!;
+    }
+    const connection = member.session();
+    const call = new WatchCall(connection, metadata);
+    const breaker = breakers?.get(member);
+    if (breaker !== undefined) {
+      call.on('error', (err: Error) => {
+        if (isConnectionFailure(err) && !/etcdserver: no leader/.test(err.message)) {
+          breaker
+            .execute(() => {
+              throw err;
+            })
+            .catch(() => undefined);
+        }
+      });
+    }
+    return { call, host: new URL(member.endpoint).host };
+  };
+
   if (members.length === 1) {
     const only = members[0]!;
     call = async (method, encode, decode, req, timeoutMs) => {
@@ -145,7 +179,7 @@ export function createEtcdUnaryClient(endpoints: readonly string[], options: Etc
       return callOn(only, method, frame, decode, timeoutMs);
     };
   } else {
-    const breakers = new Map<Member, CircuitBreakerPolicy>(
+    breakers = new Map<Member, CircuitBreakerPolicy>(
       members.map((m) => [m, circuitBreaker(handleWhen(isConnectionFailure), { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(1) })]),
     );
     const global: RetryPolicy = retry(handleWhen(neverReachedServer), {
@@ -164,7 +198,7 @@ export function createEtcdUnaryClient(endpoints: readonly string[], options: Etc
           const member = order[next++ % order.length]!;
           let calledThrough = false;
           try {
-            return await breakers.get(member)!.execute(() => {
+            return await breakers!.get(member)!.execute(() => {
               calledThrough = true;
               return callOn(member, method, frame, decode, timeoutMs);
             });
@@ -183,6 +217,7 @@ export function createEtcdUnaryClient(endpoints: readonly string[], options: Etc
     put: (req, timeoutMs) => call(`${KV}Put`, encodePutRequest, decodePutResponse, req, timeoutMs),
     deleteRange: (req, timeoutMs) => call(`${KV}DeleteRange`, encodeDeleteRangeRequest, decodeDeleteRangeResponse, req, timeoutMs),
     txn: (req, timeoutMs) => call(`${KV}Txn`, encodeTxnRequest, decodeTxnResponse, req, timeoutMs),
+    watch,
     close: () => {
       for (const member of members) member.close();
     },
