@@ -29,7 +29,7 @@ export interface EtcdClientBenchOptions {
   valueBytes: number;
 }
 
-type ClientName = 'etcd3' | 'http2';
+export type ClientName = 'etcd3' | 'http2';
 
 /** The two calls measured, as kapi's kv.ts makes them (a deadline on each). */
 interface KVCalls {
@@ -38,23 +38,35 @@ interface KVCalls {
   close(): void;
 }
 
-export function parseEtcdClientBenchOptions(argv: string[]): EtcdClientBenchOptions {
-  const options: EtcdClientBenchOptions = { clients: ['etcd3', 'http2'], calls: 5000, concurrency: 64, runs: 3, valueBytes: 1000 };
-  for (let i = 0; i < argv.length; i++) {
+/** The `--flag value` pairs of an etcd micro-benchmark's command line, with a positive-integer reading of each value. */
+export function* benchFlags(argv: readonly string[]): Generator<{ flag: string; value: string; positive: () => number }> {
+  for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i]!;
-    const value = argv[++i];
+    const value = argv[i + 1];
     if (value === undefined) throw new Error(`${flag} needs a value`);
     const positive = (): number => {
       const n = Number(value);
       if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} must be a positive integer`);
       return n;
     };
+    yield { flag, value, positive };
+  }
+}
+
+/** `--clients etcd3,http2`: the etcd clients to compare. */
+export function parseClients(value: string): ClientName[] {
+  return value.split(',').map((c) => {
+    if (c !== 'etcd3' && c !== 'http2') throw new Error(`unknown client ${c}`);
+    return c;
+  });
+}
+
+export function parseEtcdClientBenchOptions(argv: string[]): EtcdClientBenchOptions {
+  const options: EtcdClientBenchOptions = { clients: ['etcd3', 'http2'], calls: 5000, concurrency: 64, runs: 3, valueBytes: 1000 };
+  for (const { flag, value, positive } of benchFlags(argv)) {
     switch (flag) {
       case '--clients':
-        options.clients = value.split(',').map((c) => {
-          if (c !== 'etcd3' && c !== 'http2') throw new Error(`unknown client ${c}`);
-          return c;
-        });
+        options.clients = parseClients(value);
         break;
       case '--calls':
         options.calls = positive();

@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import { startEtcd } from '@kapi/storage/testing';
 import { createEtcdClient, createEtcdUnaryClient, openWatchStream, useOwnWatchClient } from '@kapi/storage';
+import { benchFlags, parseClients } from './etcd-client-bench.js';
 
 export const etcdWatchUsage = `kapi-bench etcd-watch [options]
   --clients LIST       comma-separated: etcd3, http2 (default etcd3,http2)
@@ -33,21 +34,10 @@ export interface EtcdWatchBenchOptions {
 
 export function parseEtcdWatchBenchOptions(argv: string[]): EtcdWatchBenchOptions {
   const options: EtcdWatchBenchOptions = { clients: ['etcd3', 'http2'], events: 5000, runs: 3, valueBytes: 1000, mode: 'live' };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!;
-    const value = argv[++i];
-    if (value === undefined) throw new Error(`${flag} needs a value`);
-    const positive = (): number => {
-      const n = Number(value);
-      if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} must be a positive integer`);
-      return n;
-    };
+  for (const { flag, value, positive } of benchFlags(argv)) {
     switch (flag) {
       case '--clients':
-        options.clients = value.split(',').map((c) => {
-          if (c !== 'etcd3' && c !== 'http2') throw new Error(`unknown client ${c}`);
-          return c;
-        });
+        options.clients = parseClients(value);
         break;
       case '--events':
         options.events = positive();
