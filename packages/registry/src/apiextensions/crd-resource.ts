@@ -51,7 +51,7 @@ function initialStatus(obj: KubeObject): void {
   const crd = obj as CustomResourceDefinition;
   const versions = Array.isArray(crd.spec?.versions) ? crd.spec.versions : [];
   const storage = versions.filter((v) => isPlainObject(v) && v.storage === true && typeof v.name === 'string').map((v) => v.name!);
-  (obj as Record<string, unknown>)['status'] = { conditions: null, acceptedNames: { plural: '', kind: '' }, storedVersions: storage };
+  (obj as Record<string, unknown>)['status'] = { acceptedNames: { plural: '', kind: '' }, storedVersions: storage };
 }
 
 /**

@@ -107,11 +107,5 @@ export function crdToV1beta1(crd: KubeObject): KubeObject {
     out['conversion'] = converted;
   }
   out['preserveUnknownFields'] = spec['preserveUnknownFields'] ?? false;
-  const stored: Obj = { ...crd, apiVersion: 'apiextensions.k8s.io/v1beta1', spec: out };
-  // The status's conditions are a list without omitempty: Go writes a nil one as null (a new CRD's, until the CRD controller's first write).
-  if (isObj(crd['status'])) {
-    const { conditions, ...rest } = crd['status'];
-    stored['status'] = { conditions: conditions ?? null, ...rest };
-  }
-  return stored as KubeObject;
+  return { ...crd, apiVersion: 'apiextensions.k8s.io/v1beta1', spec: out };
 }
