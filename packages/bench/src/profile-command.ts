@@ -27,6 +27,9 @@ export const profileUsage = `kapi-bench profile [options]
   --warmup S               unmeasured seconds before each run (default 3); the first run of all
                            is preceded by --first-warmup S (default 20) to get past V8's warm-up
   --rounds N               runs of every variant, same order each round (default 2)
+  --clients N              independent client-go clientsets, each its own connection, the requests
+                           spread over them (default 1: one HTTP/2 connection, as one program holds)
+  --workers N              kapi's --workers (default 1); the server CPU counts every worker
   --cpu-profile            one more run of each variant under V8's CPU profiler (kapi only)
   --out DIR                where .cpuprofile files and the summary go (default bench/results/profile-<time>)
 `;
@@ -45,6 +48,8 @@ export interface ProfileOptions {
   warmupS: number;
   firstWarmupS: number;
   rounds: number;
+  clients: number;
+  workers: number;
   cpuProfile: boolean;
   outDir: string;
 }
@@ -62,6 +67,8 @@ export function parseProfileOptions(argv: string[], defaultOutDir: string): Prof
     warmupS: 3,
     firstWarmupS: 20,
     rounds: 2,
+    clients: 1,
+    workers: 1,
     cpuProfile: false,
     outDir: join(defaultOutDir, `profile-${new Date().toISOString().replace(/[:.]/g, '-')}`),
   };
@@ -103,6 +110,12 @@ export function parseProfileOptions(argv: string[], defaultOutDir: string): Prof
       case '--rounds':
         options.rounds = Math.round(positive());
         break;
+      case '--clients':
+        options.clients = Math.round(positive());
+        break;
+      case '--workers':
+        options.workers = Math.round(positive());
+        break;
       case '--cpu-profile':
         options.cpuProfile = true;
         break;
@@ -114,6 +127,8 @@ export function parseProfileOptions(argv: string[], defaultOutDir: string): Prof
     }
   }
   if (options.cpuProfile && options.server !== 'kapi') throw new Error('--cpu-profile needs --server kapi');
+  if (options.cpuProfile && options.workers !== 1) throw new Error('--cpu-profile needs --workers 1 (one inspector)');
+  if (options.workers !== 1 && options.server !== 'kapi') throw new Error('--workers is for --server kapi');
   return options;
 }
 
@@ -184,7 +199,7 @@ export async function runProfile(options: ProfileOptions, log: (line: string) =>
   try {
     server =
       options.server === 'kapi'
-        ? await startComparedKapi({ etcdServers: etcd.endpoints, workers: 1, ...(options.cpuProfile ? { env: { NODE_OPTIONS: '--inspect=127.0.0.1:0' } } : {}) })
+        ? await startComparedKapi({ etcdServers: etcd.endpoints, workers: options.workers, ...(options.cpuProfile ? { env: { NODE_OPTIONS: '--inspect=127.0.0.1:0' } } : {}) })
         : await startKubeApiserver({ binary: kubeApiserverBinary(), etcdServers: etcd.endpoints });
     const pid = server.pid();
     if (pid === undefined) throw new Error(`${options.server} is not running`);
@@ -193,7 +208,7 @@ export async function runProfile(options: ProfileOptions, log: (line: string) =>
       if (url === undefined) throw new Error('kapi did not print its inspector URL');
       inspector = await connectInspector(url);
     }
-    const base = [`--concurrency=${options.concurrency}`, `--duration=${options.durationS}s`, '--objects=1000'];
+    const base = [`--concurrency=${options.concurrency}`, `--duration=${options.durationS}s`, '--objects=1000', `--clients=${options.clients}`];
     let first = true;
     const measured = async (v: ProfileVariant, round: number, profile: boolean): Promise<void> => {
       const warmup = first ? options.firstWarmupS : options.warmupS;
@@ -240,7 +255,7 @@ export function profileReport(result: ProfileResult): string {
   const lines: string[] = [];
   const o = result.options;
   lines.push(`# kapi-bench profile ${new Date().toISOString()}`, '');
-  lines.push(`- ${o.server}, client-go ${o.concurrency} goroutines, ${o.rounds} rounds of ${o.durationS} s per variant (warm-up ${o.firstWarmupS} s first, then ${o.warmupS} s)`, '');
+  lines.push(`- ${o.server}${o.workers !== 1 ? ` --workers=${o.workers}` : ''}, client-go ${o.concurrency} goroutines over ${o.clients} connection${o.clients === 1 ? '' : 's'}, ${o.rounds} rounds of ${o.durationS} s per variant (warm-up ${o.firstWarmupS} s first, then ${o.warmupS} s)`, '');
   lines.push('| variant | ops/s | p50 ms | p99 ms | server CPU ms/op |', '|---|---|---|---|---|');
   const range = (xs: number[], d: number) => (xs.length === 0 ? '—' : `${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)}`);
   for (const v of o.variants) {

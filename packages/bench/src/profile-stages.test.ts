@@ -63,3 +63,12 @@ void test('profile options', () => {
   assert.throws(() => parseProfileOptions(['--variants=list/json/h1'], '/out'), /is not MODE\/CODEC\/HTTP/);
   assert.throws(() => parseProfileOptions(['--server=kube-apiserver', '--cpu-profile'], '/out'), /--cpu-profile needs --server kapi/);
 });
+
+void test('profile options: connections and workers', () => {
+  const o = parseProfileOptions(['--clients', '4', '--workers=2'], '/out');
+  assert.deepEqual([o.clients, o.workers], [4, 2]);
+  const d = parseProfileOptions([], '/out');
+  assert.deepEqual([d.clients, d.workers], [1, 1]);
+  assert.throws(() => parseProfileOptions(['--workers=2', '--cpu-profile'], '/out'), /--cpu-profile needs --workers 1/);
+  assert.throws(() => parseProfileOptions(['--server=kube-apiserver', '--workers=2'], '/out'), /--workers is for --server kapi/);
+});

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"sort"
 	"strconv"
@@ -31,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 )
 
@@ -138,7 +140,11 @@ func main() {
 	watchers := flag.Int("watchers", 100, "watch: watches")
 	rate := flag.Float64("rate", 50, "watch: writes per second")
 	codec := flag.String("codec", "protobuf", "protobuf or json, both ways (HTTP/1.1 instead of HTTP/2: GODEBUG=http2client=0)")
+	clients := flag.Int("clients", 1, "create, get, list: independent clientsets (one transport, so one HTTP/2 connection, each), the operations spread over them in turn")
 	flag.Parse()
+	if *clients < 1 {
+		fail("--clients must be at least 1")
+	}
 
 	cfg := &rest.Config{
 		Host:            *server,
@@ -169,6 +175,20 @@ func main() {
 		fail("namespace: %v", err)
 	}
 	cms := cs.CoreV1().ConfigMaps(ns)
+	// Operation i goes to clientset i mod --clients: with HTTP/2 each clientset is one connection,
+	// as each of several separate programs (controllers, kubelets) would hold its own.
+	spread := []corev1client.ConfigMapInterface{cms}
+	for c := 1; c < *clients; c++ {
+		own := rest.CopyConfig(cfg)
+		// client-go shares one transport among configs with equal TLS settings unless a dialer is set.
+		own.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+		other, err := kubernetes.NewForConfig(own)
+		if err != nil {
+			fail("%v", err)
+		}
+		spread = append(spread, other.CoreV1().ConfigMaps(ns))
+	}
+	pick := func(i int64) corev1client.ConfigMapInterface { return spread[i%int64(len(spread))] }
 	ensure := func(prefix string, n int) {
 		var next int64 = -1
 		var wg sync.WaitGroup
@@ -205,19 +225,19 @@ func main() {
 	case "create":
 		prefix := fmt.Sprintf("c-%d-", time.Now().UnixNano())
 		op = func(i int64) error {
-			_, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: prefix + strconv.FormatInt(i, 10)}, Data: data(*size)}, metav1.CreateOptions{})
+			_, err := pick(i).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: prefix + strconv.FormatInt(i, 10)}, Data: data(*size)}, metav1.CreateOptions{})
 			return err
 		}
 	case "get":
 		ensure("g-", *objects)
 		op = func(i int64) error {
-			_, err := cms.Get(ctx, "g-"+strconv.FormatInt(i%int64(*objects), 10), metav1.GetOptions{})
+			_, err := pick(i).Get(ctx, "g-"+strconv.FormatInt(i%int64(*objects), 10), metav1.GetOptions{})
 			return err
 		}
 	case "list":
 		ensure("l-", *objects)
 		op = func(i int64) error {
-			l, err := cms.List(ctx, metav1.ListOptions{ResourceVersion: *rv, LabelSelector: ""})
+			l, err := pick(i).List(ctx, metav1.ListOptions{ResourceVersion: *rv, LabelSelector: ""})
 			if err == nil && len(l.Items) < *objects {
 				return fmt.Errorf("list returned %d items, want ≥ %d", len(l.Items), *objects)
 			}
