@@ -1,25 +1,33 @@
 /**
- * `kapi-bench profile`: where a server's CPU goes per request. One etcd and one server (kapi, or
- * kube-apiserver for its CPU per op only), then the client-go program (packages/bench/go) runs
- * each variant — create or GET, protobuf or JSON, HTTP/2 or HTTP/1.1 — in turn, `--rounds`
- * times in the same order, so every variant sees the same warm server and the same machine load.
- * Each run reports the server's CPU time per operation (/proc, over the measured window only).
- * With `--cpu-profile` a further run of each variant is sampled by V8's profiler through the
- * inspector (kapi only), written as a `.cpuprofile` (Chrome DevTools, speedscope) and split by
- * stage (see {@link stageOf}).
+ * `kapi-bench profile`: where a server's CPU goes per request. Each server under test (kapi,
+ * kube-apiserver or both) gets an etcd of its own; then the client-go program (packages/bench/go)
+ * runs each variant — create or GET, protobuf or JSON, HTTP/2 or HTTP/1.1 — against each server
+ * in turn, `--rounds` times in the same order, so every variant sees the same warm servers and
+ * the same machine load. Each run reports the server's CPU time per operation (/proc, over the
+ * measured window only). With `--cpu-profile` a further run of each variant is sampled over
+ * that window: kapi by V8's profiler through the inspector (written as a `.cpuprofile`),
+ * kube-apiserver by Go's profiler at `/debug/pprof/profile` (written as `.pprof.gz`). Both are
+ * split into the same stages ({@link summarizeProfile}, {@link summarizeGoProfile}) and drawn as
+ * SVG flame graphs.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startEtcd } from '@kapi/storage/testing';
 import { clientGoBinary, onJsonLines } from './client-go-scenario.js';
 import { connectInspector, inspectorUrl, type InspectorSession } from './inspector.js';
-import { kubeApiserverBinary, startComparedKapi, startKubeApiserver, type ComparedServer } from './kube-server.js';
+import { kubeApiserverBinary, startComparedKapi, startKubeApiserver, type ComparedServer, type ServerName } from './kube-server.js';
 import { monitorProcess } from './process-stats.js';
 import { summarizeProfile, type CpuProfile, type ProfileSummary } from './profile-stages.js';
+import { cpuProfileFlameStacks, renderFlameGraph, type FlameStack } from './flame-graph.js';
+import { goFlameStacks, summarizeGoProfile } from './go-profile-stages.js';
+import { decodePprof } from './pprof.js';
+import { fetchGoCpuProfile } from './kube-pprof.js';
 
 export const profileUsage = `kapi-bench profile [options]
-  --server kapi|kube-apiserver   server under test (default kapi; profiles need kapi)
+  --server LIST            servers under test, kapi and/or kube-apiserver, comma-separated
+                           (default kapi); each runs on an etcd of its own, runs alternate
   --variants LIST          comma-separated MODE/CODEC/HTTP, e.g. create/protobuf/h2,get/json/h1
                            (default create/protobuf/h2,create/json/h1,create/json/h2,create/protobuf/h1)
   --concurrency N          client goroutines (default 16)
@@ -30,8 +38,10 @@ export const profileUsage = `kapi-bench profile [options]
   --clients N              independent client-go clientsets, each its own connection, the requests
                            spread over them (default 1: one HTTP/2 connection, as one program holds)
   --workers N              kapi's --workers (default 1); the server CPU counts every worker
-  --cpu-profile            one more run of each variant under V8's CPU profiler (kapi only)
-  --out DIR                where .cpuprofile files and the summary go (default bench/results/profile-<time>)
+  --cpu-profile            one more run of each variant and server under its CPU profiler (kapi:
+                           V8's, through the inspector; kube-apiserver: Go's, /debug/pprof/profile),
+                           split by stage and drawn as SVG flame graphs
+  --out DIR                where profiles, flame graphs and the summary go (default bench/results/profile-<time>)
 `;
 
 export interface ProfileVariant {
@@ -41,7 +51,7 @@ export interface ProfileVariant {
 }
 
 export interface ProfileOptions {
-  server: 'kapi' | 'kube-apiserver';
+  servers: ServerName[];
   variants: ProfileVariant[];
   concurrency: number;
   durationS: number;
@@ -60,7 +70,7 @@ export function variantName(v: ProfileVariant): string {
 
 export function parseProfileOptions(argv: string[], defaultOutDir: string): ProfileOptions {
   const options: ProfileOptions = {
-    server: 'kapi',
+    servers: ['kapi'],
     variants: parseVariants('create/protobuf/h2,create/json/h1,create/json/h2,create/protobuf/h1'),
     concurrency: 16,
     durationS: 10,
@@ -87,9 +97,9 @@ export function parseProfileOptions(argv: string[], defaultOutDir: string): Prof
     };
     switch (flag) {
       case '--server': {
-        const v = value();
-        if (v !== 'kapi' && v !== 'kube-apiserver') throw new Error(`--server must be kapi or kube-apiserver, not ${v}`);
-        options.server = v;
+        const names = value().split(',').map((v) => v.trim());
+        for (const v of names) if (v !== 'kapi' && v !== 'kube-apiserver') throw new Error(`--server takes kapi and/or kube-apiserver, not ${v}`);
+        options.servers = [...new Set(names as ServerName[])];
         break;
       }
       case '--variants':
@@ -126,9 +136,9 @@ export function parseProfileOptions(argv: string[], defaultOutDir: string): Prof
         throw new Error(`unknown option ${arg}`);
     }
   }
-  if (options.cpuProfile && options.server !== 'kapi') throw new Error('--cpu-profile needs --server kapi');
-  if (options.cpuProfile && options.workers !== 1) throw new Error('--cpu-profile needs --workers 1 (one inspector)');
-  if (options.workers !== 1 && options.server !== 'kapi') throw new Error('--workers is for --server kapi');
+  const kapi = options.servers.includes('kapi');
+  if (options.cpuProfile && kapi && options.workers !== 1) throw new Error('--cpu-profile needs --workers 1 (one inspector)');
+  if (options.workers !== 1 && !kapi) throw new Error('--workers is for --server kapi');
   return options;
 }
 
@@ -143,6 +153,7 @@ function parseVariants(text: string): ProfileVariant[] {
 }
 
 export interface ProfileRun {
+  server: ServerName;
   variant: string;
   round: number;
   ops: number;
@@ -153,10 +164,25 @@ export interface ProfileRun {
   serverCpuMsPerOp: number;
 }
 
+/** One profiled run: where its files are and its stages. */
+export interface ProfiledRun {
+  server: ServerName;
+  variant: string;
+  /** The profile as written (`.cpuprofile` or `.pprof.gz`). */
+  file: string;
+  /** Its flame graph (`.svg`). */
+  flameGraph: string;
+  /** Operations in the profiled window. */
+  ops: number;
+  summary: ProfileSummary;
+}
+
 export interface ProfileResult {
   options: ProfileOptions;
   runs: ProfileRun[];
-  profiles: { variant: string; file: string; ops: number; summary: ProfileSummary }[];
+  profiles: ProfiledRun[];
+  /** The 1-minute load average after each run. */
+  loadAverages: number[];
 }
 
 /**
@@ -190,92 +216,131 @@ function runClient(binary: string, server: ComparedServer, v: ProfileVariant, ar
   });
 }
 
+/** A server under test with its etcd and, for kapi's profiles, its inspector. */
+interface Target {
+  name: ServerName;
+  server: ComparedServer;
+  pid: number;
+  stopEtcd(): Promise<void>;
+  inspector?: InspectorSession;
+  /** Whether its first run (with the long warm-up) is still to come. */
+  first: boolean;
+}
+
+async function startTarget(name: ServerName, options: { cpuProfile: boolean; workers: number }): Promise<Target> {
+  const cpuProfile = options.cpuProfile;
+  const etcd = await startEtcd();
+  try {
+    const server =
+      name === 'kapi'
+        ? await startComparedKapi({ etcdServers: etcd.endpoints, workers: options.workers, ...(cpuProfile ? { env: { NODE_OPTIONS: '--inspect=127.0.0.1:0' } } : {}) })
+        : await startKubeApiserver({ binary: kubeApiserverBinary(), etcdServers: etcd.endpoints });
+    const target: Target = { name, server, pid: 0, stopEtcd: () => etcd.stop(), first: true };
+    try {
+      const pid = server.pid();
+      if (pid === undefined) throw new Error(`${name} is not running`);
+      target.pid = pid;
+      if (cpuProfile && name === 'kapi') {
+        const url = inspectorUrl(server.output());
+        if (url === undefined) throw new Error('kapi did not print its inspector URL');
+        target.inspector = await connectInspector(url);
+      }
+      return target;
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+  } catch (err) {
+    await etcd.stop();
+    throw err;
+  }
+}
+
+async function stopTarget(target: Target): Promise<void> {
+  target.inspector?.close();
+  await target.server.stop();
+  await target.stopEtcd();
+}
+
+/** Starts a profiler on `target` at the start of the measured window; `stop` ends it and returns its stacks. */
+function startProfiler(target: Target, durationS: number): { ready: Promise<void>; stop(): Promise<{ bytes: Buffer; extension: string; summary: ProfileSummary; stacks: FlameStack[]; seconds?: number }> } {
+  if (target.inspector !== undefined) {
+    const inspector = target.inspector;
+    return {
+      ready: inspector.startProfiling(250),
+      async stop() {
+        const profile = (await inspector.stopProfiling()) as CpuProfile;
+        return { bytes: Buffer.from(JSON.stringify(profile)), extension: 'cpuprofile', summary: summarizeProfile(profile), stacks: cpuProfileFlameStacks(profile) };
+      },
+    };
+  }
+  // Settled here so that a failure before `stop` is not an unhandled rejection.
+  const fetched = fetchGoCpuProfile(target.server, durationS).then(
+    (bytes) => ({ bytes }),
+    (error: unknown) => ({ error }),
+  );
+  return {
+    ready: Promise.resolve(),
+    async stop() {
+      const got = await fetched;
+      if ('error' in got) throw got.error;
+      const profile = decodePprof(got.bytes);
+      return { bytes: got.bytes, extension: 'pprof.gz', summary: summarizeGoProfile(profile), stacks: goFlameStacks(profile), seconds: profile.durationNanos / 1e9 };
+    },
+  };
+}
+
 export async function runProfile(options: ProfileOptions, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<ProfileResult> {
   const binary = await clientGoBinary();
-  const etcd = await startEtcd();
-  let server: ComparedServer | undefined;
-  let inspector: InspectorSession | undefined;
-  const result: ProfileResult = { options, runs: [], profiles: [] };
+  const targets: Target[] = [];
+  const result: ProfileResult = { options, runs: [], profiles: [], loadAverages: [] };
   try {
-    server =
-      options.server === 'kapi'
-        ? await startComparedKapi({ etcdServers: etcd.endpoints, workers: options.workers, ...(options.cpuProfile ? { env: { NODE_OPTIONS: '--inspect=127.0.0.1:0' } } : {}) })
-        : await startKubeApiserver({ binary: kubeApiserverBinary(), etcdServers: etcd.endpoints });
-    const pid = server.pid();
-    if (pid === undefined) throw new Error(`${options.server} is not running`);
-    if (options.cpuProfile) {
-      const url = inspectorUrl(server.output());
-      if (url === undefined) throw new Error('kapi did not print its inspector URL');
-      inspector = await connectInspector(url);
-    }
+    for (const name of options.servers) targets.push(await startTarget(name, options));
     const base = [`--concurrency=${options.concurrency}`, `--duration=${options.durationS}s`, '--objects=1000', `--clients=${options.clients}`];
-    let first = true;
-    const measured = async (v: ProfileVariant, round: number, profile: boolean): Promise<void> => {
-      const warmup = first ? options.firstWarmupS : options.warmupS;
-      first = false;
+    const measured = async (target: Target, v: ProfileVariant, round: number, profile: boolean): Promise<void> => {
+      const warmup = target.first ? options.firstWarmupS : options.warmupS;
+      target.first = false;
       let monitor: ReturnType<typeof monitorProcess> | undefined;
       let cpuSeconds = Number.NaN;
-      let cpuProfile: CpuProfile | undefined;
-      const line = await runClient(binary, server!, v, [...base, `--warmup=${warmup}s`], {
+      let profiler: ReturnType<typeof startProfiler> | undefined;
+      let profiled: Awaited<ReturnType<ReturnType<typeof startProfiler>['stop']>> | undefined;
+      const line = await runClient(binary, target.server, v, [...base, `--warmup=${warmup}s`], {
         async onMeasuring() {
-          monitor = monitorProcess(pid);
-          if (profile) await inspector!.startProfiling(250);
+          monitor = monitorProcess(target.pid);
+          if (profile) {
+            profiler = startProfiler(target, options.durationS);
+            await profiler.ready;
+          }
         },
         async onResult() {
-          if (profile) cpuProfile = (await inspector!.stopProfiling()) as CpuProfile;
+          if (profiler) profiled = await profiler.stop();
           cpuSeconds = monitor?.finish()?.cpuSeconds ?? Number.NaN;
         },
       });
+      result.loadAverages.push(loadavg()[0]!);
       const num = (k: string) => (typeof line[k] === 'number' ? line[k] : Number.NaN);
       const ops = num('ops') + num('errors');
-      const run: ProfileRun = { variant: variantName(v), round, ops: num('ops'), opsPerSecond: num('opsPerSecond'), p50: num('p50'), p99: num('p99'), errors: num('errors'), serverCpuMsPerOp: (cpuSeconds * 1000) / ops };
-      if (cpuProfile) {
+      const run: ProfileRun = { server: target.name, variant: variantName(v), round, ops: num('ops'), opsPerSecond: num('opsPerSecond'), p50: num('p50'), p99: num('p99'), errors: num('errors'), serverCpuMsPerOp: (cpuSeconds * 1000) / ops };
+      if (profiled) {
         mkdirSync(options.outDir, { recursive: true });
-        const file = join(options.outDir, `${variantName(v).replace(/\//g, '-')}.cpuprofile`);
-        writeFileSync(file, JSON.stringify(cpuProfile));
-        result.profiles.push({ variant: run.variant, file, ops, summary: summarizeProfile(cpuProfile) });
-        log(`profile ${run.variant}: ${run.ops} ops (${run.serverCpuMsPerOp.toFixed(3)} ms/op with the profiler on) → ${file}`);
+        const stem = join(options.outDir, `${target.name}-${variantName(v).replace(/\//g, '-')}`);
+        const file = `${stem}.${profiled.extension}`;
+        writeFileSync(file, profiled.bytes);
+        const flameGraph = `${stem}.svg`;
+        writeFileSync(flameGraph, renderFlameGraph(profiled.stacks, { title: `${target.name} ${run.variant}: CPU while serving ${options.concurrency} client-go goroutines for ${options.durationS} s`, unit: 'ms' }));
+        // Go's profile covers whole seconds from the measuring line; count the ops of that span.
+        const profiledOps = profiled.seconds === undefined ? ops : num('opsPerSecond') * profiled.seconds;
+        result.profiles.push({ server: target.name, variant: run.variant, file, flameGraph, ops: profiledOps, summary: profiled.summary });
+        log(`profile ${target.name} ${run.variant}: ${run.ops} ops (${run.serverCpuMsPerOp.toFixed(3)} ms/op with the profiler on) → ${file}, ${flameGraph}`);
       } else {
         result.runs.push(run);
-        log(`${run.variant} round ${round}: ${run.opsPerSecond.toFixed(0)}/s p50 ${run.p50.toFixed(1)} ms p99 ${run.p99.toFixed(1)} ms, errors ${run.errors}, server ${run.serverCpuMsPerOp.toFixed(3)} ms/op`);
+        log(`${target.name} ${run.variant} round ${round}: ${run.opsPerSecond.toFixed(0)}/s p50 ${run.p50.toFixed(1)} ms p99 ${run.p99.toFixed(1)} ms, errors ${run.errors}, server ${run.serverCpuMsPerOp.toFixed(3)} ms/op`);
       }
     };
-    for (let round = 1; round <= options.rounds; round++) for (const v of options.variants) await measured(v, round, false);
-    if (options.cpuProfile) for (const v of options.variants) await measured(v, 0, true);
+    for (let round = 1; round <= options.rounds; round++) for (const v of options.variants) for (const t of targets) await measured(t, v, round, false);
+    if (options.cpuProfile) for (const v of options.variants) for (const t of targets) await measured(t, v, 0, true);
   } finally {
-    inspector?.close();
-    await server?.stop();
-    await etcd.stop();
+    for (const t of targets) await stopTarget(t);
   }
   return result;
-}
-
-/** Markdown: CPU per op by variant (min–max over rounds), then each profile's stages in ms per op. */
-export function profileReport(result: ProfileResult): string {
-  const lines: string[] = [];
-  const o = result.options;
-  lines.push(`# kapi-bench profile ${new Date().toISOString()}`, '');
-  lines.push(`- ${o.server}${o.workers !== 1 ? ` --workers=${o.workers}` : ''}, client-go ${o.concurrency} goroutines over ${o.clients} connection${o.clients === 1 ? '' : 's'}, ${o.rounds} rounds of ${o.durationS} s per variant (warm-up ${o.firstWarmupS} s first, then ${o.warmupS} s)`, '');
-  lines.push('| variant | ops/s | p50 ms | p99 ms | server CPU ms/op |', '|---|---|---|---|---|');
-  const range = (xs: number[], d: number) => (xs.length === 0 ? '—' : `${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)}`);
-  for (const v of o.variants) {
-    const runs = result.runs.filter((r) => r.variant === variantName(v));
-    lines.push(`| ${variantName(v)} | ${range(runs.map((r) => r.opsPerSecond), 0)} | ${range(runs.map((r) => r.p50), 1)} | ${range(runs.map((r) => r.p99), 1)} | ${range(runs.map((r) => r.serverCpuMsPerOp), 3)} |`);
-  }
-  if (result.profiles.length > 0) {
-    const stages = [...new Set(result.profiles.flatMap((p) => p.summary.stages.map((s) => s.stage)))];
-    const share = (p: ProfileResult['profiles'][number], stage: string) => {
-      const s = p.summary.stages.find((x) => x.stage === stage);
-      return s === undefined ? '—' : ((s.ms / p.ops)).toFixed(3);
-    };
-    lines.push('', '## Profiled CPU by stage (ms per op; sampled with the profiler on, idle excluded)', '');
-    lines.push(`| stage | ${result.profiles.map((p) => p.variant).join(' | ')} |`, `|---|${result.profiles.map(() => '---|').join('')}`);
-    for (const stage of stages) lines.push(`| ${stage} | ${result.profiles.map((p) => share(p, stage)).join(' | ')} |`);
-    lines.push(`| **total** | ${result.profiles.map((p) => (p.summary.busyMs / p.ops).toFixed(3)).join(' | ')} |`);
-    for (const p of result.profiles) {
-      lines.push('', `### ${p.variant}: top functions by self time (ms per op)`, '', '| function | where | ms/op |', '|---|---|---|');
-      for (const f of p.summary.topFunctions.slice(0, 25)) lines.push(`| ${f.name} | ${f.where} | ${(f.ms / p.ops).toFixed(4)} |`);
-    }
-  }
-  return `${lines.join('\n')}\n`;
 }

@@ -46,8 +46,8 @@ void test('samples go to the innermost named stage; node layers under the etcd c
     summary.stages.map((s) => [s.stage, s.ms]),
     [
       ['protobuf codec', 0.3],
-      ['HTTP/2 (node)', 0.2],
-      ['etcd client (grpc-js, etcd3)', 0.15],
+      ['HTTP/2', 0.2],
+      ['etcd client', 0.15],
       ['apiserver (routing, handlers, encode)', 0.1],
       ['GC', 0.05],
       ['other (native, program, unmatched)', 0.025],
@@ -58,10 +58,14 @@ void test('samples go to the innermost named stage; node layers under the etcd c
 
 void test('profile options', () => {
   const o = parseProfileOptions(['--variants=get/json/h1,create/protobuf/h2', '--rounds', '3', '--cpu-profile', '--out', '/x'], '/out');
-  assert.deepEqual([o.variants.map(variantName), o.rounds, o.cpuProfile, o.outDir, o.server], [['get/json/h1', 'create/protobuf/h2'], 3, true, '/x', 'kapi']);
+  assert.deepEqual([o.variants.map(variantName), o.rounds, o.cpuProfile, o.outDir, o.servers], [['get/json/h1', 'create/protobuf/h2'], 3, true, '/x', ['kapi']]);
   assert.match(parseProfileOptions([], '/out').outDir, /^\/out\/profile-/);
   assert.throws(() => parseProfileOptions(['--variants=list/json/h1'], '/out'), /is not MODE\/CODEC\/HTTP/);
-  assert.throws(() => parseProfileOptions(['--server=kube-apiserver', '--cpu-profile'], '/out'), /--cpu-profile needs --server kapi/);
+  const both = parseProfileOptions(['--server', 'kapi,kube-apiserver,kapi', '--cpu-profile'], '/out');
+  assert.deepEqual([both.servers, both.cpuProfile], [['kapi', 'kube-apiserver'], true]);
+  assert.deepEqual(parseProfileOptions(['--server=kube-apiserver', '--cpu-profile'], '/out').servers, ['kube-apiserver']);
+  assert.throws(() => parseProfileOptions(['--server=kapi,kube'], '/out'), /--server takes kapi and\/or kube-apiserver, not kube/);
+  assert.throws(() => parseProfileOptions(['--server'], '/out'), /--server needs a value/);
 });
 
 void test('profile options: connections and workers', () => {

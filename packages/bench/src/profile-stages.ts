@@ -27,31 +27,67 @@ export interface ProfileSummary {
   topFunctions: { name: string; where: string; ms: number }[];
 }
 
+/**
+ * Stage names shared by kapi's (V8) and kube-apiserver's (Go) profiles, so that the two line up
+ * in one table. A few exist on one side only (Go's allocator and scheduler, kube's conversion
+ * between API versions and its internal version).
+ */
+export const Stage = {
+  gc: 'GC',
+  etcdClient: 'etcd client',
+  storage: 'storage (etcd store, codec)',
+  watchCache: 'watch cache',
+  protobuf: 'protobuf codec',
+  managedFields: 'managed fields',
+  machinery: 'machinery (meta, validation, other)',
+  registry: 'registry (store: defaults, admission, validation)',
+  authn: 'authn/authz',
+  audit: 'audit',
+  admission: 'admission plugins',
+  body: 'body read/decode',
+  filters: 'filters, APF, metrics, tracing',
+  apiserver: 'apiserver (routing, handlers, encode)',
+  http2: 'HTTP/2',
+  http1: 'HTTP/1.1',
+  tls: 'TLS',
+  sockets: 'sockets, streams, syscalls',
+  allocation: 'allocation (Go malloc)',
+  conversion: 'conversion (kube internal version)',
+  scheduler: 'scheduler, runtime (Go)',
+  other: 'other (native, program, unmatched)',
+} as const;
+
+/**
+ * Transport layers: of a run of nested ones the outermost counts (a socket write made by HTTP/2
+ * is HTTP/2's work), and under the etcd client they are the etcd client's, whose transport they are.
+ */
+export const transportStages: ReadonlySet<string> = new Set([Stage.http2, Stage.http1, Stage.tls, Stage.sockets]);
+
 /** [stage, test on a frame's url or function name], first match wins; order matters. */
 const rules: [string, (url: string, fn: string) => boolean][] = [
-  ['GC', (_u, f) => f === '(garbage collector)'],
-  ['etcd client (grpc-js, etcd3)', (u) => u.includes('@grpc/') || u.includes('/etcd3/') || u.includes('/protobufjs/') || u.includes('/storage/dist/etcd/etcd-client') || u.includes('/storage/dist/etcd/grpc/')],
-  ['storage (etcd store, codec)', (u) => u.includes('/storage/dist/')],
-  ['watch cache', (u) => u.includes('/watch-cache/dist/')],
-  ['protobuf codec', (u) => u.includes('/machinery/dist/protobuf/')],
-  ['managed fields', (u) => u.includes('/machinery/dist/managed-fields/')],
-  ['machinery (meta, validation, other)', (u) => u.includes('/machinery/dist/')],
-  ['registry (store: defaults, admission, validation)', (u) => u.includes('/registry/dist/')],
-  ['authn/authz', (u) => u.includes('/apiserver/dist/auth/')],
-  ['audit', (u) => u.includes('/apiserver/dist/audit/')],
-  ['admission plugins', (u) => u.includes('/apiserver/dist/admission/')],
-  ['body read/decode', (u) => u.includes('/apiserver/dist/body/')],
-  ['filters, APF, metrics, tracing', (u) => /\/apiserver\/dist\/(flowcontrol|filters|metrics|tracing|max-in-flight|request-info)/.test(u) || u.includes('/@opentelemetry/') || u.includes('/prom-client/')],
-  ['apiserver (routing, handlers, encode)', (u) => u.includes('/apiserver/dist/')],
-  ['HTTP/2 (node)', (u) => u.startsWith('node:internal/http2') || u === 'node:http2'],
-  ['HTTP/1.1 (node)', (u) => u.startsWith('node:_http') || u === 'node:http' || u === 'node:https'],
-  ['TLS (node)', (u) => u.startsWith('node:_tls') || u === 'node:tls' || u.startsWith('node:internal/tls')],
-  ['sockets, streams, timers (node)', (u) => u.startsWith('node:net') || u.startsWith('node:internal/stream') || u.startsWith('node:internal/timers') || u === 'node:stream'],
+  [Stage.gc, (_u, f) => f === '(garbage collector)'],
+  [Stage.etcdClient, (u) => u.includes('@grpc/') || u.includes('/etcd3/') || u.includes('/protobufjs/') || u.includes('/storage/dist/etcd/etcd-client') || u.includes('/storage/dist/etcd/grpc/')],
+  [Stage.storage, (u) => u.includes('/storage/dist/')],
+  [Stage.watchCache, (u) => u.includes('/watch-cache/dist/')],
+  [Stage.protobuf, (u) => u.includes('/machinery/dist/protobuf/')],
+  [Stage.managedFields, (u) => u.includes('/machinery/dist/managed-fields/')],
+  [Stage.machinery, (u) => u.includes('/machinery/dist/')],
+  [Stage.registry, (u) => u.includes('/registry/dist/')],
+  [Stage.authn, (u) => u.includes('/apiserver/dist/auth/')],
+  [Stage.audit, (u) => u.includes('/apiserver/dist/audit/')],
+  [Stage.admission, (u) => u.includes('/apiserver/dist/admission/')],
+  [Stage.body, (u) => u.includes('/apiserver/dist/body/')],
+  [Stage.filters, (u) => /\/apiserver\/dist\/(flowcontrol|filters|metrics|tracing|max-in-flight|request-info)/.test(u) || u.includes('/@opentelemetry/') || u.includes('/prom-client/')],
+  [Stage.apiserver, (u) => u.includes('/apiserver/dist/')],
+  [Stage.http2, (u) => u.startsWith('node:internal/http2') || u === 'node:http2'],
+  [Stage.http1, (u) => u.startsWith('node:_http') || u === 'node:http' || u === 'node:https'],
+  [Stage.tls, (u) => u.startsWith('node:_tls') || u === 'node:tls' || u.startsWith('node:internal/tls')],
+  [Stage.sockets, (u) => u.startsWith('node:net') || u.startsWith('node:internal/stream') || u.startsWith('node:internal/timers') || u === 'node:stream'],
 ];
 
-const unattributed = 'other (native, program, unmatched)';
-const etcdClient = rules[1]![0];
-const nodeLayer = (stage: string) => stage.endsWith('(node)');
+const unattributed = Stage.other;
+const etcdClient = Stage.etcdClient;
+const nodeLayer = (stage: string) => transportStages.has(stage);
 
 export function summarizeProfile(profile: CpuProfile): ProfileSummary {
   const byId = new Map<number, CpuProfileNode>();
