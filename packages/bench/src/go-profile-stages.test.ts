@@ -45,13 +45,14 @@ void test('transport layers count as the outermost of them, and as the etcd clie
   assert.equal(goStageOf(stack(syscallWrite, netWrite)), Stage.sockets);
 });
 
-void test("Go's runtime: the collector is GC, the allocator allocation, the runtime alone its scheduler", () => {
+void test("Go's runtime: the collector is GC, the allocator allocation, stack growth and the runtime alone its scheduler", () => {
   assert.equal(goStageOf(stack('runtime.scanobject@@runtime/mgcmark.go', 'runtime.gcDrain@@runtime/mgcmark.go', 'runtime.gcBgMarkWorker@@runtime/mgc.go')), Stage.gc);
   const malloc = 'runtime.mallocgc@@runtime/malloc.go';
   assert.equal(goStageOf(stack('runtime.memclrNoHeapPointers@@runtime/memclr_amd64.s', malloc, 'runtime.newobject@@runtime/malloc.go', storeCreate)), Stage.allocation);
   assert.equal(goStageOf(stack('runtime.scanobject@@runtime/mgcmark.go', 'runtime.gcAssistAlloc@@runtime/mgcmark.go', malloc, storeCreate)), Stage.gc);
   assert.equal(goStageOf(stack('runtime.futex@@runtime/sys_linux_amd64.s', 'runtime.findRunnable@@runtime/proc.go', 'runtime.schedule@@runtime/proc.go', 'runtime.mcall@@runtime/asm_amd64.s')), Stage.scheduler);
-  // Runtime helpers other than the allocator and the collector count for their caller.
+  assert.equal(goStageOf(stack('runtime.adjustframe@@runtime/stack.go', 'runtime.copystack@@runtime/stack.go', 'runtime.newstack@@runtime/stack.go', 'runtime.morestack@@runtime/asm_amd64.s', storeCreate)), Stage.scheduler);
+  // Runtime helpers other than the allocator, the collector and stack growth count for their caller.
   assert.equal(goStageOf(stack('runtime.memmove@@runtime/memmove_amd64.s', storeCreate)), Stage.storage);
 });
 

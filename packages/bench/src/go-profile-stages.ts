@@ -5,8 +5,8 @@
  * sort, sync, context, bufio...) are named by no rule, so their time is their caller's.
  * As for kapi, nested transport layers count as the outermost of them, and as the etcd client
  * under it. Go's runtime is split out: the collector (background marking, assists, sweeping) is
- * GC, the allocator is "allocation", and stacks of the runtime alone (scheduler, netpoller,
- * timers) are "scheduler, runtime".
+ * GC, the allocator is "allocation", and goroutine stack growth and stacks of the runtime
+ * alone (scheduler, netpoller, timers) are "scheduler, stacks, runtime".
  */
 import type { FlameStack } from './flame-graph.js';
 import type { GoFrame, GoProfile } from './pprof.js';
@@ -69,6 +69,9 @@ const rules: [string, (path: string, fn: string) => boolean][] = [
 
 const gcFunction = /^runtime\.(gc[A-Z]|bgsweep|bgscavenge|sweepone|markroot|scanobject|scanstack|scanblock|greyobject|deductSweepCredit|\(\*gcWork\)|\(\*mspan\)\.sweep|\(\*sweepLocked\))/;
 
+/** Growing a goroutine's stack: copying it and adjusting its frames' pointers. */
+const stackGrowth = /^runtime\.(newstack|copystack|morestack)/;
+
 /** The stage of one stack (innermost frame first). */
 export function goStageOf(stack: readonly GoFrame[]): string {
   let stage: string | undefined;
@@ -78,6 +81,7 @@ export function goStageOf(stack: readonly GoFrame[]): string {
     if (fn.startsWith('runtime.')) {
       if (stage === undefined && gcFunction.test(fn)) return Stage.gc;
       if (stage === undefined && fn.startsWith('runtime.mallocgc')) return Stage.allocation;
+      if (stage === undefined && stackGrowth.test(fn)) return Stage.scheduler;
       continue;
     }
     runtimeOnly = false;

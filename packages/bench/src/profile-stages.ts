@@ -29,7 +29,7 @@ export interface ProfileSummary {
 
 /**
  * Stage names shared by kapi's (V8) and kube-apiserver's (Go) profiles, so that the two line up
- * in one table. A few exist on one side only (Go's allocator and scheduler, kube's conversion
+ * in one table. A few exist on one side only (Go's allocator, scheduler and goroutine stacks, kube's conversion
  * between API versions and its internal version).
  */
 export const Stage = {
@@ -53,7 +53,7 @@ export const Stage = {
   sockets: 'sockets, streams, syscalls',
   allocation: 'allocation (Go malloc)',
   conversion: 'conversion (kube internal version)',
-  scheduler: 'scheduler, runtime (Go)',
+  scheduler: 'scheduler, stacks, runtime (Go)',
   other: 'other (native, program, unmatched)',
 } as const;
 
