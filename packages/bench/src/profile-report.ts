@@ -5,6 +5,33 @@
  */
 import { basename } from 'node:path';
 import { variantName, type ProfiledRun, type ProfileResult } from './profile-command.js';
+import { Stage } from './profile-stages.js';
+
+/**
+ * Stages grouped into layers that compare across the two runtimes: where one server's work
+ * lands in a different stage than the other's (node reads sockets outside HTTP/2 frames, Go
+ * inside them; V8 allocates inline, Go in its allocator), the layer still holds both.
+ */
+export const layers: readonly { layer: string; stages: readonly string[] }[] = [
+  { layer: 'etcd client', stages: [Stage.etcdClient] },
+  { layer: 'transport: HTTP/2, HTTP/1.1, TLS, sockets', stages: [Stage.http2, Stage.http1, Stage.tls, Stage.sockets] },
+  { layer: 'protobuf codec, body', stages: [Stage.protobuf, Stage.body] },
+  { layer: 'managed fields', stages: [Stage.managedFields] },
+  { layer: 'defaults, validation, admission, conversion', stages: [Stage.registry, Stage.machinery, Stage.admission, Stage.conversion] },
+  { layer: 'storage, watch cache', stages: [Stage.storage, Stage.watchCache] },
+  { layer: 'routing, handlers', stages: [Stage.apiserver] },
+  { layer: 'filters, APF, metrics, tracing, authn/authz, audit', stages: [Stage.filters, Stage.authn, Stage.audit] },
+  { layer: "memory: GC, Go's allocator", stages: [Stage.gc, Stage.allocation] },
+  { layer: "runtime: V8 native, Go's scheduler and stacks, unmatched", stages: [Stage.scheduler, Stage.other] },
+];
+
+/** {@link stageComparison}'s rows summed by {@link layers}, in that order. */
+export function layerComparison(rows: readonly { stage: string; kapi: number; kube: number }[]): { stage: string; kapi: number; kube: number }[] {
+  return layers.map(({ layer, stages }) => {
+    const members = rows.filter((r) => stages.includes(r.stage));
+    return { stage: layer, kapi: members.reduce((t, r) => t + r.kapi, 0), kube: members.reduce((t, r) => t + r.kube, 0) };
+  });
+}
 
 function median(xs: number[]): number {
   const sorted = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
@@ -59,12 +86,17 @@ export function profileReport(result: ProfileResult): string {
   if (compared.length > 0) {
     lines.push('', '## kapi and kube-apiserver by stage (ms of CPU per op)', '');
     lines.push("Each stage's share of its profile, applied to the server's median CPU per op over the unprofiled runs.");
-    for (const { variant, rows } of compared) {
-      lines.push('', `### ${variant}`, '', '| stage | kapi | kube-apiserver | kapi − kube |', '|---|---|---|---|');
-      const cell = (x: number) => (x === 0 ? '—' : x.toFixed(3));
-      for (const r of rows) lines.push(`| ${r.stage} | ${cell(r.kapi)} | ${cell(r.kube)} | ${(r.kapi - r.kube >= 0 ? '+' : '') + (r.kapi - r.kube).toFixed(3)} |`);
+    const cell = (x: number) => (x === 0 ? '—' : x.toFixed(3));
+    const difference = (x: number) => (x >= 0 ? '+' : '') + x.toFixed(3);
+    const table = (heading: string, rows: { stage: string; kapi: number; kube: number }[]) => {
+      lines.push('', heading, '', '| stage | kapi | kube-apiserver | kapi − kube |', '|---|---|---|---|');
+      for (const r of rows) lines.push(`| ${r.stage} | ${cell(r.kapi)} | ${cell(r.kube)} | ${difference(r.kapi - r.kube)} |`);
       const total = rows.reduce((t, r) => ({ kapi: t.kapi + r.kapi, kube: t.kube + r.kube }), { kapi: 0, kube: 0 });
-      lines.push(`| **total** | ${total.kapi.toFixed(3)} | ${total.kube.toFixed(3)} | ${(total.kapi - total.kube >= 0 ? '+' : '') + (total.kapi - total.kube).toFixed(3)} |`);
+      lines.push(`| **total** | ${total.kapi.toFixed(3)} | ${total.kube.toFixed(3)} | ${difference(total.kapi - total.kube)} |`);
+    };
+    for (const { variant, rows } of compared) {
+      table(`### ${variant} by layer`, layerComparison(rows));
+      table(`### ${variant} by stage`, rows);
     }
   }
   for (const server of o.servers) {
