@@ -68,7 +68,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(report);
     mkdirSync(profile.outDir, { recursive: true });
     writeFileSync(join(profile.outDir, 'profile.md'), report);
-    process.stdout.write(`\nwrote ${join(profile.outDir, 'profile.md')}\n`);
+    writeFileSync(join(profile.outDir, 'profile.json'), `${JSON.stringify(result, null, 1)}\n`);
+    process.stdout.write(`\nwrote ${join(profile.outDir, 'profile.md')} and profile.json\n`);
     return result.runs.every((r) => r.errors === 0) ? 0 : 1;
   }
   if (command !== 'suite') {
