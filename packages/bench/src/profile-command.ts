@@ -32,7 +32,7 @@ export const profileUsage = `kapi-bench profile [options]
                            (default create/protobuf/h2,create/json/h1,create/json/h2,create/protobuf/h1)
   --concurrency N          client goroutines (default 16)
   --duration S             measured seconds per run (default 10)
-  --warmup S               unmeasured seconds before each run (default 3); the first run of all
+  --warmup S               unmeasured seconds before each run (default 3); the first run on each server
                            is preceded by --first-warmup S (default 20) to get past V8's warm-up
   --rounds N               runs of every variant, same order each round (default 2)
   --clients N              independent client-go clientsets, each its own connection, the requests

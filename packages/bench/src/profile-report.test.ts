@@ -46,7 +46,7 @@ void test("stages side by side: each profile's shares of the unprofiled median C
   assert.match(report, /load average \(1 min\) after each run: 3\.5–4\.3/);
   assert.match(report, /\| etcd client \| 0\.600 \| 0\.400 \| \+0\.200 \|/);
   // By layer: GC and Go's allocator are one row.
-  assert.match(report, /### create\/protobuf\/h2 by layer\n\n\| stage [^\n]*\n[^\n]*\n\| etcd client \| 0\.600 \| 0\.400 \| \+0\.200 \|\n\| transport: HTTP\/2, HTTP\/1\.1, TLS, sockets \| — \| — \| \+0\.000 \|\n\| protobuf codec, body \| 0\.200 \| — \| \+0\.200 \|/);
+  assert.match(report, /### create\/protobuf\/h2 by layer\n\n\| layer [^\n]*\n[^\n]*\n\| etcd client \| 0\.600 \| 0\.400 \| \+0\.200 \|\n\| transport: HTTP\/2, HTTP\/1\.1, TLS, sockets \| — \| — \| \+0\.000 \|\n\| protobuf codec, body \| 0\.200 \| — \| \+0\.200 \|/);
   assert.match(report, /\| memory: GC, Go's allocator \| 0\.400 \| 0\.400 \| \+0\.000 \|/);
   assert.match(report, /\| allocation \(Go malloc\) \| — \| 0\.400 \| -0\.400 \|/);
   assert.match(report, /\| \*\*total\*\* \| 1\.200 \| 0\.800 \| \+0\.400 \|/);

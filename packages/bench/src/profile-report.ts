@@ -88,15 +88,15 @@ export function profileReport(result: ProfileResult): string {
     lines.push("Each stage's share of its profile, applied to the server's median CPU per op over the unprofiled runs.");
     const cell = (x: number) => (x === 0 ? '—' : x.toFixed(3));
     const difference = (x: number) => (x >= 0 ? '+' : '') + x.toFixed(3);
-    const table = (heading: string, rows: { stage: string; kapi: number; kube: number }[]) => {
-      lines.push('', heading, '', '| stage | kapi | kube-apiserver | kapi − kube |', '|---|---|---|---|');
+    const table = (heading: string, rows: { stage: string; kapi: number; kube: number }[], first: string) => {
+      lines.push('', heading, '', `| ${first} | kapi | kube-apiserver | kapi − kube |`, '|---|---|---|---|');
       for (const r of rows) lines.push(`| ${r.stage} | ${cell(r.kapi)} | ${cell(r.kube)} | ${difference(r.kapi - r.kube)} |`);
       const total = rows.reduce((t, r) => ({ kapi: t.kapi + r.kapi, kube: t.kube + r.kube }), { kapi: 0, kube: 0 });
       lines.push(`| **total** | ${total.kapi.toFixed(3)} | ${total.kube.toFixed(3)} | ${difference(total.kapi - total.kube)} |`);
     };
     for (const { variant, rows } of compared) {
-      table(`### ${variant} by layer`, layerComparison(rows));
-      table(`### ${variant} by stage`, rows);
+      table(`### ${variant} by layer`, layerComparison(rows), 'layer');
+      table(`### ${variant} by stage`, rows, 'stage');
     }
   }
   for (const server of o.servers) {
