@@ -1,15 +1,26 @@
 import { execFileSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { cpus } from 'node:os';
+
+/**
+ * Why processes cannot be pinned here ("taskset not found", "1 CPU"), or undefined when they
+ * can: taskset runs and the machine has at least two CPUs. The machine's CPUs count, not the
+ * ones this process may use now, so that a process already pinned to one CPU (as the side by
+ * side pins itself while it spawns the servers) can still move its load generator to another.
+ */
+export function pinningUnavailable(): string | undefined {
+  const n = cpus().length;
+  if (n < 2) return `${n} CPU${n === 1 ? '' : 's'}`;
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return 'taskset not found';
+  }
+}
 
 /** Whether `taskset` exists and the machine has at least two CPUs to split. */
 export function canPin(): boolean {
-  if (availableParallelism() < 2) return false;
-  try {
-    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
+  return pinningUnavailable() === undefined;
 }
 
 /**

@@ -17,7 +17,7 @@ import { runAdmissionScenario, type AdmissionScenarioResult } from './admission-
 import { clientGoBinary, runClientGoScenario, type ClientGoScenarioResult } from './client-go-scenario.js';
 import { loadKubeconfig, registerAuth, useHttp2 } from './target.js';
 import { serverControlScenarios } from './options.js';
-import { affinity, canPin, pin } from './pinning.js';
+import { affinity, pin, pinningUnavailable } from './pinning.js';
 import { childPids } from './process-stats.js';
 import type { SuiteOptions } from './options.js';
 import type { ServerName } from './kube-server.js';
@@ -125,8 +125,9 @@ export async function runSuite(options: SuiteOptions, given?: GivenTarget): Prom
   const date = new Date().toISOString();
   const started = performance.now();
   const pinning: SuiteResult['pinning'] = { enabled: false, reason: '' };
-  const wantPin = options.pin && canPin();
-  pinning.reason = !options.pin ? 'disabled by --no-pin' : wantPin ? 'taskset' : 'taskset missing or fewer than 2 CPUs';
+  const unavailable = options.pin ? pinningUnavailable() : undefined;
+  const wantPin = options.pin && unavailable === undefined;
+  pinning.reason = !options.pin ? 'disabled by --no-pin' : unavailable ?? 'taskset';
   // Children inherit affinity: pin ourselves to the server CPU while spawning, then move.
   if (wantPin) pin(process.pid, serverCpu);
 
