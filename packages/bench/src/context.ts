@@ -23,6 +23,8 @@ export interface BenchContext {
   /** The same server's HTTPS URL, when known (the suite's own server, or an https target): HTTP/2 variants run there. */
   readonly secureUrl: string | undefined;
   readonly kapiPid: number | undefined;
+  /** Which server is under test ("kapi", "kube-apiserver"), for log lines. */
+  readonly serverName: string;
   readonly etcdPid: number | undefined;
   /** etcd of the server under test, when known (needed to start more servers on it). */
   readonly serverEtcd: string[] | undefined;

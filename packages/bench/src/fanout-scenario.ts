@@ -230,12 +230,17 @@ export async function measureRate(
     loadGeneratorCpuSeconds: (cpu.user + cpu.system) / 1e6,
     ...(options.connections !== undefined ? { connections: options.connections } : {}),
   };
-  if (options.quiet !== true) ctx.log(
-    `fanout ${target.padEnd(4)}${options.variant !== undefined && options.variant !== 'all' ? ` ${options.variant}` : ''} ${watchers} watchers ${String(rate).padStart(3)}/s: delivery p50 ${step.delivery.p50.toFixed(1)} ms p99 ${step.delivery.p99.toFixed(1)} ms ` +
-      `max ${step.delivery.max.toFixed(0)} ms; writes ${step.writes} (skipped ${skipped}, errors ${writeErrors}); missing ${step.missingDeliveries}; terminated ${step.watchersTerminated}; ` +
-      `client cpu ${(step.loadGeneratorCpuSeconds / (durationMs / 1000)).toFixed(2)} cores`,
-  );
+  if (options.quiet !== true) ctx.log(fanoutStepLine(target === 'kapi' ? ctx.serverName : target, step));
   return step;
+}
+
+/** The log line of one measured rate; `server` names who served it (the server under test, or "bare"). */
+export function fanoutStepLine(server: string, step: FanoutStep): string {
+  return (
+    `fanout ${server.padEnd(4)}${step.variant !== undefined && step.variant !== 'all' ? ` ${step.variant}` : ''} ${step.watchers} watchers ${String(step.rate).padStart(3)}/s: delivery p50 ${step.delivery.p50.toFixed(1)} ms p99 ${step.delivery.p99.toFixed(1)} ms ` +
+    `max ${step.delivery.max.toFixed(0)} ms; writes ${step.writes} (skipped ${step.writesSkipped}, errors ${step.writeErrors}); missing ${step.missingDeliveries}; terminated ${step.watchersTerminated}; ` +
+    `client cpu ${(step.loadGeneratorCpuSeconds / step.durationSeconds).toFixed(2)} cores`
+  );
 }
 
 export function makeRecorder() {
@@ -287,7 +292,7 @@ export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenar
       });
       try {
         await pool.open(options.watchers);
-        ctx.log(`fanout: ${options.watchers} kapi watchers open`);
+        ctx.log(`fanout: ${options.watchers} ${ctx.serverName} watchers open`);
         let seq = 1;
         // Warm-up at the first rate; its late deliveries are not matched to measured writes.
         await measureRate(ctx, 'kapi', pool, options.watchers, recorder, kapiWriter, options.rates[0]!, Math.min(ctx.warmupMs, 3000), ctx.kapiPid, seq);
@@ -318,7 +323,7 @@ export async function runFanoutScenario(ctx: BenchContext, options: FanoutScenar
         try {
           await pool.open(options.watchers);
           const connections = pool instanceof Http2WatcherPool ? pool.connections : options.watchers;
-          ctx.log(`fanout: ${options.watchers} kapi watchers open over ${variant} (${connections} connections)`);
+          ctx.log(`fanout: ${options.watchers} ${ctx.serverName} watchers open over ${variant} (${connections} connections)`);
           // Patches of their own: one that repeats an earlier step's patch of the same object is
           // a no-op (no event), which at small sizes is every one of them.
           let seq = 1_000_000 * (index + 1) + 1;

@@ -192,6 +192,7 @@ export async function runSuite(options: SuiteOptions, given?: GivenTarget): Prom
       url,
       secureUrl: server !== undefined ? server.url : url.startsWith('https:') ? url : undefined,
       kapiPid,
+      serverName: given?.server ?? 'kapi',
       etcdPid,
       serverEtcd,
       serverCpus: cpusForServers,
