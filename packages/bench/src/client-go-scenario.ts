@@ -69,17 +69,18 @@ export interface ClientGoScenarioOptions {
 }
 
 /**
- * Builds the program into packages/bench/.cache/bin with the machine's `go` (`$GO` overrides);
- * incremental after the first build. Rejects with go's output when it fails or go is missing.
+ * Builds a program of packages/bench/go/cmd (default the client-go one) into
+ * packages/bench/.cache/bin with the machine's `go` (`$GO` overrides); incremental after the
+ * first build. Rejects with go's output when it fails or go is missing.
  */
-export function buildClientGo(timeoutMs = 20 * 60_000): Promise<string> {
+export function buildClientGo(timeoutMs = 20 * 60_000, command = 'kapi-bench-client'): Promise<string> {
   const binDir = join(cacheDir, 'bin');
   mkdirSync(binDir, { recursive: true });
   writeFileSync(join(cacheDir, '.gitignore'), '*\n');
-  const binary = join(binDir, 'kapi-bench-client');
+  const binary = join(binDir, command);
   return new Promise((resolve, reject) => {
-    execFile(process.env.GO ?? 'go', ['build', '-buildvcs=false', '-o', binary, './cmd/kapi-bench-client'], { cwd: goModuleDir, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`go build of packages/bench/go/cmd/kapi-bench-client failed (is Go ≥ 1.23 installed?): ${error.message.split('\n')[0]}\n${stdout}${stderr}`.trim()));
+    execFile(process.env.GO ?? 'go', ['build', '-buildvcs=false', '-o', binary, `./cmd/${command}`], { cwd: goModuleDir, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`go build of packages/bench/go/cmd/${command} failed (is Go ≥ 1.23 installed?): ${error.message.split('\n')[0]}\n${stdout}${stderr}`.trim()));
       else resolve(binary);
     });
   });

@@ -34,6 +34,12 @@ export class EtcdBaseline {
     if (value === null) throw new Error(`key missing: ${key}`);
   }
 
+  /** Bytes of the value stored at `key`, or undefined when there is none. */
+  async storedBytes(key: string): Promise<number | undefined> {
+    const value = await this.client.get(key).buffer();
+    return value === null ? undefined : value.length;
+  }
+
   /** The value of `key` as a string, or null. */
   getString(key: string): Promise<string | null> {
     return this.client.get(key).string();

@@ -50,6 +50,14 @@ void test('scenario flags', () => {
   assert.deepEqual(parseSuiteOptions(['--list-objects', '50000,10000'], '/o').listSizes, [10_000, 50_000]);
 });
 
+void test('--raw-etcd-go-clients: clients of the Go raw-etcd baseline, 0 leaves it out', () => {
+  assert.equal(parseSuiteOptions([], '/o').rawEtcdGoClients, 1);
+  assert.equal(parseSuiteOptions(['--raw-etcd-go-clients', '4'], '/o').rawEtcdGoClients, 4);
+  assert.equal(parseSuiteOptions(['--raw-etcd-go-clients=0'], '/o').rawEtcdGoClients, 0);
+  assert.throws(() => parseSuiteOptions(['--raw-etcd-go-clients', '-1'], '/o'), /--raw-etcd-go-clients needs a positive number/);
+  assert.throws(() => parseSuiteOptions(['--raw-etcd-go-clients'], '/o'), /--raw-etcd-go-clients needs a positive number, got nothing/);
+});
+
 void test('bad input is a clear error', () => {
   assert.throws(() => parseSuiteOptions(['--bogus'], '/o'), /unknown option --bogus/);
   assert.throws(() => parseSuiteOptions(['--duration', '0'], '/o'), /--duration needs a positive number/);

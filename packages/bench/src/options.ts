@@ -37,6 +37,11 @@ export interface SuiteOptions {
   readonly etcdServers: string[] | undefined;
   /** Pin processes with taskset when possible (default true). */
   readonly pin: boolean;
+  /**
+   * crud: clients (gRPC connections) of the Go raw-etcd create baseline, shared by its goroutines
+   * (default 1); 0 leaves the Go baseline out (and go unneeded).
+   */
+  readonly rawEtcdGoClients: number;
   /** Send the HTTP requests (creates, GETs, lists, writes) over HTTP/2 to the server's HTTPS port. */
   readonly http2: boolean;
   /** Directory for `<date>.json` and `<date>.md`. */
@@ -126,6 +131,8 @@ export const usage = `usage: kapi-bench suite [options]
                            default 1); with --no-pin to let them use every core
   --etcd-servers URLS      etcd for the raw baselines (default: start one)
   --no-pin                 do not pin processes to CPUs with taskset
+  --raw-etcd-go-clients N  crud: etcd clients of the Go raw-etcd create baseline (packages/bench/go,
+                           go.etcd.io/etcd/client/v3), shared by its goroutines (default 1; 0: no Go baseline)
   --http2                  send requests over HTTP/2 to the server's HTTPS port (the suite's own
                            server or an https --url/--kubeconfig); fan-out watchers are unchanged
   --against kapi,kube      side by side: run the suite against each server in turn (kube = kube-apiserver),
@@ -178,6 +185,7 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
   let workers = 1;
   let etcdServers: string[] | undefined;
   let pin = true;
+  let rawEtcdGoClients = 1;
   let http2 = false;
   let outDir = defaultOutDir;
   let against: ('kapi' | 'kube-apiserver')[] = ['kapi'];
@@ -289,6 +297,11 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
       case '--no-pin':
         pin = false;
         break;
+      case '--raw-etcd-go-clients': {
+        const v = value();
+        rawEtcdGoClients = v === '0' ? 0 : Math.floor(positiveNumber('--raw-etcd-go-clients', v));
+        break;
+      }
       case '--http2':
         http2 = true;
         break;
@@ -345,6 +358,7 @@ export function parseSuiteOptions(args: readonly string[], defaultOutDir: string
     workers,
     etcdServers,
     pin,
+    rawEtcdGoClients,
     http2,
     outDir,
     listConcurrency,

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { ratioRows, textReport, textTable } from './report.js';
 import type { StepResult, SuiteResult } from './suite.js';
 
-function step(target: 'kapi' | 'etcd', operation: StepResult['operation'], opsPerSecond: number, errors = 0, objectBytes = 1024): StepResult {
+function step(target: StepResult['target'], operation: StepResult['operation'], opsPerSecond: number, errors = 0, objectBytes = 1024): StepResult {
   return {
     target,
     operation,
@@ -54,7 +54,14 @@ function result(steps: StepResult[]): SuiteResult {
 
 void test('ratio rows divide kapi throughput by the raw-etcd baseline at the same concurrency', () => {
   const rows = ratioRows(result([step('kapi', 'create', 500), step('kapi', 'get', 1500), step('etcd', 'create-txn', 2000), step('etcd', 'put', 2500), step('etcd', 'get', 3000)]));
-  assert.deepEqual(rows[1], ['1 KiB', '16', '500', '2000', '0.250', '2500', '1500', '3000', '0.500']);
+  assert.deepEqual(rows[1], ['1 KiB', '16', '500', '—', '—', '2000', '0.250', '2500', '1500', '3000', '0.500']);
+});
+
+void test('creates divide by the Go create transactions and by the Node ones, each labeled', () => {
+  const rows = ratioRows(result([step('kapi', 'create', 500), step('etcd', 'create-txn', 800), step('etcd-go', 'create-txn', 1000)]));
+  assert.deepEqual(rows[0]!.slice(2, 7), ['kapi creates/s', 'etcd create-txn/s, Go clientv3', 'kapi ÷ Go txn', 'etcd create-txn/s, Node etcd3', 'kapi ÷ Node txn']);
+  assert.deepEqual(rows[1]!.slice(0, 7), ['1 KiB', '16', '500', '1000', '0.500', '800', '0.625']);
+  assert.match(textReport(result([step('etcd-go', 'create-txn', 1000)])), /etcd-go +create-txn +1 KiB +16 +1000 /);
 });
 
 void test('ratio rows pair kapi and raw etcd of the same object size, one row per size', () => {
@@ -69,15 +76,15 @@ void test('ratio rows pair kapi and raw etcd of the same object size, one row pe
     ]),
   );
   assert.equal(rows.length, 3);
-  assert.deepEqual(rows[1], ['1 KiB', '16', '500', '2000', '0.250', '—', '—', '—', '—']);
-  assert.deepEqual(rows[2], ['10 KiB', '16', '300', '1200', '0.250', '—', '900', '1800', '0.500']);
+  assert.deepEqual(rows[1], ['1 KiB', '16', '500', '—', '—', '2000', '0.250', '—', '—', '—', '—']);
+  assert.deepEqual(rows[2], ['10 KiB', '16', '300', '—', '—', '1200', '0.250', '—', '900', '1800', '0.500']);
   const text = textReport(result([step('kapi', 'create', 300, 0, 10240)]));
   assert.match(text, /kapi +create +10 KiB +16 /);
 });
 
 void test('a missing baseline gives a dash, not a number', () => {
   const rows = ratioRows(result([step('kapi', 'create', 500)]));
-  assert.deepEqual(rows[1], ['1 KiB', '16', '500', '—', '—', '—', '—', '—', '—']);
+  assert.deepEqual(rows[1], ['1 KiB', '16', '500', '—', '—', '—', '—', '—', '—', '—', '—']);
 });
 
 void test('errors are always shown and mark the run failed', () => {

@@ -5,7 +5,7 @@ import { roundOrder, runRows, sideBySideRows, range, type SideBySideResult, type
 import { sideBySideMarkdownReport, sideBySideTextReport } from './side-by-side-report.js';
 import type { StepResult, SuiteResult } from './suite.js';
 
-function step(target: 'kapi' | 'etcd', operation: StepResult['operation'], opsPerSecond: number, cpuSeconds: number, rssMiB: number): StepResult {
+function step(target: StepResult['target'], operation: StepResult['operation'], opsPerSecond: number, cpuSeconds: number, rssMiB: number): StepResult {
   return {
     target,
     operation,
@@ -64,9 +64,24 @@ void test('the comparison puts each server, the per-round ratio, raw etcd, CPU p
     run('kapi', 2, suite([step('kapi', 'create', 500, 6, 210), step('etcd', 'create-txn', 2100, 0, 0)])),
   ]);
   const rows = sideBySideRows(result);
-  assert.deepEqual(rows[0], ['figure', 'unit', 'kapi', 'kube-apiserver', 'kapi ÷ kube', 'raw etcd', 'kapi CPU ms/op', 'kube-apiserver CPU ms/op', 'CPU kapi ÷ kube', 'kapi RSS MiB', 'kube-apiserver RSS MiB']);
-  assert.deepEqual(rows[1], ['S1/S2 create ConfigMap 1 KiB, 16 clients', 'creates/s (higher is better)', '500–600', '400–500', '1.00–1.50×', '1800–2100', '1.000–1.200', '1.200–1.500', '0.67–1.00×', '200–210', '300–310']);
+  assert.deepEqual(rows[0], [
+    'figure', 'unit', 'kapi', 'kube-apiserver', 'kapi ÷ kube', 'raw etcd, Go clientv3', 'kapi ÷ raw etcd Go', 'raw etcd, Node etcd3',
+    'kapi CPU ms/op', 'kube-apiserver CPU ms/op', 'CPU kapi ÷ kube', 'kapi RSS MiB', 'kube-apiserver RSS MiB',
+  ]);
+  assert.deepEqual(rows[1], ['S1/S2 create ConfigMap 1 KiB, 16 clients', 'creates/s (higher is better)', '500–600', '400–500', '1.00–1.50×', '—', '—', '1800–2100', '1.000–1.200', '1.200–1.500', '0.67–1.00×', '200–210', '300–310']);
   assert.deepEqual(rows.at(-1)!.slice(0, 4), ['errors (every scenario of the run)', 'count (lower is better)', '0', '0']);
+});
+
+void test('kapi creates divide by the Go create transactions of the same run, kube runs not counted', () => {
+  const result = sideBySide([
+    run('kapi', 1, suite([step('kapi', 'create', 600, 6, 200), step('etcd-go', 'create-txn', 1000, 0, 0), step('etcd', 'create-txn', 700, 0, 0)])),
+    run('kube-apiserver', 1, suite([step('kapi', 'create', 400, 6, 300), step('etcd-go', 'create-txn', 4000, 0, 0)])),
+    run('kube-apiserver', 2, suite([step('kapi', 'create', 500, 6, 310), step('etcd-go', 'create-txn', 1500, 0, 0)])),
+    run('kapi', 2, suite([step('kapi', 'create', 500, 6, 210), step('etcd-go', 'create-txn', 2000, 0, 0)])),
+  ]);
+  const rows = sideBySideRows(result);
+  // kapi: 600/1000 in round 1, 500/2000 in round 2; the Node figure only where it ran.
+  assert.deepEqual(rows[1]!.slice(5, 8), ['1000–4000', '0.25–0.60×', '700']);
 });
 
 void test('a server without a figure or a run that did not start shows a dash and counts as an error, never as zero', () => {
@@ -124,7 +139,7 @@ void test('client-go figures line up by request and count per-write server CPU f
   });
   const rows = sideBySideRows(sideBySide([run('kapi', 1, withClientGo(1000, 20, 2)), run('kube-apiserver', 1, withClientGo(800, 40, 2))]));
   const get = rows.find((r) => r[0] === 'client-go GET ConfigMap 1 KiB, 16 clients')!;
-  assert.deepEqual(get.slice(1, 11), ['gets/s (higher is better)', '1000', '800', '1.25×', '—', '1.000', '1.250', '0.80×', '128', '128']);
+  assert.deepEqual(get.slice(1, 13), ['gets/s (higher is better)', '1000', '800', '1.25×', '—', '—', '—', '1.000', '1.250', '0.80×', '128', '128']);
   const p99 = rows.find((r) => r[0] === 'client-go 200 watches, 100 updates/s: delivery p99')!;
   assert.deepEqual(p99.slice(1, 5), ['ms (lower is better)', '20.0', '40.0', '0.50×']);
 });

@@ -15,6 +15,7 @@ import { canPin, pin } from './pinning.js';
 import { childPids } from './process-stats.js';
 import { registerAuth } from './target.js';
 import { clientGoBinary } from './client-go-scenario.js';
+import { etcdGoBinary } from './etcd-go-baseline.js';
 import { runSuite, type SuiteResult } from './suite.js';
 
 /** One run of the suite against one server. */
@@ -58,8 +59,10 @@ export interface Measure {
   cpuMsPerOp?: number;
   /** Peak server RSS during the measure. */
   rssBytes?: number;
-  /** The raw etcd figure for the same operation in the same run (crud only). */
+  /** The raw etcd figure for the same operation in the same run from Node (etcd3): crud, mixed. */
   rawEtcd?: number;
+  /** The same from Go (go.etcd.io/etcd/client/v3): crud creates. */
+  rawEtcdGo?: number;
 }
 
 const finite = (n: number | undefined): n is number => n !== undefined && Number.isFinite(n);
@@ -71,7 +74,9 @@ export function measuresOf(r: SuiteResult): Measure[] {
     if (finite(m.value)) out.push(m);
   };
   for (const s of r.steps.filter((s) => s.target === 'kapi')) {
-    const raw = r.steps.find((e) => e.target === 'etcd' && e.operation === (s.operation === 'create' ? 'create-txn' : 'get') && e.objectBytes === s.objectBytes && e.concurrency === s.concurrency);
+    const rawOf = (target: 'etcd' | 'etcd-go') => r.steps.find((e) => e.target === target && e.operation === (s.operation === 'create' ? 'create-txn' : 'get') && e.objectBytes === s.objectBytes && e.concurrency === s.concurrency);
+    const raw = rawOf('etcd');
+    const rawGo = rawOf('etcd-go');
     const attempts = s.ops + s.errors;
     add({
       key: `S1/S2 ${s.operation === 'create' ? 'create' : 'GET'} ConfigMap ${sizeLabel(s.objectBytes)}, ${s.concurrency} clients`,
@@ -80,6 +85,7 @@ export function measuresOf(r: SuiteResult): Measure[] {
       value: s.opsPerSecond,
       ...(s.usage.kapi && attempts > 0 ? { cpuMsPerOp: (s.usage.kapi.cpuSeconds * 1000) / attempts, rssBytes: s.usage.kapi.peakRssBytes } : {}),
       ...(raw ? { rawEtcd: raw.opsPerSecond } : {}),
+      ...(rawGo && finite(rawGo.opsPerSecond) ? { rawEtcdGo: rawGo.opsPerSecond } : {}),
     });
   }
   for (const lists of [r.lists, ...(r.moreLists ?? [])]) {
@@ -161,7 +167,8 @@ export function range(values: number[], format: (n: number) => string = num): st
 
 /**
  * The comparison table: one row per figure, each server's values over the rounds (min–max),
- * kapi ÷ kube-apiserver per round, raw etcd, server CPU ms per operation and peak RSS per server.
+ * kapi ÷ kube-apiserver per round, raw etcd from Go (clientv3) and kapi ÷ that in kapi's own runs,
+ * raw etcd from Node (etcd3), server CPU ms per operation and peak RSS per server.
  * A figure a server has no value for shows "—" (the reason is in the skipped list).
  */
 export function sideBySideRows(result: SideBySideResult): string[][] {
@@ -176,7 +183,9 @@ export function sideBySideRows(result: SideBySideResult): string[][] {
     'unit',
     ...servers,
     ...(both ? ['kapi ÷ kube'] : []),
-    'raw etcd',
+    'raw etcd, Go clientv3',
+    'kapi ÷ raw etcd Go',
+    'raw etcd, Node etcd3',
     ...servers.map((s) => `${s} CPU ms/op`),
     ...(both ? ['CPU kapi ÷ kube'] : []),
     ...servers.map((s) => `${s} RSS MiB`),
@@ -203,6 +212,9 @@ export function sideBySideRows(result: SideBySideResult): string[][] {
       `${any.unit} (${any.better} is better)`,
       ...servers.map((s) => range(values(s, key).map((m) => m.value))),
       ...(both ? [ratios((m) => m.value)] : []),
+      range(servers.flatMap((s) => values(s, key)).map((m) => m.rawEtcdGo ?? Number.NaN)),
+      // Per kapi run, against the Go figure of the same run (same etcd, same minute).
+      ((r) => (r === '—' ? r : `${r}×`))(range(values('kapi', key).map((m) => (finite(m.rawEtcdGo) && m.rawEtcdGo > 0 ? m.value / m.rawEtcdGo : Number.NaN)), (n) => n.toFixed(2))),
       range(servers.flatMap((s) => values(s, key)).map((m) => m.rawEtcd ?? Number.NaN)),
       ...servers.map((s) => range(values(s, key).map((m) => m.cpuMsPerOp ?? Number.NaN), (n) => n.toFixed(3))),
       ...(both ? [ratios((m) => m.cpuMsPerOp)] : []),
@@ -215,6 +227,8 @@ export function sideBySideRows(result: SideBySideResult): string[][] {
     'count (lower is better)',
     ...servers.map((s) => range(errors(s), (n) => n.toFixed(0))),
     ...(both ? ['—'] : []),
+    '—',
+    '—',
     '—',
     ...servers.map(() => '—'),
     ...(both ? ['—'] : []),
@@ -277,9 +291,12 @@ export async function runSideBySide(options: SuiteOptions): Promise<SideBySideRe
       servers = servers.filter((s) => s !== 'kube-apiserver');
     }
   }
+  // Built before any server runs, so that compiling never overlaps a measurement.
   if (options.scenarios.includes('client-go')) {
-    // Built before any server runs, so that compiling never overlaps a measurement.
     await clientGoBinary().catch((err: unknown) => log(`client-go: ${(err as Error).message.split('\n')[0]}`));
+  }
+  if (options.scenarios.includes('crud') && options.rawEtcdGoClients > 0) {
+    await etcdGoBinary().catch((err: unknown) => log(`raw etcd from Go: ${(err as Error).message.split('\n')[0]}`));
   }
   const wantPin = options.pin && canPin();
   const runs: SideBySideRun[] = [];

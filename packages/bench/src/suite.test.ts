@@ -43,6 +43,9 @@ void test('kapi-bench suite runs every default scenario (S1–S9) against a serv
       }
     }
     assert.ok(result.steps.some((s) => s.target === 'etcd' && s.operation === 'create-txn' && s.ops > 0));
+    // The Go create baseline ran, writing values as large as the ConfigMap kapi stored (data + metadata), or says why not.
+    const goTxn = result.steps.find((s) => s.target === 'etcd-go' && s.objectBytes === 256);
+    assert.ok((goTxn !== undefined && goTxn.ops > 0 && goTxn.valueBytes! > 256) || result.skipped!.some((s) => s.startsWith('crud, raw etcd from Go')), JSON.stringify(goTxn ?? result.skipped));
     assert.ok((result.lists?.steps ?? []).some((s) => s.source === 'kapi-cache' && s.items >= 300));
     assert.ok((result.fanout?.steps ?? []).some((s) => s.writes > 0 && s.missingDeliveries === 0));
     assert.ok(result.memory !== undefined && result.restart !== undefined && result.mixed !== undefined);

@@ -15,6 +15,7 @@ import { runReplicaScenario, type ReplicaScenarioResult } from './replica-scenar
 import { runPodsScenario, type PodsScenarioResult } from './pods-scenario.js';
 import { runAdmissionScenario, type AdmissionScenarioResult } from './admission-scenario.js';
 import { clientGoBinary, runClientGoScenario, type ClientGoScenarioResult } from './client-go-scenario.js';
+import { etcdGoBinary } from './etcd-go-baseline.js';
 import { loadKubeconfig, registerAuth, useHttp2 } from './target.js';
 import { serverControlScenarios } from './options.js';
 import { affinity, pin, pinningUnavailable } from './pinning.js';
@@ -314,7 +315,17 @@ export async function runSuite(options: SuiteOptions, given?: GivenTarget): Prom
       }
     }
     if (run('crud')) {
-      result.steps = await timed('crud', () => runCrudScenario(ctx, { concurrency: options.concurrency, objectSizes: options.objectSizes, durationMs: options.durationMs, warmupMs: options.warmupMs, etcdEndpoints }));
+      let etcdGo: { binary: string; clients: number } | undefined;
+      if (options.rawEtcdGoClients > 0) {
+        try {
+          etcdGo = { binary: await etcdGoBinary(), clients: options.rawEtcdGoClients };
+        } catch (err) {
+          result.skipped!.push(`crud, raw etcd from Go: ${(err as Error).message.split('\n')[0]}`);
+        }
+      }
+      result.steps = await timed('crud', () => runCrudScenario(ctx, {
+        concurrency: options.concurrency, objectSizes: options.objectSizes, durationMs: options.durationMs, warmupMs: options.warmupMs, etcdEndpoints, ...(etcdGo ? { etcdGo } : {}),
+      }));
     }
     // Last: 300 MB lists grow the server's heap, which would distort the figures above.
     if (run('large')) {

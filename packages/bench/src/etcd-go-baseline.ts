@@ -1,0 +1,138 @@
+/**
+ * The raw-etcd create baseline from Go: packages/bench/go/cmd/kapi-bench-etcd sends the
+ * transaction a kapi create sends (if mod_revision(key) == 0 then put, else get) with
+ * go.etcd.io/etcd/client/v3, the client kube-apiserver links, so that "kapi creates/s ÷ raw etcd
+ * create-txns/s" is measured against the fastest etcd client rather than a Node one.
+ */
+import { spawn } from 'node:child_process';
+import { buildClientGo, onJsonLines } from './client-go-scenario.js';
+import { summarize, type LatencySummary } from './stats.js';
+import { monitorProcess, type ProcessUsage } from './process-stats.js';
+
+export interface EtcdGoOptions {
+  endpoints: readonly string[];
+  mode: 'create-txn' | 'put';
+  /** Goroutines. */
+  concurrency: number;
+  /** Clients (gRPC connections) the goroutines share. */
+  clients: number;
+  durationMs: number;
+  warmupMs: number;
+  valueBytes: number;
+  /** Key prefix; the program adds a run id and "/". */
+  prefix?: string;
+}
+
+/** The program's result line, checked. */
+export interface EtcdGoResult {
+  mode: EtcdGoOptions['mode'];
+  concurrency: number;
+  clients: number;
+  valueBytes: number;
+  ops: number;
+  errors: number;
+  errorSamples: string[];
+  seconds: number;
+  opsPerSecond: number;
+  /** Latency of successful transactions, ms (NaN without any). */
+  latency: LatencySummary;
+  /** CPU the program used while measuring. */
+  cpuSeconds: number;
+  /** Where its keys are, for the caller to delete. */
+  keyPrefix: string;
+}
+
+/** The command line for `options`. */
+export function etcdGoArgs(options: EtcdGoOptions): string[] {
+  return [
+    `--endpoints=${options.endpoints.join(',')}`,
+    `--mode=${options.mode}`,
+    `--concurrency=${options.concurrency}`,
+    `--clients=${options.clients}`,
+    `--duration=${Math.round(options.durationMs)}ms`,
+    `--warmup=${Math.round(options.warmupMs)}ms`,
+    `--size=${options.valueBytes}`,
+    ...(options.prefix !== undefined ? [`--prefix=${options.prefix}`] : []),
+  ];
+}
+
+/**
+ * Checks and converts a `{"event":"result",...}` line. Throws when a field is missing or of the
+ * wrong type, so that a changed program never reports a silent 0 or NaN.
+ */
+export function parseEtcdGoResult(line: Record<string, unknown>): EtcdGoResult {
+  const num = (k: string): number => {
+    const v = line[k];
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`kapi-bench-etcd result: ${k} is ${JSON.stringify(v)}, not a number`);
+    return v;
+  };
+  const mode = line['mode'];
+  if (mode !== 'create-txn' && mode !== 'put') throw new Error(`kapi-bench-etcd result: unknown mode ${JSON.stringify(mode)}`);
+  const samples = line['errorSamples'];
+  if (!Array.isArray(samples) || !samples.every((s) => typeof s === 'string')) throw new Error('kapi-bench-etcd result: errorSamples is not a list of strings');
+  const keyPrefix = line['keyPrefix'];
+  if (typeof keyPrefix !== 'string' || keyPrefix === '') throw new Error('kapi-bench-etcd result: keyPrefix missing');
+  const ops = num('ops');
+  // The program writes -1 for quantiles without samples.
+  const ms = (k: string) => (ops > 0 ? num(k) : Number.NaN);
+  return {
+    mode,
+    concurrency: num('concurrency'),
+    clients: num('clients'),
+    valueBytes: num('valueBytes'),
+    ops,
+    errors: num('errors'),
+    errorSamples: samples as string[],
+    seconds: num('seconds'),
+    opsPerSecond: num('opsPerSecond'),
+    latency: { ...summarize([]), count: ops, p50: ms('p50'), p90: ms('p90'), p99: ms('p99'), max: ms('max'), mean: ms('mean') },
+    cpuSeconds: num('cpuSeconds'),
+    keyPrefix,
+  };
+}
+
+let built: Promise<string> | undefined;
+
+/** Builds packages/bench/go/cmd/kapi-bench-etcd once per process (cached in packages/bench/.cache/bin). */
+export function etcdGoBinary(): Promise<string> {
+  built ??= buildClientGo(undefined, 'kapi-bench-etcd');
+  return built;
+}
+
+/**
+ * Runs the program once against `options.endpoints`; samples `etcdPid` (when given) between its
+ * "measuring" and "result" lines. Rejects when it exits without a result line (etcd unreachable,
+ * bad flags) or runs past its time by a minute. Failed transactions are counted, never thrown.
+ */
+export function runEtcdGo(binary: string, options: EtcdGoOptions, etcdPid?: number): Promise<{ result: EtcdGoResult; etcd: ProcessUsage | undefined }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, etcdGoArgs(options), { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let monitor: ReturnType<typeof monitorProcess> | undefined;
+    let etcd: ProcessUsage | undefined;
+    let result: EtcdGoResult | undefined;
+    let parseError: Error | undefined;
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.warmupMs + options.durationMs + 60_000);
+    child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-8192)));
+    onJsonLines(child.stdout, (line) => {
+      if (line['event'] === 'measuring' && etcdPid !== undefined) monitor = monitorProcess(etcdPid);
+      if (line['event'] === 'result') {
+        etcd = monitor?.finish();
+        try {
+          result = parseEtcdGoResult(line);
+        } catch (err) {
+          parseError = err as Error;
+        }
+      }
+    });
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (result !== undefined) resolve({ result, etcd });
+      else reject(parseError ?? new Error(`kapi-bench-etcd --mode=${options.mode} exited (${code ?? signal}) without a result: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+    });
+  });
+}
