@@ -25,6 +25,7 @@ void test('a result line becomes a step: latency in ms, the program\'s CPU, its 
   assert.deepEqual(r.errorSamples, ['key exists: /k/1']);
   assert.equal(r.cpuSeconds, 0.4);
   assert.equal(r.keyPrefix, '/kapi-bench-raw/go/abc/');
+  assert.equal(parseEtcdGoResult({ ...resultLine, mode: 'txn-put' }).mode, 'txn-put');
 });
 
 void test('without successful transactions the quantiles are NaN, not the program\'s -1', () => {

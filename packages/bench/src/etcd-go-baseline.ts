@@ -11,7 +11,7 @@ import { monitorProcess, type ProcessUsage } from './process-stats.js';
 
 export interface EtcdGoOptions {
   endpoints: readonly string[];
-  mode: 'create-txn' | 'put';
+  mode: 'create-txn' | 'txn-put' | 'put';
   /** Goroutines. */
   concurrency: number;
   /** Clients (gRPC connections) the goroutines share. */
@@ -67,7 +67,7 @@ export function parseEtcdGoResult(line: Record<string, unknown>): EtcdGoResult {
     return v;
   };
   const mode = line['mode'];
-  if (mode !== 'create-txn' && mode !== 'put') throw new Error(`kapi-bench-etcd result: unknown mode ${JSON.stringify(mode)}`);
+  if (mode !== 'create-txn' && mode !== 'txn-put' && mode !== 'put') throw new Error(`kapi-bench-etcd result: unknown mode ${JSON.stringify(mode)}`);
   const samples = line['errorSamples'];
   if (!Array.isArray(samples) || !samples.every((s) => typeof s === 'string')) throw new Error('kapi-bench-etcd result: errorSamples is not a list of strings');
   const keyPrefix = line['keyPrefix'];

@@ -5,6 +5,8 @@
 //
 //	--mode create-txn   Txn If(mod_revision(key) == 0) Then(Put(key, value)) Else(Get(key)),
 //	                    a fresh key each time; a transaction that takes the Else branch is an error
+//	--mode txn-put      Txn Then(Put(key, value)) without a compare, as etcd's own
+//	                    "benchmark txn-put" sends (to compare the two tools like for like)
 //	--mode put          a plain Put of a fresh key
 //
 // --concurrency goroutines share --clients clients (goroutine i uses client i mod clients; each
@@ -141,7 +143,7 @@ func closedLoop(n int, d time.Duration, seq *atomic.Int64, op func(worker int, i
 
 func main() {
 	endpoints := flag.String("endpoints", "http://127.0.0.1:2379", "comma-separated etcd endpoints")
-	mode := flag.String("mode", "create-txn", "create-txn or put")
+	mode := flag.String("mode", "create-txn", "create-txn, txn-put or put")
 	concurrency := flag.Int("concurrency", 16, "goroutines")
 	clients := flag.Int("clients", 1, "clients (gRPC connections) the goroutines share")
 	duration := flag.Duration("duration", 5*time.Second, "measured time")
@@ -153,8 +155,8 @@ func main() {
 	if *concurrency < 1 || *clients < 1 || *size < 0 {
 		fail("--concurrency and --clients must be ≥ 1, --size ≥ 0")
 	}
-	if *mode != "create-txn" && *mode != "put" {
-		fail("unknown --mode %s (create-txn or put)", *mode)
+	if *mode != "create-txn" && *mode != "txn-put" && *mode != "put" {
+		fail("unknown --mode %s (create-txn, txn-put or put)", *mode)
 	}
 
 	kvs := make([]*clientv3.Client, *clients)
@@ -198,6 +200,13 @@ func main() {
 			if err == nil && !resp.Succeeded {
 				err = fmt.Errorf("key exists: %s", key)
 			}
+			return err
+		}
+	case "txn-put":
+		op = func(worker int, i int64) error {
+			rctx, cancel := context.WithTimeout(ctx, *timeout)
+			defer cancel()
+			_, err := kvs[worker%len(kvs)].Txn(rctx).Then(clientv3.OpPut(keyPrefix+strconv.FormatInt(i, 10), value)).Commit()
 			return err
 		}
 	case "put":
