@@ -2,8 +2,12 @@
  * Splits a V8 CPU profile (the `.cpuprofile` JSON) into request stages: every sample goes to the
  * stage of the innermost frame on its stack that a rule names (so a Buffer copy made by the
  * protobuf encoder counts as protobuf, and node's HTTP/2 write under a handler counts as HTTP/2).
- * Of nested node layers the outermost counts (a socket write made by HTTP/2 is HTTP/2's), and
- * node's layers below the etcd client count as the etcd client, whose transport they are.
+ * Of nested node layers the outermost counts (a socket write made by HTTP/2 is HTTP/2's), except
+ * that HTTP/2's compatibility layer (the request/response objects shaped like HTTP/1.1's) keeps
+ * what it calls and what calls it, so its stage is what answering on the stream directly would
+ * save plus the core calls it makes; node's layers below the etcd client count as the etcd
+ * client, whose transport they are. HTTP/2 core work with no caller in kapi (a frame received)
+ * counts as HTTP/2 whichever session it is for, the etcd client's included.
  */
 
 export interface CpuProfileNode {
@@ -43,6 +47,7 @@ const rules: [string, (url: string, fn: string) => boolean][] = [
   ['body read/decode', (u) => u.includes('/apiserver/dist/body/')],
   ['filters, APF, metrics, tracing', (u) => /\/apiserver\/dist\/(flowcontrol|filters|metrics|tracing|max-in-flight|request-info)/.test(u) || u.includes('/@opentelemetry/') || u.includes('/prom-client/')],
   ['apiserver (routing, handlers, encode)', (u) => u.includes('/apiserver/dist/')],
+  ['HTTP/2 compat layer (node)', (u) => u === 'node:internal/http2/compat'],
   ['HTTP/2 (node)', (u) => u.startsWith('node:internal/http2') || u === 'node:http2'],
   ['HTTP/1.1 (node)', (u) => u.startsWith('node:_http') || u === 'node:http' || u === 'node:https'],
   ['TLS (node)', (u) => u.startsWith('node:_tls') || u === 'node:tls' || u.startsWith('node:internal/tls')],
@@ -51,6 +56,7 @@ const rules: [string, (url: string, fn: string) => boolean][] = [
 
 const unattributed = 'other (native, program, unmatched)';
 const etcdClient = rules[1]![0];
+const compatLayer = 'HTTP/2 compat layer (node)';
 const nodeLayer = (stage: string) => stage.endsWith('(node)');
 
 export function summarizeProfile(profile: CpuProfile): ProfileSummary {
@@ -82,7 +88,7 @@ export function summarizeProfile(profile: CpuProfile): ProfileSummary {
         if (found === etcdClient) stage = etcdClient;
         break;
       }
-      stage = found;
+      if (stage !== compatLayer) stage = found;
       if (!nodeLayer(found)) break;
     }
     stage ??= unattributed;
