@@ -14,7 +14,7 @@ import { Stage } from './profile-stages.js';
  */
 export const layers: readonly { layer: string; stages: readonly string[] }[] = [
   { layer: 'etcd client', stages: [Stage.etcdClient] },
-  { layer: 'transport: HTTP/2, HTTP/1.1, TLS, sockets', stages: [Stage.http2, Stage.http1, Stage.tls, Stage.sockets] },
+  { layer: 'transport: HTTP/2, HTTP/1.1, TLS, sockets', stages: [Stage.http2Compat, Stage.http2, Stage.http1, Stage.tls, Stage.sockets] },
   { layer: 'protobuf codec, body', stages: [Stage.protobuf, Stage.body] },
   { layer: 'managed fields', stages: [Stage.managedFields] },
   { layer: 'defaults, validation, admission, conversion', stages: [Stage.registry, Stage.machinery, Stage.admission, Stage.conversion] },

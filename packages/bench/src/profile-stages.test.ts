@@ -39,17 +39,20 @@ void test('samples go to the innermost named stage; node layers under the etcd c
       { stack: ['(garbage collector)'], us: 50 },
       { stack: ['(idle)'], us: 10_000 },
       { stack: ['(program)'], us: 25 },
+      { stack: ['onSessionHeaders@node:internal/http2/core', 'Duplex@node:internal/streams/duplex'], us: 40 },
+      { stack: ['onSessionHeaders@node:internal/http2/core', 'onServerStream@node:internal/http2/compat', 'Http2ServerRequest@node:internal/http2/compat', 'Readable@node:internal/streams/readable'], us: 30 },
     ]),
   );
-  assert.equal(summary.busyMs, 0.825);
+  assert.equal(summary.busyMs, 0.895);
   assert.deepEqual(
     summary.stages.map((s) => [s.stage, s.ms]),
     [
       ['protobuf codec', 0.3],
-      ['HTTP/2', 0.2],
+      ['HTTP/2 compat layer', 0.23],
       ['etcd client', 0.15],
       ['apiserver (routing, handlers, encode)', 0.1],
       ['GC', 0.05],
+      ['HTTP/2', 0.04],
       ['other (native, program, unmatched)', 0.025],
     ],
   );

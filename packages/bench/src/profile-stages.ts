@@ -2,8 +2,12 @@
  * Splits a V8 CPU profile (the `.cpuprofile` JSON) into request stages: every sample goes to the
  * stage of the innermost frame on its stack that a rule names (so a Buffer copy made by the
  * protobuf encoder counts as protobuf, and node's HTTP/2 write under a handler counts as HTTP/2).
- * Of nested node layers the outermost counts (a socket write made by HTTP/2 is HTTP/2's), and
- * node's layers below the etcd client count as the etcd client, whose transport they are.
+ * Of nested node layers the outermost counts (a socket write made by HTTP/2 is HTTP/2's), except
+ * that HTTP/2's compatibility layer (the request/response objects shaped like HTTP/1.1's) keeps
+ * what it calls and what calls it, so its stage is what answering on the stream directly would
+ * save plus the core calls it makes; node's layers below the etcd client count as the etcd
+ * client, whose transport they are. HTTP/2 core work with no caller in kapi (a frame received)
+ * counts as HTTP/2 whichever session it is for, the etcd client's included.
  */
 
 export interface CpuProfileNode {
@@ -47,6 +51,7 @@ export const Stage = {
   body: 'body read/decode',
   filters: 'filters, APF, metrics, tracing',
   apiserver: 'apiserver (routing, handlers, encode)',
+  http2Compat: 'HTTP/2 compat layer',
   http2: 'HTTP/2',
   http1: 'HTTP/1.1',
   tls: 'TLS',
@@ -61,7 +66,7 @@ export const Stage = {
  * Transport layers: of a run of nested ones the outermost counts (a socket write made by HTTP/2
  * is HTTP/2's work), and under the etcd client they are the etcd client's, whose transport they are.
  */
-export const transportStages: ReadonlySet<string> = new Set([Stage.http2, Stage.http1, Stage.tls, Stage.sockets]);
+export const transportStages: ReadonlySet<string> = new Set([Stage.http2Compat, Stage.http2, Stage.http1, Stage.tls, Stage.sockets]);
 
 /** [stage, test on a frame's url or function name], first match wins; order matters. */
 const rules: [string, (url: string, fn: string) => boolean][] = [
@@ -79,6 +84,7 @@ const rules: [string, (url: string, fn: string) => boolean][] = [
   [Stage.body, (u) => u.includes('/apiserver/dist/body/')],
   [Stage.filters, (u) => /\/apiserver\/dist\/(flowcontrol|filters|metrics|tracing|max-in-flight|request-info)/.test(u) || u.includes('/@opentelemetry/') || u.includes('/prom-client/')],
   [Stage.apiserver, (u) => u.includes('/apiserver/dist/')],
+  [Stage.http2Compat, (u) => u === 'node:internal/http2/compat'],
   [Stage.http2, (u) => u.startsWith('node:internal/http2') || u === 'node:http2'],
   [Stage.http1, (u) => u.startsWith('node:_http') || u === 'node:http' || u === 'node:https'],
   [Stage.tls, (u) => u.startsWith('node:_tls') || u === 'node:tls' || u.startsWith('node:internal/tls')],
@@ -118,7 +124,7 @@ export function summarizeProfile(profile: CpuProfile): ProfileSummary {
         if (found === etcdClient) stage = etcdClient;
         break;
       }
-      stage = found;
+      if (stage !== Stage.http2Compat) stage = found;
       if (!nodeLayer(found)) break;
     }
     stage ??= unattributed;
