@@ -30,7 +30,7 @@ import {
 } from '@kapi/controllers';
 import type { Tracer } from '@opentelemetry/api';
 import { applyRuntimeConfig, resolveRuntimeConfig } from './runtime-config.js';
-import { DEFAULT_MAX_REQUEST_BYTES, createEtcdClient, createEtcdStorage, kubeStorageCodec, startCompactor, startStorageMetricsPoller, ttlKeys, type EtcdTlsFiles, type StorageMediaType } from '@kapi/storage';
+import { DEFAULT_MAX_REQUEST_BYTES, createEtcdStorage, createEtcdUnaryClient, kubeStorageCodec, startCompactor, startStorageMetricsPoller, ttlKeys, type EtcdTlsFiles, type StorageMediaType } from '@kapi/storage';
 import { loadEncryptionConfig } from './encryption-config.js';
 import { startAuditing, type AuditSettings } from './audit/index.js';
 import { createWatchCache, type WatchCacheOptions } from '@kapi/watch-cache';
@@ -372,10 +372,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     certDir: options.certDir ?? '/var/run/kubernetes',
   }) : undefined;
 
-  // One etcd client for the storage and the compactor (every replica runs one; they agree
-  // through compact_rev_key). Interval 0 compacts nothing but still learns others' compactions.
+  // One etcd client (kapi's own, over node:http2) for the storage, the compactor (every replica
+  // runs one; they agree through compact_rev_key; interval 0 compacts nothing but still learns
+  // others' compactions), the metrics poller and the master leases.
   const etcdMaxRequestBytes = options.etcdMaxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
-  const etcdClient = createEtcdClient([...options.etcdServers], { maxRequestBytes: etcdMaxRequestBytes, ...(options.etcdTls !== undefined ? { tls: options.etcdTls } : {}) });
+  const etcdClient = createEtcdUnaryClient([...options.etcdServers], { maxRequestBytes: etcdMaxRequestBytes, ...(options.etcdTls !== undefined ? { tls: options.etcdTls } : {}) });
   const compactor = startCompactor({
     client: etcdClient,
     intervalMs: options.etcdCompactionIntervalMs ?? 5 * 60_000,
@@ -412,7 +413,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     endpoints: [...options.etcdServers],
     codec: kubeStorageCodec(options.storageMediaType ?? 'application/vnd.kubernetes.protobuf', JSON_STORED_KINDS),
     ...(transformerFor !== undefined ? { transformerFor } : {}),
-    client: etcdClient,
+    http2Client: etcdClient,
     ...(options.etcdTls !== undefined ? { tls: options.etcdTls } : {}),
     maxRequestBytes: etcdMaxRequestBytes,
     compaction: compactor,

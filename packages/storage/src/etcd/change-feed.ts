@@ -1,4 +1,5 @@
-import type { Etcd3, IEvent } from 'etcd3';
+import type { IEvent } from 'etcd3';
+import type { EtcdClient } from './etcd-calls.js';
 import { yieldIfBusy } from '@kapi/machinery';
 import type { Change, ChangeFeedHandlers, FeedHandle } from '../interface.js';
 import { StorageError } from '../errors.js';
@@ -9,7 +10,7 @@ import { memberCount } from './watch-stream.js';
 import { toChange } from './watch-events.js';
 
 export interface ChangeFeedSettings {
-  client: Etcd3;
+  client: EtcdClient;
   kv: EtcdKV;
   /** Whether on-demand progress replies may be trusted; undefined while not yet known (then they are not). */
   progressTrusted(): boolean | undefined;

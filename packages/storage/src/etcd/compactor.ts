@@ -1,4 +1,4 @@
-import type { Etcd3 } from 'etcd3';
+import { etcdCalls, type EtcdClient } from './etcd-calls.js';
 import { revisionOf } from './kv.js';
 import { openWatchStream, type WatchStream } from './watch-stream.js';
 
@@ -6,7 +6,8 @@ import { openWatchStream, type WatchStream } from './watch-stream.js';
 export const compactRevKey = 'compact_rev_key';
 
 export interface CompactorOptions {
-  client: Etcd3;
+  /** kapi's own client (the default) or an etcd3 client. */
+  client: EtcdClient;
   /**
    * Time between compaction rounds (`--etcd-compaction-interval`, kube's default 5 min). 0
    * disables compacting; the compacted revision is still learned from `compact_rev_key`.
@@ -62,7 +63,7 @@ export function startCompactor(options: CompactorOptions): Compactor {
   const { client, intervalMs } = options;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
   const onError = options.onError ?? ((err: unknown) => process.stderr.write(`etcd compaction failed: ${String((err as Error)?.message ?? err)}\n`));
-  const callOptions = () => ({ deadline: Date.now() + timeoutMs });
+  const calls = etcdCalls(client);
 
   let localVersion = 0;
   let rememberedRevision = 0;
@@ -77,13 +78,13 @@ export function startCompactor(options: CompactorOptions): Compactor {
   const round = async (): Promise<CompactionRound> => {
     try {
       const key = Buffer.from(compactRevKey);
-      const res = await client.kv.txn(
+      const res = await calls.txn(
         {
           compare: [{ key, target: 'Version', result: 'Equal', version: localVersion }],
           success: [{ request_put: { key, value: Buffer.from(String(rememberedRevision)) } }],
           failure: [{ request_range: { key } }],
         },
-        callOptions(),
+        timeoutMs,
       );
       const headerRevision = revisionOf(res.header.revision);
       if (!res.succeeded) {
@@ -99,7 +100,7 @@ export function startCompactor(options: CompactorOptions): Compactor {
       const toCompact = rememberedRevision;
       rememberedRevision = headerRevision;
       if (toCompact === 0) return { outcome: 'claimed' };
-      await client.kv.compact({ revision: toCompact }, callOptions());
+      await calls.compact({ revision: toCompact }, timeoutMs);
       learn(toCompact);
       return { outcome: 'compacted', revision: toCompact };
     } catch (error) {
@@ -152,7 +153,7 @@ export function startCompactor(options: CompactorOptions): Compactor {
  * put's value is a revision some replica compacted (or is compacting). A broken watch is
  * re-established (read, then watch) after a short delay.
  */
-function watchCompactRevKey(client: Etcd3, timeoutMs: number, learn: (revision: number) => void, isStopped: () => boolean): { stop(): void } {
+function watchCompactRevKey(client: EtcdClient, timeoutMs: number, learn: (revision: number) => void, isStopped: () => boolean): { stop(): void } {
   const key = Buffer.from(compactRevKey);
   let stream: WatchStream | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -168,7 +169,7 @@ function watchCompactRevKey(client: Etcd3, timeoutMs: number, learn: (revision: 
   };
   const start = () => {
     if (isStopped()) return;
-    client.kv.range({ key }, { deadline: Date.now() + timeoutMs }).then(
+    etcdCalls(client).range({ key }, timeoutMs).then(
       (res) => {
         if (isStopped()) return;
         const kv = res.kvs[0];

@@ -1,7 +1,7 @@
 import type { Etcd3 } from 'etcd3';
 import { createEtcdClient, type EtcdTlsFiles } from './client.js';
-import { createEtcdUnaryClient } from './grpc/unary-client.js';
-import { stopOwnWatchClient, useOwnWatchClient } from './watch-stream.js';
+import { createEtcdUnaryClient, type EtcdUnaryClient } from './grpc/unary-client.js';
+import type { EtcdClient } from './etcd-calls.js';
 import type { KubeObject } from '@kapi/machinery';
 import { yieldIfBusy } from '@kapi/machinery';
 import type { ChangeFeed, Counter, FeedHandle, Storage, UnreadableDeleter, Watcher } from '../interface.js';
@@ -26,31 +26,39 @@ import type { Registry } from 'prom-client';
 import type { Tracer } from '@opentelemetry/api';
 
 export interface EtcdStorageOptions {
-  /** Client URLs, e.g. `["http://127.0.0.1:2379"]`. Ignored when `client` is given. */
+  /** Client URLs, e.g. `["http://127.0.0.1:2379"]`. */
   endpoints: string[];
-  /** An existing client to use; the storage then does not close it. */
+  /**
+   * kapi's own etcd client (grpc/unary-client.ts) to use, shared with others (the compactor,
+   * the metrics poller); the storage then does not close it. Absent: the storage makes one for
+   * `endpoints` with `tls`, `dialTimeoutMs` and `maxRequestBytes` and closes it in `close()`.
+   */
+  http2Client?: EtcdUnaryClient;
+  /**
+   * An existing etcd3 client, used where `kvClient` or `watchClient` asks for etcd3 (and for
+   * everything when there are no `endpoints` and no `http2Client`); the storage does not close
+   * it. Absent: the storage makes one for `endpoints` the first time one is needed, so that by
+   * default no etcd3 client (no grpc-js channel) exists at all.
+   */
   client?: Etcd3;
-  /** Passed to the etcd3 client as its dial timeout. Default 5000 ms. */
+  /** The dial timeout of the clients the storage makes. Default 5000 ms. */
   dialTimeoutMs?: number;
-  /** TLS files for the clients the storage creates (see `EtcdClientOptions.tls`); give them with `client` too when `kvClient` is http2. */
+  /** TLS files for the clients the storage creates (see `EtcdClientOptions.tls`); give them with `client` too. */
   tls?: EtcdTlsFiles;
   /**
    * Which client makes the unary KV calls (Range and Txn, every get, list, create, update and
-   * delete). `http2` (the default when there are `endpoints`): kapi's own gRPC client over
-   * node:http2 (grpc/unary-client.ts), made by the storage for `endpoints` with `tls`,
-   * `dialTimeoutMs` and `maxRequestBytes` — also when `client` is given — and closed by
-   * `close()`. `etcd3`: the etcd3 client (`client`), as watches, leases and maintenance calls
-   * always are. The environment variable KAPI_ETCD_KV_CLIENT=etcd3 sets the default to etcd3
-   * (to compare the two).
+   * delete). `http2` (the default): kapi's own gRPC client over node:http2, which also makes
+   * every other call (the version check, the compactor's). `etcd3`: the etcd3 client (`client`,
+   * or one made for `endpoints`). The environment variable KAPI_ETCD_KV_CLIENT=etcd3 sets the
+   * default to etcd3 (to compare the two).
    */
   kvClient?: 'http2' | 'etcd3';
   /**
-   * Which client carries the Watch streams (change feeds, uncached watches, the compactor's
-   * watch). `http2` (the default when there are `endpoints`): kapi's own gRPC client over
-   * node:http2 (grpc/watch-call.ts), the one the unary calls use (made for `endpoints` as for
-   * `kvClient`; about 35% less CPU per live event than grpc-js, see `kapi-bench etcd-watch`).
-   * `etcd3`: the etcd3 client's grpc-js channels. The environment variable
-   * KAPI_ETCD_WATCH_CLIENT=etcd3 sets the default to etcd3 (to compare the two).
+   * Which client carries the Watch streams (change feeds, uncached watches) and their leader
+   * checks. `http2` (the default): kapi's own client (grpc/watch-call.ts; about 35% less CPU per
+   * live event than grpc-js, see `kapi-bench etcd-watch`). `etcd3`: the etcd3 client's grpc-js
+   * channels. The environment variable KAPI_ETCD_WATCH_CLIENT=etcd3 sets the default to etcd3
+   * (to compare the two).
    */
   watchClient?: 'http2' | 'etcd3';
   /**
@@ -122,7 +130,10 @@ export interface EtcdStorageOptions {
 
 /** The etcd backend: `Storage` plus the optional `Counter`, `Watcher` and `ChangeFeed`. */
 export interface EtcdStorage extends Storage, Counter, Watcher, ChangeFeed, UnreadableDeleter {
-  /** The underlying client (for backend-specific operations such as compaction and watch). */
+  /**
+   * An etcd3 client on the same etcd (tests and comparisons): `EtcdStorageOptions.client`, or
+   * one made on first use (and closed by `close()`).
+   */
   readonly client: Etcd3;
 }
 
@@ -133,28 +144,30 @@ export interface EtcdStorage extends Storage, Counter, Watcher, ChangeFeed, Unre
  * etcd/errors.ts.
  */
 export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
-  const ownsClient = options.client === undefined;
   const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
-  const client =
-    options.client ??
-    createEtcdClient(options.endpoints, {
-      maxRequestBytes,
-      ...(options.dialTimeoutMs !== undefined ? { dialTimeoutMs: options.dialTimeoutMs } : {}),
-      ...(options.tls !== undefined ? { tls: options.tls } : {}),
-    });
+  const clientOptions = {
+    maxRequestBytes,
+    ...(options.dialTimeoutMs !== undefined ? { dialTimeoutMs: options.dialTimeoutMs } : {}),
+    ...(options.tls !== undefined ? { tls: options.tls } : {}),
+  };
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   const kvClient = options.kvClient ?? (process.env['KAPI_ETCD_KV_CLIENT'] === 'etcd3' ? 'etcd3' : 'http2');
   const watchClient = options.watchClient ?? (process.env['KAPI_ETCD_WATCH_CLIENT'] === 'etcd3' ? 'etcd3' : 'http2');
-  const ownClient =
-    (kvClient === 'http2' || watchClient === 'http2') && options.endpoints.length > 0
-      ? createEtcdUnaryClient(options.endpoints, {
-          maxRequestBytes,
-          ...(options.dialTimeoutMs !== undefined ? { dialTimeoutMs: options.dialTimeoutMs } : {}),
-          ...(options.tls !== undefined ? { tls: options.tls } : {}),
-        })
-      : undefined;
-  const unary = kvClient === 'http2' ? ownClient : undefined;
-  if (watchClient === 'http2' && ownClient !== undefined) useOwnWatchClient(client, ownClient);
+  const ownClient: EtcdUnaryClient | undefined =
+    options.http2Client ?? (options.endpoints.length > 0 ? createEtcdUnaryClient(options.endpoints, clientOptions) : undefined);
+  // The etcd3 client, made only when something asks for it.
+  let etcd3 = options.client;
+  let madeEtcd3 = false;
+  const etcd3Client = (): Etcd3 => {
+    if (etcd3 === undefined) {
+      etcd3 = createEtcdClient(options.endpoints, clientOptions);
+      madeEtcd3 = true;
+    }
+    return etcd3;
+  };
+  const client: EtcdClient = ownClient ?? etcd3Client();
+  const kvOn: EtcdClient = kvClient === 'http2' ? client : etcd3Client();
+  const watchOn: EtcdClient = watchClient === 'http2' ? client : etcd3Client();
   const instrumentation = createEtcdInstrumentation({
     ...(options.metricsRegistry !== undefined ? { registry: options.metricsRegistry } : {}),
     ...(options.resources !== undefined ? { resources: options.resources } : {}),
@@ -174,13 +187,12 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       : {}),
   });
   const unsafeDeletion = options.unsafeDeletion;
-  const kv: EtcdKV = createEtcdKV(client, {
+  const kv: EtcdKV = createEtcdKV(kvOn, {
     codec,
     requestTimeoutMs,
     maxRequestBytes,
     instrumentation,
     ...(unsafeDeletion !== undefined ? { unsafeDeletion } : {}),
-    ...(unary !== undefined ? { unary } : {}),
   });
   // With the gate, a get (and the read a delete starts with) names an unreadable value as kube then does.
   const reading = async <T>(key: string, read: () => Promise<T>): Promise<T> => {
@@ -218,7 +230,7 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
     return trustCheck;
   };
   const watchSettings = {
-    client,
+    client: watchOn,
     kv,
     queueCapacity: options.watchQueueCapacity ?? 100,
     resumeTimeoutMs: options.watchResumeTimeoutMs ?? 30_000,
@@ -231,7 +243,7 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       ? startCompactor({ client, intervalMs: options.compactionIntervalMs, requestTimeoutMs })
       : undefined;
   const feedSettings = {
-    client,
+    client: watchOn,
     kv,
     progressTrusted: () => trusted,
     observeCompacted,
@@ -240,7 +252,9 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
   };
 
   return {
-    client,
+    get client() {
+      return etcd3Client();
+    },
 
     async create(key: string, obj: KubeObject): Promise<KubeObject> {
       if (obj.metadata?.resourceVersion) {
@@ -341,11 +355,8 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       await compactor?.stop();
       for (const entry of [...open]) entry.stop();
       open.clear();
-      if (ownsClient) client.close();
-      if (ownClient !== undefined) {
-        stopOwnWatchClient(client, ownClient);
-        ownClient.close();
-      }
+      if (madeEtcd3) etcd3?.close();
+      if (ownClient !== undefined && options.http2Client === undefined) ownClient.close();
     },
   };
 }

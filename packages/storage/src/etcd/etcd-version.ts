@@ -1,5 +1,6 @@
 import type { Etcd3 } from 'etcd3';
 import { createEtcdClient, type EtcdTlsFiles } from './client.js';
+import { isEtcd3, type EtcdClient } from './etcd-calls.js';
 
 /**
  * Whether an etcd server version answers on-demand progress requests only after every event
@@ -17,12 +18,17 @@ export function progressRequestsOrdered(version: string): boolean {
 }
 
 /**
- * Asks every endpoint for its version through the Maintenance Status RPC (one endpoint: the
- * given client; several: a short-lived client per endpoint, as a pooled client picks any
- * one). Trusted only when every endpoint is new enough. Rejects when an endpoint cannot be
- * asked (the caller may ask again later).
+ * Asks every member for its version through the Maintenance Status RPC (the own client: each
+ * of its members in turn; an etcd3 client given with one endpoint or none: that client; with
+ * several endpoints: a short-lived etcd3 client per endpoint, as a pooled client picks any
+ * one). Trusted only when every member is new enough. Rejects when a member cannot be asked
+ * (the caller may ask again later).
  */
-export async function checkProgressRequestsOrdered(client: Etcd3, endpoints: readonly string[], timeoutMs: number, tls?: EtcdTlsFiles): Promise<boolean> {
+export async function checkProgressRequestsOrdered(client: EtcdClient, endpoints: readonly string[], timeoutMs: number, tls?: EtcdTlsFiles): Promise<boolean> {
+  if (!isEtcd3(client)) {
+    const versions = await Promise.all(client.hosts.map(async (host) => (await client.memberStatus(host, timeoutMs)).version));
+    return versions.every(progressRequestsOrdered);
+  }
   const ask = async (c: Etcd3) => (await c.maintenance.status({ deadline: Date.now() + timeoutMs })).version;
   if (endpoints.length <= 1) return progressRequestsOrdered(await ask(client));
   const versions = await Promise.all(

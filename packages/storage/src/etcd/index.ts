@@ -2,6 +2,7 @@ export { createEtcdStorage, type EtcdStorage, type EtcdStorageOptions } from './
 export { type UnsafeDeletionSettings } from './corrupt-objects.js';
 export { createEtcdClient, etcdCredentials, type EtcdClientOptions, type EtcdTlsFiles } from './client.js';
 export { createEtcdUnaryClient, type EtcdUnaryClient, type EtcdUnaryClientOptions } from './grpc/unary-client.js';
+export { etcdCalls, type EtcdCalls, type EtcdClient } from './etcd-calls.js';
 export { openWatchStream, useOwnWatchClient, stopOwnWatchClient, type WatchStream, type WatchStreamHandlers, type WatchStreamRequest } from './watch-stream.js';
 export { DEFAULT_MAX_REQUEST_BYTES } from './request-size.js';
 export { jsonCodec, storageCodec, decodeJson, TransformError, type Codec, type StorageCodec, type StorageCodecOptions } from './codec.js';

@@ -1,4 +1,4 @@
-import type { Etcd3, IKeyValue, IRangeRequest, IRangeResponse, ITxnRequest, ITxnResponse } from 'etcd3';
+import type { IKeyValue, IRangeRequest, IRangeResponse, ITxnRequest, ITxnResponse } from 'etcd3';
 import type { KubeObject } from '@kapi/machinery';
 import type { StorageCodec } from './codec.js';
 import { WrittenValues } from './written-values.js';
@@ -7,7 +7,7 @@ import type { UnsafeDeletionSettings } from './corrupt-objects.js';
 import { toStorageError } from './errors.js';
 import { rangeOperation, txnOperation, type EtcdInstrumentation } from './instrumentation.js';
 import { MAX_REQUEST_ID_BYTES, requestIdBytes as memberRequestIdBytes } from './request-size.js';
-import type { EtcdUnaryClient } from './grpc/unary-client.js';
+import { etcdCalls, type EtcdClient } from './etcd-calls.js';
 
 /**
  * The raw KV calls the etcd backend makes, each with a deadline and with every error cast to
@@ -43,17 +43,12 @@ export interface EtcdKVOptions {
    * see instrumentation.ts). None when absent.
    */
   readonly instrumentation?: EtcdInstrumentation;
-  /**
-   * The client that makes the calls (kapi's own gRPC client, grpc/unary-client.ts); the etcd3
-   * client passed to `createEtcdKV` when absent.
-   */
-  readonly unary?: EtcdUnaryClient;
 }
 
-export function createEtcdKV(client: Etcd3, kvOptions: EtcdKVOptions): EtcdKV {
+/** The KV calls on `client` (kapi's own gRPC client, grpc/unary-client.ts, or an etcd3 client). */
+export function createEtcdKV(client: EtcdClient, kvOptions: EtcdKVOptions): EtcdKV {
   const { codec, requestTimeoutMs, maxRequestBytes, instrumentation } = kvOptions;
   const gate = kvOptions.unsafeDeletion !== undefined ? { unsafeDeletion: kvOptions.unsafeDeletion } : {};
-  const options = () => ({ deadline: Date.now() + requestTimeoutMs });
   // Request ID sizes by member ID, learnt from response headers.
   const idBytesByMember = new Map<string, number>();
   const learn = (header: { member_id?: string } | undefined): void => {
@@ -61,9 +56,9 @@ export function createEtcdKV(client: Etcd3, kvOptions: EtcdKVOptions): EtcdKV {
     if (member !== undefined && !idBytesByMember.has(member)) idBytesByMember.set(member, memberRequestIdBytes(member));
   };
   const requestIdBytes = (): number => (idBytesByMember.size === 0 ? MAX_REQUEST_ID_BYTES : Math.max(...idBytesByMember.values()));
-  const unary = kvOptions.unary;
-  const callRange = unary !== undefined ? (req: IRangeRequest) => unary.range(req, requestTimeoutMs) : (req: IRangeRequest) => client.kv.range(req, options());
-  const callTxn = unary !== undefined ? (req: ITxnRequest) => unary.txn(req, requestTimeoutMs) : (req: ITxnRequest) => client.kv.txn(req, options());
+  const calls = etcdCalls(client);
+  const callRange = (req: IRangeRequest) => calls.range(req, requestTimeoutMs);
+  const callTxn = (req: ITxnRequest) => calls.txn(req, requestTimeoutMs);
   const range = async (key: string, req: IRangeRequest): Promise<IRangeResponse> => {
     try {
       const res = await callRange(req);

@@ -1,4 +1,5 @@
-import type { Etcd3, IEvent } from 'etcd3';
+import type { IEvent } from 'etcd3';
+import type { EtcdClient } from './etcd-calls.js';
 import { isStorageError, type StorageError } from '../errors.js';
 import { revisionOf } from './kv.js';
 import { openWatchStream, type WatchStream, type WatchStreamRequest } from './watch-stream.js';
@@ -49,7 +50,7 @@ const maxRetryDelayMs = 500;
  * Exactly one terminal handler is called unless `close` comes first; nothing after it.
  * `pause` and `requestProgress` carry over to a re-opened stream.
  */
-export function openResumingWatch(client: Etcd3, request: ResumingWatchRequest, handlers: ResumingWatchHandlers): WatchStream {
+export function openResumingWatch(client: EtcdClient, request: ResumingWatchRequest, handlers: ResumingWatchHandlers): WatchStream {
   const { resumes, resumeTimeoutMs, progressTrusted, ...watch } = request;
   let nextRevision = watch.startRevision;
   let stream: WatchStream | undefined;

@@ -8,7 +8,7 @@
  * - `apiserver_storage_size_bytes{storage_cluster_id}`: etcd's database size from the
  *   maintenance Status call, every `--etcd-db-metric-poll-interval` (default 30s; 0 disables).
  */
-import type { Etcd3 } from 'etcd3';
+import { etcdCalls, type EtcdClient } from './etcd-calls.js';
 import { Gauge, type Metric, type Registry } from 'prom-client';
 import type { Counter } from '../interface.js';
 import type { ResourcePrefix } from './instrumentation.js';
@@ -21,7 +21,7 @@ export interface StorageMetricsPollerOptions {
   /** --etcd-count-metric-poll-period in ms; default 60000; 0 disables the object counts. */
   readonly countPollPeriodMs?: number;
   /** For the database size (maintenance Status); omitted = no size metric. */
-  readonly client?: Etcd3;
+  readonly client?: EtcdClient;
   /** --etcd-db-metric-poll-interval in ms; default 30000; 0 disables the size metric. */
   readonly dbPollIntervalMs?: number;
   readonly requestTimeoutMs?: number;
@@ -63,6 +63,7 @@ export function startStorageMetricsPoller(options: StorageMetricsPollerOptions):
   const countPeriod = options.countPollPeriodMs ?? 60_000;
   const dbPeriod = options.client !== undefined ? (options.dbPollIntervalMs ?? 30_000) : 0;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
+  const calls = options.client !== undefined ? etcdCalls(options.client) : undefined;
 
   const pollCounts = async (): Promise<void> => {
     await Promise.all(options.resources.map(async (r) => {
@@ -78,7 +79,7 @@ export function startStorageMetricsPoller(options: StorageMetricsPollerOptions):
   };
   const pollSize = async (): Promise<void> => {
     try {
-      const status = await options.client!.maintenance.status({ deadline: Date.now() + timeoutMs });
+      const status = await calls!.status(timeoutMs);
       sizeBytes.set({ storage_cluster_id: String(status.header.cluster_id) }, Number(status.dbSize));
     } catch {
       // Keep the last value; a failing etcd shows in the etcd health checks and error counts.

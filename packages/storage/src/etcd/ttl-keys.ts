@@ -4,11 +4,12 @@
  * TTL the same way: `/registry/masterleases/<ip>`). Values are written as JSON and read in any
  * format kube stores (kube-apiserver writes its master leases as protobuf Endpoints).
  */
-import type { Etcd3 } from 'etcd3';
+import { etcdCalls, type EtcdClient } from './etcd-calls.js';
+import { prefixEnd } from './keys.js';
 import { decodeStoredObject } from './kube-codec.js';
 
 export interface TtlKeys {
-  /** Writes `value` at `<prefix><name>`, expiring `ttlSeconds` after this write. */
+  /** Writes `value` at `<prefix><name>`, expiring `ttlSeconds` (at least 1) after this write. */
   put(name: string, value: unknown, ttlSeconds: number): Promise<void>;
   /** The names (without the prefix) and parsed values of the keys that have not expired. */
   list(): Promise<{ name: string; value: unknown }[]>;
@@ -16,22 +17,27 @@ export interface TtlKeys {
   remove(name: string): Promise<void>;
 }
 
-export function ttlKeys(client: Etcd3, prefix: string): TtlKeys {
+/**
+ * Each put grants a lease (LeaseGrant) and writes the key under it; the lease is never kept
+ * alive or revoked, so the key expires unless written again. Each call has a deadline of
+ * `timeoutMs` (default 10 s); errors are the client's (etcd3's error classes).
+ */
+export function ttlKeys(client: EtcdClient, prefix: string, timeoutMs = 10_000): TtlKeys {
+  const calls = etcdCalls(client);
+  const start = Buffer.from(prefix);
   return {
     async put(name, value, ttlSeconds) {
-      const lease = client.lease(ttlSeconds, { autoKeepAlive: false });
-      try {
-        await lease.put(prefix + name).value(JSON.stringify(value));
-      } finally {
-        lease.release();
-      }
+      if (!(ttlSeconds >= 1)) throw new RangeError(`The TTL in an etcd lease must be at least 1 second. Got: ${ttlSeconds}`);
+      const lease = await calls.leaseGrant({ TTL: ttlSeconds }, timeoutMs);
+      await calls.put({ key: Buffer.from(prefix + name), value: Buffer.from(JSON.stringify(value)), lease: lease.ID }, timeoutMs);
     },
     async list() {
-      const all = await client.getAll().prefix(prefix).buffers();
-      return Object.entries(all).map(([key, bytes]) => {
+      const res = await calls.range({ key: start, range_end: prefixEnd(start) }, timeoutMs);
+      return res.kvs.map((kv) => {
+        const key = kv.key.toString();
         let value: unknown;
         try {
-          value = decodeStoredObject(bytes, key);
+          value = decodeStoredObject(kv.value, key);
         } catch {
           value = undefined;
         }
@@ -39,7 +45,7 @@ export function ttlKeys(client: Etcd3, prefix: string): TtlKeys {
       });
     },
     async remove(name) {
-      await client.delete().key(prefix + name);
+      await calls.deleteRange({ key: Buffer.from(prefix + name) }, timeoutMs);
     },
   };
 }

@@ -1,17 +1,24 @@
 import { isBrokenCircuitError } from 'cockatiel';
 import type { Etcd3, IDuplexStream, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
+import { isEtcd3, type EtcdClient } from './etcd-calls.js';
 import { StorageError } from '../errors.js';
 import { isConnectionFailure, toStorageError } from './errors.js';
 import { revisionOf } from './kv.js';
 import type { EtcdUnaryClient } from './grpc/unary-client.js';
 
 /**
- * The clients whose watches go over kapi's own gRPC client (grpc/watch-call.ts) instead of the
- * etcd3 client's grpc-js channels: `useOwnWatchClient(client, own)` makes every watch opened
- * with `client` (change feeds, uncached watches, the compactor's) use `own`, which must have
- * the same endpoints. The etcd3 client still serves leader checks (Maintenance.Status).
+ * Watches opened with kapi's own client (grpc/unary-client.ts) go over its Watch calls
+ * (grpc/watch-call.ts), and its members' leader checks over its Maintenance.Status calls;
+ * those opened with an etcd3 client over that client's grpc-js channels — unless
+ * `useOwnWatchClient(client, own)` was called, which makes every watch opened with `client` use
+ * `own` (which must have the same endpoints), leader checks included.
  */
 const ownWatchClients = new WeakMap<Etcd3, EtcdUnaryClient>();
+
+/** The own client that carries `client`'s watches, if any. */
+function ownClientOf(client: EtcdClient): EtcdUnaryClient | undefined {
+  return isEtcd3(client) ? ownWatchClients.get(client) : client;
+}
 
 export function useOwnWatchClient(client: Etcd3, own: EtcdUnaryClient): void {
   ownWatchClients.set(client, own);
@@ -81,7 +88,6 @@ export interface WatchStream {
 interface PoolHost {
   readonly host: string;
   getServiceClient(name: string): unknown;
-  faultHandling: { execute<T>(fn: () => T): Promise<T> };
 }
 interface GrpcMetadataLike {
   set(key: string, value: string): void;
@@ -125,8 +131,46 @@ export function createTimeoutMs(leaderCheckIntervalMs: number): number {
 }
 
 /** How many members the client knows (1 when it does not say). */
-export function memberCount(client: Etcd3): number {
-  return poolOf(client)?.hosts.length ?? 1;
+export function memberCount(client: EtcdClient): number {
+  const own = ownClientOf(client);
+  if (own !== undefined) return own.hosts.length;
+  return (isEtcd3(client) ? poolOf(client)?.hosts.length : undefined) ?? 1;
+}
+
+/** Asks a member whether it has a leader: true / false when it says, undefined when the check failed otherwise. */
+interface LeaderChecks {
+  /** The members' `host:port`. */
+  readonly hosts: readonly string[];
+  hasLeader(host: string, timeoutMs: number): Promise<boolean | undefined>;
+}
+
+const leaderOf = (res: { leader?: string | number } | undefined): boolean => res?.leader !== undefined && String(res.leader) !== '0' && String(res.leader) !== '';
+const noLeader = (err: unknown): false | undefined => (/etcdserver: no leader/.test(String((err as Error | undefined)?.message)) ? false : undefined);
+
+function ownLeaderChecks(own: EtcdUnaryClient): LeaderChecks {
+  return {
+    hosts: own.hosts,
+    hasLeader: (host, timeoutMs) => own.memberStatus(host, timeoutMs).then(leaderOf, noLeader),
+  };
+}
+
+function poolLeaderChecks(pool: Pool): LeaderChecks {
+  return {
+    hosts: pool.hosts.map((h) => h.host),
+    async hasLeader(host, timeoutMs) {
+      let metadata: GrpcMetadataLike;
+      let maintenance: MaintenanceServiceClient;
+      try {
+        metadata = await pool.authenticator.getMetadata();
+        maintenance = pool.hosts.find((h) => h.host === host)!.getServiceClient('Maintenance') as MaintenanceServiceClient;
+      } catch {
+        return undefined;
+      }
+      return new Promise((resolve) => {
+        maintenance.status({}, metadata, { deadline: Date.now() + timeoutMs }, (err, res) => resolve(err ? noLeader(err) : leaderOf(res)));
+      });
+    },
+  };
 }
 
 /**
@@ -145,19 +189,19 @@ export function memberCount(client: Etcd3): number {
  * fail unary calls for their whole half-open delay.
  */
 class LeaderMonitor {
-  private readonly streams = new Map<PoolHost, Set<() => void>>();
+  private readonly streams = new Map<string, Set<() => void>>();
   /** What the last check found per member: true/false, undefined when it could not tell. */
-  private readonly known = new Map<PoolHost, boolean | undefined>();
+  private readonly known = new Map<string, boolean | undefined>();
   private checking = false;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly pool: Pool,
+    private readonly checks: LeaderChecks,
     private readonly intervalMs: number,
   ) {}
 
   /** Calls `onLeaderless` when `host` is found without a leader while another member has one; returns the unregister function. */
-  add(host: PoolHost, onLeaderless: () => void): () => void {
+  add(host: string, onLeaderless: () => void): () => void {
     let set = this.streams.get(host);
     if (set === undefined) this.streams.set(host, (set = new Set()));
     set.add(onLeaderless);
@@ -178,15 +222,16 @@ class LeaderMonitor {
   }
 
   /** A member (at random) that had a leader at the last check; undefined when none is known to. */
-  preferredHost(): PoolHost | undefined {
-    const led = this.pool.hosts.filter((h) => this.known.get(h) === true);
+  preferredHost(): string | undefined {
+    const led = this.checks.hosts.filter((h) => this.known.get(h) === true);
     return led.length === 0 ? undefined : led[Math.floor(Math.random() * led.length)];
   }
 
   private tick(): void {
     if (this.checking) return;
     this.checking = true;
-    Promise.all(this.pool.hosts.map(async (host) => [host, await this.hasLeader(host)] as const))
+    const timeoutMs = Math.min(Math.max(this.intervalMs, 500), 2000);
+    Promise.all(this.checks.hosts.map(async (host) => [host, await this.checks.hasLeader(host, timeoutMs)] as const))
       .then((results) => {
         for (const [host, leader] of results) this.known.set(host, leader);
         if (!results.some(([, leader]) => leader === true)) return;
@@ -200,33 +245,16 @@ class LeaderMonitor {
       })
       .catch(() => undefined);
   }
-
-  /** true / false when the member says; undefined when the check failed for another reason. */
-  private async hasLeader(host: PoolHost): Promise<boolean | undefined> {
-    let metadata: GrpcMetadataLike;
-    let maintenance: MaintenanceServiceClient;
-    try {
-      metadata = await this.pool.authenticator.getMetadata();
-      maintenance = host.getServiceClient('Maintenance') as MaintenanceServiceClient;
-    } catch {
-      return undefined;
-    }
-    return new Promise((resolve) => {
-      maintenance.status({}, metadata, { deadline: Date.now() + Math.min(Math.max(this.intervalMs, 500), 2000) }, (err, res) => {
-        if (err) resolve(/etcdserver: no leader/.test(err.message) ? false : undefined);
-        else resolve(res?.leader !== undefined && String(res.leader) !== '0' && String(res.leader) !== '');
-      });
-    });
-  }
 }
 
-const monitors = new WeakMap<Etcd3, Map<number, LeaderMonitor>>();
+/** One monitor per client and interval, for all of the client's streams. */
+const monitors = new WeakMap<object, Map<number, LeaderMonitor>>();
 
-function leaderMonitor(client: Etcd3, pool: Pool, intervalMs: number): LeaderMonitor {
+function leaderMonitor(client: object, checks: () => LeaderChecks, intervalMs: number): LeaderMonitor {
   let byInterval = monitors.get(client);
   if (byInterval === undefined) monitors.set(client, (byInterval = new Map()));
   let monitor = byInterval.get(intervalMs);
-  if (monitor === undefined) byInterval.set(intervalMs, (monitor = new LeaderMonitor(pool, intervalMs)));
+  if (monitor === undefined) byInterval.set(intervalMs, (monitor = new LeaderMonitor(checks(), intervalMs)));
   return monitor;
 }
 
@@ -239,16 +267,16 @@ function leaderMonitor(client: Etcd3, pool: Pool, intervalMs: number): LeaderMon
  * error does (a status about this one stream), nor does a "no leader" refusal: the
  * connection is fine, and resetting it would also fail the unary calls in flight on it.
  */
-async function openGrpcWatch(client: Etcd3, preferred: PoolHost | undefined): Promise<{ stream: GrpcDuplex; host: PoolHost | undefined }> {
-  const pool = poolOf(client);
-  const own = ownWatchClients.get(client);
+async function openGrpcWatch(client: EtcdClient, preferredHost: string | undefined): Promise<{ stream: GrpcDuplex; host: string | undefined }> {
+  const own = ownClientOf(client);
   if (own !== undefined) {
-    const { call, host } = own.watch(preferred?.host);
-    // The pool's host of the same address, so that the leader monitor finds the stream's member.
-    const poolHost = pool?.hosts.find((h) => h.host === host) ?? { host, getServiceClient: () => undefined, faultHandling: { execute: (fn) => Promise.resolve(fn()) } };
-    return { stream: call as unknown as GrpcDuplex, host: poolHost };
+    const { call, host } = own.watch(preferredHost);
+    return { stream: call as unknown as GrpcDuplex, host };
   }
-  if (pool === undefined) return { stream: (await client.watchClient.watch()) as GrpcDuplex, host: undefined };
+  const etcd3 = client as Etcd3;
+  const pool = poolOf(etcd3);
+  if (pool === undefined) return { stream: (await etcd3.watchClient.watch()) as GrpcDuplex, host: undefined };
+  const preferred = preferredHost !== undefined ? pool.hosts.find((h) => h.host === preferredHost) : undefined;
   const open = (host: PoolHost, service: unknown, metadata: GrpcMetadataLike) => {
     const stream = (service as WatchServiceClient).watch(metadata);
     stream.on('error', (err: Error) => {
@@ -256,7 +284,7 @@ async function openGrpcWatch(client: Etcd3, preferred: PoolHost | undefined): Pr
         pool.markFailed(host, err);
       }
     });
-    return { stream, host };
+    return { stream, host: host.host };
   };
   if (preferred !== undefined) {
     try {
@@ -302,7 +330,7 @@ interface GrpcDuplex extends IDuplexStream<IWatchRequest, IWatchResponse> {
  * Unreachable too: its member hangs, or took the stream in the middle of an election and sat
  * on it (seen in the local cluster for 5-8 s after a leader was cut off).
  */
-export function openWatchStream(client: Etcd3, request: WatchStreamRequest, handlers: WatchStreamHandlers): WatchStream {
+export function openWatchStream(client: EtcdClient, request: WatchStreamRequest, handlers: WatchStreamHandlers): WatchStream {
   const keyText = request.key.toString();
   let stream: GrpcDuplex | undefined;
   let member: string | undefined;
@@ -390,9 +418,17 @@ export function openWatchStream(client: Etcd3, request: WatchStreamRequest, hand
     }
   };
 
-  const pool = poolOf(client);
   const interval = request.leaderCheckIntervalMs ?? 0;
-  const monitor = pool !== undefined && interval > 0 && pool.hosts.length > 1 ? leaderMonitor(client, pool, interval) : undefined;
+  const own = ownClientOf(client);
+  const pool = own === undefined && isEtcd3(client) ? poolOf(client) : undefined;
+  const monitor =
+    interval <= 0 || memberCount(client) <= 1
+      ? undefined
+      : own !== undefined
+        ? leaderMonitor(own, () => ownLeaderChecks(own), interval)
+        : pool !== undefined
+          ? leaderMonitor(client, () => poolLeaderChecks(pool), interval)
+          : undefined;
 
   if (monitor !== undefined) {
     // Not while paused: the reply may wait, unread, behind the consumer's backpressure.
@@ -420,10 +456,10 @@ export function openWatchStream(client: Etcd3, request: WatchStreamRequest, hand
         return;
       }
       stream = opened;
-      member = host?.host;
+      member = host;
       if (host !== undefined && monitor !== undefined) {
         unmonitor = monitor.add(host, () =>
-          fail(new StorageError('Unreachable', keyText, `etcd is unreachable: member ${host.host} has no leader`)),
+          fail(new StorageError('Unreachable', keyText, `etcd is unreachable: member ${host} has no leader`)),
         );
       }
       opened.on('data', (res) => guard(() => onResponse(res)));

@@ -1,4 +1,4 @@
-import type { Etcd3 } from 'etcd3';
+import type { EtcdClient } from './etcd-calls.js';
 import type { KubeObject, Status } from '@kapi/machinery';
 import { expired, internalError, tooLargeResourceVersion as tooLargeStatus } from '@kapi/machinery';
 import type { Watch, WatchEvent, WatchOptions } from '../interface.js';
@@ -14,7 +14,7 @@ import type { WatchStream } from './watch-stream.js';
 import { toWatchEvent } from './watch-events.js';
 
 export interface EtcdWatchSettings {
-  client: Etcd3;
+  client: EtcdClient;
   kv: EtcdKV;
   /** Undelivered events held per watch before its etcd stream is paused. */
   queueCapacity: number;

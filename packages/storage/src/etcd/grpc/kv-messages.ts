@@ -26,7 +26,7 @@ import type {
   ITxnRequest,
   ITxnResponse,
 } from 'etcd3';
-import { LENGTH_DELIMITED, ProtoReader, ProtoWriter, VARINT, bytesFieldSize, varintFieldSize, varintSize } from './protobuf.js';
+import { LENGTH_DELIMITED, ProtoReader, ProtoWriter, VARINT, bytesFieldSize, exactInt64, varint64Size, varintFieldSize, varintSize } from './protobuf.js';
 
 type Int64 = string | number | undefined;
 type Bytes = Buffer | string | undefined;
@@ -62,6 +62,10 @@ function optionalVarintSize(value: number): number {
   return value === 0 ? 0 : varintFieldSize(value);
 }
 
+function optionalInt64Size(value: number | bigint): number {
+  return value === 0 || value === 0n ? 0 : 1 + varint64Size(value);
+}
+
 function boolSize(value: boolean | undefined): number {
   return value === true ? 2 : 0;
 }
@@ -93,7 +97,7 @@ function putSize(req: IPutRequest): number {
   return (
     optionalBytesSize(bytes(req.key)) +
     optionalBytesSize(bytes(req.value)) +
-    optionalVarintSize(int64(req.lease)) +
+    optionalInt64Size(exactInt64(req.lease)) +
     boolSize(req.prev_kv) +
     boolSize(req.ignore_value) +
     boolSize(req.ignore_lease)
@@ -114,7 +118,7 @@ function compareSize(c: ICompare): number {
   if (c.create_revision !== undefined) size += varintFieldSize(int64(c.create_revision));
   if (c.mod_revision !== undefined) size += varintFieldSize(int64(c.mod_revision));
   if (c.value !== undefined) size += bytesFieldSize(bytes(c.value)!.length);
-  if (c.lease !== undefined) size += varintFieldSize(int64(c.lease));
+  if (c.lease !== undefined) size += 1 + varint64Size(exactInt64(c.lease));
   const rangeEnd = bytes(c.range_end);
   if (rangeEnd !== undefined && rangeEnd.length > 0) size += 2 + varintSize(rangeEnd.length) + rangeEnd.length;
   return size;
@@ -146,6 +150,13 @@ function writeOptionalVarint(w: ProtoWriter, field: number, value: number): void
   if (value !== 0) w.varintField(field, value);
 }
 
+/** A lease ID (exact past 2^53), left out when 0. */
+function writeOptionalInt64(w: ProtoWriter, field: number, value: number | bigint): void {
+  if (value === 0 || value === 0n) return;
+  w.tag(field, VARINT);
+  w.varint64(value);
+}
+
 function writeBool(w: ProtoWriter, field: number, value: boolean | undefined): void {
   if (value === true) w.varintField(field, 1);
 }
@@ -169,7 +180,7 @@ function writeRange(w: ProtoWriter, req: IRangeRequest): void {
 function writePut(w: ProtoWriter, req: IPutRequest): void {
   writeOptionalBytes(w, 1, bytes(req.key));
   writeOptionalBytes(w, 2, bytes(req.value));
-  writeOptionalVarint(w, 3, int64(req.lease));
+  writeOptionalInt64(w, 3, exactInt64(req.lease));
   writeBool(w, 4, req.prev_kv);
   writeBool(w, 5, req.ignore_value);
   writeBool(w, 6, req.ignore_lease);
@@ -189,7 +200,10 @@ function writeCompare(w: ProtoWriter, c: ICompare): void {
   if (c.create_revision !== undefined) w.varintField(5, int64(c.create_revision));
   if (c.mod_revision !== undefined) w.varintField(6, int64(c.mod_revision));
   if (c.value !== undefined) w.bytesField(7, bytes(c.value)!);
-  if (c.lease !== undefined) w.varintField(8, int64(c.lease));
+  if (c.lease !== undefined) {
+    w.tag(8, VARINT);
+    w.varint64(exactInt64(c.lease));
+  }
   writeOptionalBytes(w, 64, bytes(c.range_end));
 }
 
@@ -232,7 +246,7 @@ export interface MessageEncoder<Req> {
   (req: Req, prefix: number): Buffer;
 }
 
-function encoder<Req>(size: (req: Req) => number, write: (w: ProtoWriter, req: Req) => void): MessageEncoder<Req> {
+export function encoder<Req>(size: (req: Req) => number, write: (w: ProtoWriter, req: Req) => void): MessageEncoder<Req> {
   return (req, prefix) => {
     const length = size(req);
     const buf = Buffer.allocUnsafe(prefix + length);
@@ -440,7 +454,7 @@ export interface MessageDecoder<Res> {
   (buf: Buffer, start: number, end: number): Res;
 }
 
-function decoder<Res>(read: (r: ProtoReader) => Res): MessageDecoder<Res> {
+export function decoder<Res>(read: (r: ProtoReader) => Res): MessageDecoder<Res> {
   return (buf, start, end) => read(new ProtoReader(buf, start, end));
 }
 

@@ -37,6 +37,29 @@ export function bytesFieldSize(length: number): number {
   return 1 + varintSize(length) + length;
 }
 
+/**
+ * An int64 given as a number or a decimal string (the etcd3 client's shape), exactly: a number
+ * when it is a safe integer, else a bigint (lease IDs are random 63-bit numbers, past 2^53).
+ */
+export function exactInt64(value: string | number | undefined): number | bigint {
+  if (value === undefined) return 0;
+  if (typeof value === 'number') return value;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : BigInt(value);
+}
+
+/** The encoded size of `exactInt64`'s result as a varint. */
+export function varint64Size(value: number | bigint): number {
+  if (typeof value === 'number') return varintSize(value);
+  let rest = BigInt.asUintN(64, value);
+  let size = 1;
+  while (rest >= 0x80n) {
+    size++;
+    rest >>= 7n;
+  }
+  return size;
+}
+
 /** A buffer being filled front to back; its size was computed before. */
 export class ProtoWriter {
   pos: number;
@@ -71,6 +94,20 @@ export class ProtoWriter {
     }
     buf[pos++] = value;
     this.pos = pos;
+  }
+
+  /** A varint of `exactInt64`'s result, exact past 2^53. */
+  varint64(value: number | bigint): void {
+    if (typeof value === 'number') {
+      this.varint(value);
+      return;
+    }
+    let rest = BigInt.asUintN(64, value);
+    while (rest >= 0x80n) {
+      this.buf[this.pos++] = Number(rest & 0x7fn) | 0x80;
+      rest >>= 7n;
+    }
+    this.buf[this.pos++] = Number(rest);
   }
 
   /** A tag: field number and wire type. */

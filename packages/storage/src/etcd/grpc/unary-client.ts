@@ -1,6 +1,8 @@
 /**
- * kapi's own client for etcd's unary KV calls (Range, Put, DeleteRange, Txn): gRPC over
- * `node:http2` with the static codecs of kv-messages.ts, instead of etcd3 over @grpc/grpc-js
+ * kapi's own etcd client: the unary KV calls (Range, Put, DeleteRange, Txn, Compact),
+ * Lease.LeaseGrant and Maintenance.Status, and Watch streams (watch-call.ts): gRPC over
+ * `node:http2` with the static codecs of kv-messages.ts (and lease-messages.ts,
+ * maintenance-messages.ts, watch-messages.ts), instead of etcd3 over @grpc/grpc-js
  * (which costs kapi about twice the CPU per call: generic protobuf reflection, metadata
  * objects, interceptors, a promise chain per call). Requests and responses keep the etcd3
  * client's shapes, and failures its error classes, so the code above it is the same for both.
@@ -23,7 +25,21 @@ import {
   type CircuitBreakerPolicy,
   type RetryPolicy,
 } from 'cockatiel';
-import type { IDeleteRangeRequest, IDeleteRangeResponse, IPutRequest, IPutResponse, IRangeRequest, IRangeResponse, ITxnRequest, ITxnResponse } from 'etcd3';
+import type {
+  ICompactionRequest,
+  ICompactionResponse,
+  IDeleteRangeRequest,
+  IDeleteRangeResponse,
+  ILeaseGrantRequest,
+  ILeaseGrantResponse,
+  IPutRequest,
+  IPutResponse,
+  IRangeRequest,
+  IRangeResponse,
+  IStatusResponse,
+  ITxnRequest,
+  ITxnResponse,
+} from 'etcd3';
 import { readFileSync } from 'node:fs';
 import type { OutgoingHttpHeaders } from 'node:http2';
 import { isConnectionFailure } from '../errors.js';
@@ -40,16 +56,34 @@ import {
   type MessageDecoder,
   type MessageEncoder,
 } from './kv-messages.js';
+import { decodeLeaseGrantResponse, encodeLeaseGrantRequest } from './lease-messages.js';
+import { decodeCompactionResponse, decodeStatusResponse, encodeCompactionRequest, encodeStatusRequest } from './maintenance-messages.js';
 import { Member, type MemberOptions } from './member.js';
 import { FRAME_HEADER_BYTES, Status, grpcError, unaryCall } from './unary-call.js';
 import { WatchCall } from './watch-call.js';
 
-/** The unary KV calls; each takes its deadline relative to now. */
+/**
+ * The etcd calls kapi makes; each unary call takes its deadline relative to now and goes to a
+ * member as described above (failover, breakers, retry only when etcd never saw it).
+ */
 export interface EtcdUnaryClient {
   range(req: IRangeRequest, timeoutMs: number): Promise<IRangeResponse>;
   put(req: IPutRequest, timeoutMs: number): Promise<IPutResponse>;
   deleteRange(req: IDeleteRangeRequest, timeoutMs: number): Promise<IDeleteRangeResponse>;
   txn(req: ITxnRequest, timeoutMs: number): Promise<ITxnResponse>;
+  compact(req: ICompactionRequest, timeoutMs: number): Promise<ICompactionResponse>;
+  /** Grants a lease; nothing keeps it alive (keys put under it expire with it). */
+  leaseGrant(req: ILeaseGrantRequest, timeoutMs: number): Promise<ILeaseGrantResponse>;
+  /** Maintenance.Status of whichever member answers. */
+  status(timeoutMs: number): Promise<IStatusResponse>;
+  /**
+   * Maintenance.Status of the member at `host` (one of `hosts`): one attempt, no failover, and
+   * its circuit breaker neither consulted nor tripped (a check of that member, not a call that
+   * needs an answer from anyone).
+   */
+  memberStatus(host: string, timeoutMs: number): Promise<IStatusResponse>;
+  /** The members' `host:port`, in the order of the endpoints. */
+  readonly hosts: readonly string[];
   /**
    * Opens a Watch call on `preferredHost` (`host:port` of one of the endpoints) when given,
    * else on a member picked at random past those whose circuit breaker is open (any member
@@ -85,6 +119,8 @@ export function neverReachedServer(err: unknown): boolean {
 }
 
 const KV = '/etcdserverpb.KV/';
+const LEASE = '/etcdserverpb.Lease/';
+const MAINTENANCE = '/etcdserverpb.Maintenance/';
 
 function readPem(file: string | undefined): Buffer | undefined {
   if (file === undefined || file === '') return undefined;
@@ -212,11 +248,21 @@ export function createEtcdUnaryClient(endpoints: readonly string[], options: Etc
     };
   }
 
+  const hosts = members.map((m) => new URL(m.endpoint).host);
   return {
+    hosts,
     range: (req, timeoutMs) => call(`${KV}Range`, encodeRangeRequest, decodeRangeResponse, req, timeoutMs),
     put: (req, timeoutMs) => call(`${KV}Put`, encodePutRequest, decodePutResponse, req, timeoutMs),
     deleteRange: (req, timeoutMs) => call(`${KV}DeleteRange`, encodeDeleteRangeRequest, decodeDeleteRangeResponse, req, timeoutMs),
     txn: (req, timeoutMs) => call(`${KV}Txn`, encodeTxnRequest, decodeTxnResponse, req, timeoutMs),
+    compact: (req, timeoutMs) => call(`${KV}Compact`, encodeCompactionRequest, decodeCompactionResponse, req, timeoutMs),
+    leaseGrant: (req, timeoutMs) => call(`${LEASE}LeaseGrant`, encodeLeaseGrantRequest, decodeLeaseGrantResponse, req, timeoutMs),
+    status: (timeoutMs) => call(`${MAINTENANCE}Status`, encodeStatusRequest, decodeStatusResponse, {}, timeoutMs),
+    memberStatus: async (host, timeoutMs) => {
+      const member = members[hosts.indexOf(host)];
+      if (member === undefined) throw new Error(`${host} is not one of the etcd endpoints`);
+      return callOn(member, `${MAINTENANCE}Status`, encodeChecked(encodeStatusRequest, {}), decodeStatusResponse, timeoutMs);
+    },
     watch,
     close: () => {
       for (const member of members) member.close();
