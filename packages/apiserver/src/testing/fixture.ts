@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
  * Test fixture: a real etcd on free ports and an in-process kapi server talking plain HTTP
  * (HTTPS is covered by its own test), plus a small fetch wrapper.
  */
-import { createEtcdClient, startCompactor } from '@kapi/storage';
+import { createEtcdUnaryClient, startCompactor } from '@kapi/storage';
 import { startEtcd, uniquePrefix, type StartEtcdOptions, type TestEtcd } from '@kapi/storage/testing';
 import { silentLogger } from '../logger.js';
 import { startApiServer, type ApiServerOptions, type RunningServer } from '../main.js';
@@ -63,7 +63,7 @@ export async function startTestServer(options: Partial<ApiServerOptions> = {}, e
       return { status: res.status, headers: res.headers, text, json };
     },
     async compact() {
-      const client = createEtcdClient(etcd.endpoints);
+      const client = createEtcdUnaryClient(etcd.endpoints);
       const compactor = startCompactor({ client, intervalMs: 0, learnFromOthers: false });
       try {
         const first = await compactor.runOnce();
