@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { startEtcd, uniquePrefix } from '@kapi/storage/testing';
 import { silentLogger } from './logger.js';
 import { startApiServer } from './main.js';
@@ -68,8 +69,15 @@ async function serverConnections(): Promise<number> {
 
 const linuxOnly = { skip: process.platform !== 'linux' && 'reads /proc' };
 
-void test('a default server talks to etcd over one connection: its own client, no etcd3/grpc-js channel', linuxOnly, async () => {
+/** Whether a CommonJS module whose path contains `part` has been loaded into this process. */
+const loaded = (part: string): boolean => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes(part));
+
+// First in this file: the test after it loads etcd3 on purpose.
+void test('a default server talks to etcd over one connection: its own client; the etcd3 client and @grpc/grpc-js are never loaded', linuxOnly, async () => {
   assert.equal(await serverConnections(), 1);
+  assert.equal(loaded('/node_modules/@grpc/grpc-js/'), false);
+  assert.equal(loaded('/node_modules/etcd3/lib/index.js'), false);
+  assert.equal(loaded('/node_modules/etcd3/lib/errors.js'), true);
 });
 
 void test('KAPI_ETCD_KV_CLIENT=etcd3 still works, on an etcd3 client of its own (a second connection)', linuxOnly, async () => {
@@ -77,6 +85,7 @@ void test('KAPI_ETCD_KV_CLIENT=etcd3 still works, on an etcd3 client of its own 
   process.env['KAPI_ETCD_KV_CLIENT'] = 'etcd3';
   try {
     assert.equal(await serverConnections(), 2);
+    assert.equal(loaded('/node_modules/@grpc/grpc-js/'), true);
   } finally {
     if (saved === undefined) delete process.env['KAPI_ETCD_KV_CLIENT'];
     else process.env['KAPI_ETCD_KV_CLIENT'] = saved;

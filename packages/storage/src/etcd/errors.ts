@@ -1,5 +1,6 @@
 import { isBrokenCircuitError } from 'cockatiel';
-import { ClientClosedError, GRPCDeadlineExceededError, GRPCUnavailableError, GRPCCancelledError } from 'etcd3';
+// etcd3's error classes alone: its index loads @grpc/grpc-js and parses etcd's .proto files (see client.ts).
+import { ClientClosedError, GRPCDeadlineExceededError, GRPCUnavailableError, GRPCCancelledError } from 'etcd3/lib/errors.js';
 import { StorageError } from '../errors.js';
 import { isRequestTooLarge, requestTooLargeMessage } from './request-size.js';
 

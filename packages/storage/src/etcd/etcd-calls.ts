@@ -5,7 +5,7 @@
  * that pass one in. Both take the same requests and give the same responses and error
  * classes, so code written against `EtcdCalls` runs on either.
  */
-import { Etcd3 } from 'etcd3';
+import type { Etcd3 } from 'etcd3';
 import type { EtcdUnaryClient } from './grpc/unary-client.js';
 
 /** Either client. */
@@ -14,8 +14,9 @@ export type EtcdClient = Etcd3 | EtcdUnaryClient;
 /** The unary calls, each with its deadline relative to now (see EtcdUnaryClient for each). */
 export type EtcdCalls = Pick<EtcdUnaryClient, 'range' | 'put' | 'deleteRange' | 'txn' | 'compact' | 'leaseGrant' | 'status'>;
 
+/** Told apart by shape (`memberStatus` is the own client's), so that the etcd3 module need not be loaded to ask. */
 export function isEtcd3(client: EtcdClient): client is Etcd3 {
-  return client instanceof Etcd3;
+  return typeof (client as Partial<EtcdUnaryClient>).memberStatus !== 'function';
 }
 
 /** `client`'s calls: the own client itself, or the etcd3 client's (its pool's failover). */

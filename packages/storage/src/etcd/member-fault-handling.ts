@@ -1,4 +1,4 @@
-import { RecoverableError } from 'etcd3';
+import { RecoverableError } from 'etcd3/lib/errors.js';
 import { noop, type IDefaultPolicyContext, type IFailureEvent, type IPolicy, type ISuccessEvent, type Event } from 'cockatiel';
 import { isConnectionFailure } from './errors.js';
 

@@ -11,7 +11,8 @@
  * as they classify grpc-js's own.
  */
 import { constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
-import { castGrpcError } from 'etcd3';
+// Not from etcd3's index, which loads @grpc/grpc-js (see client.ts).
+import { castGrpcError } from 'etcd3/lib/errors.js';
 import type { MessageDecoder } from './kv-messages.js';
 
 /** gRPC status codes (grpc/status.proto). */
