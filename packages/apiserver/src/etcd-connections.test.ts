@@ -80,14 +80,16 @@ void test('a default server talks to etcd over one connection: its own client; t
   assert.equal(loaded('/node_modules/etcd3/lib/errors.js'), true);
 });
 
-void test('KAPI_ETCD_KV_CLIENT=etcd3 still works, on an etcd3 client of its own (a second connection)', linuxOnly, async () => {
-  const saved = process.env['KAPI_ETCD_KV_CLIENT'];
-  process.env['KAPI_ETCD_KV_CLIENT'] = 'etcd3';
-  try {
-    assert.equal(await serverConnections(), 2);
-    assert.equal(loaded('/node_modules/@grpc/grpc-js/'), true);
-  } finally {
-    if (saved === undefined) delete process.env['KAPI_ETCD_KV_CLIENT'];
-    else process.env['KAPI_ETCD_KV_CLIENT'] = saved;
-  }
-});
+for (const variable of ['KAPI_ETCD_KV_CLIENT', 'KAPI_ETCD_WATCH_CLIENT']) {
+  void test(`${variable}=etcd3 still works, on an etcd3 client of its own (a second connection)`, linuxOnly, async () => {
+    const saved = process.env[variable];
+    process.env[variable] = 'etcd3';
+    try {
+      assert.equal(await serverConnections(), 2);
+      assert.equal(loaded('/node_modules/@grpc/grpc-js/'), true);
+    } finally {
+      if (saved === undefined) delete process.env[variable];
+      else process.env[variable] = saved;
+    }
+  });
+}
