@@ -70,6 +70,8 @@ export function decodeEnvelope(data: Uint8Array): Envelope {
   const hasMagic = data.length >= PROTOBUF_MAGIC.length && PROTOBUF_MAGIC.every((b, i) => data[i] === b);
   if (!hasMagic) throw new ProtobufDecodeError(`provided data does not appear to be a protobuf message, expected prefix [${PROTOBUF_MAGIC.join(' ')}]`);
   if (data.length === PROTOBUF_MAGIC.length) throw new ProtobufDecodeError('empty body');
+  const fast = readCanonicalEnvelope(data);
+  if (fast !== undefined) return fast;
   const unknown = decodeMessage(() => envelopeMessages.unknown().decode(data.subarray(PROTOBUF_MAGIC.length))) as UnknownMessage;
   return {
     apiVersion: unknown.typeMeta?.apiVersion ?? '',
@@ -77,6 +79,82 @@ export function decodeEnvelope(data: Uint8Array): Envelope {
     raw: unknown.raw ?? new Uint8Array(0),
     contentType: unknown.contentType ?? '',
   };
+}
+
+/** Reads a base-128 varint of at most 4 bytes (a length below 2^28) at `pos`: [value, next position], or undefined. */
+function smallVarint(data: Uint8Array, pos: number): [number, number] | undefined {
+  let value = 0;
+  for (let shift = 0; shift < 28; shift += 7) {
+    if (pos >= data.length) return undefined;
+    const byte = data[pos++]!;
+    value |= (byte & 0x7f) << shift;
+    if (byte < 0x80) return [value, pos];
+  }
+  return undefined;
+}
+
+/** An ASCII string of data[start, end), or undefined when a byte is not ASCII. */
+function asciiString(data: Uint8Array, start: number, end: number): string | undefined {
+  let text = '';
+  for (let i = start; i < end; i++) {
+    const byte = data[i]!;
+    if (byte >= 0x80) return undefined;
+    text += String.fromCharCode(byte);
+  }
+  return text;
+}
+
+/**
+ * The envelope as kube and kapi write it, read without protobufjs: Unknown's fields 1..4 each
+ * at most once and in order, TypeMeta's apiVersion and kind each at most once, ASCII text.
+ * Undefined for anything else (repeated, unknown or out-of-order fields, other wire types,
+ * truncation, non-ASCII text), which the general decoder then reads, with its errors. What it
+ * returns is what the general decoder returns for the same bytes (raw is a view of `data`).
+ */
+function readCanonicalEnvelope(data: Uint8Array): Envelope | undefined {
+  let pos = PROTOBUF_MAGIC.length;
+  let apiVersion = '';
+  let kind = '';
+  let raw: Uint8Array | undefined;
+  let contentType = '';
+  let lastField = 0;
+  while (pos < data.length) {
+    const tag = data[pos++]!;
+    // Fields 1..4, length-delimited: tags 0x0a, 0x12, 0x1a, 0x22.
+    const field = tag >> 3;
+    if ((tag & 7) !== 2 || field < 1 || field > 4 || field <= lastField) return undefined;
+    lastField = field;
+    const length = smallVarint(data, pos);
+    if (length === undefined) return undefined;
+    const start = length[1];
+    const end = start + length[0];
+    if (end > data.length) return undefined;
+    pos = end;
+    if (field === 1) {
+      let at = start;
+      let typeField = 0;
+      while (at < end) {
+        const typeTag = data[at++]!;
+        const f = typeTag >> 3;
+        if ((typeTag & 7) !== 2 || f < 1 || f > 2 || f <= typeField) return undefined;
+        typeField = f;
+        const l = smallVarint(data, at);
+        if (l === undefined || l[1] + l[0] > end) return undefined;
+        const text = asciiString(data, l[1], l[1] + l[0]);
+        if (text === undefined) return undefined;
+        if (f === 1) apiVersion = text;
+        else kind = text;
+        at = l[1] + l[0];
+      }
+    } else if (field === 2) {
+      raw = data.subarray(start, end);
+    } else if (field === 4) {
+      const text = asciiString(data, start, end);
+      if (text === undefined) return undefined;
+      contentType = text;
+    }
+  }
+  return { apiVersion, kind, raw: raw ?? new Uint8Array(0), contentType };
 }
 
 /** runtime.Unknown as protobufjs decodes it. */
