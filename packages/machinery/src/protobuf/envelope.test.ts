@@ -66,6 +66,7 @@ void describe('decodeEnvelope', () => {
     ['an unknown field', enveloped(typeMeta('v1', 'Pod'), field(2, Buffer.of(1)), field(9, Buffer.of(1)))],
     ['a varint field', Buffer.concat([enveloped(typeMeta('v1', 'Pod')), Buffer.of(0x28, 0x01)])],
     ['non-ASCII text', enveloped(typeMeta('v1', 'Pöd'), field(2, Buffer.of(1)))],
+    ['a long kind', enveloped(typeMeta('v1', 'K'.repeat(300)), field(2, Buffer.of(1)))],
     ['kind before apiVersion', enveloped(field(1, Buffer.concat([field(2, text('Pod')), field(1, text('v1'))])), field(2, Buffer.of(1)))],
   ];
   for (const [name, bytes] of unusual) {
@@ -73,6 +74,14 @@ void describe('decodeEnvelope', () => {
       assert.deepEqual(plain(decodeEnvelope(bytes)), plain(generalDecode(bytes)));
     });
   }
+
+  void it('reads changing types in a row (the last type read is remembered, not assumed)', () => {
+    const kinds = ['ConfigMap', 'ConfigMaq', 'Secret', 'ConfigMap', 'ConfigMa', 'ConfigMapX'];
+    for (const kind of kinds) {
+      const bytes = encodeEnvelope(kind === 'Secret' ? 'v2' : 'v1', kind, Buffer.of(1));
+      assert.deepEqual(plain(decodeEnvelope(bytes)), plain(generalDecode(bytes)));
+    }
+  });
 
   void it('reports a truncated envelope as before', () => {
     const whole = encodeEnvelope('v1', 'ConfigMap', Buffer.alloc(300, 1));

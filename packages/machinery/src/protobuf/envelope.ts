@@ -93,14 +93,30 @@ function smallVarint(data: Uint8Array, pos: number): [number, number] | undefine
   return undefined;
 }
 
-/** An ASCII string of data[start, end), or undefined when a byte is not ASCII. */
-function asciiString(data: Uint8Array, start: number, end: number): string | undefined {
-  let text = '';
-  for (let i = start; i < end; i++) {
-    const byte = data[i]!;
-    if (byte >= 0x80) return undefined;
-    text += String.fromCharCode(byte);
+/** The last strings read by `asciiString`, one per slot: stored values repeat the same apiVersion and kind. */
+const lastAscii: string[] = ['', '', ''];
+
+/**
+ * An ASCII string of data[start, end), or undefined when a byte is not ASCII or it is longer
+ * than 256 bytes (no apiVersion, kind or content type is; the general reader takes those). The string of
+ * the last call with the same `slot` is returned again when the bytes are the same (no new string).
+ */
+function asciiString(data: Uint8Array, start: number, end: number, slot: number): string | undefined {
+  const last = lastAscii[slot]!;
+  if (last.length === end - start) {
+    let same = true;
+    for (let i = 0; i < last.length; i++) {
+      if (data[start + i] !== last.charCodeAt(i)) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return last;
   }
+  if (end - start > 256) return undefined;
+  for (let i = start; i < end; i++) if (data[i]! >= 0x80) return undefined;
+  const text = String.fromCharCode(...data.subarray(start, end));
+  lastAscii[slot] = text;
   return text;
 }
 
@@ -140,7 +156,7 @@ function readCanonicalEnvelope(data: Uint8Array): Envelope | undefined {
         typeField = f;
         const l = smallVarint(data, at);
         if (l === undefined || l[1] + l[0] > end) return undefined;
-        const text = asciiString(data, l[1], l[1] + l[0]);
+        const text = asciiString(data, l[1], l[1] + l[0], f - 1);
         if (text === undefined) return undefined;
         if (f === 1) apiVersion = text;
         else kind = text;
@@ -149,7 +165,7 @@ function readCanonicalEnvelope(data: Uint8Array): Envelope | undefined {
     } else if (field === 2) {
       raw = data.subarray(start, end);
     } else if (field === 4) {
-      const text = asciiString(data, start, end);
+      const text = asciiString(data, start, end, 2);
       if (text === undefined) return undefined;
       contentType = text;
     }
