@@ -9,7 +9,7 @@ import { protobufDescriptor } from '@kapi/catalog';
 /** What every message class offers. */
 export interface MessageType {
   encode(message: object, writer?: ProtobufWriter): ProtobufWriter;
-  decode(reader: Uint8Array): object;
+  decode(reader: Uint8Array | protobuf.Reader): object;
   /** Field numbers by field name. */
   readonly fields: Readonly<Record<string, { readonly id: number }>>;
 }

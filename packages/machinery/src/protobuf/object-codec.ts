@@ -11,6 +11,7 @@ import { watchEventMessage } from './messages.js';
 import { protobufKind, protobufKindOfList, type ProtobufKind } from './kind-codecs.js';
 import { checkWireTypes } from './wire-types.js';
 import { messageCodecOf } from './wire-codecs.js';
+import { readerFor } from './interning-reader.js';
 
 const listMetaCodec = (): MessageCodec => messageCodecOf('k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta');
 
@@ -102,7 +103,7 @@ export function decodeEnveloped(envelope: Envelope, decodeAs: { apiVersion: stri
   const target = protobufKind(decodeAs.apiVersion, decodeAs.kind);
   if (target === undefined) throw new ProtobufDecodeError(`no kind "${decodeAs.kind}" is registered for version "${decodeAs.apiVersion}"`);
   checkWireTypes(target.codec.type, envelope.raw);
-  const message = decodeMessage(() => target.codec.type.decode(envelope.raw));
+  const message = decodeMessage(() => target.codec.type.decode(readerFor(envelope.raw)));
   const object: Record<string, unknown> = {};
   if (envelope.apiVersion !== '') object['apiVersion'] = envelope.apiVersion;
   if (envelope.kind !== '') object['kind'] = envelope.kind;
