@@ -310,8 +310,9 @@ export class Cacher {
     const started = process.hrtime.bigint();
     while (!this.closed && generation === this.generation) {
       try {
-        const trusted = await this.backend.progressRequestsTrusted();
-        const state = await listAll(this.backend, this.prefix, this.options.listPageSize);
+        // The trust check (an etcd version probe, once per process) and the list are
+        // independent: the list does not wait for the probe's round trip.
+        const [trusted, state] = await Promise.all([this.backend.progressRequestsTrusted(), listAll(this.backend, this.prefix, this.options.listPageSize)]);
         if (this.closed || generation !== this.generation) return;
         this.progressTrusted = trusted;
         this.map = state.map;
