@@ -10,6 +10,11 @@ import type { RequestContext, ResourceDefinition } from './definition.js';
 
 export interface GetOptions {
   resourceVersion?: string;
+  /**
+   * The caller only reads the result (the HTTP GET handler encodes it), so it may be an object
+   * shared with other readers and must then never be changed.
+   */
+  readOnly?: boolean;
 }
 
 export interface ListOptions {

@@ -51,6 +51,19 @@ export interface GetOptions {
   resourceVersion?: string;
   /** Return `undefined` instead of throwing KeyNotFound. */
   ignoreNotFound?: boolean;
+  /**
+   * The caller only reads the result, so it may be an object shared with other readers (the
+   * watch cache's own copy), which must then never be changed.
+   */
+  readOnly?: boolean;
+  /**
+   * For a quorum read (resourceVersion ""): an object already decoded from the value the key
+   * has at `modRevision` (the revision that value was written at), or undefined. When it gives
+   * one for the value read, the backend returns that object instead of decoding the value
+   * again. Set by the watch cache for `readOnly` reads; backends that cannot tell a value's
+   * revision ignore it.
+   */
+  decodedAt?: (modRevision: number) => KubeObject | undefined;
 }
 
 export interface ListOptions {

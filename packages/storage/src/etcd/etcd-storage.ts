@@ -287,6 +287,8 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
         if (getOptions.ignoreNotFound) return undefined;
         throw keyNotFound(key);
       }
+      const decoded = getOptions.decodedAt?.(revisionOf(found.mod_revision));
+      if (decoded !== undefined) return decoded;
       // Starts the slice clock before a possibly long decode, so the caller's next checkpoint can yield.
       await yieldIfBusy();
       return reading(key, () => Promise.resolve().then(() => decodeKV(kv.codec, found, key)));
