@@ -52,6 +52,12 @@ export interface WriteOptions {
    * successful apply (Strict: 400 `error strict decoding YAML: ...`; Warn: a warning per line).
    */
   duplicateKeyLines?: readonly string[];
+  /**
+   * The caller only reads the returned object (the HTTP create handler encodes it), so a
+   * create may return the object the watch cache shares with its readers, which must then
+   * never be changed.
+   */
+  readOnlyResult?: boolean;
 }
 
 /** The patch media types (kube's types.PatchType). */

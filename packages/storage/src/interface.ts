@@ -66,6 +66,14 @@ export interface GetOptions {
   decodedAt?: (modRevision: number) => KubeObject | undefined;
 }
 
+export interface CreateOptions {
+  /**
+   * The caller only reads the result, so it may be shared with other readers (the watch
+   * cache's object for this write) and must then never be changed.
+   */
+  readOnly?: boolean;
+}
+
 export interface ListOptions {
   /** "" = most recent, "0" = any, "N" with `resourceVersionMatch`. */
   resourceVersion?: string;
@@ -303,9 +311,10 @@ export interface Storage {
   /**
    * Writes `obj` at `key` if no object is there (txn: mod_revision == 0). Fails with KeyExists
    * otherwise. `obj.metadata.resourceVersion` must be unset. Returns the stored object with
-   * its resourceVersion. Never retries.
+   * its resourceVersion: the caller's own copy, or with `readOnly` possibly the object the
+   * change feed hands to the watch cache for this write. Never retries.
    */
-  create(key: string, obj: KubeObject): Promise<KubeObject>;
+  create(key: string, obj: KubeObject, options?: CreateOptions): Promise<KubeObject>;
 
   /**
    * Reads one object (a quorum read). KeyNotFound when absent (unless `ignoreNotFound`);

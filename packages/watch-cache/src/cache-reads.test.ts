@@ -222,4 +222,19 @@ void describe('watch cache reads over etcd', { concurrency: false }, () => {
       await f.close();
     }
   });
+
+  void test('a read-only create returns the object the cache then holds; a create without it gets its own copy', async () => {
+    const f = await startCacheFixture(etcd);
+    try {
+      const shared = await f.cache.create(f.key('s'), configMap('s', { v: '1' }), { readOnly: true });
+      const own = await f.cache.create(f.key('o'), configMap('o', { v: '1' }));
+      assert.equal(await f.cache.get(f.key('s'), { resourceVersion: '0' }), shared);
+      const cachedOwn = await f.cache.get(f.key('o'), { resourceVersion: '0' });
+      assert.notEqual(cachedOwn, own);
+      assert.deepEqual(cachedOwn, own);
+      assert.equal(shared.metadata.resourceVersion, String(Number(own.metadata.resourceVersion) - 1));
+    } finally {
+      await f.close();
+    }
+  });
 });
