@@ -5,12 +5,12 @@
  */
 import type { KubeObject } from '@kapi/machinery';
 import type { TermController } from './controller.js';
-import type { ObjectCache } from './object-cache.js';
+import type { ChangeSource } from './object-cache.js';
 
 const RETRY_MS = 1000;
 
 export interface KeyedControllerOptions {
-  readonly caches: readonly ObjectCache[];
+  readonly caches: readonly ChangeSource[];
   /** The keys a change of `obj` concerns. */
   keysOf(obj: KubeObject, deleted: boolean): string[];
   /** Every key (a term's start, a re-list). */
@@ -27,8 +27,9 @@ export function keyedController(options: KeyedControllerOptions): TermController
   let active = false;
   let wake: (() => void) | undefined;
   const timers = new Set<NodeJS.Timeout>();
+  // A change that concerns no key (most do not) leaves the loop asleep.
   const enqueue = (keys: readonly string[]) => {
-    if (!active) return;
+    if (!active || keys.length === 0) return;
     for (const key of keys) dirty.add(key);
     wake?.();
   };

@@ -7,14 +7,19 @@
 import { parseFieldSelector, type KubeObject } from '@kapi/machinery';
 import { startInformer, type Informer, type Registry, type RestResource } from '@kapi/registry';
 
-export interface ObjectCache {
-  get(namespace: string, name: string): KubeObject | undefined;
-  /** Every object, or those of one namespace. */
-  list(namespace?: string): KubeObject[];
+/** The changes of a resource, as an informer sees them. */
+export interface ChangeSource {
   synced(): boolean;
   /** Calls `listener` with each changed or deleted object (and with none after a re-list); returns the unsubscribe function. */
   onChange(listener: (obj: KubeObject | undefined, deleted: boolean) => void): () => void;
   stop(): Promise<void>;
+}
+
+/** A ChangeSource that also keeps the objects. */
+export interface ObjectCache extends ChangeSource {
+  get(namespace: string, name: string): KubeObject | undefined;
+  /** Every object, or those of one namespace. */
+  list(namespace?: string): KubeObject[];
 }
 
 const key = (namespace: string, name: string) => `${namespace}/${name}`;
@@ -41,8 +46,18 @@ export function startObjectCache(registry: Pick<Registry, 'lookup'>, plural: str
   return startResourceCache(fieldSelector === undefined ? served : selecting(served, fieldSelector), onError);
 }
 
-/** Starts an informer over any served resource (any group and version, custom resources too). */
-export function startResourceCache(resource: RestResource, onError: (err: unknown) => void): ObjectCache {
+/**
+ * Starts an informer over core/v1 `plural` that keeps no objects, for a controller that only
+ * reacts to changes (the resource quota controller's replenishment: every ConfigMap and
+ * Secret, which the watch cache already holds).
+ */
+export function startChangeSource(registry: Pick<Registry, 'lookup'>, plural: string, onError: (err: unknown) => void): ChangeSource {
+  const served = registry.lookup('', 'v1', plural);
+  return served === undefined ? EMPTY : startResourceCache(served, onError, false);
+}
+
+/** Starts an informer over any served resource (any group and version, custom resources too); `keep` false: a ChangeSource whose get and list find nothing. */
+export function startResourceCache(resource: RestResource, onError: (err: unknown) => void, keep = true): ObjectCache {
   const plural = resource.definition.plural;
   const objects = new Map<string, KubeObject>();
   const listeners = new Set<(obj: KubeObject | undefined, deleted: boolean) => void>();
@@ -52,13 +67,15 @@ export function startResourceCache(resource: RestResource, onError: (err: unknow
   const informer: Informer = startInformer(resource, {
     onList(items) {
       objects.clear();
-      for (const item of items) objects.set(key(item.metadata.namespace ?? '', item.metadata.name ?? ''), item);
+      if (keep) for (const item of items) objects.set(key(item.metadata.namespace ?? '', item.metadata.name ?? ''), item);
       emit(undefined, false);
     },
     onEvent(type, obj) {
-      const k = key(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
-      if (type === 'DELETED') objects.delete(k);
-      else objects.set(k, obj);
+      if (keep) {
+        const k = key(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
+        if (type === 'DELETED') objects.delete(k);
+        else objects.set(k, obj);
+      }
       emit(obj, type === 'DELETED');
     },
   }, { userAgent: `kapi-apiserver/${plural}-cache`, onError });

@@ -15,7 +15,7 @@ import type { KubeObject } from '@kapi/machinery';
 import type { Registry, RestResource } from '@kapi/registry';
 import type { TermController } from './controller.js';
 import { keyedController } from './keyed-controller.js';
-import { startObjectCache, type ObjectCache } from './object-cache.js';
+import { startChangeSource, startObjectCache, type ChangeSource } from './object-cache.js';
 import { evaluatorFor, quotaScopes, type GroupResource } from './quota/evaluators.js';
 import { addLists, listsEqual, mask, resourceListJson, resourceListOf, type ResourceList } from './quota/resource-list.js';
 import { ZERO_QUANTITY as ZERO } from '@kapi/machinery';
@@ -90,7 +90,8 @@ function releasesUsage(obj: KubeObject): boolean {
 
 export function resourceQuotaController(registry: Pick<Registry, 'lookup' | 'resources'>, options: ResourceQuotaControllerOptions): TermController {
   const quotas = startObjectCache(registry, 'resourcequotas', options.onError);
-  const watched: ObjectCache[] = REPLENISHED.map((plural) => startObjectCache(registry, plural, options.onError));
+  // Replenishment only reacts to changes of these (the watch cache holds the objects).
+  const watched: ChangeSource[] = REPLENISHED.map((plural) => startChangeSource(registry, plural, options.onError));
   const resyncMs = options.resyncMs ?? 5 * 60_000;
   const loop = keyedController({
     caches: [quotas, ...watched],

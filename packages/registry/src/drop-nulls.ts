@@ -4,10 +4,18 @@ import { DECODE_AS_KEYWORD, isPlainObject, refName, resolveSchema, WELL_KNOWN_TY
 /** Types whose JSON kube keeps as raw bytes (RawExtension, apiextensions' JSON): a null in them stays. */
 const OPAQUE = new Set<string>([WELL_KNOWN_TYPES.rawExtension, WELL_KNOWN_TYPES.json]);
 
+/** isOpaque by schema node (schemas are never changed once built). */
+const opaque = new WeakMap<JSONSchemaProps, boolean>();
+
 function isOpaque(schema: JSONSchemaProps): boolean {
-  const decodeAs = (schema as Record<string, unknown>)[DECODE_AS_KEYWORD];
-  const ref = typeof decodeAs === 'string' ? decodeAs : schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0]!.$ref : undefined);
-  return ref !== undefined && OPAQUE.has(refName(ref));
+  let found = opaque.get(schema);
+  if (found === undefined) {
+    const decodeAs = (schema as Record<string, unknown>)[DECODE_AS_KEYWORD];
+    const ref = typeof decodeAs === 'string' ? decodeAs : schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0]!.$ref : undefined);
+    found = ref !== undefined && OPAQUE.has(refName(ref));
+    opaque.set(schema, found);
+  }
+  return found;
 }
 
 /**
@@ -19,6 +27,7 @@ function isOpaque(schema: JSONSchemaProps): boolean {
  * (a DaemonSet's or StatefulSet's template patch carries `"creationTimestamp":null`).
  */
 export function dropNulls(value: unknown, schema?: JSONSchemaProps, definitions?: SchemaDefinitions): void {
+  if (typeof value !== 'object' || value === null) return;
   if (schema !== undefined && isOpaque(schema)) return;
   const resolved = schema === undefined ? undefined : resolveSchema(schema, definitions);
   if (Array.isArray(value)) {

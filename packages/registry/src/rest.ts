@@ -10,6 +10,11 @@ import type { RequestContext, ResourceDefinition } from './definition.js';
 
 export interface GetOptions {
   resourceVersion?: string;
+  /**
+   * The caller only reads the result (the HTTP GET handler encodes it), so it may be an object
+   * shared with other readers and must then never be changed.
+   */
+  readOnly?: boolean;
 }
 
 export interface ListOptions {
@@ -47,6 +52,12 @@ export interface WriteOptions {
    * successful apply (Strict: 400 `error strict decoding YAML: ...`; Warn: a warning per line).
    */
   duplicateKeyLines?: readonly string[];
+  /**
+   * The caller only reads the returned object (the HTTP create handler encodes it), so a
+   * create may return the object the watch cache shares with its readers, which must then
+   * never be changed.
+   */
+  readOnlyResult?: boolean;
 }
 
 /** The patch media types (kube's types.PatchType). */

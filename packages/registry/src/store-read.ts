@@ -17,8 +17,9 @@ export async function getObject(ctx: StoreContext, req: RequestContext, name: st
   return translatingStorageErrors(ctx.resource, name, async () => {
     parseResourceVersion(options.resourceVersion);
     const key = objectKey(ctx.space, req.namespace, name);
-    const obj = await ctx.storage.get(key, options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {});
-    return present(ctx, obj!);
+    const readOnly = options.readOnly === true;
+    const obj = await ctx.storage.get(key, { ...(options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {}), ...(readOnly ? { readOnly } : {}) });
+    return readOnly ? presentShared(ctx, obj!) : present(ctx, obj!);
   });
 }
 

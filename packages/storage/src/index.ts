@@ -3,6 +3,7 @@ export type {
   Counter,
   UnreadableDeleter,
   GetOptions,
+  CreateOptions,
   ListOptions,
   ListResult,
   DeleteOptions,

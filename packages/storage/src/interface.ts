@@ -51,6 +51,27 @@ export interface GetOptions {
   resourceVersion?: string;
   /** Return `undefined` instead of throwing KeyNotFound. */
   ignoreNotFound?: boolean;
+  /**
+   * The caller only reads the result, so it may be an object shared with other readers (the
+   * watch cache's own copy), which must then never be changed.
+   */
+  readOnly?: boolean;
+  /**
+   * For a quorum read (resourceVersion ""): an object already decoded from the value the key
+   * has at `modRevision` (the revision that value was written at), or undefined. When it gives
+   * one for the value read, the backend returns that object instead of decoding the value
+   * again. Set by the watch cache for `readOnly` reads; backends that cannot tell a value's
+   * revision ignore it.
+   */
+  decodedAt?: (modRevision: number) => KubeObject | undefined;
+}
+
+export interface CreateOptions {
+  /**
+   * The caller only reads the result, so it may be shared with other readers (the watch
+   * cache's object for this write) and must then never be changed.
+   */
+  readOnly?: boolean;
 }
 
 export interface ListOptions {
@@ -290,9 +311,10 @@ export interface Storage {
   /**
    * Writes `obj` at `key` if no object is there (txn: mod_revision == 0). Fails with KeyExists
    * otherwise. `obj.metadata.resourceVersion` must be unset. Returns the stored object with
-   * its resourceVersion. Never retries.
+   * its resourceVersion: the caller's own copy, or with `readOnly` possibly the object the
+   * change feed hands to the watch cache for this write. Never retries.
    */
-  create(key: string, obj: KubeObject): Promise<KubeObject>;
+  create(key: string, obj: KubeObject, options?: CreateOptions): Promise<KubeObject>;
 
   /**
    * Reads one object (a quorum read). KeyNotFound when absent (unless `ignoreNotFound`);

@@ -191,4 +191,50 @@ void describe('watch cache reads over etcd', { concurrency: false }, () => {
       await f.close();
     }
   });
+
+  void test('a read-only quorum get answers with the cached object while etcd holds the cached value, and decodes otherwise', async () => {
+    const f = await startCacheFixture(etcd);
+    try {
+      const created = await f.cache.create(f.key('a'), configMap('a', { v: '1' }));
+      // The cache holds the value once an RV="0" read (after this replica's own write) sees it.
+      const cached = await f.cache.get(f.key('a'), { resourceVersion: '0' });
+      assert.equal(cached?.metadata.resourceVersion, created.metadata.resourceVersion);
+      assert.equal(await f.cache.get(f.key('a'), { readOnly: true }), cached, 'the cached object itself');
+      const own = await f.cache.get(f.key('a'));
+      assert.notEqual(own, cached, 'a get that may change its result gets its own copy');
+      assert.deepEqual(own, cached);
+
+      // The backend takes a decoded object only for the mod revision of the value it read.
+      const revisions: number[] = [];
+      const stand = configMap('stand-in');
+      const decodedAt = (revision: number) => {
+        revisions.push(revision);
+        return revision === Number(created.metadata.resourceVersion) ? stand : undefined;
+      };
+      assert.equal(await f.backend.get(f.key('a'), { decodedAt }), stand);
+      const updated = await f.backend.guaranteedUpdate(f.key('a'), (cur) => ({ ...cur!, data: { v: '2' } }));
+      const read = await f.backend.get(f.key('a'), { decodedAt });
+      assert.notEqual(read, stand);
+      assert.deepEqual(read?.data, { v: '2' });
+      assert.deepEqual(revisions, [Number(created.metadata.resourceVersion), Number(updated.metadata.resourceVersion)]);
+      assert.deepEqual((await f.cache.get(f.key('a'), { readOnly: true }))?.data, { v: '2' });
+    } finally {
+      await f.close();
+    }
+  });
+
+  void test('a read-only create returns the object the cache then holds; a create without it gets its own copy', async () => {
+    const f = await startCacheFixture(etcd);
+    try {
+      const shared = await f.cache.create(f.key('s'), configMap('s', { v: '1' }), { readOnly: true });
+      const own = await f.cache.create(f.key('o'), configMap('o', { v: '1' }));
+      assert.equal(await f.cache.get(f.key('s'), { resourceVersion: '0' }), shared);
+      const cachedOwn = await f.cache.get(f.key('o'), { resourceVersion: '0' });
+      assert.notEqual(cachedOwn, own);
+      assert.deepEqual(cachedOwn, own);
+      assert.equal(shared.metadata.resourceVersion, String(Number(own.metadata.resourceVersion) - 1));
+    } finally {
+      await f.close();
+    }
+  });
 });

@@ -21,7 +21,9 @@ import { parseResourceVersion, tooLargeResourceVersion, tooManyRequests } from '
 
 export async function cachedGet(cacher: Cacher, key: string, options: GetOptions = {}): Promise<KubeObject | undefined> {
   const rv = options.resourceVersion ?? '';
-  if (rv === '') return cacher.backend.get(key, options);
+  // A read-only quorum read takes the cached object when the key's value is the one cached (same
+  // mod revision): the same bytes decode to the same object, whose encodings are then reused.
+  if (rv === '') return cacher.backend.get(key, options.readOnly === true ? { ...options, decodedAt: (revision) => cacher.cachedAt(key, revision) } : options);
   const requested = parseResourceVersion(rv, key);
   if (!(await cacher.readyForRequest())) return cacher.backend.get(key, options);
   const state = requested === 0 ? await cacher.anyState() : await cacher.freshState(requested, cacher.options.waitTimeoutMs);

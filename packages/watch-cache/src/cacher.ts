@@ -131,6 +131,13 @@ export class Cacher {
     return this.ready ? this.map.get(key) : undefined;
   }
 
+  /** The cached object of `key` when the cache holds its value as written at `revision`; else undefined. */
+  cachedAt(key: string, revision: number): KubeObject | undefined {
+    if (!this.ready) return undefined;
+    const obj = this.map.get(key);
+    return obj !== undefined && obj.metadata.resourceVersion === String(revision) ? obj : undefined;
+  }
+
   /** A write through this cache committed at `revision` (for read-your-writes on RV="0" reads). */
   noteWrite(revision: number): void {
     if (revision > this.lastWrite) this.lastWrite = revision;

@@ -12,6 +12,18 @@ export function compareKeys(a: string, b: string): number {
   return codeUnitRank(a.charCodeAt(i)) - codeUnitRank(b.charCodeAt(i));
 }
 
+const HIGH_UNIT = /[\ud800-\uffff]/;
+
+/**
+ * Whether JavaScript's own string order (`<`, `<=`) agrees with compareKeys whenever `key` is
+ * one of the two strings compared: true when `key` has no code unit from U+D800 up. The two
+ * orders differ only where both strings have such a unit at the first position they differ;
+ * where only one has, both orders put it last.
+ */
+export function nativeOrderHolds(key: string): boolean {
+  return !HIGH_UNIT.test(key);
+}
+
 /** Surrogates (D800..DFFF) encode code points above U+FFFF, so they sort after every BMP unit. */
 function codeUnitRank(unit: number): number {
   return unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit;

@@ -84,3 +84,31 @@ void test('key order is UTF-8 byte order', () => {
   const bytewise = [...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
   assert.deepEqual(sorted, bytewise);
 });
+
+void test('sorted map: keys with and without units from U+D800 up are kept in UTF-8 byte order', () => {
+  // Plain keys take JavaScript's own comparison, the others compareKeys; both must agree on one tree.
+  const random = rng(7);
+  const tails = ['a', 'z', '\u00e9', '\ud7ff', '\ue000', '\uffff', '\u{10000}', '\u{1f600}', '~', '0'];
+  let map = SortedMap.empty<number>();
+  const reference = new Map<string, number>();
+  for (let step = 0; step < 3000; step++) {
+    const tail = Array.from({ length: 1 + Math.floor(random() * 3) }, () => tails[Math.floor(random() * tails.length)]!).join('');
+    const key = `/registry/roles/ns/r-${tail}`;
+    if (random() < 0.3) {
+      map = map.delete(key);
+      reference.delete(key);
+    } else {
+      map = map.set(key, step);
+      reference.set(key, step);
+    }
+  }
+  const bytewise = [...reference.entries()].sort((a, b) => Buffer.compare(Buffer.from(a[0]), Buffer.from(b[0])));
+  assert.deepEqual(entries(map), bytewise);
+  for (const [key, value] of bytewise) assert.equal(map.get(key), value);
+  for (let i = 0; i < bytewise.length; i += 7) {
+    const probe = `${bytewise[i]![0]}${i % 2 === 0 ? '\x00' : ''}`;
+    const below = bytewise.filter(([k]) => Buffer.compare(Buffer.from(k), Buffer.from(probe)) < 0).length;
+    assert.equal(map.countBelow(probe), below);
+    assert.deepEqual(entries(map, probe), bytewise.slice(below));
+  }
+});

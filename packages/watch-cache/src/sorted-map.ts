@@ -1,4 +1,4 @@
-import { compareKeys } from './key-order.js';
+import { compareKeys, nativeOrderHolds } from './key-order.js';
 
 /**
  * A persistent (immutable) sorted map from keys to values: a B+-tree whose nodes are never
@@ -7,7 +7,8 @@ import { compareKeys } from './key-order.js';
  * with the current one. The watch cache keeps one such map per revision for Exact and
  * paginated reads.
  *
- * Keys are ordered like etcd's (see compareKeys). Lookups, updates and `countBelow` are
+ * Keys are ordered like etcd's (see compareKeys); each operation checks once whether its key
+ * lets the searches use JavaScript's own string comparison (see nativeOrderHolds). Lookups, updates and `countBelow` are
  * O(log n); `forEach` visits entries in key order.
  */
 
@@ -32,10 +33,18 @@ const isBranch = <V>(node: Node<V>): node is Branch<V> => 'children' in node;
 const sizeOf = <V>(node: Node<V>): number => (isBranch(node) ? node.size : node.keys.length);
 const firstKeyOf = <V>(node: Node<V>): string => (isBranch(node) ? node.firstKeys[0]! : node.keys[0]!);
 
-/** The index of the first key >= `key` (binary search). */
-function lowerBound(keys: readonly string[], key: string): number {
+/** The index of the first key >= `key` (binary search); `native`: nativeOrderHolds(key). */
+function lowerBound(keys: readonly string[], key: string, native: boolean): number {
   let lo = 0;
   let hi = keys.length;
+  if (native) {
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (keys[mid]! < key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (compareKeys(keys[mid]!, key) < 0) lo = mid + 1;
@@ -45,9 +54,17 @@ function lowerBound(keys: readonly string[], key: string): number {
 }
 
 /** The child of a branch whose range holds `key`: the last child whose first key is <= key. */
-function childIndex<V>(branch: Branch<V>, key: string): number {
+function childIndex<V>(branch: Branch<V>, key: string, native: boolean): number {
   let lo = 0;
   let hi = branch.firstKeys.length;
+  if (native) {
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (branch.firstKeys[mid]! <= key) lo = mid + 1;
+      else hi = mid;
+    }
+    return Math.max(0, lo - 1);
+  }
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (compareKeys(branch.firstKeys[mid]!, key) <= 0) lo = mid + 1;
@@ -79,9 +96,9 @@ function splitBranch<V>(children: Node<V>[]): Node<V>[] {
 }
 
 /** Returns the replacement nodes (one, or two after a split). */
-function insert<V>(node: Node<V>, key: string, value: V): Node<V>[] {
+function insert<V>(node: Node<V>, key: string, value: V, native: boolean): Node<V>[] {
   if (!isBranch(node)) {
-    const at = lowerBound(node.keys, key);
+    const at = lowerBound(node.keys, key, native);
     const keys = node.keys.slice();
     const values = node.values.slice();
     if (at < keys.length && keys[at] === key) {
@@ -92,9 +109,9 @@ function insert<V>(node: Node<V>, key: string, value: V): Node<V>[] {
     values.splice(at, 0, value);
     return splitLeaf(keys, values);
   }
-  const at = childIndex(node, key);
+  const at = childIndex(node, key, native);
   const children = node.children.slice();
-  children.splice(at, 1, ...insert(node.children[at]!, key, value));
+  children.splice(at, 1, ...insert(node.children[at]!, key, value, native));
   return splitBranch(children);
 }
 
@@ -111,9 +128,9 @@ function entryCount<V>(node: Node<V>): number {
 }
 
 /** Returns the replacement node (undefined when it became empty), or `node` itself when `key` is absent. */
-function remove<V>(node: Node<V>, key: string): Node<V> | undefined {
+function remove<V>(node: Node<V>, key: string, native: boolean): Node<V> | undefined {
   if (!isBranch(node)) {
-    const at = lowerBound(node.keys, key);
+    const at = lowerBound(node.keys, key, native);
     if (at >= node.keys.length || node.keys[at] !== key) return node;
     if (node.keys.length === 1) return undefined;
     const keys = node.keys.slice();
@@ -122,9 +139,9 @@ function remove<V>(node: Node<V>, key: string): Node<V> | undefined {
     values.splice(at, 1);
     return { keys, values };
   }
-  const at = childIndex(node, key);
+  const at = childIndex(node, key, native);
   const child = node.children[at]!;
-  const replaced = remove(child, key);
+  const replaced = remove(child, key, native);
   if (replaced === child) return node;
   const children = node.children.slice();
   if (replaced === undefined) {
@@ -172,19 +189,20 @@ export class SortedMap<V> {
   }
 
   get(key: string): V | undefined {
+    const native = nativeOrderHolds(key);
     let node = this.root;
-    while (isBranch(node)) node = node.children[childIndex(node, key)]!;
-    const at = lowerBound(node.keys, key);
+    while (isBranch(node)) node = node.children[childIndex(node, key, native)]!;
+    const at = lowerBound(node.keys, key, native);
     return at < node.keys.length && node.keys[at] === key ? node.values[at] : undefined;
   }
 
   set(key: string, value: V): SortedMap<V> {
-    const nodes = insert(this.root, key, value);
+    const nodes = insert(this.root, key, value, nativeOrderHolds(key));
     return new SortedMap(nodes.length === 1 ? nodes[0]! : makeBranch(nodes));
   }
 
   delete(key: string): SortedMap<V> {
-    const replaced = remove(this.root, key);
+    const replaced = remove(this.root, key, nativeOrderHolds(key));
     if (replaced === this.root) return this;
     let root: Node<V> = replaced ?? SortedMap.emptyLeaf;
     while (isBranch(root) && root.children.length === 1) root = root.children[0]!;
@@ -193,34 +211,35 @@ export class SortedMap<V> {
 
   /** How many keys are smaller than `key`. */
   countBelow(key: string): number {
+    const native = nativeOrderHolds(key);
     let count = 0;
     let node = this.root;
     while (isBranch(node)) {
-      const at = childIndex(node, key);
+      const at = childIndex(node, key, native);
       for (let i = 0; i < at; i++) count += sizeOf(node.children[i]!);
       node = node.children[at]!;
     }
-    return count + lowerBound(node.keys, key);
+    return count + lowerBound(node.keys, key, native);
   }
 
   /**
    * Calls `visit` for each entry with key >= `fromKey`, in key order, until it returns false.
    */
   forEachFrom(fromKey: string, visit: (key: string, value: V) => boolean): void {
-    walk(this.root, fromKey, visit);
+    walk(this.root, fromKey, visit, nativeOrderHolds(fromKey));
   }
 }
 
 /** Returns false once `visit` asked to stop. */
-function walk<V>(node: Node<V>, fromKey: string, visit: (key: string, value: V) => boolean): boolean {
+function walk<V>(node: Node<V>, fromKey: string, visit: (key: string, value: V) => boolean, native: boolean): boolean {
   if (!isBranch(node)) {
-    for (let i = fromKey === '' ? 0 : lowerBound(node.keys, fromKey); i < node.keys.length; i++) {
+    for (let i = fromKey === '' ? 0 : lowerBound(node.keys, fromKey, native); i < node.keys.length; i++) {
       if (!visit(node.keys[i]!, node.values[i]!)) return false;
     }
     return true;
   }
-  for (let i = fromKey === '' ? 0 : childIndex(node, fromKey); i < node.children.length; i++) {
-    if (!walk(node.children[i]!, fromKey, visit)) return false;
+  for (let i = fromKey === '' ? 0 : childIndex(node, fromKey, native); i < node.children.length; i++) {
+    if (!walk(node.children[i]!, fromKey, visit, native)) return false;
     fromKey = '';
   }
   return true;

@@ -100,8 +100,8 @@ export function createWatchCache(storage: Storage & Partial<ChangeFeed>, options
       return cachers.find((c) => c.prefix === normalized)?.initializationError;
     },
 
-    async create(key, obj) {
-      return afterWrite(cacherFor(key), await storage.create(key, obj));
+    async create(key, obj, createOptions) {
+      return afterWrite(cacherFor(key), await storage.create(key, obj, createOptions));
     },
 
     get(key, getOptions) {

@@ -7,10 +7,10 @@ import { parseListOptions } from './options.js';
 import { noteResponseObject } from '../audit/capture.js';
 import type { RequestScope } from './scope.js';
 
-/** GET on an item: 200 with the object; 404 when absent (from the Getter). */
+/** GET on an item: 200 with the object (only encoded here: it may be shared); 404 when absent (from the Getter). */
 export async function handleGet(scope: RequestScope): Promise<void> {
   const rv = scope.query.get('resourceVersion');
-  const object = await scope.resource.getter!.get(scope.context, scope.info.name, rv !== null ? { resourceVersion: rv } : {});
+  const object = await scope.resource.getter!.get(scope.context, scope.info.name, rv !== null ? { resourceVersion: rv, readOnly: true } : { readOnly: true });
   await yieldIfBusy();
 
   if (scope.output.transform === undefined && scope.output.encoding === 'yaml') return writeYaml(scope.res, 200, object, { warnings: scope.warnings });

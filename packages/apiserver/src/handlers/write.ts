@@ -20,11 +20,14 @@ export function bodyTarget(scope: RequestScope, kind = scope.resource.definition
   };
 }
 
-/** POST on a collection: 201 with the created object. Duplicate keys in the body follow fieldValidation. */
+/**
+ * POST on a collection: 201 with the created object (only encoded here: it may be shared).
+ * Duplicate keys in the body follow fieldValidation.
+ */
 export async function handleCreate(scope: RequestScope): Promise<void> {
   const options = parseWriteOptions(scope.query, 'CreateOptions', warner(scope));
   const { body, duplicateFields, duplicateKeyLines } = await readObjectBody(scope.req, bodyTarget(scope), options.fieldValidation !== 'Ignore');
-  const object = await scope.resource.creater!.create(scope.context, body, { ...options, duplicateFields, duplicateKeyLines });
+  const object = await scope.resource.creater!.create(scope.context, body, { ...options, duplicateFields, duplicateKeyLines, readOnlyResult: true });
   await yieldIfBusy();
 
   writeObject(scope.res, 201, object, scope.output, { warnings: scope.warnings });

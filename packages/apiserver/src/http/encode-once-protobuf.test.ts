@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeList, decodeObject, decodeWatchFrames } from '@kapi/machinery';
 import type { WatchEvent } from '@kapi/registry';
-import { jsonBytesOf, listJsonBytes, listProtobuf, protobufOf, protobufRawOf, watchEventFrame, watchEventLine } from './encode-once.js';
+import { answerProtobufOf, jsonBytesOf, listJsonBytes, listProtobuf, protobufOf, protobufRawOf, watchEventFrame, watchEventLine } from './encode-once.js';
 
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', resourceVersion: '3' }, data: { k: name } });
 
@@ -14,6 +14,19 @@ void describe('encode once, per media type', () => {
     assert.equal(jsonBytesOf(obj), jsonBytesOf(obj));
     assert.deepEqual(decodeObject(protobufOf(obj), { apiVersion: 'v1', kind: 'ConfigMap' }).object, obj);
     assert.deepEqual(JSON.parse(jsonBytesOf(obj).toString()), obj);
+  });
+
+  void it('answers a single object with its cached bytes when it has them, else with the same bytes encoded and not kept', () => {
+    const fresh = cm('fresh');
+    const answer = answerProtobufOf(fresh);
+    assert.notEqual(answerProtobufOf(fresh), answer, 'not kept: encoded again');
+    assert.deepEqual(answerProtobufOf(fresh), answer);
+    const shared = cm('fresh');
+    assert.deepEqual(protobufOf(shared), answer, 'the bytes protobufOf gives');
+    assert.equal(answerProtobufOf(shared), protobufOf(shared), 'the cached envelope itself');
+    const listed = cm('listed');
+    const raw = protobufRawOf(listed);
+    assert.deepEqual(answerProtobufOf(listed).subarray(-raw.length), Buffer.from(raw), 'around the cached message bytes');
   });
 
   void it('lists reuse the items\' cached bytes; items without kind are typed by the list', () => {

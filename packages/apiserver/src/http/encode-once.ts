@@ -214,6 +214,18 @@ export function protobufOf(obj: object): Buffer {
   return bytes;
 }
 
+/**
+ * The enveloped protobuf of an object answered alone (a GET, a create): the cached bytes when
+ * a watcher or a list has already encoded it, else encoded without keeping them, so that
+ * answering a single request does not pin encoded bytes to an object the watch cache holds.
+ * The same bytes as protobufOf.
+ */
+export function answerProtobufOf(obj: object): Buffer {
+  const cached = objectEnvelope.get(obj);
+  if (cached !== undefined) return cached;
+  return envelopeObject(obj as Typed, objectProtobuf.get(obj) ?? encodeObjectRaw(obj as Typed & Record<string, unknown>));
+}
+
 /** A list as enveloped protobuf; items reuse their cached message bytes. Items are typed by the list (`<Kind>List` → `<Kind>`). */
 export function listProtobuf(list: KubeList): Buffer {
   const itemType = { apiVersion: list.apiVersion, kind: list.kind.endsWith('List') ? list.kind.slice(0, -'List'.length) : list.kind };

@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { StatusError, goYamlMarshal, goYamlMarshalSliced, hasProtobuf, internalError, isStatusError, yieldBeforeLongStep } from '@kapi/machinery';
-import { listProtobuf, protobufOf, type BodyParts } from './encode-once.js';
+import { answerProtobufOf, listProtobuf, type BodyParts } from './encode-once.js';
 import { MEDIA_TYPES, type Encoding, type OutputFormat } from './negotiation.js';
 import { isList, transformResponse, type ResourceOutput } from './resource-output.js';
 import { noteResponseObject } from '../audit/capture.js';
@@ -62,7 +62,7 @@ function protobufEncodable(value: unknown): boolean {
  */
 export function encodeBody(value: unknown, encoding: Encoding): { body: string | Buffer; contentType: string } {
   if (encoding === 'protobuf') {
-    if (protobufEncodable(value)) return { body: isList(value) ? listProtobuf(value) : protobufOf(value as object), contentType: MEDIA_TYPES.protobuf };
+    if (protobufEncodable(value)) return { body: isList(value) ? listProtobuf(value) : answerProtobufOf(value as object), contentType: MEDIA_TYPES.protobuf };
     return { body: JSON.stringify(value), contentType: MEDIA_TYPES.json };
   }
   return { body: encode(value, encoding), contentType: MEDIA_TYPES[encoding] };

@@ -4,7 +4,7 @@ import { createEtcdUnaryClient, type EtcdUnaryClient } from './grpc/unary-client
 import type { EtcdClient } from './etcd-calls.js';
 import type { KubeObject } from '@kapi/machinery';
 import { yieldIfBusy } from '@kapi/machinery';
-import type { ChangeFeed, Counter, FeedHandle, Storage, UnreadableDeleter, Watcher } from '../interface.js';
+import type { ChangeFeed, Counter, CreateOptions, FeedHandle, Storage, UnreadableDeleter, Watcher } from '../interface.js';
 import { StorageError, keyExists, keyNotFound, parseResourceVersion, tooLargeResourceVersion } from '../errors.js';
 import { jsonCodec, storageCodec, type Codec } from './codec.js';
 import type { ValueTransformer } from '../value/transformer.js';
@@ -256,7 +256,7 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       return etcd3Client();
     },
 
-    async create(key: string, obj: KubeObject): Promise<KubeObject> {
+    async create(key: string, obj: KubeObject, createOptions?: CreateOptions): Promise<KubeObject> {
       if (obj.metadata?.resourceVersion) {
         throw new StorageError('Internal', key, 'resourceVersion should not be set on objects to be created');
       }
@@ -276,7 +276,7 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
         throw keyExists(key);
       }
       await yieldIfBusy();
-      return kv.written.committed(key, written, result.revision);
+      return kv.written.committed(key, written, result.revision, createOptions?.readOnly === true);
     },
 
     async get(key, getOptions = {}) {
@@ -287,6 +287,8 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
         if (getOptions.ignoreNotFound) return undefined;
         throw keyNotFound(key);
       }
+      const decoded = getOptions.decodedAt?.(revisionOf(found.mod_revision));
+      if (decoded !== undefined) return decoded;
       // Starts the slice clock before a possibly long decode, so the caller's next checkpoint can yield.
       await yieldIfBusy();
       return reading(key, () => Promise.resolve().then(() => decodeKV(kv.codec, found, key)));

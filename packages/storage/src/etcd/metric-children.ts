@@ -62,6 +62,8 @@ export function histogramChild<T extends string>(histogram: Histogram<T>, labels
   const internals = histogram as unknown as SeriesTable<HistogramEntry> & { upperBounds?: unknown };
   if (typeof internals.hashMap !== 'object' || internals.enableExemplars === true || !Array.isArray(internals.upperBounds)) return slow;
   const upperBounds = internals.upperBounds as number[];
+  // The bucket table's property names, made once (a number key is converted to text on every access).
+  const boundKeys = upperBounds.map(String);
   let key = '';
   let entry: HistogramEntry | undefined;
   return {
@@ -69,9 +71,10 @@ export function histogramChild<T extends string>(histogram: Histogram<T>, labels
       if (entry !== undefined && internals.hashMap?.[key] === entry && Number.isFinite(value)) {
         entry.sum += value;
         entry.count += 1;
-        for (const bound of upperBounds) {
-          if (value <= bound) {
-            if (Object.prototype.hasOwnProperty.call(entry.bucketValues, bound)) entry.bucketValues[bound]! += 1;
+        for (let i = 0; i < upperBounds.length; i++) {
+          if (value <= upperBounds[i]!) {
+            const bucket = boundKeys[i]!;
+            if (Object.prototype.hasOwnProperty.call(entry.bucketValues, bucket)) entry.bucketValues[bucket]! += 1;
             break;
           }
         }

@@ -58,11 +58,22 @@ export class WrittenValues {
     return value;
   }
 
-  /** The write of `value` committed at `revision`: the written object, a private copy, with that resourceVersion. */
-  committed(key: string, value: WrittenValue, revision: number): KubeObject {
+  /**
+   * The write of `value` committed at `revision`: the written object with that
+   * resourceVersion, a private copy unless `shared` (the caller only reads it), when it is the
+   * feed's object itself.
+   */
+  committed(key: string, value: WrittenValue, revision: number, shared = false): KubeObject {
     value.decoded ??= this.codec.decodeSerialized(value.data, key);
-    const result = deepCopy(value.decoded);
-    result.metadata.resourceVersion = String(revision);
+    let result: KubeObject;
+    if (shared) {
+      result = value.decoded;
+      // take() sets the same revision; once the feed has the object it is not changed again.
+      if (!value.fed) result.metadata.resourceVersion = String(revision);
+    } else {
+      result = deepCopy(value.decoded);
+      result.metadata.resourceVersion = String(revision);
+    }
     value.finished = true;
     if (value.fed) this.forget(key, value);
     return result;
