@@ -97,6 +97,9 @@ void describe("the own Watch call against a real etcd, beside the etcd3 client's
     const start = Number(first.header.revision);
     const streams = await both();
     for (const s of streams) s.write({ create_request: { key, range_end: rangeEnd, start_revision: start, prev_kv: true, progress_notify: true } });
+    // Both created replies first: each carries the revision at its creation, which a put made
+    // before the slower stream is created would move.
+    await Promise.all(streams.map((s) => s.next((res) => res.created)));
     await theirs.put(`${prefix}/a`).value('1').exec();
     await theirs.put(`${prefix}/big`).value(Buffer.alloc(100_000, 'v')).exec();
     await theirs.put(`${prefix}/many`).value(Buffer.alloc(1_000_000, 'w')).exec();
