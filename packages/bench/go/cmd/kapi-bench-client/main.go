@@ -15,11 +15,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +32,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+
+	"kapi-bench-go/internal/loadgen"
 )
 
 type result struct {
@@ -53,73 +53,14 @@ type result struct {
 	Delivered    int64    `json:"deliveries,omitempty"`
 }
 
-func emit(v any) {
-	b, _ := json.Marshal(v)
-	fmt.Println(string(b))
-}
+func emit(v any) { loadgen.Emit(v) }
 
-func fail(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "kapi-bench-client: "+format+"\n", args...)
-	os.Exit(1)
-}
+func fail(format string, args ...any) { loadgen.Fail("kapi-bench-client", format, args...) }
 
+// quantiles of the latencies (ms): p50, p99 and the largest; -1 each when there are none.
 func quantiles(ms []float64) (p50, p99, max float64) {
-	if len(ms) == 0 {
-		return -1, -1, -1
-	}
 	sort.Float64s(ms)
-	at := func(q float64) float64 {
-		i := int(q*float64(len(ms))+0.999999) - 1
-		if i < 0 {
-			i = 0
-		}
-		return ms[i]
-	}
-	return at(0.5), at(0.99), ms[len(ms)-1]
-}
-
-type recorder struct {
-	mu      sync.Mutex
-	lat     []float64
-	errors  int64
-	samples []string
-}
-
-func (r *recorder) done(start time.Time, err error) {
-	ms := float64(time.Since(start).Microseconds()) / 1000
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err != nil {
-		r.errors++
-		if len(r.samples) < 5 {
-			r.samples = append(r.samples, err.Error())
-		}
-		return
-	}
-	r.lat = append(r.lat, ms)
-}
-
-// closedLoop runs op from n goroutines for d; seq is unique per call.
-func closedLoop(n int, d time.Duration, seq *int64, op func(i int64) error, rec *recorder) float64 {
-	deadline := time.Now().Add(d)
-	started := time.Now()
-	var wg sync.WaitGroup
-	for w := 0; w < n; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(deadline) {
-				i := atomic.AddInt64(seq, 1)
-				t0 := time.Now()
-				err := op(i)
-				if rec != nil {
-					rec.done(t0, err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return time.Since(started).Seconds()
+	return loadgen.Quantile(ms, 0.5), loadgen.Quantile(ms, 0.99), loadgen.Quantile(ms, 1)
 }
 
 func data(size int) map[string]string {
@@ -218,25 +159,25 @@ func main() {
 	}
 
 	res := result{Event: "result", Mode: *mode, Concurrency: *concurrency, ErrorSamples: []string{}}
-	rec := &recorder{}
-	var seq int64
-	var op func(i int64) error
+	rec := loadgen.NewRecorder(*concurrency)
+	var seq atomic.Int64
+	var op func(worker int, i int64) error
 	switch *mode {
 	case "create":
 		prefix := fmt.Sprintf("c-%d-", time.Now().UnixNano())
-		op = func(i int64) error {
+		op = func(_ int, i int64) error {
 			_, err := pick(i).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: prefix + strconv.FormatInt(i, 10)}, Data: data(*size)}, metav1.CreateOptions{})
 			return err
 		}
 	case "get":
 		ensure("g-", *objects)
-		op = func(i int64) error {
+		op = func(_ int, i int64) error {
 			_, err := pick(i).Get(ctx, "g-"+strconv.FormatInt(i%int64(*objects), 10), metav1.GetOptions{})
 			return err
 		}
 	case "list":
 		ensure("l-", *objects)
-		op = func(i int64) error {
+		op = func(_ int, i int64) error {
 			l, err := pick(i).List(ctx, metav1.ListOptions{ResourceVersion: *rv, LabelSelector: ""})
 			if err == nil && len(l.Items) < *objects {
 				return fmt.Errorf("list returned %d items, want ≥ %d", len(l.Items), *objects)
@@ -251,14 +192,15 @@ func main() {
 	default:
 		fail("unknown --mode %s", *mode)
 	}
-	closedLoop(*concurrency, *warmup, &seq, op, nil)
+	loadgen.ClosedLoop(*concurrency, *warmup, &seq, op, nil)
 	emit(map[string]string{"event": "measuring"})
-	res.Seconds = closedLoop(*concurrency, *duration, &seq, op, rec)
-	res.Ops = int64(len(rec.lat))
-	res.Errors = rec.errors
-	res.ErrorSamples = append(res.ErrorSamples, rec.samples...)
+	res.Seconds = loadgen.ClosedLoop(*concurrency, *duration, &seq, op, rec)
+	lat := rec.Latencies()
+	res.Ops = int64(len(lat))
+	res.Errors = rec.Errors()
+	res.ErrorSamples = append(res.ErrorSamples, rec.Samples()...)
 	res.OpsPerSecond = float64(res.Ops) / res.Seconds
-	res.P50, res.P99, res.Max = quantiles(rec.lat)
+	res.P50, res.P99, res.Max = quantiles(lat)
 	emit(res)
 }
 
@@ -328,7 +270,7 @@ func runWatch(ctx context.Context, cms interface {
 	}
 	emit(map[string]string{"event": "measuring"})
 	acks := map[int64]time.Time{}
-	rec := &recorder{}
+	rec := loadgen.NewRecorder(writers)
 	started := time.Now()
 	interval := time.Duration(float64(time.Second) * writers / rate)
 	var writersDone sync.WaitGroup
@@ -349,7 +291,7 @@ func runWatch(ctx context.Context, cms interface {
 				cm.Data = map[string]string{"data": strings.Repeat("x", size), "seq": strconv.Itoa(i)}
 				t0 := time.Now()
 				updated, err := cms.Update(ctx, cm, metav1.UpdateOptions{})
-				rec.done(t0, err)
+				rec.Done(w, t0, err)
 				if err != nil {
 					if latest, gerr := cms.Get(ctx, cm.Name, metav1.GetOptions{}); gerr == nil {
 						cm = latest
@@ -366,9 +308,9 @@ func runWatch(ctx context.Context, cms interface {
 	}
 	writersDone.Wait()
 	res.Seconds = time.Since(started).Seconds()
-	res.Ops = int64(len(rec.lat))
-	res.Errors = rec.errors
-	res.ErrorSamples = append(res.ErrorSamples, rec.samples...)
+	res.Ops = int64(len(rec.Latencies()))
+	res.Errors = rec.Errors()
+	res.ErrorSamples = append(res.ErrorSamples, rec.Samples()...)
 	res.OpsPerSecond = float64(res.Ops) / res.Seconds
 	res.Expected = res.Ops * int64(watchers)
 	deadline := time.Now().Add(5 * time.Second)

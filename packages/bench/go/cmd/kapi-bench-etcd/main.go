@@ -18,20 +18,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"kapi-bench-go/internal/loadgen"
 )
 
 type result struct {
@@ -56,90 +53,7 @@ type result struct {
 	KeyPrefix string `json:"keyPrefix"`
 }
 
-func emit(v any) {
-	b, _ := json.Marshal(v)
-	fmt.Println(string(b))
-}
-
-func fail(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "kapi-bench-etcd: "+format+"\n", args...)
-	os.Exit(1)
-}
-
-// summarize fills the latency fields of res (nearest rank; -1 without samples).
-func summarize(ms []float64, res *result) {
-	if len(ms) == 0 {
-		res.P50, res.P90, res.P99, res.Max, res.Mean = -1, -1, -1, -1, -1
-		return
-	}
-	sort.Float64s(ms)
-	at := func(q float64) float64 {
-		i := int(q*float64(len(ms))+0.999999) - 1
-		if i < 0 {
-			i = 0
-		}
-		return ms[i]
-	}
-	var sum float64
-	for _, v := range ms {
-		sum += v
-	}
-	res.P50, res.P90, res.P99, res.Max, res.Mean = at(0.5), at(0.9), at(0.99), ms[len(ms)-1], sum/float64(len(ms))
-}
-
-// cpuSeconds is the user + system CPU this process has used so far.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return -1
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
-// recorder keeps one latency slice per goroutine, so that recording takes no lock.
-type recorder struct {
-	lat     [][]float64
-	errors  atomic.Int64
-	mu      sync.Mutex
-	samples []string
-}
-
-func (r *recorder) done(worker int, start time.Time, err error) {
-	if err != nil {
-		r.errors.Add(1)
-		r.mu.Lock()
-		if len(r.samples) < 5 {
-			r.samples = append(r.samples, err.Error())
-		}
-		r.mu.Unlock()
-		return
-	}
-	r.lat[worker] = append(r.lat[worker], float64(time.Since(start).Microseconds())/1000)
-}
-
-// closedLoop runs op from n goroutines until d has passed; seq numbers the calls uniquely.
-// With a recorder, it returns the measured seconds.
-func closedLoop(n int, d time.Duration, seq *atomic.Int64, op func(worker int, i int64) error, rec *recorder) float64 {
-	deadline := time.Now().Add(d)
-	started := time.Now()
-	var wg sync.WaitGroup
-	for w := 0; w < n; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for time.Now().Before(deadline) {
-				i := seq.Add(1)
-				t0 := time.Now()
-				err := op(w, i)
-				if rec != nil {
-					rec.done(w, t0, err)
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	return time.Since(started).Seconds()
-}
+func fail(format string, args ...any) { loadgen.Fail("kapi-bench-etcd", format, args...) }
 
 func main() {
 	endpoints := flag.String("endpoints", "http://127.0.0.1:2379", "comma-separated etcd endpoints")
@@ -220,22 +134,31 @@ func main() {
 
 	var seq atomic.Int64
 	if *warmup > 0 {
-		closedLoop(*concurrency, *warmup, &seq, op, nil)
+		loadgen.ClosedLoop(*concurrency, *warmup, &seq, op, nil)
 	}
-	emit(map[string]string{"event": "measuring"})
-	rec := &recorder{lat: make([][]float64, *concurrency)}
+	loadgen.Emit(map[string]string{"event": "measuring"})
+	rec := loadgen.NewRecorder(*concurrency)
 	res := result{Event: "result", Mode: *mode, Concurrency: *concurrency, Clients: *clients, ValueBytes: *size, ErrorSamples: []string{}, KeyPrefix: keyPrefix}
-	cpuBefore := cpuSeconds()
-	res.Seconds = closedLoop(*concurrency, *duration, &seq, op, rec)
-	res.CPUSeconds = cpuSeconds() - cpuBefore
-	var all []float64
-	for _, l := range rec.lat {
-		all = append(all, l...)
-	}
+	cpuBefore := loadgen.CPUSeconds()
+	res.Seconds = loadgen.ClosedLoop(*concurrency, *duration, &seq, op, rec)
+	res.CPUSeconds = loadgen.CPUSeconds() - cpuBefore
+	all := rec.Latencies()
 	res.Ops = int64(len(all))
-	res.Errors = rec.errors.Load()
-	res.ErrorSamples = append(res.ErrorSamples, rec.samples...)
+	res.Errors = rec.Errors()
+	res.ErrorSamples = append(res.ErrorSamples, rec.Samples()...)
 	res.OpsPerSecond = float64(res.Ops) / res.Seconds
-	summarize(all, &res)
-	emit(res)
+	res.P50, res.P90, res.P99, res.Max, res.Mean = loadgen.Quantile(all, 0.5), loadgen.Quantile(all, 0.9), loadgen.Quantile(all, 0.99), loadgen.Quantile(all, 1), mean(all)
+	loadgen.Emit(res)
+}
+
+// mean of the latencies; -1 when there are none.
+func mean(ms []float64) float64 {
+	if len(ms) == 0 {
+		return -1
+	}
+	var sum float64
+	for _, v := range ms {
+		sum += v
+	}
+	return sum / float64(len(ms))
 }
