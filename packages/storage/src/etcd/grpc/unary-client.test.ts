@@ -1,49 +1,26 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Etcd3 } from 'etcd3';
 import { freePort, startEtcd, startEtcdCluster, uniquePrefix, type TestEtcd } from '../../testing/index.js';
-import { createEtcdClient } from '../client.js';
 import { toStorageError } from '../errors.js';
-import { createEtcdUnaryClient, type EtcdUnaryClient } from './unary-client.js';
+import { createEtcdUnaryClient } from './unary-client.js';
 import { grpcTimeout } from './unary-call.js';
+import { besideEtcd3, failure } from './beside-etcd3.js';
 
 const T = 5000;
 
-/** The error an etcd3 call rejected with (to compare with ours). */
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  assert.fail('expected the call to fail');
-}
-
 void describe('the unary gRPC client against a real etcd, beside the etcd3 client', { concurrency: false }, () => {
-  let etcd: TestEtcd;
-  let ours: EtcdUnaryClient;
-  let theirs: Etcd3;
-  before(async () => {
-    etcd = await startEtcd();
-    ours = createEtcdUnaryClient(etcd.endpoints, { maxRequestBytes: 4 * 1024 * 1024 });
-    theirs = createEtcdClient(etcd.endpoints, { maxRequestBytes: 4 * 1024 * 1024 });
-  });
-  after(async () => {
-    ours.close();
-    theirs.close();
-    await etcd.stop();
-  });
+  const pair = besideEtcd3({ maxRequestBytes: 4 * 1024 * 1024 });
 
   void test('Put, Range, DeleteRange and Txn answer as the etcd3 client does', async () => {
     const prefix = uniquePrefix();
     const key = (name: string) => Buffer.from(`${prefix}/${name}`);
-    const put = await ours.put({ key: key('a'), value: Buffer.from('1') }, T);
+    const put = await pair.ours.put({ key: key('a'), value: Buffer.from('1') }, T);
     assert.ok(Number(put.header.revision) > 0);
     assert.equal(put.prev_kv, null);
-    const again = await ours.put({ key: key('a'), value: Buffer.from('one'), prev_kv: true }, T);
+    const again = await pair.ours.put({ key: key('a'), value: Buffer.from('one'), prev_kv: true }, T);
     assert.equal(again.prev_kv.value.toString(), '1');
-    await ours.put({ key: key('b'), value: Buffer.alloc(70_000, 'b') }, T);
-    await theirs.put(`${prefix}/c`).value('');
+    await pair.ours.put({ key: key('b'), value: Buffer.alloc(70_000, 'b') }, T);
+    await pair.theirs.put(`${prefix}/c`).value('');
 
     // Same state, same request: the same answer, field for field.
     const ranges = [
@@ -54,16 +31,16 @@ void describe('the unary gRPC client against a real etcd, beside the etcd3 clien
       { key: key('a'), revision: put.header.revision },
       { key: key('missing') },
     ];
-    for (const req of ranges) assert.deepEqual(await ours.range(req, T), await theirs.kv.range(req), JSON.stringify(req));
+    for (const req of ranges) assert.deepEqual(await pair.ours.range(req, T), await pair.theirs.kv.range(req), JSON.stringify(req));
 
     const failing = {
       compare: [{ key: key('a'), target: 'Mod' as const, result: 'Equal' as const, mod_revision: 0 }],
       success: [{ request_put: { key: key('a'), value: Buffer.from('x') } }],
       failure: [{ request_range: { key: key('a') } }, { request_range: { key: key(''), range_end: key('~'), count_only: true } }],
     };
-    assert.deepEqual(await ours.txn(failing, T), await theirs.kv.txn(failing));
+    assert.deepEqual(await pair.ours.txn(failing, T), await pair.theirs.kv.txn(failing));
 
-    const created = await ours.txn(
+    const created = await pair.ours.txn(
       {
         compare: [{ key: key('d'), target: 'Mod', result: 'Equal', mod_revision: 0 }],
         success: [{ request_put: { key: key('d'), value: Buffer.from('new') } }],
@@ -73,11 +50,11 @@ void describe('the unary gRPC client against a real etcd, beside the etcd3 clien
     );
     assert.equal(created.succeeded, true);
     assert.deepEqual(Object.keys(created.responses[0]!).sort(), ['response', 'response_put']);
-    const read = await theirs.kv.range({ key: key('d') });
+    const read = await pair.theirs.kv.range({ key: key('d') });
     assert.equal(read.kvs[0]!.value.toString(), 'new');
     assert.equal(read.kvs[0]!.mod_revision, created.header.revision);
 
-    const deleted = await ours.deleteRange({ key: key(''), range_end: key('~'), prev_kv: true }, T);
+    const deleted = await pair.ours.deleteRange({ key: key(''), range_end: key('~'), prev_kv: true }, T);
     assert.equal(deleted.deleted, '4');
     assert.deepEqual(deleted.prev_kvs.map((kv) => kv.key.toString()).sort(), ['a', 'b', 'c', 'd'].map((n) => `${prefix}/${n}`));
     assert.equal(deleted.prev_kvs.find((kv) => kv.key.equals(key('b')))!.value.length, 70_000);
@@ -86,8 +63,8 @@ void describe('the unary gRPC client against a real etcd, beside the etcd3 clien
   void test('a large range (many frames) decodes whole', async () => {
     const prefix = uniquePrefix();
     const value = Buffer.alloc(100_000, 'v');
-    for (let i = 0; i < 40; i++) await ours.put({ key: Buffer.from(`${prefix}/${String(i).padStart(2, '0')}`), value }, T);
-    const res = await ours.range({ key: Buffer.from(`${prefix}/`), range_end: Buffer.from(`${prefix}0`) }, T);
+    for (let i = 0; i < 40; i++) await pair.ours.put({ key: Buffer.from(`${prefix}/${String(i).padStart(2, '0')}`), value }, T);
+    const res = await pair.ours.range({ key: Buffer.from(`${prefix}/`), range_end: Buffer.from(`${prefix}0`) }, T);
     assert.equal(res.kvs.length, 40);
     assert.ok(res.kvs.every((kv) => kv.value.equals(value)));
     assert.equal(res.count, '40');
@@ -96,18 +73,18 @@ void describe('the unary gRPC client against a real etcd, beside the etcd3 clien
   void test('etcd errors come back with the class and message the etcd3 client gives them', async () => {
     const prefix = uniquePrefix();
     const key = Buffer.from(`${prefix}/k`);
-    const first = await ours.put({ key, value: Buffer.from('1') }, T);
-    const second = await ours.put({ key, value: Buffer.from('2') }, T);
-    await theirs.kv.compact({ revision: second.header.revision });
+    const first = await pair.ours.put({ key, value: Buffer.from('1') }, T);
+    const second = await pair.ours.put({ key, value: Buffer.from('2') }, T);
+    await pair.theirs.kv.compact({ revision: second.header.revision });
     const cases: Array<[string, () => Promise<unknown>, () => Promise<unknown>]> = [
-      ['compacted', () => ours.range({ key, revision: first.header.revision }, T), () => theirs.kv.range({ key, revision: first.header.revision })],
-      ['future', () => ours.range({ key, revision: Number(second.header.revision) + 1000 }, T), () => theirs.kv.range({ key, revision: Number(second.header.revision) + 1000 })],
+      ['compacted', () => pair.ours.range({ key, revision: first.header.revision }, T), () => pair.theirs.kv.range({ key, revision: first.header.revision })],
+      ['future', () => pair.ours.range({ key, revision: Number(second.header.revision) + 1000 }, T), () => pair.theirs.kv.range({ key, revision: Number(second.header.revision) + 1000 })],
       [
         'too large',
-        () => ours.put({ key, value: Buffer.alloc(1_600_000) }, T),
-        () => theirs.kv.put({ key, value: Buffer.alloc(1_600_000) }),
+        () => pair.ours.put({ key, value: Buffer.alloc(1_600_000) }, T),
+        () => pair.theirs.kv.put({ key, value: Buffer.alloc(1_600_000) }),
       ],
-      ['duplicate key in txn', () => ours.txn({ success: [{ request_put: { key } }, { request_put: { key } }] }, T), () => theirs.kv.txn({ success: [{ request_put: { key } }, { request_put: { key } }] })],
+      ['duplicate key in txn', () => pair.ours.txn({ success: [{ request_put: { key } }, { request_put: { key } }] }, T), () => pair.theirs.kv.txn({ success: [{ request_put: { key } }, { request_put: { key } }] })],
     ];
     for (const [name, ourCall, theirCall] of cases) {
       const [mine, etcd3] = [await failure(ourCall()), await failure(theirCall())];
@@ -115,12 +92,12 @@ void describe('the unary gRPC client against a real etcd, beside the etcd3 clien
       assert.equal(mine.message, etcd3.message, name);
       assert.deepEqual(toStorageError(mine, 'k'), toStorageError(etcd3, 'k'), name);
     }
-    assert.match((await failure(ours.range({ key, revision: first.header.revision }, T))).message, /mvcc: required revision has been compacted/);
-    assert.match((await failure(ours.put({ key, value: Buffer.alloc(1_600_000) }, T))).message, /etcdserver: request is too large/);
+    assert.match((await failure(pair.ours.range({ key, revision: first.header.revision }, T))).message, /mvcc: required revision has been compacted/);
+    assert.match((await failure(pair.ours.put({ key, value: Buffer.alloc(1_600_000) }, T))).message, /etcdserver: request is too large/);
   });
 
   void test('a message over the send limit is not sent: RESOURCE_EXHAUSTED, classified as too large', async () => {
-    const small = createEtcdUnaryClient(etcd.endpoints, { maxRequestBytes: 1024 });
+    const small = createEtcdUnaryClient(pair.etcd.endpoints, { maxRequestBytes: 1024 });
     try {
       const err = await failure(small.put({ key: Buffer.from('k'), value: Buffer.alloc(600 * 1024) }, T));
       assert.match(err.message, /^8 RESOURCE_EXHAUSTED: Attempted to send message with a size larger than 525312$/);

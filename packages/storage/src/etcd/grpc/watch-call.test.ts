@@ -1,11 +1,11 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Etcd3, IWatchRequest, IWatchResponse } from 'etcd3';
-import { startEtcd, uniquePrefix, type TestEtcd } from '../../testing/index.js';
+import type { IWatchRequest, IWatchResponse } from 'etcd3';
+import { uniquePrefix } from '../../testing/index.js';
 import { createEtcdClient } from '../client.js';
 import { toStorageError } from '../errors.js';
 import { openWatchStream, stopOwnWatchClient, useOwnWatchClient } from '../watch-stream.js';
-import { createEtcdUnaryClient, type EtcdUnaryClient } from './unary-client.js';
+import { besideEtcd3 } from './beside-etcd3.js';
 
 const T = 5000;
 
@@ -70,40 +70,28 @@ function record(stream: DuplexLike): Recorded {
 }
 
 void describe("the own Watch call against a real etcd, beside the etcd3 client's", { concurrency: false }, () => {
-  let etcd: TestEtcd;
-  let ours: EtcdUnaryClient;
-  let theirs: Etcd3;
-  before(async () => {
-    etcd = await startEtcd();
-    ours = createEtcdUnaryClient(etcd.endpoints);
-    theirs = createEtcdClient(etcd.endpoints);
-  });
-  after(async () => {
-    ours.close();
-    theirs.close();
-    await etcd.stop();
-  });
+  const pair = besideEtcd3();
 
   const both = async (): Promise<[Recorded, Recorded]> => [
-    record(ours.watch().call),
-    record((await theirs.watchClient.watch()) as unknown as DuplexLike),
+    record(pair.ours.watch().call),
+    record((await pair.theirs.watchClient.watch()) as unknown as DuplexLike),
   ];
 
   void test('created, events (puts, deletes, large values across frames), progress and cancel replies decode as etcd3 decodes them', async () => {
     const prefix = uniquePrefix();
     const key = Buffer.from(`${prefix}/`);
     const rangeEnd = Buffer.from(`${prefix}0`);
-    const first = await theirs.put(`${prefix}/a`).value('0').exec();
+    const first = await pair.theirs.put(`${prefix}/a`).value('0').exec();
     const start = Number(first.header.revision);
     const streams = await both();
     for (const s of streams) s.write({ create_request: { key, range_end: rangeEnd, start_revision: start, prev_kv: true, progress_notify: true } });
     // Both created replies first: each carries the revision at its creation, which a put made
     // before the slower stream is created would move.
     await Promise.all(streams.map((s) => s.next((res) => res.created)));
-    await theirs.put(`${prefix}/a`).value('1').exec();
-    await theirs.put(`${prefix}/big`).value(Buffer.alloc(100_000, 'v')).exec();
-    await theirs.put(`${prefix}/many`).value(Buffer.alloc(1_000_000, 'w')).exec();
-    const last = await theirs.delete().key(`${prefix}/a`).exec();
+    await pair.theirs.put(`${prefix}/a`).value('1').exec();
+    await pair.theirs.put(`${prefix}/big`).value(Buffer.alloc(100_000, 'v')).exec();
+    await pair.theirs.put(`${prefix}/many`).value(Buffer.alloc(1_000_000, 'w')).exec();
+    const last = await pair.theirs.delete().key(`${prefix}/a`).exec();
     const lastRevision = Number(last.header.revision);
     for (const s of streams) await s.next((res) => res.events.some((e) => Number(e.kv.mod_revision) === lastRevision));
     for (const s of streams) s.write({ progress_request: {} });
@@ -132,9 +120,9 @@ void describe("the own Watch call against a real etcd, beside the etcd3 client's
 
   void test('a watch from a compacted revision is cancelled with compact_revision, as with etcd3', async () => {
     const prefix = uniquePrefix();
-    const a = await theirs.put(`${prefix}/a`).value('1').exec();
-    const b = await theirs.put(`${prefix}/a`).value('2').exec();
-    await theirs.kv.compact({ revision: b.header.revision, physical: true });
+    const a = await pair.theirs.put(`${prefix}/a`).value('1').exec();
+    const b = await pair.theirs.put(`${prefix}/a`).value('2').exec();
+    await pair.theirs.kv.compact({ revision: b.header.revision, physical: true });
     const streams = await both();
     for (const s of streams) s.write({ create_request: { key: Buffer.from(`${prefix}/a`), start_revision: a.header.revision } });
     const replies = await Promise.all(streams.map((s) => s.next((res) => res.canceled)));
@@ -144,13 +132,13 @@ void describe("the own Watch call against a real etcd, beside the etcd3 client's
   });
 
   void test('openWatchStream on the own client: events, progress, compaction and cancellation reach the handlers as on etcd3', async () => {
-    const client = createEtcdClient(etcd.endpoints);
-    useOwnWatchClient(client, ours);
+    const client = createEtcdClient(pair.etcd.endpoints);
+    useOwnWatchClient(client, pair.ours);
     try {
       const prefix = uniquePrefix();
       const seen: string[] = [];
       let progressAt = 0;
-      const created = await theirs.put(`${prefix}/x`).value('0').exec();
+      const created = await pair.theirs.put(`${prefix}/x`).value('0').exec();
       const stream = openWatchStream(
         client,
         { key: Buffer.from(`${prefix}/`), rangeEnd: Buffer.from(`${prefix}0`), startRevision: Number(created.header.revision) + 1, prevKv: true, progressNotify: true },
@@ -164,17 +152,17 @@ void describe("the own Watch call against a real etcd, beside the etcd3 client's
         },
       );
       stream.requestProgress();
-      const put = await theirs.put(`${prefix}/x`).value('1').exec();
-      await theirs.delete().key(`${prefix}/x`).exec();
+      const put = await pair.theirs.put(`${prefix}/x`).value('1').exec();
+      await pair.theirs.delete().key(`${prefix}/x`).exec();
       const deadline = Date.now() + T;
       while ((seen.length < 2 || progressAt === 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       assert.deepEqual(seen, ['Put 1', 'Delete ']);
       assert.ok(progressAt > 0 && progressAt < Number(put.header.revision) + 2);
-      assert.equal(stream.member(), new URL(etcd.endpoints[0]!).host);
+      assert.equal(stream.member(), new URL(pair.etcd.endpoints[0]!).host);
       stream.close();
 
       // From a compacted revision: onCompacted with etcd's compacted revision.
-      await theirs.kv.compact({ revision: put.header.revision });
+      await pair.theirs.kv.compact({ revision: put.header.revision });
       const compacted = await new Promise<number>((resolve, reject) => {
         openWatchStream(
           client,
@@ -184,20 +172,20 @@ void describe("the own Watch call against a real etcd, beside the etcd3 client's
       });
       assert.equal(compacted, Number(put.header.revision));
     } finally {
-      stopOwnWatchClient(client, ours);
+      stopOwnWatchClient(client, pair.ours);
       client.close();
     }
   });
 
   void test('a stream whose etcd goes away fails with a connection failure (Unreachable), and a new stream works once etcd is back', async () => {
-    const s = record(ours.watch().call);
+    const s = record(pair.ours.watch().call);
     s.write({ create_request: { key: Buffer.from(uniquePrefix()) } });
     await s.next((res) => res.created);
-    await etcd.restart();
+    await pair.etcd.restart();
     const outcome = await s.ended;
     assert.ok(outcome instanceof Error);
     assert.equal(toStorageError(outcome, 'k').code, 'Unreachable', String(outcome));
-    const again = record(ours.watch().call);
+    const again = record(pair.ours.watch().call);
     again.write({ create_request: { key: Buffer.from(uniquePrefix()) } });
     assert.equal((await again.next((res) => res.created)).created, true);
     again.close();
