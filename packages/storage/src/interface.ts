@@ -72,6 +72,12 @@ export interface CreateOptions {
    * cache's object for this write) and must then never be changed.
    */
   readOnly?: boolean;
+  /**
+   * Seconds after which the object expires: the key is written under an etcd lease (shared
+   * with other such writes, so it lives up to `--lease-reuse-duration-seconds` longer) and etcd
+   * deletes it then. Absent or 0: no expiry. Backends without leases ignore it.
+   */
+  ttlSeconds?: number;
 }
 
 export interface ListOptions {
@@ -119,6 +125,11 @@ export interface GuaranteedUpdateOptions {
    * only with AllowUnsafeMalformedObjectDeletion, see etcd/corrupt-objects.ts).
    */
   deleting?: boolean;
+  /**
+   * The written object expires after this many seconds (see CreateOptions.ttlSeconds). Absent
+   * or 0: the written key has no lease (a lease it had is dropped).
+   */
+  ttlSeconds?: number;
 }
 
 export interface DeleteOptions {

@@ -11,7 +11,7 @@ import type { ValueTransformer } from '../value/transformer.js';
 import { Counter as PromCounter } from 'prom-client';
 import { asCorruptObject, asUnreadableForUpdate, deleteWithoutDecoding, type UnsafeDeletionSettings } from './corrupt-objects.js';
 import { createEtcdKV, decodeKV, readKey, revisionOf, type EtcdKV } from './kv.js';
-import { conditionalWrite, type ConditionalWriteResult } from './conditional-write.js';
+import { conditionalWrite, leaseOf, type ConditionalWriteResult } from './conditional-write.js';
 import { guaranteedUpdate } from './guaranteed-update.js';
 import { deleteObject } from './delete.js';
 import { list } from './list.js';
@@ -68,6 +68,11 @@ export interface EtcdStorageOptions {
    * creates its client, the client's send limit follows it. Default 1572864.
    */
   maxRequestBytes?: number;
+  /**
+   * kube's `--lease-reuse-duration-seconds` (default 60): writes given a TTL share an etcd
+   * lease granted for the TTL plus up to this many seconds (see lease-manager.ts).
+   */
+  leaseReuseDurationSeconds?: number;
   /**
    * Deadline for each etcd call. A call that has not completed by then fails with
    * Unreachable, so a hung or partitioned etcd never blocks a request forever. Default 10000 ms.
@@ -193,6 +198,7 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
     maxRequestBytes,
     instrumentation,
     ...(unsafeDeletion !== undefined ? { unsafeDeletion } : {}),
+    ...(options.leaseReuseDurationSeconds !== undefined ? { leaseReuseDurationSeconds: options.leaseReuseDurationSeconds } : {}),
   });
   // With the gate, a get (and the read a delete starts with) names an unreadable value as kube then does.
   const reading = async <T>(key: string, read: () => Promise<T>): Promise<T> => {
@@ -263,10 +269,11 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       const data = kv.codec.encode(obj);
       await yieldIfBusy();
       const stored = kv.codec.seal(data, key);
+      const lease = await leaseOf(kv, key, createOptions?.ttlSeconds);
       const written = kv.written.begin(key, stored, data);
       let result: ConditionalWriteResult;
       try {
-        result = await conditionalWrite(kv, key, 0, { put: stored });
+        result = await conditionalWrite(kv, key, 0, { put: stored, ...lease });
       } catch (err) {
         kv.written.failed(key, written);
         throw err;

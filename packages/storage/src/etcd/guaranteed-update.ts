@@ -5,7 +5,7 @@ import { keyNotFound } from '../errors.js';
 import { readKey, withResourceVersion, type EtcdKV } from './kv.js';
 import { stateFromKV, type ObjectState } from './object-state.js';
 import { checkPreconditions } from './preconditions.js';
-import { conditionalWrite, type ConditionalWriteResult } from './conditional-write.js';
+import { conditionalWrite, leaseOf, type ConditionalWriteResult } from './conditional-write.js';
 
 /**
  * Read-modify-write with optimistic concurrency (see `Storage.guaranteedUpdate`):
@@ -80,10 +80,11 @@ export async function guaranteedUpdate(
 
     await yieldIfBusy();
     const stored = codec.seal(data, key);
+    const lease = await leaseOf(kv, key, options.ttlSeconds);
     const written = kv.written.begin(key, stored, data);
     let result: ConditionalWriteResult;
     try {
-      result = await conditionalWrite(kv, key, state.revision, { put: stored });
+      result = await conditionalWrite(kv, key, state.revision, { put: stored, ...lease });
     } catch (err) {
       kv.written.failed(key, written);
       throw err;

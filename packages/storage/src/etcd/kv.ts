@@ -8,6 +8,7 @@ import { toStorageError } from './errors.js';
 import { rangeOperation, txnOperation, type EtcdInstrumentation } from './instrumentation.js';
 import { MAX_REQUEST_ID_BYTES, requestIdBytes as memberRequestIdBytes } from './request-size.js';
 import { etcdCalls, type EtcdClient } from './etcd-calls.js';
+import { createLeaseManager } from './lease-manager.js';
 
 /**
  * The raw KV calls the etcd backend makes, each with a deadline and with every error cast to
@@ -29,6 +30,11 @@ export interface EtcdKV {
   requestIdBytes(): number;
   /** The objects of this process's writes, shared with the change feed (see WrittenValues). */
   readonly written: WrittenValues;
+  /**
+   * The ID of an etcd lease that outlives `ttlSeconds` from now, for a write that expires
+   * (shared between writes, see lease-manager.ts). Errors are StorageErrors of `key`.
+   */
+  leaseFor(key: string, ttlSeconds: number): Promise<string>;
 }
 
 export interface EtcdKVOptions {
@@ -43,6 +49,8 @@ export interface EtcdKVOptions {
    * see instrumentation.ts). None when absent.
    */
   readonly instrumentation?: EtcdInstrumentation;
+  /** kube's `--lease-reuse-duration-seconds` for writes that expire (default 60). */
+  readonly leaseReuseDurationSeconds?: number;
 }
 
 /** The KV calls on `client` (kapi's own gRPC client, grpc/unary-client.ts, or an etcd3 client). */
@@ -78,11 +86,23 @@ export function createEtcdKV(client: EtcdClient, kvOptions: EtcdKVOptions): Etcd
     }
   };
   const written = new WrittenValues(codec);
-  if (instrumentation === undefined) return { codec, ...gate, maxRequestBytes, requestIdBytes, written, range, txn };
+  const leases = createLeaseManager(
+    async (ttl) => (await calls.leaseGrant({ TTL: ttl }, requestTimeoutMs)).ID,
+    kvOptions.leaseReuseDurationSeconds !== undefined ? { reuseDurationSeconds: kvOptions.leaseReuseDurationSeconds } : {},
+  );
+  const leaseFor = async (key: string, ttlSeconds: number): Promise<string> => {
+    try {
+      return await leases.leaseFor(ttlSeconds);
+    } catch (err) {
+      throw toStorageError(err, key);
+    }
+  };
+  if (instrumentation === undefined) return { codec, ...gate, maxRequestBytes, requestIdBytes, written, leaseFor, range, txn };
   return {
     codec,
     ...gate,
     written,
+    leaseFor,
     maxRequestBytes,
     requestIdBytes,
     range: (key, req) => instrumentation.call('Range', rangeOperation(req), key, () => range(key, req)),

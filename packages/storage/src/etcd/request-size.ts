@@ -23,6 +23,7 @@
  * entry; `requestIdBytes` the ID's encoded size from the member ID every response names.
  */
 import { StorageError } from '../errors.js';
+import { exactInt64, varint64Size } from './grpc/protobuf.js';
 
 /** etcd's default `--max-request-bytes`. */
 export const DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
@@ -104,8 +105,8 @@ function goStatusText(code: string, description: string): string {
  * not copied); the etcd3 client's encoder writes every field it is given, the compare's
  * EQUAL (0) included. It is the size etcd's gRPC server and the client's send limit measure.
  */
-export function conditionalPutSize(keyBytes: number, expectedRevision: number, valueBytes: number): number {
-  return conditionalPutTxnSize(keyBytes, expectedRevision, valueBytes, true);
+export function conditionalPutSize(keyBytes: number, expectedRevision: number, valueBytes: number, lease?: string): number {
+  return conditionalPutTxnSize(keyBytes, expectedRevision, valueBytes, true, lease);
 }
 
 /**
@@ -114,16 +115,17 @@ export function conditionalPutSize(keyBytes: number, expectedRevision: number, v
  * re-encoded by etcd (gogo-protobuf drops the compare's EQUAL, 0; a oneof's 0 stays), the ID
  * taking `idBytes` (see `requestIdBytes`). The entry's own ID field is 0, so absent.
  */
-export function conditionalPutEntrySize(keyBytes: number, expectedRevision: number, valueBytes: number, idBytes: number): number {
+export function conditionalPutEntrySize(keyBytes: number, expectedRevision: number, valueBytes: number, idBytes: number, lease?: string): number {
   const header = 1 + idBytes;
   // header is field 100: a two-byte tag; txn is field 6.
-  return 2 + varintSize(header) + header + bytesField(conditionalPutTxnSize(keyBytes, expectedRevision, valueBytes, false));
+  return 2 + varintSize(header) + header + bytesField(conditionalPutTxnSize(keyBytes, expectedRevision, valueBytes, false, lease));
 }
 
-function conditionalPutTxnSize(keyBytes: number, expectedRevision: number, valueBytes: number, withZeroResult: boolean): number {
+function conditionalPutTxnSize(keyBytes: number, expectedRevision: number, valueBytes: number, withZeroResult: boolean, lease?: string): number {
   // result EQUAL (when written), target MOD, key, mod_revision (a oneof: written even when 0)
   const compare = (withZeroResult ? scalarField(0) : 0) + scalarField(2) + bytesField(keyBytes) + scalarField(expectedRevision);
-  const put = bytesField(keyBytes) + bytesField(valueBytes);
+  // the lease ID (field 3, an int64 varint) when the put has one
+  const put = bytesField(keyBytes) + bytesField(valueBytes) + (lease !== undefined && lease !== '0' ? 1 + varint64Size(exactInt64(lease)) : 0);
   const range = bytesField(keyBytes);
   // TxnRequest{compare, success: [RequestOp{request_put}], failure: [RequestOp{request_range}]}
   return bytesField(compare) + bytesField(bytesField(put)) + bytesField(bytesField(range));
