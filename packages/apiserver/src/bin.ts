@@ -121,6 +121,8 @@ async function main(): Promise<void> {
     watchCache: flags.watchCache,
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
     etcdCompactionIntervalMs: flags.etcdCompactionIntervalMs,
+    eventTtlMs: flags.eventTtlMs,
+    leaseReuseDurationSeconds: flags.leaseReuseDurationSeconds,
     consistentListFromCache: flags.featureGates['ConsistentListFromCache'] ?? true,
     allowUnsafeMalformedObjectDeletion: flags.featureGates['AllowUnsafeMalformedObjectDeletion'] ?? false,
     maxRequestsInflight: share(flags.maxRequestsInflight),

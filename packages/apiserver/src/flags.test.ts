@@ -528,3 +528,21 @@ void describe('--controllers (kube-controller-manager\'s, for the controllers ka
     assert.match(flagError(['--etcd-servers=x', '--controllers=-bootstrap-controller']), /^"bootstrap-controller" is not in the list of known controllers/);
   });
 });
+
+void describe('--event-ttl and --lease-reuse-duration-seconds (kube\'s, implemented)', () => {
+  void it('default to 1h0m0s and 60, parse values, and are refused only when they do not parse (kube checks no range)', () => {
+    const defaults = parsed(['--etcd-servers=x']);
+    assert.equal(defaults.eventTtlMs, 3_600_000);
+    assert.equal(defaults.leaseReuseDurationSeconds, 60);
+    const set = parsed(['--etcd-servers=x', '--event-ttl=2s', '--lease-reuse-duration-seconds=5']);
+    assert.equal(set.eventTtlMs, 2000);
+    assert.equal(set.leaseReuseDurationSeconds, 5);
+    // kube-apiserver 1.32 starts with either (0 turns reuse off; a negative margin shortens leases).
+    assert.equal(parsed(['--etcd-servers=x', '--lease-reuse-duration-seconds=0']).leaseReuseDurationSeconds, 0);
+    assert.equal(parsed(['--etcd-servers=x', '--event-ttl=0s']).eventTtlMs, 0);
+    assert.equal(flagError(['--etcd-servers=x', '--event-ttl=soon']), 'invalid argument "soon" for "--event-ttl" flag: time: invalid duration "soon"');
+    assert.match(flagError(['--etcd-servers=x', '--lease-reuse-duration-seconds=1.5']), /^invalid argument "1.5" for "--lease-reuse-duration-seconds" flag: strconv.ParseInt/);
+    assert.match(usage(), /--event-ttl duration +Amount of time to retain events\. \(default 1h0m0s\)/);
+    assert.match(usage(), /--lease-reuse-duration-seconds int +The time in seconds that each lease is reused\./);
+  });
+});

@@ -16,6 +16,10 @@ export interface ServerFlags {
   etcdServers: string[];
   etcdPrefix: string;
   etcdCompactionIntervalMs: number;
+  /** --event-ttl in ms: Events expire from etcd this long after their last write (kube counts whole seconds; under 1 s: never). */
+  eventTtlMs: number;
+  /** --lease-reuse-duration-seconds: the most seconds an expiring write's etcd lease is granted beyond its TTL, to be shared. */
+  leaseReuseDurationSeconds: number;
   securePort: number;
   bindAddress: string;
   tlsCertFile: string;
@@ -169,6 +173,8 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'etcd-servers': { type: 'stringList', defaultText: '', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated.' },
   'etcd-prefix': { type: 'string', defaultText: '/registry', help: 'The prefix to prepend to all resource paths in etcd.' },
   'etcd-compaction-interval': { type: 'duration', defaultText: '5m0s', help: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.' },
+  'lease-reuse-duration-seconds': { type: 'int', defaultText: '60', help: 'The time in seconds that each lease is reused. A lower value could avoid large number of objects reusing the same lease. Notice that a too small value may cause performance problems at storage layer.' },
+  'event-ttl': { type: 'duration', defaultText: '1h0m0s', help: 'Amount of time to retain events.' },
   'secure-port': { type: 'int', defaultText: '6443', help: 'The port on which to serve HTTPS with authentication and authorization. It cannot be switched off with 0.' },
   'bind-address': { type: 'string', defaultText: '0.0.0.0', help: 'The IP address on which to listen for the --secure-port port.' },
   'tls-cert-file': { type: 'string', defaultText: '', help: 'File containing the default x509 Certificate for HTTPS. If HTTPS serving is enabled, and --tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key are generated for the public address and saved to the directory specified by --cert-dir.' },
@@ -308,10 +314,10 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
       'logtostderr', 'alsologtostderr',
     ],
     int: [
-      'default-watch-cache-size', 'lease-reuse-duration-seconds', 'max-connection-bytes-per-sec', 'apiserver-count', 'kubelet-port',
+      'default-watch-cache-size', 'max-connection-bytes-per-sec', 'apiserver-count', 'kubelet-port',
     ],
     duration: [
-      'storage-initialization-timeout', 'event-ttl',
+      'storage-initialization-timeout',
     ],
     float: [],
   }),
@@ -694,6 +700,8 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     etcdServers: get<string[]>('etcd-servers'),
     etcdPrefix: get<string>('etcd-prefix'),
     etcdCompactionIntervalMs: get<number>('etcd-compaction-interval'),
+    eventTtlMs: get<number>('event-ttl'),
+    leaseReuseDurationSeconds: get<number>('lease-reuse-duration-seconds'),
     securePort: get<number>('secure-port'),
     bindAddress: get<string>('bind-address'),
     tlsCertFile: get<string>('tls-cert-file'),

@@ -110,6 +110,10 @@ export interface ApiServerOptions {
   readonly minRequestTimeoutSeconds?: number;
   /** --etcd-compaction-interval in ms; default 5 min, 0 disables compaction. */
   readonly etcdCompactionIntervalMs?: number;
+  /** --event-ttl in ms; default 1 h. Events expire from etcd this long after their last write (whole seconds; under 1 s: never). */
+  readonly eventTtlMs?: number;
+  /** --lease-reuse-duration-seconds; default 60. */
+  readonly leaseReuseDurationSeconds?: number;
   /** --feature-gates=ConsistentListFromCache=...: serve most-recent lists from the watch cache once it is current; default true. */
   readonly consistentListFromCache?: boolean;
   /**
@@ -416,6 +420,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     http2Client: etcdClient,
     ...(options.etcdTls !== undefined ? { tls: options.etcdTls } : {}),
     maxRequestBytes: etcdMaxRequestBytes,
+    leaseReuseDurationSeconds: options.leaseReuseDurationSeconds ?? 60,
     compaction: compactor,
     metricsRegistry: metrics.registry,
     resources,
@@ -469,6 +474,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     prefix: options.etcdPrefix ?? '/registry',
     definitions: servedDefinitions,
     garbageCollection,
+    // kube converts the duration to whole seconds (a fraction truncated; 0 = no expiry).
+    eventTtlSeconds: Math.trunc((options.eventTtlMs ?? 3_600_000) / 1000),
     ...(options.serviceNetwork !== undefined ? { serviceNetwork: options.serviceNetwork } : {}),
     onReleaseError: (err) => logger.warn(`releasing a service IP or node port failed (the repair pass frees it): ${err instanceof Error ? err.message : String(err)}`),
     ...(authenticating ? { writeGuard: (definition: ResourceDefinition) => escalationGuard(escalation, definition) } : {}),

@@ -45,6 +45,11 @@ export interface RegistryOptions {
    * asked once per definition served (CRDs too, when they are registered).
    */
   readonly admission?: (definition: ResourceDefinition) => Admission | undefined;
+  /**
+   * kube's `--event-ttl` in seconds: Events (core and events.k8s.io, one storage) expire this
+   * long after their last create or update. Absent or 0: they never expire.
+   */
+  readonly eventTtlSeconds?: number;
 }
 
 /** A change to the set of served resources (CRDs come and go at runtime). */
@@ -83,6 +88,11 @@ export const SYSTEM_NAMESPACES: readonly string[] = ['default', 'kube-system', '
 
 function isNamespaces(definition: ResourceDefinition): boolean {
   return definition.group === '' && definition.plural === 'namespaces';
+}
+
+/** Core Events and events.k8s.io Events: the objects kept under `events`. */
+function isEvents(definition: ResourceDefinition): boolean {
+  return (definition.group === '' || definition.group === 'events.k8s.io') && definition.plural === 'events';
 }
 
 function isServices(definition: ResourceDefinition): boolean {
@@ -138,6 +148,7 @@ export function createRegistry(options: RegistryOptions): Registry {
           ...(options.namespaceLifecycle === false ? { namespaceLifecycle: false as const } : {}),
           ...admissionOf(definition),
           ...(options.garbageCollection === false ? { garbageCollection: false } : {}),
+          ...(isEvents(definition) && options.eventTtlSeconds !== undefined && options.eventTtlSeconds > 0 ? { ttlSeconds: options.eventTtlSeconds } : {}),
           ...guardOf(definition),
           ...subresourcesOf(definition),
         })),

@@ -58,6 +58,11 @@ export interface StoreContext {
   readonly garbageCollection: boolean;
   /** The merge semantics of the version's schema (server-side apply, managedFields). */
   readonly atom: Atom;
+  /**
+   * Seconds after which objects expire from storage, counted from their last create or update
+   * (kube's TTL of a registry strategy: Events and `--event-ttl`); undefined = never.
+   */
+  readonly ttlSeconds: number | undefined;
 }
 
 const STATUS = FieldSet.of([managedFields.fieldElement('status')]);

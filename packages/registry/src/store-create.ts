@@ -102,8 +102,9 @@ export async function createObject(ctx: StoreContext, req: RequestContext, body:
       for (let attempt = 1; ; attempt++) {
         const key = objectKey(ctx.space, obj.metadata.namespace ?? '', name);
         try {
-          if (options.readOnlyResult === true) return presentShared(ctx, await ctx.storage.create(key, obj, { readOnly: true }));
-          return present(ctx, await ctx.storage.create(key, obj));
+          const ttl = ctx.ttlSeconds !== undefined ? { ttlSeconds: ctx.ttlSeconds } : {};
+          if (options.readOnlyResult === true) return presentShared(ctx, await ctx.storage.create(key, obj, { readOnly: true, ...ttl }));
+          return present(ctx, await ctx.storage.create(key, obj, ttl));
         } catch (err) {
           if (!generated || !isKeyExists(err)) throw err;
           if (attempt >= GENERATE_NAME_ATTEMPTS) throw generateNameConflict(ctx.resource, name);

@@ -190,7 +190,7 @@ export async function runUpdate(
   }
   let stored: KubeObject;
   try {
-    stored = await updateStored(ctx, key, step, { ignoreNotFound: true });
+    stored = await updateStored(ctx, key, step, { ignoreNotFound: true, ...(ctx.ttlSeconds !== undefined ? { ttlSeconds: ctx.ttlSeconds } : {}) });
   } catch (err) {
     await outcome?.reservation?.revert();
     throw err;

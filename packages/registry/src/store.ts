@@ -64,6 +64,8 @@ export interface StoreOptions {
   readonly cohabitants?: readonly ResourceDefinition[];
   /** Subresources with roles of their own (binding, eviction, log, proxies), by name. */
   readonly subresourceFactories?: SubresourceFactories;
+  /** Objects expire this many seconds after their last create or update (see StoreContext.ttlSeconds). */
+  readonly ttlSeconds?: number;
   /** The registry's other resources, for those subresources (asked lazily, per request). */
   readonly lookup?: (group: string, plural: string) => RestResource | undefined;
 }
@@ -116,6 +118,7 @@ export function createStoreContext(options: StoreOptions): StoreContext {
     admission: options.admission,
     garbageCollection: options.garbageCollection ?? true,
     atom: schemaAtom(version.schema, schemas),
+    ttlSeconds: options.ttlSeconds,
   };
 }
 
