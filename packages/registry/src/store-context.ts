@@ -152,6 +152,14 @@ export function presentShared(ctx: StoreContext, obj: KubeObject): KubeObject {
 }
 
 /**
+ * The storage options of a write that expires (the resource's TTL; leases shared within the
+ * resource, as kube's per-resource storage shares them), or none.
+ */
+export function expiry(ctx: StoreContext): { ttlSeconds?: number; leaseScope?: string } {
+  return ctx.ttlSeconds === undefined ? {} : { ttlSeconds: ctx.ttlSeconds, leaseScope: `${ctx.resource.group}/${ctx.resource.resource}` };
+}
+
+/**
  * The storage's guaranteed update of `key`, the step given the current object in the storage
  * form (see VersionConversion.normalize), so steps compare and write like objects: a CRD kube
  * stored as v1beta1 is updated as v1, and an unchanged one stays unchanged.

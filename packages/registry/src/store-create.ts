@@ -7,7 +7,7 @@ import { objectKey } from './keys.js';
 import { NOTHING_RESERVED, withReservation, type Reservation } from './reservation.js';
 import { assignGeneratedName, prepareObjectForCreate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
-import { decodeRequest, fieldManagerScope, present, presentShared, readBack, toStorage, updateManager, type StoreContext } from './store-context.js';
+import { decodeRequest, expiry, fieldManagerScope, present, presentShared, readBack, toStorage, updateManager, type StoreContext } from './store-context.js';
 import { admissionAttributes, admits } from './store-admission.js';
 import { translatingStorageErrors } from './storage-errors.js';
 import { validateForCreate } from './validate-object.js';
@@ -102,7 +102,7 @@ export async function createObject(ctx: StoreContext, req: RequestContext, body:
       for (let attempt = 1; ; attempt++) {
         const key = objectKey(ctx.space, obj.metadata.namespace ?? '', name);
         try {
-          const ttl = ctx.ttlSeconds !== undefined ? { ttlSeconds: ctx.ttlSeconds } : {};
+          const ttl = expiry(ctx);
           if (options.readOnlyResult === true) return presentShared(ctx, await ctx.storage.create(key, obj, { readOnly: true, ...ttl }));
           return present(ctx, await ctx.storage.create(key, obj, ttl));
         } catch (err) {

@@ -7,7 +7,7 @@ import type { Reservation } from './reservation.js';
 import { prepareObjectForUpdate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
 import { semanticEqual } from './semantic-equal.js';
-import { decodeRequest, fieldManagerScope, present, readBack, toStorage, updateManager, updateStored, type StoreContext } from './store-context.js';
+import { decodeRequest, expiry, fieldManagerScope, present, readBack, toStorage, updateManager, updateStored, type StoreContext } from './store-context.js';
 import { admitAndPrepareCreate } from './store-create.js';
 import { admissionAttributes, admits, type AdmissionView } from './store-admission.js';
 import { shouldDeleteDuringUpdate } from './store-delete.js';
@@ -190,7 +190,7 @@ export async function runUpdate(
   }
   let stored: KubeObject;
   try {
-    stored = await updateStored(ctx, key, step, { ignoreNotFound: true, ...(ctx.ttlSeconds !== undefined ? { ttlSeconds: ctx.ttlSeconds } : {}) });
+    stored = await updateStored(ctx, key, step, { ignoreNotFound: true, ...expiry(ctx) });
   } catch (err) {
     await outcome?.reservation?.revert();
     throw err;

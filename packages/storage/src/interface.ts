@@ -78,6 +78,8 @@ export interface CreateOptions {
    * deletes it then. Absent or 0: no expiry. Backends without leases ignore it.
    */
   ttlSeconds?: number;
+  /** Writes with a TTL share leases only with writes of the same scope (kube: one resource's storage); default "". */
+  leaseScope?: string;
 }
 
 export interface ListOptions {
@@ -130,6 +132,8 @@ export interface GuaranteedUpdateOptions {
    * or 0: the written key has no lease (a lease it had is dropped).
    */
   ttlSeconds?: number;
+  /** See CreateOptions.leaseScope. */
+  leaseScope?: string;
 }
 
 export interface DeleteOptions {

@@ -49,7 +49,8 @@ export async function conditionalWrite(
  * The lease a put with `ttlSeconds` goes under (`{}` without a TTL: the key then has no lease,
  * and an update so drops one it had, as kube's writes without a TTL do).
  */
-export async function leaseOf(kv: EtcdKV, key: string, ttlSeconds: number | undefined): Promise<{ lease?: string }> {
+export async function leaseOf(kv: EtcdKV, key: string, ttl: { ttlSeconds?: number; leaseScope?: string } | undefined): Promise<{ lease?: string }> {
+  const ttlSeconds = ttl?.ttlSeconds;
   if (ttlSeconds === undefined || !(ttlSeconds > 0)) return {};
-  return { lease: await kv.leaseFor(key, ttlSeconds) };
+  return { lease: await kv.leaseFor(key, ttlSeconds, ttl?.leaseScope) };
 }

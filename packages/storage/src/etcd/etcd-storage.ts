@@ -269,7 +269,7 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       const data = kv.codec.encode(obj);
       await yieldIfBusy();
       const stored = kv.codec.seal(data, key);
-      const lease = await leaseOf(kv, key, createOptions?.ttlSeconds);
+      const lease = await leaseOf(kv, key, createOptions);
       const written = kv.written.begin(key, stored, data);
       let result: ConditionalWriteResult;
       try {

@@ -80,7 +80,7 @@ export async function guaranteedUpdate(
 
     await yieldIfBusy();
     const stored = codec.seal(data, key);
-    const lease = await leaseOf(kv, key, options.ttlSeconds);
+    const lease = await leaseOf(kv, key, options);
     const written = kv.written.begin(key, stored, data);
     let result: ConditionalWriteResult;
     try {

@@ -8,7 +8,7 @@ import { toStorageError } from './errors.js';
 import { rangeOperation, txnOperation, type EtcdInstrumentation } from './instrumentation.js';
 import { MAX_REQUEST_ID_BYTES, requestIdBytes as memberRequestIdBytes } from './request-size.js';
 import { etcdCalls, type EtcdClient } from './etcd-calls.js';
-import { createLeaseManager } from './lease-manager.js';
+import { createLeaseManager, type LeaseManager } from './lease-manager.js';
 
 /**
  * The raw KV calls the etcd backend makes, each with a deadline and with every error cast to
@@ -32,9 +32,10 @@ export interface EtcdKV {
   readonly written: WrittenValues;
   /**
    * The ID of an etcd lease that outlives `ttlSeconds` from now, for a write that expires
-   * (shared between writes, see lease-manager.ts). Errors are StorageErrors of `key`.
+   * (shared between writes of the same `scope`, see lease-manager.ts). Errors are
+   * StorageErrors of `key`.
    */
-  leaseFor(key: string, ttlSeconds: number): Promise<string>;
+  leaseFor(key: string, ttlSeconds: number, scope?: string): Promise<string>;
 }
 
 export interface EtcdKVOptions {
@@ -86,11 +87,13 @@ export function createEtcdKV(client: EtcdClient, kvOptions: EtcdKVOptions): Etcd
     }
   };
   const written = new WrittenValues(codec);
-  const leases = createLeaseManager(
-    async (ttl) => (await calls.leaseGrant({ TTL: ttl }, requestTimeoutMs)).ID,
-    kvOptions.leaseReuseDurationSeconds !== undefined ? { reuseDurationSeconds: kvOptions.leaseReuseDurationSeconds } : {},
-  );
-  const leaseFor = async (key: string, ttlSeconds: number): Promise<string> => {
+  // One lease manager per scope: kube-apiserver has one per resource's storage.
+  const managers = new Map<string, LeaseManager>();
+  const grant = async (ttl: number): Promise<string> => (await calls.leaseGrant({ TTL: ttl }, requestTimeoutMs)).ID;
+  const reuse = kvOptions.leaseReuseDurationSeconds !== undefined ? { reuseDurationSeconds: kvOptions.leaseReuseDurationSeconds } : {};
+  const leaseFor = async (key: string, ttlSeconds: number, scope = ''): Promise<string> => {
+    let leases = managers.get(scope);
+    if (leases === undefined) managers.set(scope, (leases = createLeaseManager(grant, reuse)));
     try {
       return await leases.leaseFor(ttlSeconds);
     } catch (err) {

@@ -107,6 +107,11 @@ void describe('writes with a TTL against etcd', { concurrency: false }, () => {
     assert.deepEqual(new Set(ids).size, 1, `one lease for the burst: ${ids.join(', ')}`);
     assert.equal(await grantedTtl(ids[0]!), 3660);
 
+    // Another scope (kube: another resource's storage) has leases of its own.
+    await storage.create(`${prefix}/other`, event('other'), { ttlSeconds: 3600, leaseScope: 'events.k8s.io/events' });
+    const other = await leaseOfKey(`${prefix}/other`);
+    assert.ok(other !== undefined && other !== '0' && other !== ids[0]);
+
     await storage.create(`${prefix}/plain`, event('plain'));
     assert.equal(await leaseOfKey(`${prefix}/plain`), '0');
 

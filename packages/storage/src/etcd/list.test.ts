@@ -39,7 +39,7 @@ function recording(inner: EtcdKV, log: string[]): EtcdKV {
     maxRequestBytes: inner.maxRequestBytes,
     requestIdBytes: () => inner.requestIdBytes(),
     written: inner.written,
-    leaseFor: (key, ttl) => inner.leaseFor(key, ttl),
+    leaseFor: (key, ttl, scope) => inner.leaseFor(key, ttl, scope),
     txn: (key, req) => inner.txn(key, req),
     range: (key, req) => {
       log.push(`range limit=${req.limit ?? 0}`);
