@@ -12,6 +12,8 @@ import { createEtcdClient } from './client.js';
 import { createEtcdStorage, type EtcdStorage } from './etcd-storage.js';
 import { createLeaseManager } from './lease-manager.js';
 import { createEtcdUnaryClient, type EtcdUnaryClient } from './grpc/unary-client.js';
+import { encodeTxnRequest } from './grpc/kv-messages.js';
+import { conditionalPutSize } from './request-size.js';
 
 const T = 5000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -76,6 +78,20 @@ void describe('lease manager (clocked): reuse while the lease outlives the TTL',
     await assert.rejects(leases.leaseFor(60), /etcd down/);
     assert.equal(await leases.leaseFor(60), '7');
   });
+});
+
+void test('the request size checked before a write counts the lease ID (a 19-digit ID takes 10 bytes)', () => {
+  const key = Buffer.from('/registry/events/default/e');
+  const value = Buffer.alloc(300);
+  for (const lease of ['7', '929608626603677124']) {
+    const txn = {
+      compare: [{ key, target: 'Mod' as const, result: 'Equal' as const, mod_revision: 5 }],
+      success: [{ request_put: { key, value, lease } }],
+      failure: [{ request_range: { key } }],
+    };
+    assert.equal(conditionalPutSize(key.length, 5, value.length, lease), encodeTxnRequest(txn, 0).length, lease);
+  }
+  assert.equal(conditionalPutSize(key.length, 5, value.length, '929608626603677124') - conditionalPutSize(key.length, 5, value.length), 10);
 });
 
 void describe('writes with a TTL against etcd', { concurrency: false }, () => {
