@@ -8,7 +8,7 @@ import type { ChangeFeed, Counter, CreateOptions, FeedHandle, Storage, Unreadabl
 import { StorageError, keyExists, keyNotFound, parseResourceVersion, tooLargeResourceVersion } from '../errors.js';
 import { jsonCodec, storageCodec, type Codec } from './codec.js';
 import type { ValueTransformer } from '../value/transformer.js';
-import { Counter as PromCounter } from 'prom-client';
+import { Counter as PromCounter, Histogram as PromHistogram } from 'prom-client';
 import { asCorruptObject, asUnreadableForUpdate, deleteWithoutDecoding, type UnsafeDeletionSettings } from './corrupt-objects.js';
 import { createEtcdKV, decodeKV, readKey, revisionOf, type EtcdKV } from './kv.js';
 import { conditionalWrite, leaseOf, type ConditionalWriteResult } from './conditional-write.js';
@@ -179,6 +179,8 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
     ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
   });
   const decodeErrors = options.metricsRegistry === undefined ? undefined : decodeErrorCounter(options.metricsRegistry);
+  const registry = options.metricsRegistry;
+  let leaseObjectCounts: PromHistogram | undefined;
   const resourceOf = resourceResolver(options.resources ?? []);
   const codec = storageCodec(options.codec ?? jsonCodec, {
     ...(options.transformerFor !== undefined ? { transformerFor: options.transformerFor } : {}),
@@ -199,6 +201,8 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
     instrumentation,
     ...(unsafeDeletion !== undefined ? { unsafeDeletion } : {}),
     ...(options.leaseReuseDurationSeconds !== undefined ? { leaseReuseDurationSeconds: options.leaseReuseDurationSeconds } : {}),
+    // Registered at the first grant: kube shows the family only once it has an observation.
+    ...(registry !== undefined ? { onLeaseGrant: (count: number) => (leaseObjectCounts ??= leaseObjectCountHistogram(registry)).observe(count) } : {}),
   });
   // With the gate, a get (and the read a delete starts with) names an unreadable value as kube then does.
   const reading = async <T>(key: string, read: () => Promise<T>): Promise<T> => {
@@ -374,4 +378,15 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
 function decodeErrorCounter(registry: Registry): PromCounter<'resource'> {
   const existing = registry.getSingleMetric('apiserver_storage_decode_errors_total') as PromCounter<'resource'> | undefined;
   return existing ?? new PromCounter({ name: 'apiserver_storage_decode_errors_total', help: 'Number of stored object decode errors split by object type', labelNames: ['resource'], registers: [registry] });
+}
+
+/** kube's `etcd_lease_object_counts`: per lease granted for expiring writes, the writes counted against the one before. */
+function leaseObjectCountHistogram(registry: Registry): PromHistogram {
+  const existing = registry.getSingleMetric('etcd_lease_object_counts') as PromHistogram | undefined;
+  return existing ?? new PromHistogram({
+    name: 'etcd_lease_object_counts',
+    help: '[ALPHA] Number of objects attached to a single etcd lease.',
+    buckets: [10, 50, 100, 500, 1000, 2500, 5000],
+    registers: [registry],
+  });
 }

@@ -52,6 +52,8 @@ export interface EtcdKVOptions {
   readonly instrumentation?: EtcdInstrumentation;
   /** kube's `--lease-reuse-duration-seconds` for writes that expire (default 60). */
   readonly leaseReuseDurationSeconds?: number;
+  /** Told of each lease grant with the writes counted against the previous lease (see LeaseManagerOptions.onGrant). */
+  readonly onLeaseGrant?: (attachedCount: number) => void;
 }
 
 /** The KV calls on `client` (kapi's own gRPC client, grpc/unary-client.ts, or an etcd3 client). */
@@ -90,7 +92,10 @@ export function createEtcdKV(client: EtcdClient, kvOptions: EtcdKVOptions): Etcd
   // One lease manager per scope: kube-apiserver has one per resource's storage.
   const managers = new Map<string, LeaseManager>();
   const grant = async (ttl: number): Promise<string> => (await calls.leaseGrant({ TTL: ttl }, requestTimeoutMs)).ID;
-  const reuse = kvOptions.leaseReuseDurationSeconds !== undefined ? { reuseDurationSeconds: kvOptions.leaseReuseDurationSeconds } : {};
+  const reuse = {
+    ...(kvOptions.leaseReuseDurationSeconds !== undefined ? { reuseDurationSeconds: kvOptions.leaseReuseDurationSeconds } : {}),
+    ...(kvOptions.onLeaseGrant !== undefined ? { onGrant: kvOptions.onLeaseGrant } : {}),
+  };
   const leaseFor = async (key: string, ttlSeconds: number, scope = ''): Promise<string> => {
     let leases = managers.get(scope);
     if (leases === undefined) managers.set(scope, (leases = createLeaseManager(grant, reuse)));

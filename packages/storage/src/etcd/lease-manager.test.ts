@@ -19,54 +19,51 @@ const T = 5000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const event = (name: string, message = 'm'): KubeObject => ({ apiVersion: 'v1', kind: 'Event', metadata: { name, namespace: 'default' }, message });
 
-void describe('lease manager (clocked): reuse while the lease outlives the TTL', () => {
-  void test('grants TTL + min(5% of TTL, reuse limit), reuses until the lease would die first, then grants anew', async () => {
+void describe('lease manager (clocked): kube 1.32\'s reuse rules', () => {
+  void test('grants TTL + min(5% of TTL, reuse limit); reuses while the lease outlives the TTL and ends within TTL + margin', async () => {
     let clock = 0;
     const grants: number[] = [];
-    const leases = createLeaseManager(async (ttl) => {
-      grants.push(ttl);
-      return String(grants.length);
-    }, { now: () => clock });
+    const counted: number[] = [];
+    const manager = (extra: { reuseDurationSeconds?: number } = {}) =>
+      createLeaseManager(async (ttl) => {
+        grants.push(ttl);
+        return String(grants.length);
+      }, { now: () => clock, onGrant: (count) => counted.push(count), ...extra });
+    const leases = manager();
     assert.equal(await leases.leaseFor(3600), '1');
     assert.deepEqual(grants, [3660]);
     clock = 59_999;
     assert.equal(await leases.leaseFor(3600), '1');
     clock = 60_000;
     assert.equal(await leases.leaseFor(3600), '2');
-    // Any lease that outlives the TTL serves, whatever TTL it was granted for.
-    assert.equal(await leases.leaseFor(100), '2');
-    // 5% of 100 s (5 s) is below the limit; 5% of 10 s truncates to 0: no reuse.
-    const hundred = createLeaseManager(async (ttl) => {
-      grants.push(ttl);
-      return String(grants.length);
-    }, { now: () => clock });
-    assert.equal(await hundred.leaseFor(100), '3');
+    // A lease of an hour is not used for a 100 s TTL (it would end long after TTL + margin): 100 + 5.
+    assert.equal(await leases.leaseFor(100), '3');
     assert.equal(grants[2], 105);
-    const few = createLeaseManager(async (ttl) => {
-      grants.push(ttl);
-      return String(grants.length);
-    }, { now: () => clock, reuseDurationSeconds: 2 });
-    assert.equal(await few.leaseFor(3600), '4');
+    clock = 64_000;
+    assert.equal(await leases.leaseFor(100), '3');
+    // kube's etcd_lease_object_counts: the writes counted against the previous lease, the granting one included.
+    assert.deepEqual(counted, [1, 3, 2]);
+    assert.equal(await manager({ reuseDurationSeconds: 2 }).leaseFor(3600), '4');
     assert.equal(grants[3], 3602);
-    const none = createLeaseManager(async (ttl) => {
-      grants.push(ttl);
-      return String(grants.length);
-    }, { now: () => clock });
+    // 5% of 10 s truncates to 0: no reuse.
+    const none = manager();
     assert.equal(await none.leaseFor(10), '5');
     assert.equal(await none.leaseFor(10), '6');
     assert.deepEqual(grants.slice(4), [10, 10]);
   });
 
-  void test('at most 1000 keys per lease; concurrent writes wait for one grant', async () => {
+  void test('at most 1000 writes per lease; concurrent writes wait for one grant', async () => {
     let granted = 0;
+    const counted: number[] = [];
     const leases = createLeaseManager(async () => {
       await sleep(20);
       return String(++granted);
-    });
+    }, { onGrant: (count) => counted.push(count) });
     const ids = await Promise.all(Array.from({ length: 1001 }, () => leases.leaseFor(3600)));
     assert.equal(ids.filter((id) => id === '1').length, 1000);
     assert.equal(ids[1000], '2');
     assert.equal(granted, 2);
+    assert.deepEqual(counted, [1, 1001]);
   });
 
   void test('a failed grant fails its write and the next write grants again', async () => {
