@@ -30,7 +30,7 @@ import {
 } from '@kapi/controllers';
 import type { Tracer } from '@opentelemetry/api';
 import { applyRuntimeConfig, resolveRuntimeConfig } from './runtime-config.js';
-import { DEFAULT_MAX_REQUEST_BYTES, createEtcdStorage, createEtcdUnaryClient, kubeStorageCodec, startCompactor, startStorageMetricsPoller, ttlKeys, type EtcdTlsFiles, type StorageMediaType } from '@kapi/storage';
+import { DEFAULT_MAX_REQUEST_BYTES, createEtcdStorage, createEtcdUnaryClient, kubeStorageCodec, leaseObjectCountObserver, startCompactor, startStorageMetricsPoller, ttlKeys, type EtcdTlsFiles, type StorageMediaType } from '@kapi/storage';
 import { loadEncryptionConfig } from './encryption-config.js';
 import { startAuditing, type AuditSettings } from './audit/index.js';
 import { createWatchCache, type WatchCacheOptions } from '@kapi/watch-cache';
@@ -868,7 +868,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
           advertiseAddress,
           securePort: result.securePort,
           endpointReconciler: reconciler,
-          ...(reconciler === 'lease' ? { leases: masterLeases(ttlKeys(etcdClient, `${etcdPrefix}/masterleases/`)) } : {}),
+          ...(reconciler === 'lease' ? { leases: masterLeases(ttlKeys(etcdClient, `${etcdPrefix}/masterleases/`, undefined, leaseObjectCountObserver(metrics.registry))) } : {}),
         },
       } : {}),
       ...(storedRegistry.lookup(FLOWCONTROL_GROUP, 'v1', 'flowschemas') !== undefined ? { flowcontrol: { intervalMs: 60_000 } } : {}),

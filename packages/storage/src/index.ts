@@ -41,6 +41,7 @@ export {
 } from './errors.js';
 export {
   createEtcdStorage,
+  leaseObjectCountObserver,
   type UnsafeDeletionSettings,
   createEtcdClient,
   type EtcdClientOptions,

@@ -179,8 +179,6 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
     ...(options.tracer !== undefined ? { tracer: options.tracer } : {}),
   });
   const decodeErrors = options.metricsRegistry === undefined ? undefined : decodeErrorCounter(options.metricsRegistry);
-  const registry = options.metricsRegistry;
-  let leaseObjectCounts: PromHistogram | undefined;
   const resourceOf = resourceResolver(options.resources ?? []);
   const codec = storageCodec(options.codec ?? jsonCodec, {
     ...(options.transformerFor !== undefined ? { transformerFor: options.transformerFor } : {}),
@@ -201,8 +199,7 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
     instrumentation,
     ...(unsafeDeletion !== undefined ? { unsafeDeletion } : {}),
     ...(options.leaseReuseDurationSeconds !== undefined ? { leaseReuseDurationSeconds: options.leaseReuseDurationSeconds } : {}),
-    // Registered at the first grant: kube shows the family only once it has an observation.
-    ...(registry !== undefined ? { onLeaseGrant: (count: number) => (leaseObjectCounts ??= leaseObjectCountHistogram(registry)).observe(count) } : {}),
+    ...(options.metricsRegistry !== undefined ? { onLeaseGrant: leaseObjectCountObserver(options.metricsRegistry) } : {}),
   });
   // With the gate, a get (and the read a delete starts with) names an unreadable value as kube then does.
   const reading = async <T>(key: string, read: () => Promise<T>): Promise<T> => {
@@ -380,13 +377,20 @@ function decodeErrorCounter(registry: Registry): PromCounter<'resource'> {
   return existing ?? new PromCounter({ name: 'apiserver_storage_decode_errors_total', help: 'Number of stored object decode errors split by object type', labelNames: ['resource'], registers: [registry] });
 }
 
-/** kube's `etcd_lease_object_counts`: per lease granted for expiring writes, the writes counted against the one before. */
-function leaseObjectCountHistogram(registry: Registry): PromHistogram {
-  const existing = registry.getSingleMetric('etcd_lease_object_counts') as PromHistogram | undefined;
-  return existing ?? new PromHistogram({
-    name: 'etcd_lease_object_counts',
-    help: '[ALPHA] Number of objects attached to a single etcd lease.',
-    buckets: [10, 50, 100, 500, 1000, 2500, 5000],
-    registers: [registry],
-  });
+/**
+ * kube's `etcd_lease_object_counts` in `registry`, as a lease manager's `onGrant`: per lease
+ * granted for expiring writes, the writes counted against the one before. The family is
+ * registered at the first grant (kube shows it only once it has an observation).
+ */
+export function leaseObjectCountObserver(registry: Registry): (count: number) => void {
+  let histogram: PromHistogram | undefined;
+  return (count) => {
+    histogram ??= (registry.getSingleMetric('etcd_lease_object_counts') as PromHistogram | undefined) ?? new PromHistogram({
+      name: 'etcd_lease_object_counts',
+      help: '[ALPHA] Number of objects attached to a single etcd lease.',
+      buckets: [10, 50, 100, 500, 1000, 2500, 5000],
+      registers: [registry],
+    });
+    histogram.observe(count);
+  };
 }

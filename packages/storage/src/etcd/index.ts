@@ -1,4 +1,4 @@
-export { createEtcdStorage, type EtcdStorage, type EtcdStorageOptions } from './etcd-storage.js';
+export { createEtcdStorage, leaseObjectCountObserver, type EtcdStorage, type EtcdStorageOptions } from './etcd-storage.js';
 export { type UnsafeDeletionSettings } from './corrupt-objects.js';
 export { createEtcdClient, etcdCredentials, type EtcdClientOptions, type EtcdTlsFiles } from './client.js';
 export { createEtcdUnaryClient, type EtcdUnaryClient, type EtcdUnaryClientOptions } from './grpc/unary-client.js';
