@@ -86,8 +86,10 @@ export class Member {
       connection.draining = true;
     });
     session.once('connect', () => {
-      connection.connected = true;
       clearTimeout(dialTimer);
+      // The client may have been closed (the session destroyed) while the connect event was queued.
+      if (session.destroyed) return;
+      connection.connected = true;
       session.setLocalWindowSize(WINDOW_BYTES);
       connection.startKeepalive(this.options.keepaliveTimeMs, this.options.keepaliveTimeoutMs);
     });

@@ -106,6 +106,25 @@ void describe('the unary gRPC client against a real etcd, beside the etcd3 clien
       small.close();
     }
   });
+
+  void test('a client closed while its first connection is being made fails the call and throws nothing later', async () => {
+    const uncaught: Error[] = [];
+    const onUncaught = (err: Error) => uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const client = createEtcdUnaryClient(pair.etcd.endpoints);
+        const call = failure(client.range({ key: Buffer.from('k') }, T));
+        client.close();
+        assert.ok((await call) instanceof Error);
+      }
+      // The queued connect events run after the close.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(uncaught.map((e) => e.message), []);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  });
 });
 
 void test('grpc-timeout takes at most 8 digits', () => {
