@@ -18,6 +18,8 @@ export interface Response {
 
 export interface TestServer {
   readonly etcd: TestEtcd;
+  /** The server's etcd key prefix (`--etcd-prefix`). */
+  readonly etcdPrefix: string;
   readonly server: RunningServer;
   readonly url: string;
   request(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string>; raw?: string | Buffer }): Promise<Response>;
@@ -32,9 +34,10 @@ export interface TestServer {
 
 export async function startTestServer(options: Partial<ApiServerOptions> = {}, etcdOptions: StartEtcdOptions = {}): Promise<TestServer> {
   const etcd = await startEtcd(etcdOptions);
+  const etcdPrefix = options.etcdPrefix ?? uniquePrefix();
   const server = await startApiServer({
     etcdServers: etcd.endpoints,
-    etcdPrefix: uniquePrefix(),
+    etcdPrefix,
     securePort: null,
     insecurePort: 0,
     logger: silentLogger,
@@ -43,6 +46,7 @@ export async function startTestServer(options: Partial<ApiServerOptions> = {}, e
   const url = server.insecureUrl!;
   return {
     etcd,
+    etcdPrefix,
     server,
     url,
     async request(method, path, opts = {}) {

@@ -53,15 +53,38 @@ export class History {
     return this.record(name, res, false);
   }
 
-  /** Deletes and returns the deleting revision (the revision right after, read by a quorum list). */
+  /** Deletes and returns the deleting revision (read from etcd: the first revision without the key). */
   async delete(name: string): Promise<number> {
+    const before = this.versions.get(name)?.at(-1)?.rv ?? 0;
     const res = await this.t.request('DELETE', `${this.collection}/${name}`);
     this.record(name, res, true);
-    const after = await this.t.request('GET', `${this.collection}?limit=1`);
-    const rv = Number((after.json['metadata'] as { resourceVersion: string }).resourceVersion);
+    const rv = await this.deletingRevision(`${this.t.etcdPrefix}/configmaps/${this.namespace}/${name}`, before);
     const list = this.versions.get(name)!;
     list[list.length - 1] = { rv, data: undefined, deleted: true };
     return rv;
+  }
+
+  /**
+   * The revision that deleted `key`, last written at `written`: a binary search over etcd's
+   * history for the first revision at which the key is absent (other writes in the cluster —
+   * controllers, leases — may come between, so the current revision is not it).
+   */
+  private async deletingRevision(key: string, written: number): Promise<number> {
+    const range = async (revision?: number): Promise<{ present: boolean; revision: number }> => {
+      const body = { key: Buffer.from(key).toString('base64'), count_only: true, ...(revision !== undefined ? { revision: String(revision) } : {}) };
+      const res = await fetch(`${this.t.etcd.endpoints[0]}/v3/kv/range`, { method: 'POST', body: JSON.stringify(body) });
+      const json = (await res.json()) as { header: { revision: string }; count?: string };
+      return { present: Number(json.count ?? 0) > 0, revision: Number(json.header.revision) };
+    };
+    const now = await range();
+    assert.ok(!now.present, `${key} is still in etcd`);
+    let [lo, hi] = [written, now.revision]; // present at lo, absent at hi
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if ((await range(mid)).present) lo = mid;
+      else hi = mid;
+    }
+    return hi;
   }
 
   /** Names and versions of the objects as they were at revision `rv`, ordered by name. */
