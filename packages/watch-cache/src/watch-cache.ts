@@ -123,6 +123,10 @@ export function createWatchCache(storage: Storage & Partial<ChangeFeed>, options
       return cacher === undefined ? storage.get(key, getOptions) : cachedGet(cacher, key, getOptions);
     },
 
+    peekCached(key) {
+      return cacherFor(key)?.settledObject(key);
+    },
+
     list(key, listOptions) {
       const cacher = cacherFor(key);
       return cacher === undefined ? storage.list(key, listOptions) : cachedList(cacher, key, listOptions);
