@@ -15,19 +15,50 @@ function isNonNullableNull(value: unknown, schema: JSONSchemaProps | undefined):
   return value === null && schema !== undefined && schema.nullable !== true;
 }
 
+/** What defaulting needs of one object schema, worked out once per schema and definitions. */
+interface ObjectPlan {
+  readonly properties: Readonly<Record<string, JSONSchemaProps>>;
+  /** The properties that carry a default, in the schema's order, resolved. */
+  readonly defaulted: readonly { readonly key: string; readonly property: JSONSchemaProps; readonly value: unknown }[];
+  /** additionalProperties when it is a schema, resolved. */
+  readonly additional: JSONSchemaProps | undefined;
+}
+
+const NO_PROPERTIES: Readonly<Record<string, JSONSchemaProps>> = Object.freeze({});
+const NO_DEFINITIONS = {};
+// Schemas and definitions are not changed once built (see resolveSchema), so the walk over a
+// schema's properties for their defaults is done once, not at every object of every write.
+const plans = new WeakMap<JSONSchemaProps, WeakMap<object, ObjectPlan>>();
+
+function objectPlan(schema: JSONSchemaProps, definitions: SchemaDefinitions | undefined): ObjectPlan {
+  let byDefinitions = plans.get(schema);
+  if (byDefinitions === undefined) plans.set(schema, (byDefinitions = new WeakMap()));
+  const defsKey = definitions ?? NO_DEFINITIONS;
+  let plan = byDefinitions.get(defsKey);
+  if (plan === undefined) {
+    const properties = schema.properties ?? NO_PROPERTIES;
+    const defaulted: { key: string; property: JSONSchemaProps; value: unknown }[] = [];
+    for (const [key, raw] of Object.entries(properties)) {
+      const property = resolveSchema(raw, definitions);
+      if (property.default !== undefined) defaulted.push({ key, property, value: property.default });
+    }
+    const additional = typeof schema.additionalProperties === 'object' ? resolveSchema(schema.additionalProperties, definitions) : undefined;
+    plan = { properties, defaulted, additional };
+    byDefinitions.set(defsKey, plan);
+  }
+  return plan;
+}
+
 function applyAt(value: unknown, rawSchema: JSONSchemaProps | undefined, definitions: SchemaDefinitions | undefined): void {
   if (rawSchema === undefined) return;
   const schema = resolveSchema(rawSchema, definitions);
   if (isPlainObject(value)) {
-    const properties = schema.properties ?? {};
-    for (const [key, raw] of Object.entries(properties)) {
-      const property = resolveSchema(raw, definitions);
-      if (property.default === undefined) continue;
+    const { properties, defaulted, additional } = objectPlan(schema, definitions);
+    for (const { key, property, value: fallback } of defaulted) {
       if (!Object.prototype.hasOwnProperty.call(value, key) || isNonNullableNull(value[key], property)) {
-        value[key] = deepCopy(property.default);
+        value[key] = deepCopy(fallback);
       }
     }
-    const additional = typeof schema.additionalProperties === 'object' ? resolveSchema(schema.additionalProperties, definitions) : undefined;
     for (const key of Object.keys(value)) {
       if (Object.prototype.hasOwnProperty.call(properties, key)) {
         applyAt(value[key], properties[key], definitions);
@@ -38,10 +69,10 @@ function applyAt(value: unknown, rawSchema: JSONSchemaProps | undefined, definit
     }
   } else if (Array.isArray(value) && schema.items !== undefined) {
     const items = resolveSchema(schema.items, definitions);
-    value.forEach((item, i) => {
-      if (isNonNullableNull(item, items) && items.default !== undefined) value[i] = deepCopy(items.default);
+    for (let i = 0; i < value.length; i++) {
+      if (isNonNullableNull(value[i], items) && items.default !== undefined) value[i] = deepCopy(items.default);
       applyAt(value[i], items, definitions);
-    });
+    }
   }
 }
 

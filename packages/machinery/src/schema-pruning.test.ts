@@ -109,3 +109,29 @@ void test('applyDefaults keeps given values and copies defaults', () => {
   applyDefaults(c, schema);
   assert.deepEqual((c.spec as Record<string, unknown>).nested, { depth: 2 });
 });
+
+void test('applyDefaults follows $ref per definitions (the same schema with other definitions gets their defaults), maps and arrays', () => {
+  const refSchema: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      spec: { $ref: '#/definitions/Spec' },
+      byName: { type: 'object', additionalProperties: { $ref: '#/definitions/Entry', default: { v: 'fill' } } },
+      list: { type: 'array', items: { $ref: '#/definitions/Entry' } },
+    },
+  };
+  const one = {
+    Spec: { type: 'object', properties: { mode: { type: 'string', default: 'one' } } },
+    Entry: { type: 'object', properties: { v: { type: 'string', default: 'e1' } } },
+  } satisfies Record<string, JSONSchemaProps>;
+  const two = {
+    Spec: { type: 'object', properties: { mode: { type: 'string', default: 'two' }, extra: { type: 'integer', default: 7 } } },
+    Entry: { type: 'object', properties: { v: { type: 'string' } } },
+  } satisfies Record<string, JSONSchemaProps>;
+  const make = () => ({ spec: {}, byName: { a: {}, b: null }, list: [{}, { v: 'given' }] });
+  const a = applyDefaults(make(), refSchema, { definitions: one });
+  assert.deepEqual(a, { spec: { mode: 'one' }, byName: { a: { v: 'e1' }, b: { v: 'fill' } }, list: [{ v: 'e1' }, { v: 'given' }] });
+  const b = applyDefaults(make(), refSchema, { definitions: two });
+  assert.deepEqual(b, { spec: { mode: 'two', extra: 7 }, byName: { a: {}, b: { v: 'fill' } }, list: [{}, { v: 'given' }] });
+  // Again with the first definitions: nothing of the second leaks in.
+  assert.deepEqual(applyDefaults(make(), refSchema, { definitions: one }), a);
+});

@@ -28,6 +28,9 @@ export function namespaceLifecycle(storage: Storage, namespaceRoot: string): Nam
       // As kube's admission reads its namespace informer first: an active namespace in the
       // watch cache (which has this replica's own writes) needs no etcd round trip; a miss or
       // a terminating one is confirmed by a quorum read.
+      // The cache's current view, when a get would answer at once: no awaits on the hot path.
+      const peeked = storage.peekCached?.(key);
+      if (peeked !== undefined && !isTerminating(peeked)) return;
       const cached = await storage.get(key, { ignoreNotFound: true, resourceVersion: '0' });
       if (cached !== undefined && !isTerminating(cached)) return;
       const found = await storage.get(key, { ignoreNotFound: true });

@@ -4,7 +4,7 @@
  */
 import type { KubeObject } from '@kapi/machinery';
 import { applyDefaults, badRequest } from '@kapi/machinery';
-import type { AdmissionAttributes, AdmissionOperation, EquivalentResource, GroupVersionKind } from './admission.js';
+import type { AdmissionAttributes, AdmissionOperation, EquivalentResource, GroupVersionKind, GroupVersionResource } from './admission.js';
 import type { RequestContext } from './definition.js';
 import type { DeleteOptions, WriteOptions } from './rest.js';
 import { present, toStorage, type StoreContext } from './store-context.js';
@@ -75,13 +75,29 @@ function namespaceOf(ctx: StoreContext, req: RequestContext, init: AdmissionInit
   return isNamespaces(ctx) && init.operation !== 'CREATE' ? init.name : '';
 }
 
+/** A store's own kind and resource as admission sees them (read-only, so built once per store context). */
+const storeKinds = new WeakMap<StoreContext, { readonly kind: GroupVersionKind; readonly resource: GroupVersionResource }>();
+
+function storeKindOf(ctx: StoreContext): { readonly kind: GroupVersionKind; readonly resource: GroupVersionResource } {
+  let found = storeKinds.get(ctx);
+  if (found === undefined) {
+    found = {
+      kind: { group: ctx.expected.group, version: ctx.expected.version, kind: ctx.expected.kind },
+      resource: { group: ctx.definition.group, version: ctx.version.name, resource: ctx.definition.plural },
+    };
+    storeKinds.set(ctx, found);
+  }
+  return found;
+}
+
 /** Builds the attributes of one admission call of this store. */
 export function admissionAttributes(ctx: StoreContext, req: RequestContext, init: AdmissionInit): AdmissionAttributes {
   let equivalents: readonly EquivalentResource[] | undefined;
+  const own = storeKindOf(ctx);
   return {
     operation: init.operation,
-    kind: init.kind ?? { group: ctx.expected.group, version: ctx.expected.version, kind: ctx.expected.kind },
-    resource: { group: ctx.definition.group, version: ctx.version.name, resource: ctx.definition.plural },
+    kind: init.kind ?? own.kind,
+    resource: own.resource,
     subresource: init.subresource,
     name: init.name,
     namespace: namespaceOf(ctx, req, init),

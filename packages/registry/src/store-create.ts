@@ -8,7 +8,7 @@ import { NOTHING_RESERVED, withReservation, type Reservation } from './reservati
 import { assignGeneratedName, prepareObjectForCreate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
 import { decodeRequest, expiry, fieldManagerScope, present, presentShared, readBack, toStorage, updateManager, type StoreContext } from './store-context.js';
-import { admissionAttributes, admits } from './store-admission.js';
+import { admissionAttributes, admits, type AdmissionInit } from './store-admission.js';
 import { translatingStorageErrors } from './storage-errors.js';
 import { validateForCreate } from './validate-object.js';
 
@@ -45,9 +45,11 @@ export async function admitAndPrepareCreate(
     await ctx.namespaces.ensureNamespaceExists(req.namespace, { resource: ctx.resource, name: nameOf(served) });
   }
   const admitting = admits(ctx, 'CREATE');
-  const init = { operation: 'CREATE', name: nameOf(served), subresource: '', oldObject: undefined, options: scope.options, optionsKind: 'CreateOptions' } as const;
+  const name = nameOf(served);
+  // One literal per phase (no spread of a shared init): the same shape every time.
+  const init = (object: KubeObject): AdmissionInit => ({ operation: 'CREATE', name, subresource: '', object, oldObject: undefined, options: scope.options, optionsKind: 'CreateOptions' });
   if (admitting) {
-    const attributes = admissionAttributes(ctx, req, { ...init, object: served });
+    const attributes = admissionAttributes(ctx, req, init(served));
     await ctx.admission!.admit(attributes);
     served = attributes.object ?? served;
   }
@@ -60,7 +62,7 @@ export async function admitAndPrepareCreate(
   const reservation = ctx.reserver === undefined ? NOTHING_RESERVED : await ctx.reserver.beginCreate(obj, dryRun);
   try {
     await validateForCreate(ctx.validation, obj, scope.warn ?? scope.options.warn);
-    if (admitting) await ctx.admission!.validate(admissionAttributes(ctx, req, { ...init, object: present(ctx, obj) }));
+    if (admitting) await ctx.admission!.validate(admissionAttributes(ctx, req, init(present(ctx, obj))));
   } catch (err) {
     await reservation.revert();
     throw err;

@@ -339,6 +339,14 @@ export interface Storage {
   get(key: string, options?: GetOptions): Promise<KubeObject | undefined>;
 
   /**
+   * Optional, on a watch cache: the object at `key` when a ready cache holds it and an RV="0"
+   * get would answer at once with it (no write of this replica still on its way to the
+   * cache); undefined otherwise (not cached, absent, not ready, or a get would wait). A
+   * synchronous shortcut for hot read paths that fall back to `get`; treat it as read-only.
+   */
+  peekCached?(key: string): KubeObject | undefined;
+
+  /**
    * Lists objects under `key` (a prefix ending without "/"; the backend adds it), ordered by
    * key, filtered by the predicate, paged by `limit` at a revision pinned by the first page.
    * Expired when the pinned revision is compacted (message `listTooOldMessage`, or for a

@@ -131,6 +131,12 @@ export class Cacher {
     return this.ready ? this.map.get(key) : undefined;
   }
 
+  /** What `anyState()` would show at once for `key` (ready, no own write pending); else undefined. */
+  settledObject(key: string): KubeObject | undefined {
+    if (!this.ready || (this.options.readYourWrites && this.lastWrite > this.revision)) return undefined;
+    return this.map.get(key);
+  }
+
   /** The cached object of `key` when the cache holds its value as written at `revision`; else undefined. */
   cachedAt(key: string, revision: number): KubeObject | undefined {
     if (!this.ready) return undefined;

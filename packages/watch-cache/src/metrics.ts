@@ -1,3 +1,4 @@
+import { counterChild } from '@kapi/storage';
 import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 
 /** kube's apiserver_watch_cache_initialization_duration_seconds buckets. */
@@ -91,7 +92,7 @@ function familiesOf(registry: Registry): Families {
 export function createCacheMetrics(registry: Registry, group: string, resource: string): CacheMetrics {
   const f = familiesOf(registry);
   const labels = { group, resource };
-  const received = f.received.labels(labels);
+  const received = counterChild(f.received, labels);
   const dispatched = f.dispatched.labels(labels);
   const capacity = f.capacity.labels(labels);
   const resourceVersion = f.resourceVersion.labels(labels);

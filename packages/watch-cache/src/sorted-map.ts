@@ -110,8 +110,18 @@ function insert<V>(node: Node<V>, key: string, value: V, native: boolean): Node<
     return splitLeaf(keys, values);
   }
   const at = childIndex(node, key, native);
+  const child = node.children[at]!;
+  const replaced = insert(child, key, value, native);
   const children = node.children.slice();
-  children.splice(at, 1, ...insert(node.children[at]!, key, value, native));
+  if (replaced.length === 1) {
+    // No split below: this branch keeps its shape; only one child, its first key and the size change.
+    const only = replaced[0]!;
+    children[at] = only;
+    const firstKeys = node.firstKeys.slice();
+    firstKeys[at] = firstKeyOf(only);
+    return [{ children, firstKeys, size: node.size - sizeOf(child) + sizeOf(only) }];
+  }
+  children.splice(at, 1, ...replaced);
   return splitBranch(children);
 }
 

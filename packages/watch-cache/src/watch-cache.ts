@@ -60,6 +60,7 @@ export function createWatchCache(storage: Storage & Partial<ChangeFeed>, options
   const resolved: ResolvedOptions = resolveOptions(options);
   const metricsRegistry = options.metricsRegistry ?? new Registry();
   const cachers: Cacher[] = [];
+  const byPrefix = new Map<string, Cacher>();
   const feedBackend = hasFeed(storage) ? storage : undefined;
 
   const addResource = (resource: CachedResource): void => {
@@ -69,13 +70,26 @@ export function createWatchCache(storage: Storage & Partial<ChangeFeed>, options
     const name = resource.resource ?? prefix.slice(prefix.lastIndexOf('/') + 1);
     const group = resource.group ?? '';
     const metrics = createCacheMetrics(metricsRegistry, group, name);
-    cachers.push(new Cacher(prefix, group === '' ? name : `${name}.${group}`, feedBackend, resolved, metrics));
+    const cacher = new Cacher(prefix, group === '' ? name : `${name}.${group}`, feedBackend, resolved, metrics);
+    cachers.push(cacher);
+    byPrefix.set(prefix, cacher);
     // Longest prefix first, so a nested prefix wins over its parent.
     cachers.sort((a, b) => b.prefix.length - a.prefix.length);
   };
   for (const resource of options.resources ?? []) addResource(resource);
 
-  const cacherFor = (key: string): Cacher | undefined => cachers.find((c) => c.covers(key));
+  // Each write and read looks up its cacher: by the key's own text and each of its "/"-bounded
+  // prefixes, longest first (a nested prefix wins over its parent), instead of asking every cacher.
+  const cacherFor = (key: string): Cacher | undefined => {
+    if (byPrefix.size === 0) return undefined;
+    const exact = byPrefix.get(key);
+    if (exact !== undefined) return exact;
+    for (let i = key.lastIndexOf('/'); i > 0; i = key.lastIndexOf('/', i - 1)) {
+      const found = byPrefix.get(key.slice(0, i));
+      if (found !== undefined) return found;
+    }
+    return key.startsWith('/') ? byPrefix.get('') : undefined;
+  };
 
   const afterWrite = <T extends KubeObject>(cacher: Cacher | undefined, obj: T): T => {
     cacher?.noteWrite(Number(obj.metadata.resourceVersion ?? 0));
@@ -107,6 +121,10 @@ export function createWatchCache(storage: Storage & Partial<ChangeFeed>, options
     get(key, getOptions) {
       const cacher = cacherFor(key);
       return cacher === undefined ? storage.get(key, getOptions) : cachedGet(cacher, key, getOptions);
+    },
+
+    peekCached(key) {
+      return cacherFor(key)?.settledObject(key);
     },
 
     list(key, listOptions) {

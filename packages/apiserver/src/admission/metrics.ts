@@ -5,6 +5,7 @@
  * help texts, labels and buckets as kube-apiserver 1.32 exports them. Webhook names come
  * from configurations (bounded by what an administrator creates, as in kube).
  */
+import { histogramChild, type ObservingChild } from '@kapi/storage';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 /** The webhook dispatchers' type label (kube's: `admit` and `validating`). */
@@ -86,9 +87,18 @@ export function createAdmissionMetrics(registry: Registry): AdmissionMetrics {
     buckets: POLICY_CHECK_BUCKETS,
     registers,
   });
+  // One label-bound child per (type, operation, rejected): the step is observed twice per
+  // admitted request, and prom-client's own observe hashes its labels every time.
+  const stepChildren = new Map<string, ObservingChild>();
   return {
     recordStep(type, operation, rejected, seconds) {
-      step.observe({ type, operation, rejected: String(rejected) }, seconds);
+      const key = `${type} ${operation} ${rejected}`;
+      let child = stepChildren.get(key);
+      if (child === undefined) {
+        child = histogramChild(step, { type, operation, rejected: String(rejected) });
+        stepChildren.set(key, child);
+      }
+      child.observe(seconds);
     },
     recordWebhook(name, type, operation, rejected, code, seconds) {
       webhookLatency.observe({ name, type, operation, rejected: String(rejected) }, seconds);
