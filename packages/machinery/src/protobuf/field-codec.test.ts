@@ -43,6 +43,16 @@ void describe('field codecs for kube\'s wire quirks', () => {
     assert.deepEqual(fieldsV1.fromProto(raw), { 'f:a': {} });
   });
 
+  void it('FieldsV1: the text is Go\'s (HTML characters escaped), and the same bytes when the value is encoded again', () => {
+    const value = { 'f:metadata': { 'f:annotations': { 'f:a<b>&c': {}, 'f:\u2029': {} } } };
+    const first = (fieldsV1.toProto(value) as { Raw: Buffer }).Raw;
+    const text = '{"f:metadata":{"f:annotations":{"f:a\\u003cb\\u003e\\u0026c":{},"f:\\u2029":{}}}}';
+    assert.equal(first.toString(), text);
+    assert.equal((fieldsV1.toProto(value) as { Raw: Buffer }).Raw.toString(), text);
+    // Another value with the same content but a different key gets its own text.
+    assert.equal((fieldsV1.toProto({ 'f:x': {} }) as { Raw: Buffer }).Raw.toString(), '{"f:x":{}}');
+  });
+
   void it('RawExtension: the JSON text Go marshals (HTML characters escaped, nulls kept), so a controller comparing bytes sees its own', () => {
     const value = { spec: { template: { $patch: 'replace', metadata: { creationTimestamp: null }, spec: { containers: [{ args: ['a && b <c>', '\u2028'] }] } } } };
     const wire = rawExtension.toProto(value) as { raw: Buffer };
