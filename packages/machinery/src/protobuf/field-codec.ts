@@ -317,11 +317,30 @@ export const quantity: FieldCodec = {
   fromProto: (v) => (v as { string?: string | null }).string ?? '',
 };
 
+/**
+ * Whether a map<string,string> value can go to the encoder as it is: every value a string, no
+ * `__proto__` key (which a copy cannot hold as its own key), and in Go-bytes mode the keys
+ * already in Go's order (as a Go client sends them). The encoder only reads it, and a copy
+ * would list the same entries in the same order.
+ */
+function stringMapAsIs(v: Record<string, unknown>): boolean {
+  let previous: string | undefined;
+  for (const k in v) {
+    if (typeof v[k] !== 'string' || k === '__proto__') return false;
+    if (goBytes && previous !== undefined && !(previous < k)) return false;
+    previous = k;
+  }
+  return true;
+}
+
 /** A map with string keys whose values go through `value` (map<string,string>, map<string,bytes>, map<string,Message>...). */
 export function mapOf(value: FieldCodec): FieldCodec {
+  // map<string,string> (a ConfigMap's data, labels, annotations) is passed as it is when it can be.
+  const strings = value === requiredString;
   return {
     toProto: (v) => {
       if (!isRecord(v)) return undefined;
+      if (strings && Object.getPrototypeOf(v) === Object.prototype && stringMapAsIs(v)) return v;
       const out: Record<string, unknown> = {};
       const keys = Object.keys(v);
       // Go's encoder writes map entries in key order. (The default sort orders strings by
