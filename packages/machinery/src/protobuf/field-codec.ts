@@ -379,7 +379,8 @@ export function listOf(item: FieldCodec): FieldCodec {
     toProto: (v) => {
       if (!Array.isArray(v)) return undefined;
       const out: unknown[] = [];
-      for (const element of v) {
+      for (let i = 0; i < v.length; i++) {
+        const element: unknown = v[i];
         if (element === null || element === undefined) continue;
         const converted = item.toProto(element);
         if (converted !== undefined) out.push(converted);
