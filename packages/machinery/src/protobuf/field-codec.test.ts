@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { intOrString, quantity, time, microTime, bytesMap, fieldsV1, rawExtension } from './field-codec.js';
+import { intOrString, quantity, time, microTime, bytesMap, fieldsV1, rawExtension, stringMap, withGoBytes } from './field-codec.js';
 import { messageType } from './messages.js';
 
 const intstrMessages = { IntOrString: messageType('k8s.io.apimachinery.pkg.util.intstr.IntOrString') };
@@ -41,6 +41,28 @@ void describe('field codecs for kube\'s wire quirks', () => {
     const raw = fieldsV1.toProto({ 'f:a': {} }) as { Raw: Buffer };
     assert.equal(raw.Raw.toString(), '{"f:a":{}}');
     assert.deepEqual(fieldsV1.fromProto(raw), { 'f:a': {} });
+  });
+
+  void it('FieldsV1: the text is Go\'s (HTML characters escaped), and the same bytes when the value is encoded again', () => {
+    const value = { 'f:metadata': { 'f:annotations': { 'f:a<b>&c': {}, 'f:\u2029': {} } } };
+    const first = (fieldsV1.toProto(value) as { Raw: Buffer }).Raw;
+    const text = '{"f:metadata":{"f:annotations":{"f:a\\u003cb\\u003e\\u0026c":{},"f:\\u2029":{}}}}';
+    assert.equal(first.toString(), text);
+    assert.equal((fieldsV1.toProto(value) as { Raw: Buffer }).Raw.toString(), text);
+    // Another value with the same content but a different key gets its own text.
+    assert.equal((fieldsV1.toProto({ 'f:x': {} }) as { Raw: Buffer }).Raw.toString(), '{"f:x":{}}');
+  });
+
+  void it('map<string,string>: Go\'s key order in Go-bytes mode, values that are not strings left out, whether or not the map is passed as it is', () => {
+    const keys = (v: unknown) => Object.keys(v as object);
+    const sorted = { a: '1', b: '2', c: '3' };
+    assert.deepEqual(keys(withGoBytes(() => stringMap.toProto(sorted))), ['a', 'b', 'c']);
+    assert.deepEqual(keys(withGoBytes(() => stringMap.toProto({ c: '3', a: '1', b: '2' }))), ['a', 'b', 'c']);
+    assert.deepEqual(keys(stringMap.toProto({ c: '3', a: '1', b: '2' })), ['c', 'a', 'b']);
+    assert.deepEqual(withGoBytes(() => stringMap.toProto({ a: '1', b: 2, c: null })), { a: '1' });
+    assert.deepEqual(stringMap.toProto({ a: '1', b: 2, c: null }), { a: '1' });
+    const withProto = JSON.parse('{"__proto__":"x","a":"1"}') as Record<string, unknown>;
+    assert.deepEqual(keys(stringMap.toProto(withProto)), ['a']);
   });
 
   void it('RawExtension: the JSON text Go marshals (HTML characters escaped, nulls kept), so a controller comparing bytes sees its own', () => {
