@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { summarizeProfile, type CpuProfile } from './profile-stages.js';
+import { sampleWeightCap, summarizeProfile, type CpuProfile } from './profile-stages.js';
 import { parseProfileOptions, variantName } from './profile-command.js';
 
 /** A profile from stacks (outermost first, each frame `function@url`) with one sample of `us` each. */
@@ -78,4 +78,15 @@ void test('profile options: connections and workers', () => {
   assert.deepEqual([d.clients, d.workers], [1, 1]);
   assert.throws(() => parseProfileOptions(['--workers=2', '--cpu-profile'], '/out'), /--cpu-profile needs --workers 1/);
   assert.throws(() => parseProfileOptions(['--server=kube-apiserver', '--workers=2'], '/out'), /--workers is for --server kapi/);
+});
+
+void test('a sample stands for at most four median sample gaps (a descheduled process does not make one frame a stage)', () => {
+  assert.equal(sampleWeightCap([0, 250, 240, 260, 250, 400_000]), 1000);
+  assert.equal(sampleWeightCap([]), Infinity);
+  const samples = Array.from({ length: 20 }, () => ({ stack: [handler], us: 250 }));
+  samples.push({ stack: [handler, 'decodeEnveloped@file:///k/packages/machinery/dist/protobuf/object-codec.js'], us: 400_000 });
+  samples.push({ stack: [handler], us: 250 });
+  const summary = summarizeProfile(profileOf(samples));
+  const protobuf = summary.stages.find((s) => s.stage === 'protobuf codec')!.ms;
+  assert.equal(protobuf, 1, 'capped at 4 × 250 µs');
 });

@@ -134,10 +134,11 @@ export function summarizeProfile(profile: CpuProfile): ProfileSummary {
   const stageUs = new Map<string, number>();
   const selfUs = new Map<string, { name: string; where: string; us: number }>();
   let busyUs = 0;
+  const capUs = sampleWeightCap(profile.timeDeltas);
   for (let i = 0; i < profile.samples.length; i++) {
     const id = profile.samples[i]!;
-    // A sample's time is the delta to the next sample.
-    const us = profile.timeDeltas[i + 1] ?? 0;
+    // A sample's time is the delta to the next sample, at most the cap (see sampleWeightCap).
+    const us = Math.min(profile.timeDeltas[i + 1] ?? 0, capUs);
     const frame = byId.get(id)!.callFrame;
     if (frame.functionName === '(idle)') continue;
     busyUs += us;
@@ -154,4 +155,16 @@ export function summarizeProfile(profile: CpuProfile): ProfileSummary {
     stages: [...stageUs].map(([stage, us]) => ({ stage, ms: us / 1000 })).sort((a, b) => b.ms - a.ms),
     topFunctions: [...selfUs.values()].sort((a, b) => b.us - a.us).slice(0, 60).map((f) => ({ name: f.name, where: f.where, ms: f.us / 1000 })),
   };
+}
+
+/**
+ * The most time one sample may stand for: four times the median gap between samples. V8 weighs
+ * a sample by the wall time until the next one, so a process descheduled on a loaded machine
+ * makes one sample stand for up to hundreds of ms of time it did not run — enough to credit half
+ * a stage to whatever function happened to be on the stack.
+ */
+export function sampleWeightCap(timeDeltas: readonly number[]): number {
+  const positive = timeDeltas.filter((d) => d > 0).sort((a, b) => a - b);
+  if (positive.length === 0) return Infinity;
+  return 4 * positive[Math.floor(positive.length / 2)]!;
 }
