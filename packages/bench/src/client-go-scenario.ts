@@ -14,7 +14,7 @@ import { monitorProcess, type ProcessUsage } from './process-stats.js';
 import { authFor } from './target.js';
 
 /** Calls `onLine` with each line of `input` that is a JSON object (the Go client's events); other lines are skipped. */
-export function onJsonLines(input: NodeJS.ReadableStream, onLine: (parsed: Record<string, unknown>) => void): void {
+function onJsonLines(input: NodeJS.ReadableStream, onLine: (parsed: Record<string, unknown>) => void): void {
   createInterface({ input }).on('line', (text) => {
     let parsed: unknown;
     try {
@@ -23,6 +23,50 @@ export function onJsonLines(input: NodeJS.ReadableStream, onLine: (parsed: Recor
       return;
     }
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) onLine(parsed as Record<string, unknown>);
+  });
+}
+
+/** What runMeasured does at a Go program's window lines (each awaited before the next line). */
+export interface MeasuredHooks {
+  /** At `{"event":"measuring"}`: the measured window starts. */
+  onMeasuring?(): void | Promise<void>;
+  /** At `{"event":"result",...}`: the window has ended; `line` is the result. */
+  onResult?(line: Record<string, unknown>): void | Promise<void>;
+}
+
+/**
+ * Runs one of packages/bench/go's programs, which print `{"event":"measuring"}` when their
+ * measured window starts and `{"event":"result",...}` when it ends; resolves with the result
+ * line once the hooks have run. Rejects when the program exits without a result line (`name`
+ * and the last lines of its standard error in the message) or, with `timeoutMs`, is killed for
+ * running past it.
+ */
+export function runMeasured(binary: string, args: string[], name: string, hooks: MeasuredHooks, options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(options.env !== undefined ? { env: options.env } : {}) });
+    let stderr = '';
+    let result: Record<string, unknown> | undefined;
+    let chain = Promise.resolve();
+    const timer = options.timeoutMs !== undefined ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : undefined;
+    child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-8192)));
+    onJsonLines(child.stdout, (parsed) => {
+      if (parsed['event'] === 'measuring' && hooks.onMeasuring !== undefined) chain = chain.then(hooks.onMeasuring);
+      if (parsed['event'] === 'result') {
+        result = parsed;
+        if (hooks.onResult !== undefined) chain = chain.then(() => hooks.onResult!(parsed));
+      }
+    });
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      chain.then(
+        () => (result !== undefined ? resolve(result) : reject(new Error(`${name} exited (${code ?? signal}) without a result: ${stderr.trim().split('\n').slice(-3).join(' | ')}`))),
+        reject,
+      );
+    });
   });
 }
 
@@ -96,31 +140,17 @@ export function clientGoBinary(): Promise<string> {
 
 /** Runs the program once; samples the server between its "measuring" and "result" lines. */
 function runOne(ctx: BenchContext, binary: string, args: string[], timeoutMs: number): Promise<{ line: Record<string, unknown>; usage: ProcessUsage | undefined }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    let monitor: ReturnType<typeof monitorProcess> | undefined;
-    let usage: ProcessUsage | undefined;
-    let line: Record<string, unknown> | undefined;
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-8192)));
-    onJsonLines(child.stdout, (parsed) => {
-      if (parsed['event'] === 'measuring') monitor = ctx.kapiPid !== undefined ? monitorProcess(ctx.kapiPid) : undefined;
-      if (parsed['event'] === 'result') {
-        usage = monitor?.finish();
-        line = parsed;
-      }
-    });
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      if (line !== undefined) resolve({ line, usage });
-      else reject(new Error(`kapi-bench-client ${args.filter((a) => a.startsWith('--mode')).join(' ')} exited (${code ?? signal}) without a result: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
-    });
-  });
+  let monitor: ReturnType<typeof monitorProcess> | undefined;
+  let usage: ProcessUsage | undefined;
+  const name = `kapi-bench-client ${args.filter((a) => a.startsWith('--mode')).join(' ')}`;
+  return runMeasured(binary, args, name, {
+    onMeasuring: () => {
+      monitor = ctx.kapiPid !== undefined ? monitorProcess(ctx.kapiPid) : undefined;
+    },
+    onResult: () => {
+      usage = monitor?.finish();
+    },
+  }, { timeoutMs }).then((line) => ({ line, usage }));
 }
 
 export async function runClientGoScenario(ctx: BenchContext, options: ClientGoScenarioOptions): Promise<ClientGoScenarioResult> {

@@ -4,8 +4,7 @@
  * go.etcd.io/etcd/client/v3, the client kube-apiserver links, so that "kapi creates/s ÷ raw etcd
  * create-txns/s" is measured against the fastest etcd client rather than a Node one.
  */
-import { spawn } from 'node:child_process';
-import { buildClientGo, onJsonLines } from './client-go-scenario.js';
+import { buildClientGo, runMeasured } from './client-go-scenario.js';
 import { summarize, type LatencySummary } from './stats.js';
 import { monitorProcess, type ProcessUsage } from './process-stats.js';
 
@@ -104,35 +103,16 @@ export function etcdGoBinary(): Promise<string> {
  * "measuring" and "result" lines. Rejects when it exits without a result line (etcd unreachable,
  * bad flags) or runs past its time by a minute. Failed transactions are counted, never thrown.
  */
-export function runEtcdGo(binary: string, options: EtcdGoOptions, etcdPid?: number): Promise<{ result: EtcdGoResult; etcd: ProcessUsage | undefined }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, etcdGoArgs(options), { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    let monitor: ReturnType<typeof monitorProcess> | undefined;
-    let etcd: ProcessUsage | undefined;
-    let result: EtcdGoResult | undefined;
-    let parseError: Error | undefined;
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.warmupMs + options.durationMs + 60_000);
-    child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-8192)));
-    onJsonLines(child.stdout, (line) => {
-      if (line['event'] === 'measuring' && etcdPid !== undefined) monitor = monitorProcess(etcdPid);
-      if (line['event'] === 'result') {
-        etcd = monitor?.finish();
-        try {
-          result = parseEtcdGoResult(line);
-        } catch (err) {
-          parseError = err as Error;
-        }
-      }
-    });
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      if (result !== undefined) resolve({ result, etcd });
-      else reject(parseError ?? new Error(`kapi-bench-etcd --mode=${options.mode} exited (${code ?? signal}) without a result: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
-    });
-  });
+export async function runEtcdGo(binary: string, options: EtcdGoOptions, etcdPid?: number): Promise<{ result: EtcdGoResult; etcd: ProcessUsage | undefined }> {
+  let monitor: ReturnType<typeof monitorProcess> | undefined;
+  let etcd: ProcessUsage | undefined;
+  const line = await runMeasured(binary, etcdGoArgs(options), `kapi-bench-etcd --mode=${options.mode}`, {
+    onMeasuring: () => {
+      if (etcdPid !== undefined) monitor = monitorProcess(etcdPid);
+    },
+    onResult: () => {
+      etcd = monitor?.finish();
+    },
+  }, { timeoutMs: options.warmupMs + options.durationMs + 60_000 });
+  return { result: parseEtcdGoResult(line), etcd };
 }

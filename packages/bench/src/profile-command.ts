@@ -10,12 +10,11 @@
  * split into the same stages ({@link summarizeProfile}, {@link summarizeGoProfile}) and drawn as
  * SVG flame graphs.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startEtcd } from '@kapi/storage/testing';
-import { clientGoBinary, onJsonLines } from './client-go-scenario.js';
+import { clientGoBinary, runMeasured } from './client-go-scenario.js';
 import { connectInspector, inspectorUrl, type InspectorSession } from './inspector.js';
 import { kubeApiserverBinary, startComparedKapi, startKubeApiserver, type ComparedServer, type ServerName } from './kube-server.js';
 import { monitorProcess } from './process-stats.js';
@@ -190,30 +189,8 @@ export interface ProfileResult {
  * `onResult` when it ends it (both awaited before the next line is read).
  */
 function runClient(binary: string, server: ComparedServer, v: ProfileVariant, args: string[], hooks: { onMeasuring(): Promise<void>; onResult(): Promise<void> }): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, [`--server=${server.url}`, `--token=${server.token}`, `--mode=${v.mode}`, `--codec=${v.codec}`, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, GODEBUG: v.http === 'h1' ? 'http2client=0' : '' },
-    });
-    let stderr = '';
-    let result: Record<string, unknown> | undefined;
-    let chain = Promise.resolve();
-    child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4096)));
-    onJsonLines(child.stdout, (parsed) => {
-      if (parsed['event'] === 'measuring') chain = chain.then(hooks.onMeasuring);
-      if (parsed['event'] === 'result') {
-        result = parsed;
-        chain = chain.then(hooks.onResult);
-      }
-    });
-    child.once('error', reject);
-    child.once('close', (code) => {
-      chain.then(
-        () => (result ? resolve(result) : reject(new Error(`kapi-bench-client ${variantName(v)} exited ${code} without a result: ${stderr.trim()}`))),
-        reject,
-      );
-    });
-  });
+  const all = [`--server=${server.url}`, `--token=${server.token}`, `--mode=${v.mode}`, `--codec=${v.codec}`, ...args];
+  return runMeasured(binary, all, `kapi-bench-client ${variantName(v)}`, hooks, { env: { ...process.env, GODEBUG: v.http === 'h1' ? 'http2client=0' : '' } });
 }
 
 /** A server under test with its etcd and, for kapi's profiles, its inspector. */
