@@ -10,7 +10,7 @@
  */
 import type { FlameStack } from './flame-graph.js';
 import type { GoFrame, GoProfile } from './pprof.js';
-import { Stage, transportStages, type ProfileSummary } from './profile-stages.js';
+import { Stage, SummaryBuilder, transportStages, type ProfileSummary } from './profile-stages.js';
 
 /**
  * Where a frame's code is: its file without the module version
@@ -108,27 +108,12 @@ function cpuValueIndex(profile: GoProfile): number {
 /** CPU time by stage and the functions with the most self time, as {@link summarizeProfile} gives for kapi. */
 export function summarizeGoProfile(profile: GoProfile): ProfileSummary {
   const value = cpuValueIndex(profile);
-  const stageNs = new Map<string, number>();
-  const selfNs = new Map<string, { name: string; where: string; ns: number }>();
-  let busyNs = 0;
+  const summary = new SummaryBuilder(1e6);
   for (const sample of profile.samples) {
-    const ns = sample.values[value] ?? 0;
-    busyNs += ns;
-    const stage = goStageOf(sample.stack);
-    stageNs.set(stage, (stageNs.get(stage) ?? 0) + ns);
     const leaf = sample.stack[0];
-    if (leaf === undefined) continue;
-    const where = `${sourcePath(leaf)}:${leaf.line}`;
-    const key = `${leaf.function}@${where}`;
-    const entry = selfNs.get(key) ?? { name: leaf.function, where, ns: 0 };
-    entry.ns += ns;
-    selfNs.set(key, entry);
+    summary.add(goStageOf(sample.stack), sample.values[value] ?? 0, leaf === undefined ? undefined : { name: leaf.function, where: `${sourcePath(leaf)}:${leaf.line}` });
   }
-  return {
-    busyMs: busyNs / 1e6,
-    stages: [...stageNs].map(([stage, ns]) => ({ stage, ms: ns / 1e6 })).sort((a, b) => b.ms - a.ms),
-    topFunctions: [...selfNs.values()].sort((a, b) => b.ns - a.ns).slice(0, 60).map((f) => ({ name: f.name, where: f.where, ms: f.ns / 1e6 })),
-  };
+  return summary.build();
 }
 
 /** A function's name without its package's directory: `k8s.io/apiserver/pkg/storage/etcd3.(*store).Create` → `etcd3.(*store).Create`. */

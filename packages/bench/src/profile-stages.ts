@@ -131,9 +131,7 @@ export function summarizeProfile(profile: CpuProfile): ProfileSummary {
     stageCache.set(id, stage);
     return stage;
   };
-  const stageUs = new Map<string, number>();
-  const selfUs = new Map<string, { name: string; where: string; us: number }>();
-  let busyUs = 0;
+  const summary = new SummaryBuilder(1000);
   const capUs = sampleWeightCap(profile.timeDeltas);
   for (let i = 0; i < profile.samples.length; i++) {
     const id = profile.samples[i]!;
@@ -141,20 +139,43 @@ export function summarizeProfile(profile: CpuProfile): ProfileSummary {
     const us = Math.min(profile.timeDeltas[i + 1] ?? 0, capUs);
     const frame = byId.get(id)!.callFrame;
     if (frame.functionName === '(idle)') continue;
-    busyUs += us;
-    const stage = stageOf(id);
-    stageUs.set(stage, (stageUs.get(stage) ?? 0) + us);
     const where = frame.url === '' ? '' : `${frame.url.replace(/^.*\/(packages|node_modules)\//, '$1/')}:${frame.lineNumber + 1}`;
-    const key = `${frame.functionName}@${where}`;
-    const entry = selfUs.get(key) ?? { name: frame.functionName || '(anonymous)', where, us: 0 };
-    entry.us += us;
-    selfUs.set(key, entry);
+    summary.add(stageOf(id), us, { name: frame.functionName || '(anonymous)', where });
   }
-  return {
-    busyMs: busyUs / 1000,
-    stages: [...stageUs].map(([stage, us]) => ({ stage, ms: us / 1000 })).sort((a, b) => b.ms - a.ms),
-    topFunctions: [...selfUs.values()].sort((a, b) => b.us - a.us).slice(0, 60).map((f) => ({ name: f.name, where: f.where, ms: f.us / 1000 })),
-  };
+  return summary.build();
+}
+
+/**
+ * Adds samples up into a ProfileSummary: busy time, time per stage, and self time per function
+ * (the sample's innermost frame), in the profile's own unit (`perMs` of them make a ms).
+ */
+export class SummaryBuilder {
+  private busy = 0;
+  private readonly stages = new Map<string, number>();
+  private readonly self = new Map<string, { name: string; where: string; time: number }>();
+
+  constructor(private readonly perMs: number) {}
+
+  /** One sample of `time` in `stage`, whose innermost frame is `leaf` (none: busy time without a function). */
+  add(stage: string, time: number, leaf: { name: string; where: string } | undefined): void {
+    this.busy += time;
+    this.stages.set(stage, (this.stages.get(stage) ?? 0) + time);
+    if (leaf === undefined) return;
+    const key = `${leaf.name}@${leaf.where}`;
+    const entry = this.self.get(key) ?? { name: leaf.name, where: leaf.where, time: 0 };
+    entry.time += time;
+    this.self.set(key, entry);
+  }
+
+  /** The summary: stages by time, and the 60 functions with the most self time. */
+  build(): ProfileSummary {
+    const ms = (time: number) => time / this.perMs;
+    return {
+      busyMs: ms(this.busy),
+      stages: [...this.stages].map(([stage, time]) => ({ stage, ms: ms(time) })).sort((a, b) => b.ms - a.ms),
+      topFunctions: [...this.self.values()].sort((a, b) => b.time - a.time).slice(0, 60).map((f) => ({ name: f.name, where: f.where, ms: ms(f.time) })),
+    };
+  }
 }
 
 /**
