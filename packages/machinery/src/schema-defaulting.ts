@@ -19,7 +19,7 @@ function isNonNullableNull(value: unknown, schema: JSONSchemaProps | undefined):
 interface ObjectPlan {
   readonly properties: Readonly<Record<string, JSONSchemaProps>>;
   /** The properties that carry a default, in the schema's order, resolved. */
-  readonly defaulted: readonly { readonly key: string; readonly property: JSONSchemaProps; readonly value: unknown }[];
+  readonly defaulted: readonly { readonly key: string; readonly property: JSONSchemaProps }[];
   /** additionalProperties when it is a schema, resolved. */
   readonly additional: JSONSchemaProps | undefined;
 }
@@ -37,10 +37,10 @@ function objectPlan(schema: JSONSchemaProps, definitions: SchemaDefinitions | un
   let plan = byDefinitions.get(defsKey);
   if (plan === undefined) {
     const properties = schema.properties ?? NO_PROPERTIES;
-    const defaulted: { key: string; property: JSONSchemaProps; value: unknown }[] = [];
+    const defaulted: { key: string; property: JSONSchemaProps }[] = [];
     for (const [key, raw] of Object.entries(properties)) {
       const property = resolveSchema(raw, definitions);
-      if (property.default !== undefined) defaulted.push({ key, property, value: property.default });
+      if (property.default !== undefined) defaulted.push({ key, property });
     }
     const additional = typeof schema.additionalProperties === 'object' ? resolveSchema(schema.additionalProperties, definitions) : undefined;
     plan = { properties, defaulted, additional };
@@ -54,9 +54,9 @@ function applyAt(value: unknown, rawSchema: JSONSchemaProps | undefined, definit
   const schema = resolveSchema(rawSchema, definitions);
   if (isPlainObject(value)) {
     const { properties, defaulted, additional } = objectPlan(schema, definitions);
-    for (const { key, property, value: fallback } of defaulted) {
+    for (const { key, property } of defaulted) {
       if (!Object.prototype.hasOwnProperty.call(value, key) || isNonNullableNull(value[key], property)) {
-        value[key] = deepCopy(fallback);
+        value[key] = deepCopy(property.default);
       }
     }
     for (const key of Object.keys(value)) {

@@ -30,7 +30,7 @@
  * (no body: GET, DELETE without options) as complete from the start, as HTTP/1.1 does, so
  * the handlers' drain of unread bodies does not start the layer's read machinery for nothing.
  * Measured against answering on the 'stream' event directly, the layer costs some 10–30 µs
- * request on a 2-core machine (about 4–6% of a create's or GET's CPU), too little to
+ * per request on a 2-core machine (about 4–6% of a create's or GET's CPU), too little to
  * warrant an adaptor of kapi's own; scripts/bench-h2-serving.mjs measures it.
  */
 import { constants, createSecureServer, Http2ServerRequest, Http2ServerResponse, type Http2SecureServer, type SecureServerOptions, type ServerHttp2Session } from 'node:http2';
