@@ -59,6 +59,8 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ verbosity: flags.verbosity, format: flags.loggingFormat });
   const worker = workerContext();
+  // pflag's own lines, once per server (a worker parses the same command line again).
+  if (worker === undefined) for (const warning of flags.flagWarnings) process.stderr.write(`${warning}\n`);
   if (worker === undefined && cluster.isPrimary) {
     const workers = resolveWorkerCount(flags.workers);
     if (workers > 1) {
@@ -154,6 +156,10 @@ async function main(): Promise<void> {
       nodePortRange: flags.serviceNodePortRange,
     },
     ...(flags.advertiseAddress !== '' ? { advertiseAddress: flags.advertiseAddress } : {}),
+    ...(flags.externalHostname !== '' ? { externalHostname: flags.externalHostname } : {}),
+    ...(flags.corsAllowedOrigins.length > 0 ? { corsAllowedOrigins: flags.corsAllowedOrigins } : {}),
+    allowPrivileged: flags.allowPrivileged,
+    kubelet: { preferredAddressTypes: flags.kubeletPreferredAddressTypes, port: flags.kubeletPort },
     endpointReconcilerType: flags.endpointReconcilerType,
     ...(flags.etcdCaFile !== '' || flags.etcdCertFile !== '' || flags.etcdKeyFile !== '' ? { etcdTls: { caFile: flags.etcdCaFile, certFile: flags.etcdCertFile, keyFile: flags.etcdKeyFile } } : {}),
     audit: flags.audit,

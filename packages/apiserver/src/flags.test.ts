@@ -70,7 +70,7 @@ void describe('parseFlags', () => {
     assert.equal(flagError(['--version=v1.33.0']), '--version=<version> (setting the reported version) is not implemented by kapi');
   });
 
-  void it('accepts and ignores the kube flags kwokctl passes', () => {
+  void it('takes the kube flags kwokctl passes', () => {
     const f = parsed([
       '--etcd-servers=http://127.0.0.1:2379', '--allow-privileged=true', '--endpoint-reconciler-type=none', '--admission-control=',
       '--max-requests-inflight=0', '--max-mutating-requests-inflight=0', '--enable-priority-and-fairness=false',
@@ -80,6 +80,51 @@ void describe('parseFlags', () => {
     assert.equal(f.maxRequestsInflight, 0);
     assert.equal(f.enablePriorityAndFairness, false);
     assert.equal(parsed(['--etcd-servers=x']).enablePriorityAndFairness, true);
+  });
+
+  void it('reads the kube flags that shape requests, and refuses what kube 1.32 no longer knows', () => {
+    const defaults = parsed(['--etcd-servers=x']);
+    assert.equal(defaults.allowPrivileged, false);
+    assert.equal(defaults.externalHostname, '');
+    assert.deepEqual(defaults.corsAllowedOrigins, []);
+    assert.deepEqual(defaults.kubeletPreferredAddressTypes, ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP']);
+    assert.equal(defaults.kubeletPort, 10250);
+    assert.deepEqual(defaults.flagWarnings, []);
+    const f = parsed([
+      '--etcd-servers=x', '--allow-privileged', '--external-hostname=api.example.com', '--cors-allowed-origins=//a\\.example(:|$),^https://b\\.example$',
+      '--kubelet-preferred-address-types=InternalIP,Hostname', '--storage-backend=etcd3', '--profiling=false', '--kubelet-client-certificate=/c', '--kubelet-client-key=/k',
+    ]);
+    assert.equal(f.allowPrivileged, true);
+    assert.equal(f.externalHostname, 'api.example.com');
+    assert.deepEqual(f.corsAllowedOrigins, ['//a\\.example(:|$)', '^https://b\\.example$']);
+    assert.deepEqual(f.kubeletPreferredAddressTypes, ['InternalIP', 'Hostname']);
+    // Removed from kube-apiserver (klog's flags went in 1.26): an unknown flag there too.
+    for (const flag of ['--logtostderr', '--alsologtostderr', '--profiling-mode=x']) assert.equal(flagError(['--etcd-servers=x', flag]), `unknown flag: ${flag.split('=')[0]!}`);
+  });
+
+  void it('prints pflag\'s line for each deprecated flag given, as kube does', () => {
+    // Recorded from kube-apiserver 1.32.13's stderr.
+    assert.deepEqual(parsed(['--etcd-servers=x', '--kubelet-port=1', '--default-watch-cache-size=5', '--apiserver-count=2', '--admission-control=']).flagWarnings, [
+      'Flag --kubelet-port has been deprecated, kubelet-port is deprecated and will be removed.',
+      'Flag --default-watch-cache-size has been deprecated, watch caches are sized automatically and this flag will be removed in a future version',
+      'Flag --apiserver-count has been deprecated, apiserver-count is deprecated and will be removed in a future version.',
+      'Flag --admission-control has been deprecated, Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.',
+    ]);
+    assert.equal(parsed(['--etcd-servers=x', '--kubelet-port=1']).kubeletPort, 1);
+  });
+
+  void it('checks the etcd and CORS options with kube\'s messages, and refuses what kapi does not build', () => {
+    assert.equal(flagError(['--etcd-servers=x', '--storage-backend=etcd2']), "--storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'");
+    const format = '--etcd-servers-overrides invalid, must be of format: group/resource#servers, where servers are URLs, semicolon separated';
+    assert.equal(flagError(['--etcd-servers=x', '--etcd-servers-overrides=bad']), format);
+    assert.equal(flagError(['--storage-backend=x', '--etcd-servers-overrides=a#b']), `[--etcd-servers must be specified, --storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3', ${format}]`);
+    assert.equal(flagError(['--etcd-servers=x', '--etcd-servers-overrides=/events#http://127.0.0.1:2379']), '--etcd-servers-overrides is not implemented by kapi');
+    assert.equal(flagError(['--etcd-servers=x', '--max-connection-bytes-per-sec=100']), '--max-connection-bytes-per-sec is not implemented by kapi');
+    assert.equal(parsed(['--etcd-servers=x', '--max-connection-bytes-per-sec=0']).etcdServers.length, 1);
+    const help = "List of allowed origins for CORS, comma separated. An allowed origin can be a regular expression to support subdomain matching. If this list is empty CORS will not be enabled. Please ensure each expression matches the entire hostname by anchoring to the start with '^' or including the '//' prefix, and by anchoring to the end with '$' or including the ':' port separator suffix. Examples of valid expressions are '//example\\.com(:|$)' and '^https://example\\.com(:|$)'";
+    assert.equal(flagError(['--etcd-servers=x', '--cors-allowed-origins=example\\.com']), `--cors-allowed-origins has an invalid regular expression: regular expression does not pin to start/end of host in the origin header, help: ${help}`);
+    assert.deepEqual(parsed(['--etcd-servers=x', '--cors-allowed-origins=//a(:|$),^b$']).corsAllowedOrigins, ['//a(:|$)', '^b$']);
+    assert.match(flagError(['--etcd-servers=x', '--cors-allowed-origins=^(a$']), /^--cors-allowed-origins has an invalid regular expression: error parsing regexp: /);
   });
 
   void it('parses --feature-gates and accepts --watch-cache-sizes', () => {

@@ -1,7 +1,8 @@
 /**
  * kube-apiserver's command line, as far as kapi understands it: the same flag names,
- * defaults and error texts (pflag style), plus a set of kube flags that are accepted and
- * ignored so that existing manifests and kwokctl command lines start unchanged.
+ * defaults and error texts (pflag style). A kube flag kapi does not implement is a startup
+ * error when set; the few accepted without effect are those kube 1.32 itself no longer reads,
+ * and the kubelet client pair (kapi opens no stream to kubelets).
  */
 import { builtinDefinitions, customResourceDefinitions } from '@kapi/registry';
 import { KUBE_CONTROLLER_MANAGER_CONTROLLERS, resolveControllerFlag, UnknownControllerError } from '@kapi/controllers';
@@ -47,6 +48,18 @@ export interface ServerFlags {
   featureGates: Record<string, boolean>;
   /** What kube logs for --feature-gates: setting a GA or deprecated gate explicitly. */
   featureGateWarnings: string[];
+  /** What pflag prints for each deprecated flag given (`Flag --<name> has been deprecated, <why>`), in command-line order. */
+  flagWarnings: string[];
+  /** --allow-privileged: containers may run privileged (kube's default: they may not). */
+  allowPrivileged: boolean;
+  /** --external-hostname ('' = the advertise address): the host in `/api`'s server address and the default JWKS URI. */
+  externalHostname: string;
+  /** --cors-allowed-origins: Origin patterns (Go regular expressions, unanchored) that get CORS headers. */
+  corsAllowedOrigins: string[];
+  /** --kubelet-preferred-address-types: the Node address types tried in order to reach a kubelet. */
+  kubeletPreferredAddressTypes: string[];
+  /** --kubelet-port: the kubelet port of a Node that reports none. */
+  kubeletPort: number;
   runtimeConfig: Record<string, string>;
   verbosity: number;
   /** --logging-format: `json` (kapi's default) or `text` (klog). */
@@ -167,6 +180,8 @@ interface FlagSpec {
   readonly ignored?: boolean;
   /** A kube flag kapi does not implement: a value other than the default is a startup error. */
   readonly unimplemented?: boolean;
+  /** kube marks the flag deprecated: using it prints pflag's `Flag --<name> has been deprecated, <this>`. */
+  readonly deprecated?: string;
 }
 
 const FLAGS: Readonly<Record<string, FlagSpec>> = {
@@ -293,7 +308,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'admission-control-config-file': { type: 'string', defaultText: '', help: 'File with admission control configuration (an AdmissionConfiguration; kapi reads the PodSecurity plugin\'s PodSecurityConfiguration and refuses configuration for its other plugins).' },
   'default-not-ready-toleration-seconds': { type: 'int', defaultText: '300', help: 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.' },
   'default-unreachable-toleration-seconds': { type: 'int', defaultText: '300', help: 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.' },
-  'admission-control': { type: 'stringList', defaultText: '', help: 'Exactly the admission plugins to run; given empty, none runs (DEPRECATED: Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.)' },
+  'admission-control': { type: 'stringList', defaultText: '', help: 'Exactly the admission plugins to run; given empty, none runs (DEPRECATED: Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.)', deprecated: 'Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.' },
   // kube security flags kapi does not implement yet: setting one is a startup error, never silently ignored.
   ...unimplementedFlags([
     'service-account-signing-endpoint',
@@ -301,38 +316,23 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
     'authorization-config', 'authentication-config', 'oidc-issuer-url', 'authorization-webhook-config-file',
     'authentication-token-webhook-config-file', 'authorization-policy-file',
   ], ['enable-bootstrap-token-auth', 'encryption-provider-config-automatic-reload']),
-  // Accepted and ignored: common kube-apiserver flags (kubeadm, charts, kwokctl) with no security effect here.
-  ...ignoredFlags({
-    string: [
-      'etcd-servers-overrides', 'storage-backend',
-      'kubelet-client-certificate', 'kubelet-client-key',
-      'kubelet-preferred-address-types', 'external-hostname', 'cors-allowed-origins',
-      'profiling-mode',
-    ],
-    bool: [
-      'allow-privileged', 'profiling',
-      'logtostderr', 'alsologtostderr',
-    ],
-    int: [
-      'default-watch-cache-size', 'max-connection-bytes-per-sec', 'apiserver-count', 'kubelet-port',
-    ],
-    duration: [
-      'storage-initialization-timeout',
-    ],
-    float: [],
-  }),
+  // Accepted without effect, as in kube-apiserver 1.32 itself: deprecated flags kube no longer reads, and
+  // flags for what kapi does not do (it opens no stream to kubelets, so it has no kubelet client pair to use).
+  'default-watch-cache-size': { type: 'int', defaultText: '100', help: 'Default watch cache size. If zero, watch cache will be disabled for resources that do not have a default watch size set. kube 1.32 no longer reads it; nor does kapi.', ignored: true, deprecated: 'watch caches are sized automatically and this flag will be removed in a future version' },
+  'apiserver-count': { type: 'int', defaultText: '1', help: 'The number of apiservers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled, which kapi does not build.)', ignored: true, deprecated: 'apiserver-count is deprecated and will be removed in a future version.' },
+  'storage-initialization-timeout': { type: 'duration', defaultText: '1m0s', help: 'Maximum amount of time to wait for storage initialization before declaring apiserver ready. kube reads it only with the WatchCacheInitializationPostStartHook gate, which kapi does not offer.', ignored: true },
+  'kubelet-client-certificate': { type: 'string', defaultText: '', help: 'Path to a client cert file for TLS. kapi opens no stream to kubelets (pods/log, exec and the node proxy answer kube\'s errors up to the dial), so it presents no certificate.', ignored: true },
+  'kubelet-client-key': { type: 'string', defaultText: '', help: 'Path to a client key file for TLS. kapi opens no stream to kubelets, so it presents no key.', ignored: true },
+  'kubelet-preferred-address-types': { type: 'stringList', defaultText: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP', help: 'List of the preferred NodeAddressTypes to use for kubelet connections.' },
+  'kubelet-port': { type: 'int', defaultText: '10250', help: 'The kubelet port, for a Node that reports none.', deprecated: 'kubelet-port is deprecated and will be removed.' },
+  'allow-privileged': { type: 'bool', defaultText: 'false', help: 'If true, allow privileged containers. [default=false]' },
+  'external-hostname': { type: 'string', defaultText: '', help: 'The hostname to use when generating externalized URLs for this master (e.g. Swagger API Docs or OpenID Discovery).' },
+  'cors-allowed-origins': { type: 'stringList', defaultText: '', help: "List of allowed origins for CORS, comma separated. An allowed origin can be a regular expression to support subdomain matching. If this list is empty CORS will not be enabled. Please ensure each expression matches the entire hostname by anchoring to the start with '^' or including the '//' prefix, and by anchoring to the end with '$' or including the ':' port separator suffix. Examples of valid expressions are '//example\\.com(:|$)' and '^https://example\\.com(:|$)'" },
+  'storage-backend': { type: 'string', defaultText: '', help: "The storage backend for persistence. Options: 'etcd3' (default)." },
+  'etcd-servers-overrides': { type: 'stringList', defaultText: '', help: 'Per-resource etcd servers overrides, comma separated. The individual override format: group/resource#servers, where servers are URLs, semicolon separated. kapi keeps every resource on --etcd-servers: a valid override is a startup error.', unimplemented: true },
+  'max-connection-bytes-per-sec': { type: 'int', defaultText: '0', help: 'If non-zero, throttle each user connection to this number of bytes/sec. Currently only applies to long-running requests. kapi does not throttle: a non-zero value is a startup error.', unimplemented: true },
+  'profiling': { type: 'bool', defaultText: 'true', help: 'Enable profiling via web interface host:port/debug/pprof/', ignored: true },
 };
-
-function ignoredFlags(groups: { string: string[]; bool: string[]; int: string[]; duration: string[]; float: string[] }): Record<string, FlagSpec> {
-  const out: Record<string, FlagSpec> = {};
-  const help = 'Accepted for compatibility with kube-apiserver; ignored by kapi.';
-  for (const name of groups.string) out[name] = { type: 'string', defaultText: '', help, ignored: true };
-  for (const name of groups.bool) out[name] = { type: 'bool', defaultText: 'false', help, ignored: true };
-  for (const name of groups.int) out[name] = { type: 'int', defaultText: '0', help, ignored: true };
-  for (const name of groups.duration) out[name] = { type: 'duration', defaultText: '0s', help, ignored: true };
-  for (const name of groups.float) out[name] = { type: 'float', defaultText: '0', help, ignored: true };
-  return out;
-}
 
 function unimplementedFlags(strings: string[], bools: string[]): Record<string, FlagSpec> {
   const out: Record<string, FlagSpec> = {};
@@ -721,6 +721,15 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     watchCacheSizes: get<string[]>('watch-cache-sizes'),
     featureGates: gates.gates,
     featureGateWarnings: gates.warnings,
+    flagWarnings: [...values.keys()].flatMap((name) => {
+      const why = FLAGS[name]?.deprecated;
+      return why === undefined ? [] : [`Flag --${name} has been deprecated, ${why}`];
+    }),
+    allowPrivileged: get<boolean>('allow-privileged'),
+    externalHostname: get<string>('external-hostname'),
+    corsAllowedOrigins: get<string[]>('cors-allowed-origins'),
+    kubeletPreferredAddressTypes: get<string[]>('kubelet-preferred-address-types'),
+    kubeletPort: get<number>('kubelet-port'),
     runtimeConfig: get<Record<string, string>>('runtime-config'),
     verbosity: get<number>('v'),
     loggingFormat: get<string>('logging-format') as 'json' | 'text',
@@ -807,8 +816,10 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     admissionControlConfigFile: get<string>('admission-control-config-file'),
     enabledControllers: resolveControllers(get<string[]>('controllers')),
   };
+  const etcdErrors = etcdOptionErrors(flags.etcdServers, get<string>('storage-backend'), get<string[]>('etcd-servers-overrides'));
+  if (etcdErrors.length > 0) throw new FlagError(etcdErrors.length === 1 ? etcdErrors[0]! : `[${etcdErrors.join(', ')}]`);
   for (const [name, value] of values) {
-    if (FLAGS[name]?.unimplemented === true && value !== '' && value !== false) throw new FlagError(`--${name} is not implemented by kapi`);
+    if (FLAGS[name]?.unimplemented === true && !isUnset(value)) throw new FlagError(`--${name} is not implemented by kapi`);
   }
   validateAuthorizationModes(flags.authorizationModes);
   if (flags.audit.logPath !== '') validateAuditLog(flags.audit, get);
@@ -824,7 +835,8 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
   else flags.admissionPlugins = admission.plugins;
   // kube reports these together (an aggregate: one message, or `[a, b]`).
   if (securityErrors.length > 0) throw new FlagError(securityErrors.length === 1 ? securityErrors[0]! : `[${securityErrors.join(', ')}]`);
-  if (flags.etcdServers.length === 0) throw new FlagError('--etcd-servers must be specified');
+  const corsErrors = corsOriginErrors(flags.corsAllowedOrigins);
+  if (corsErrors.length > 0) throw new FlagError(corsErrors.length === 1 ? corsErrors[0]! : `[${corsErrors.join(', ')}]`);
   validatePort('secure-port', flags.securePort, false);
   validatePort('insecure-port', flags.insecurePort, true);
   if ((flags.tlsCertFile === '') !== (flags.tlsPrivateKeyFile === '')) {
@@ -864,6 +876,54 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     throw err;
   }
   return flags;
+}
+
+/** A flag value that asks for nothing: empty, false, zero or an empty list. */
+function isUnset(value: FlagValue): boolean {
+  return value === '' || value === false || value === 0 || (Array.isArray(value) && value.length === 0);
+}
+
+/** kube's etcd option checks, in its order (an override must be `group/resource#servers`). */
+function etcdOptionErrors(servers: readonly string[], backend: string, overrides: readonly string[]): string[] {
+  const errors: string[] = [];
+  if (servers.length === 0) errors.push('--etcd-servers must be specified');
+  if (backend !== '' && backend !== 'etcd3') errors.push("--storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'");
+  for (const override of overrides) {
+    const tokens = override.split('#');
+    if (tokens.length !== 2 || tokens[0]!.split('/').length !== 2) {
+      errors.push('--etcd-servers-overrides invalid, must be of format: group/resource#servers, where servers are URLs, semicolon separated');
+    }
+  }
+  return errors;
+}
+
+const CORS_HELP = FLAGS['cors-allowed-origins']!.help;
+
+/**
+ * kube's --cors-allowed-origins checks: each entry non-empty, a valid regular expression, and
+ * pinned to the start of the host (`^` or `//`) and to its end (`$` or `:`), against CVE-2022-1996.
+ */
+function corsOriginErrors(origins: readonly string[]): string[] {
+  const errors: string[] = [];
+  for (const origin of origins) {
+    if (origin === '') {
+      errors.push(`empty value in --cors-allowed-origins, help: ${CORS_HELP}`);
+      continue;
+    }
+    let problem: string | undefined;
+    try {
+      new RegExp(origin);
+    } catch (err) {
+      problem = `error parsing regexp: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    if (problem === undefined) {
+      const pinStart = origin.includes('^') || origin.includes('//');
+      const pinEnd = origin.includes('$') || origin.includes(':');
+      if (!pinStart || !pinEnd) problem = 'regular expression does not pin to start/end of host in the origin header';
+    }
+    if (problem !== undefined) errors.push(`--cors-allowed-origins has an invalid regular expression: ${problem}, help: ${CORS_HELP}`);
+  }
+  return errors;
 }
 
 /** The `--help` text: usage plus every flag with its type and default. */

@@ -15,6 +15,7 @@ import {
   type CrdController,
   type RequestContext,
   type ResourceDefinition,
+  type KubeletAddressing,
   type ServiceNetworkConfig,
 } from '@kapi/registry';
 import {
@@ -214,6 +215,14 @@ export interface ApiServerOptions {
   readonly serviceNetwork?: ServiceNetworkConfig;
   /** --advertise-address; default --bind-address unless unspecified or loopback, else the host's first non-loopback address. */
   readonly advertiseAddress?: string;
+  /** --external-hostname: the host of `/api`'s server address and of the default JWKS URI (with the secure port); default the advertised address. */
+  readonly externalHostname?: string;
+  /** --cors-allowed-origins: Origin patterns (already checked) that get kube's CORS headers; default none. */
+  readonly corsAllowedOrigins?: readonly string[];
+  /** --allow-privileged; default false, as kube: privileged and hostProcess containers are refused in pod specs. */
+  readonly allowPrivileged?: boolean;
+  /** --kubelet-preferred-address-types and --kubelet-port: how a Node's kubelet is addressed (pods/log, exec, the node proxy). */
+  readonly kubelet?: KubeletAddressing;
   /** --endpoint-reconciler-type; default `lease`. */
   readonly endpointReconcilerType?: 'lease' | 'none';
   /**
@@ -476,6 +485,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     garbageCollection,
     // kube converts the duration to whole seconds (a fraction truncated; 0 = no expiry).
     eventTtlSeconds: Math.trunc((options.eventTtlMs ?? 3_600_000) / 1000),
+    ...(options.allowPrivileged === true ? { allowPrivileged: true } : {}),
+    ...(options.kubelet !== undefined ? { kubelet: options.kubelet } : {}),
     ...(options.serviceNetwork !== undefined ? { serviceNetwork: options.serviceNetwork } : {}),
     onReleaseError: (err) => logger.warn(`releasing a service IP or node port failed (the repair pass frees it): ${err instanceof Error ? err.message : String(err)}`),
     ...(authenticating ? { writeGuard: (definition: ResourceDefinition) => escalationGuard(escalation, definition) } : {}),
@@ -517,8 +528,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...(nodeRestriction !== undefined ? { admitTokenRequest: (ctx: RequestContext, name: string, body: unknown) => nodeRestriction.admitTokenRequest(ctx, name, body) } : {}),
     ...(saTokens !== undefined && saKeys !== undefined ? { tokens: { ...saTokens, ...saKeys } } : {}),
     ...(rootCaFromFile ?? certificate?.cert) !== undefined ? { rootCaPem: (rootCaFromFile ?? certificate?.cert)! } : {},
-    // kube's external address: the advertised one.
-    defaultJwksUri: () => `https://${urlHost(advertiseAddress !== '' ? advertiseAddress : externalHost(options.bindAddress ?? '0.0.0.0'))}:${boundPort ?? securePort ?? 6443}/openid/v1/jwks`,
+    // kube's external address: --external-hostname, else the advertised one.
+    defaultJwksUri: () => `https://${urlHost(options.externalHostname ?? (advertiseAddress !== '' ? advertiseAddress : externalHost(options.bindAddress ?? '0.0.0.0')))}:${boundPort ?? securePort ?? 6443}/openid/v1/jwks`,
     onError: (what, err) => logger.warn(`${what}: ${err instanceof Error ? err.message : String(err)}`),
     ...(saTokens?.lookup === false ? { lookup: false } : {}),
   });
@@ -694,6 +705,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...(options.requestLogVerbosity !== undefined ? { requestLogVerbosity: options.requestLogVerbosity } : {}),
     ...(auditor !== undefined ? { auditor } : {}),
     extraRoutes: serviceAccounts.routes,
+    ...(options.corsAllowedOrigins !== undefined ? { corsAllowedOrigins: options.corsAllowedOrigins } : {}),
+    ...(options.externalHostname !== undefined ? { externalAddress: () => `${urlHost(options.externalHostname!)}:${boundPort ?? securePort ?? 6443}` } : {}),
     ...(aggregator !== undefined ? { aggregator } : {}),
     auth: {
       ...(authenticator !== undefined ? { authenticator } : {}),

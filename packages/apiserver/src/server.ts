@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import type { Registry } from '@kapi/registry';
 import { createApiSurface, type ApiSurface } from './api-surface.js';
 import { serveDiscoveryDocument, serveDiscoveryRoot } from './discovery/handler.js';
+import { corsFilter } from './filters/cors.js';
 import { resolveResourceRoute } from './handlers/resource-routes.js';
 import type { HandlerSettings, RequestScope } from './handlers/scope.js';
 import { serveHealth, type HealthChecks } from './health.js';
@@ -74,6 +75,10 @@ export interface RequestHandlerOptions {
   readonly aggregator?: Aggregator;
   /** More non-resource routes by first path segment (service account issuer discovery). */
   readonly extraRoutes?: Readonly<Record<string, NonResourceRoute>>;
+  /** --cors-allowed-origins (checked patterns); none = no CORS headers. */
+  readonly corsAllowedOrigins?: readonly string[];
+  /** `host:port` from --external-hostname, for `/api`'s server address; none = the address the client reached. */
+  readonly externalAddress?: () => string;
 }
 
 /** Health endpoints: never limited, never refused while shutting down (probes must see the truth). */
@@ -192,6 +197,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
   registry.subscribe(() => surface.invalidate());
   aggregator?.discovery.onChange(() => surface.invalidateAggregated());
   const remoteGroups = aggregator?.discovery;
+  const cors = corsFilter(options.corsAllowedOrigins ?? []);
 
   const health = (endpoint: 'healthz' | 'livez' | 'readyz'): NonResourceRoute => (_req, res, url) =>
     serveHealth(res, endpoint, options.health[endpoint], url.segments.slice(1).join('/'), url.query, (failed) =>
@@ -217,7 +223,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     openapi: (req, res, url) =>
       url.segments[1] === 'v2' ? serveOpenApiV2(req, res, surface) : serveOpenApiV3(req, res, surface, url.segments.slice(2).join('/'), url.query),
     api: (req, res, url) => {
-      if (url.segments.length === 1) serveDiscoveryRoot(req, res, surface, true);
+      if (url.segments.length === 1) serveDiscoveryRoot(req, res, surface, true, undefined, options.externalAddress?.());
       else serveDiscoveryDocument(req, res, surface, true, url.segments.slice(1));
     },
     apis: (req, res, url) => {
@@ -343,6 +349,13 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
         if (!req.complete) req.resume();
         return;
       }
+    }
+
+    // kube's CORS filter sits just outside authentication: an allowed Origin's preflight needs no credentials.
+    if (cors !== undefined && parseError === undefined && cors(req, res)) {
+      logRequest(req, method, res.statusCode, start);
+      if (!req.complete) req.resume();
+      return;
     }
 
     // kube's authentication, impersonation and authorization filters: a refused request takes no seat.

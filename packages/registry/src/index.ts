@@ -34,7 +34,7 @@ export type {
   ConnectRequest,
   ConnectResponse,
 } from './rest.js';
-export type { SubresourceStore, SubresourceFactory, SubresourceFactories, ResourceLookup } from './subresource-store.js';
+export type { SubresourceStore, SubresourceFactory, SubresourceFactories, ResourceLookup, KubeletAddressing } from './subresource-store.js';
 
 export {
   builtinDefinitions,

@@ -14,7 +14,8 @@ import { createStore } from './store.js';
 import { DEFAULT_PREFIX } from './keys.js';
 import { serviceNetwork, serviceReserver, type ServiceNetwork, type ServiceNetworkConfig } from './groups/core/service-network/index.js';
 import { builtinResourceCreater, builtinSubresourceFactories } from './builtin/subresources.js';
-import type { SubresourceFactories } from './subresource-store.js';
+import type { KubeletAddressing, SubresourceFactories } from './subresource-store.js';
+import { privilegedPolicy } from './groups/core/pods/pod-validation.js';
 
 export interface RegistryOptions {
   readonly storage: Storage;
@@ -50,6 +51,10 @@ export interface RegistryOptions {
    * long after their last create or update. Absent or 0: they never expire.
    */
   readonly eventTtlSeconds?: number;
+  /** kube's --kubelet-preferred-address-types and --kubelet-port; default kube's. */
+  readonly kubelet?: KubeletAddressing;
+  /** kube's `--allow-privileged` (default false): privileged and hostProcess containers are refused in pod specs. */
+  readonly allowPrivileged?: boolean;
 }
 
 /** A change to the set of served resources (CRDs come and go at runtime). */
@@ -113,6 +118,10 @@ export function createRegistry(options: RegistryOptions): Registry {
     const guard = options.writeGuard?.(definition);
     return guard === undefined ? {} : { writeGuard: guard };
   };
+  const podPolicyOf = (definition: ResourceDefinition) => {
+    const policy = options.allowPrivileged === true || definition.bodyDecoding === 'unstructured' ? undefined : privilegedPolicy(`${definition.group}/${definition.plural}`);
+    return policy === undefined ? {} : { podPolicy: policy };
+  };
   const factoriesOf = options.subresources ?? ((d: ResourceDefinition) => builtinSubresourceFactories(d.group, d.plural));
   /** The store of group/plural in its preferred (first served) version. */
   const lookupPreferred = (group: string, plural: string): RestResource | undefined => {
@@ -151,6 +160,8 @@ export function createRegistry(options: RegistryOptions): Registry {
           ...(isEvents(definition) && options.eventTtlSeconds !== undefined && options.eventTtlSeconds > 0 ? { ttlSeconds: options.eventTtlSeconds } : {}),
           ...guardOf(definition),
           ...subresourcesOf(definition),
+          ...podPolicyOf(definition),
+          ...(options.kubelet !== undefined ? { kubelet: options.kubelet } : {}),
         })),
       );
   const keyOf = (group: string, version: string, plural: string): string => `${group}/${version}/${plural}`;

@@ -4,7 +4,7 @@
  * verbs. Every method throws StatusErrors only (storage errors are translated once, in
  * storage-errors.ts).
  */
-import type { JSONSchemaProps, SchemaDefinitions } from '@kapi/machinery';
+import type { FieldError, JSONSchemaProps, SchemaDefinitions } from '@kapi/machinery';
 import { schemaAtom } from '@kapi/machinery';
 import type { Storage, UnreadableDeleter, Watcher as StorageWatcher } from '@kapi/storage';
 import type { Admission } from './admission.js';
@@ -28,7 +28,7 @@ import { watchObjects } from './store-watch.js';
 import { scaleAdmissionView, scaleSubresource } from './apiextensions/scale.js';
 import { SCALE_KIND } from './schemas/autoscaling.js';
 import { managedFieldsConversion, versionConversion } from './store-conversion.js';
-import type { SubresourceFactories, SubresourceStore } from './subresource-store.js';
+import { DEFAULT_KUBELET_ADDRESSING, type KubeletAddressing, type SubresourceFactories, type SubresourceStore } from './subresource-store.js';
 import { objectKey } from './keys.js';
 import { present, updateStored } from './store-context.js';
 import { translatingStorageErrors } from './storage-errors.js';
@@ -68,6 +68,10 @@ export interface StoreOptions {
   readonly ttlSeconds?: number;
   /** The registry's other resources, for those subresources (asked lazily, per request). */
   readonly lookup?: (group: string, plural: string) => RestResource | undefined;
+  /** How Nodes' kubelets are addressed, for the subresources that reach them; default kube's. */
+  readonly kubelet?: KubeletAddressing;
+  /** Cluster policy on the kind's pod spec (see ValidationContext.podPolicy). */
+  readonly podPolicy?: (obj: KubeObject) => FieldError[];
 }
 
 function servedVersion(definition: ResourceDefinition, version: string | undefined) {
@@ -110,6 +114,7 @@ export function createStoreContext(options: StoreOptions): StoreContext {
       definitions: schemas,
       version: version.name,
       ...(conversion.identity ? {} : { served: (obj) => conversion.toServed(obj) }),
+      ...(options.podPolicy !== undefined ? { podPolicy: options.podPolicy } : {}),
     },
     namespaces: definition.namespaced ? lifecycle : undefined,
     deletionGuard: options.deletionGuard,
@@ -129,7 +134,8 @@ export function storageWatcher(storage: Storage): StorageWatcher | undefined {
 }
 
 /** What a subresource factory gets: this store's operations and the registry's other resources. */
-function subresourceStore(ctx: StoreContext, lookup: StoreOptions['lookup']): SubresourceStore {
+function subresourceStore(ctx: StoreContext, options: StoreOptions): SubresourceStore {
+  const { lookup } = options;
   return {
     resource: ctx.resource,
     get: (req, name) => getObject(ctx, req, name, {}),
@@ -143,6 +149,7 @@ function subresourceStore(ctx: StoreContext, lookup: StoreOptions['lookup']): Su
     // kube's eviction deletes the pod without admission (it admitted the Eviction).
     delete: (req, name, options) => deleteObject(ctx, req, name, options, false),
     lookup: (group, plural) => lookup?.(group, plural),
+    kubelet: options.kubelet ?? DEFAULT_KUBELET_ADDRESSING,
   };
 }
 
@@ -156,7 +163,7 @@ function subresourceRoles(ctx: StoreContext, options: StoreOptions): ReadonlyMap
   if (subresources.length === 0 && factories.length === 0) return undefined;
   const out = new Map<string, RestSubresource>();
   if (factories.length > 0) {
-    const store = subresourceStore(ctx, options.lookup);
+    const store = subresourceStore(ctx, options);
     for (const [name, factory] of factories) out.set(name, withSubresourceAdmission(ctx, factory(store)));
   }
   for (const sub of subresources) {

@@ -30,7 +30,23 @@ export interface SubresourceStore {
   delete(req: RequestContext, name: string, options: DeleteOptions): Promise<{ object: KubeObject | Status; deletedImmediately: boolean }>;
   /** Another resource the registry serves, in its preferred version (e.g. PodDisruptionBudgets). */
   lookup(group: string, plural: string): RestResource | undefined;
+  /** How a Node's kubelet is addressed (pods/log, exec, the node proxy). */
+  readonly kubelet: KubeletAddressing;
 }
+
+/** kube's --kubelet-preferred-address-types and --kubelet-port. */
+export interface KubeletAddressing {
+  /** The Node address types tried in order (kube's default: Hostname, InternalDNS, InternalIP, ExternalDNS, ExternalIP). */
+  readonly preferredAddressTypes: readonly string[];
+  /** The port of a Node that reports no kubelet endpoint (kube's default 10250). */
+  readonly port: number;
+}
+
+/** kube's defaults for the kubelet flags. */
+export const DEFAULT_KUBELET_ADDRESSING: KubeletAddressing = {
+  preferredAddressTypes: ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'],
+  port: 10250,
+};
 
 /** Builds one subresource's roles for a store. */
 export type SubresourceFactory = (store: SubresourceStore) => RestSubresource;

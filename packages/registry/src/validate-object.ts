@@ -41,6 +41,12 @@ export interface ValidationContext {
    * version for the schema check (absent: the forms are the same).
    */
   served?: (obj: KubeObject) => KubeObject;
+  /**
+   * Cluster policy on pod specs (--allow-privileged=false): checked on create and on every
+   * main-resource update, except a Pod's (kube validates a Pod's spec on create only, and its
+   * ephemeral containers through their subresource).
+   */
+  podPolicy?: (obj: KubeObject) => FieldError[];
 }
 
 function schemaErrors(ctx: ValidationContext, obj: KubeObject): FieldError[] {
@@ -69,6 +75,7 @@ export async function validateForCreate(ctx: ValidationContext, obj: KubeObject,
   await yieldIfBusy();
   appendErrors(errs, ctx.definition.strategy?.validate?.(obj, ctx.version));
   appendErrors(errs, ctx.definition.strategy?.validateCreate?.(obj, ctx.version));
+  appendErrors(errs, ctx.podPolicy?.(obj));
   await validateLast(ctx, obj, undefined, errs, '', warn);
   fail(ctx, obj, errs);
 }
@@ -100,10 +107,12 @@ export async function validateForUpdate(ctx: ValidationContext, obj: KubeObject,
   if (subresource !== '') {
     // A subresource has its own strategy (kube: e.g. namespaceStatusStrategy.ValidateUpdate).
     appendErrors(errs, strategy?.validateSubresourceUpdate?.(subresource, obj, old, ctx.version));
+    if (subresource === 'ephemeralcontainers') appendErrors(errs, ctx.podPolicy?.(obj));
   } else {
     appendErrors(errs, strategy?.validateUpdate?.(obj, old, ctx.version));
     await yieldIfBusy();
     appendErrors(errs, strategy?.validate?.(obj, ctx.version));
+    if (!(ctx.definition.group === '' && ctx.definition.plural === 'pods')) appendErrors(errs, ctx.podPolicy?.(obj));
   }
   await validateLast(ctx, obj, old, errs, subresource, warn);
   fail(ctx, obj, errs);

@@ -37,8 +37,12 @@ function refuseHead(req: IncomingMessage): void {
   if (req.method === 'HEAD') throw methodNotRegistered();
 }
 
-/** `/api` (core) or `/apis`. Throws 406 when the Accept header lists nothing servable, 405 for HEAD on `/api`. */
-export function serveDiscoveryRoot(req: IncomingMessage, res: ServerResponse, surface: ApiSurface, core: boolean, remote?: RemoteGroups): void {
+/**
+ * `/api` (core) or `/apis`. Throws 406 when the Accept header lists nothing servable, 405 for
+ * HEAD on `/api`. `externalAddress` (--external-hostname with the secure port) replaces the
+ * address the client reached in `/api`'s serverAddressByClientCIDRs.
+ */
+export function serveDiscoveryRoot(req: IncomingMessage, res: ServerResponse, surface: ApiSurface, core: boolean, remote?: RemoteGroups, externalAddress?: string): void {
   if (core) refuseHead(req);
   const format = discoveryFormat(parseAccept(req.headers.accept ?? ''));
   if (format === undefined) throw notAcceptable('only the following media types are accepted: application/json, application/yaml, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList');
@@ -56,7 +60,7 @@ export function serveDiscoveryRoot(req: IncomingMessage, res: ServerResponse, su
     return;
   }
   const groups = surface.groups();
-  const body = core ? apiVersions(groups.find((g) => g.name === ''), serverAddress(req)) : apiGroupList(groups, remote?.legacyGroups() ?? []);
+  const body = core ? apiVersions(groups.find((g) => g.name === ''), externalAddress ?? serverAddress(req)) : apiGroupList(groups, remote?.legacyGroups() ?? []);
   writeObject(res, 200, body, format === 'legacy-yaml' ? 'yaml' : 'json', { headers: { Vary: 'Accept' } });
 }
 

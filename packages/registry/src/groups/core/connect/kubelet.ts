@@ -10,7 +10,7 @@ import type { KubeObject } from '@kapi/machinery';
 import { badRequest, isNotFound, notFound } from '@kapi/machinery';
 import type { RequestContext } from '../../../definition.js';
 import type { ConnectRequest, ConnectResponse, RestSubresource } from '../../../rest.js';
-import type { SubresourceStore } from '../../../subresource-store.js';
+import type { KubeletAddressing, SubresourceStore } from '../../../subresource-store.js';
 import { dial, plainError, reachProxied, relayUnsupported } from './dial.js';
 
 type Rec = Record<string, unknown>;
@@ -23,9 +23,6 @@ function names(list: unknown): string[] {
   return Array.isArray(list) ? list.map((c) => String(rec(c)['name'] ?? '')) : [];
 }
 
-/** kube's default --kubelet-preferred-address-types. */
-const PREFERRED_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
-const DEFAULT_KUBELET_PORT = 10250;
 
 /** The container a request means: `container`, else the only one; 400 otherwise (kube's texts). */
 function containerFor(pod: KubeObject, requested: string): string {
@@ -44,14 +41,14 @@ function containerFor(pod: KubeObject, requested: string): string {
 }
 
 /** The node's kubelet address and port, or kube's 500 when it has no address of a preferred type. */
-function kubeletAddress(node: KubeObject): { host: string; port: number } {
+function kubeletAddress(node: KubeObject, kubelet: KubeletAddressing): { host: string; port: number } {
   const status = rec(node['status']);
   const addresses = Array.isArray(status['addresses']) ? status['addresses'].map(rec) : [];
-  for (const type of PREFERRED_ADDRESS_TYPES) {
+  for (const type of kubelet.preferredAddressTypes) {
     const found = addresses.find((a) => a['type'] === type && typeof a['address'] === 'string' && a['address'] !== '');
     if (found !== undefined) {
       const port = rec(rec(status['daemonEndpoints'])['kubeletEndpoint'])['Port'];
-      return { host: String(found['address']), port: typeof port === 'number' && port > 0 ? port : DEFAULT_KUBELET_PORT };
+      return { host: String(found['address']), port: typeof port === 'number' && port > 0 ? port : kubelet.port };
     }
   }
   const known = addresses.map((a) => `{${String(a['type'] ?? '')} ${String(a['address'] ?? '')}}`).join(' ');
@@ -98,7 +95,7 @@ async function podStream(store: SubresourceStore, kind: PodStream, req: RequestC
     if (kind === 'log') return { contentType: 'text/plain', body: '' };
     throw badRequest(`pod ${name} does not have a host assigned`);
   }
-  const { host, port } = kubeletAddress(await nodeOf(store, nodeName));
+  const { host, port } = kubeletAddress(await nodeOf(store, nodeName), store.kubelet);
   if (kind !== 'log' && request.upgrade === '') throw badRequest('Upgrade request required');
   const failed = await dial(host, port);
   if (failed === undefined) throw relayUnsupported(`${kind} streams from kubelets`);
@@ -153,7 +150,7 @@ export function nodeProxySubresource(store: SubresourceStore): RestSubresource {
         const parts = id.split(':');
         const name = parts.length === 3 ? parts[1]! : parts[0]!;
         const node = await store.get(req, name);
-        const { host, port } = kubeletAddress(node);
+        const { host, port } = kubeletAddress(node, store.kubelet);
         return reachProxied(host, port, 'proxied requests to kubelets');
       },
     },

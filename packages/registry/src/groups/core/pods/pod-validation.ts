@@ -264,3 +264,45 @@ export function validatePodStatus(pod: KubeObject): FieldError[] {
   }
   return errs;
 }
+
+/** Where each kind keeps its pod spec (a Pod's own, or its template's). */
+const POD_SPEC_PATHS: Readonly<Record<string, readonly string[]>> = {
+  '/pods': ['spec'],
+  '/podtemplates': ['template', 'spec'],
+  '/replicationcontrollers': ['spec', 'template', 'spec'],
+  'apps/replicasets': ['spec', 'template', 'spec'],
+  'apps/deployments': ['spec', 'template', 'spec'],
+  'apps/statefulsets': ['spec', 'template', 'spec'],
+  'apps/daemonsets': ['spec', 'template', 'spec'],
+  'batch/jobs': ['spec', 'template', 'spec'],
+  'batch/cronjobs': ['spec', 'jobTemplate', 'spec', 'template', 'spec'],
+};
+
+/**
+ * kube's --allow-privileged=false (its default), as its pod spec validation applies it: a
+ * container (regular, init or ephemeral) may not be privileged, and a pod may not run Windows
+ * hostProcess containers. Checked wherever kube validates a pod spec: a Pod's create and every
+ * write of a kind with a pod template (`group/plural`; other kinds: none).
+ */
+export function privilegedPolicy(groupPlural: string): ((obj: KubeObject) => FieldError[]) | undefined {
+  const path = POD_SPEC_PATHS[groupPlural];
+  if (path === undefined) return undefined;
+  return (obj) => {
+    let at: Rec = obj as unknown as Rec;
+    for (const key of path) at = rec(at[key]);
+    const where = path.join('.');
+    const errs: FieldError[] = [];
+    const podHostProcess = rec(rec(at['securityContext'])['windowsOptions'])['hostProcess'];
+    let hostProcess = false;
+    for (const field of ['containers', 'initContainers', 'ephemeralContainers']) {
+      list(at[field]).forEach((container, i) => {
+        const context = rec(container['securityContext']);
+        if (context['privileged'] === true) errs.push(fieldForbidden(`${where}.${field}[${i}].securityContext.privileged`, 'disallowed by cluster policy'));
+        const own = rec(context['windowsOptions'])['hostProcess'];
+        if (own === true || (own === undefined && podHostProcess === true)) hostProcess = true;
+      });
+    }
+    if (hostProcess) errs.push(fieldForbidden(where, 'hostProcess containers are disallowed by cluster policy'));
+    return errs;
+  };
+}
