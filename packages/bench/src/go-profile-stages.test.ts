@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { goFlameStacks, goStageOf, summarizeGoProfile } from './go-profile-stages.js';
-import { decodePprof, type GoFrame } from './pprof.js';
+import { decodePprof, type PprofFrame as GoFrame } from '@kapi/machinery';
 import { Stage } from './profile-stages.js';
 
 /** Frames from `function@file`, innermost first, as pprof lists them. */

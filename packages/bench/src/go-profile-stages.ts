@@ -9,7 +9,7 @@
  * alone (scheduler, netpoller, timers) are "scheduler, stacks, runtime".
  */
 import type { FlameStack } from './flame-graph.js';
-import type { GoFrame, GoProfile } from './pprof.js';
+import type { PprofFrame as GoFrame, PprofProfile as GoProfile } from '@kapi/machinery';
 import { Stage, SummaryBuilder, transportStages, type ProfileSummary } from './profile-stages.js';
 
 /**

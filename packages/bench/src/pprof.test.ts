@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { decodePprof } from './pprof.js';
+import { decodePprof } from '@kapi/machinery';
 
 /** A 1 s CPU profile of kube-apiserver v1.32.13 serving client-go creates (4 goroutines, loaded machine). */
 const fixture = readFileSync(new URL('../testdata/kube-apiserver-create.pprof.gz', import.meta.url));

@@ -21,7 +21,7 @@ import { monitorProcess } from './process-stats.js';
 import { summarizeProfile, type CpuProfile, type ProfileSummary } from './profile-stages.js';
 import { cpuProfileFlameStacks, renderFlameGraph, type FlameStack } from './flame-graph.js';
 import { goFlameStacks, summarizeGoProfile } from './go-profile-stages.js';
-import { decodePprof } from './pprof.js';
+import { decodePprof } from '@kapi/machinery';
 import { fetchGoCpuProfile } from './kube-pprof.js';
 
 export const profileUsage = `kapi-bench profile [options]

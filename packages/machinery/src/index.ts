@@ -230,3 +230,6 @@ export {
   goFormatNumber,
   goTypeName,
 } from './patch/index.js';
+
+export type { PprofFrame, PprofSample, PprofProfile } from './pprof/index.js';
+export { emptyPprof, pprofDelta, encodePprof, encodePprofProto, decodePprof } from './pprof/index.js';

@@ -1,28 +1,11 @@
 /**
- * A reader for Go's pprof profiles (what `/debug/pprof/profile` serves): gzip'd protobuf of
- * github.com/google/pprof's profile.proto. Only what stage accounting and flame graphs need is
- * kept — the sample types, each sample's values and its stack resolved to function names and
- * source files — and every other field is skipped by wire type.
+ * A reader for pprof profiles (what Go's `/debug/pprof/*` serve): gzip'd or plain protobuf of
+ * github.com/google/pprof's profile.proto, resolved into a {@link PprofProfile}: each sample's
+ * stack as function names, files and lines. Mappings, addresses, labels and other fields are
+ * skipped by wire type. Field numbers: see `encode.ts`.
  */
 import { gunzipSync } from 'node:zlib';
-
-/** One frame of a Go stack; inlined calls are frames of their own. */
-export interface GoFrame {
-  /** Fully qualified, e.g. `k8s.io/apiserver/pkg/storage/etcd3.(*store).Create`. */
-  function: string;
-  /** As the binary recorded it, e.g. `k8s.io/apiserver@v0.32.13/pkg/storage/etcd3/store.go`. */
-  file: string;
-  line: number;
-}
-
-export interface GoProfile {
-  /** `[type, unit]` per value of a sample, e.g. `[['samples', 'count'], ['cpu', 'nanoseconds']]`. */
-  sampleTypes: [string, string][];
-  /** Innermost frame first. */
-  samples: { stack: GoFrame[]; values: number[] }[];
-  durationNanos: number;
-  period: number;
-}
+import type { PprofFrame, PprofProfile } from './profile.js';
 
 /** Reads varints and length-delimited fields of one protobuf message. */
 class Reader {
@@ -48,6 +31,19 @@ class Reader {
     }
   }
 
+  /**
+   * An int64 varint (a sample value may be negative in a delta profile): exact for values within
+   * ±2^53, which profile values stay in.
+   */
+  int64(): number {
+    const start = this.pos;
+    const value = this.varint();
+    if (this.pos - start < 10) return value;
+    let big = 0n;
+    for (let i = this.pos - 1; i >= start; i--) big = (big << 7n) | BigInt(this.buf[i]! & 0x7f);
+    return Number(BigInt.asIntN(64, big));
+  }
+
   /** The next field's number and wire type, or undefined at the end of the message. */
   tag(): [number, number] | undefined {
     if (this.pos >= this.end) return undefined;
@@ -64,10 +60,11 @@ class Reader {
     return reader;
   }
 
-  /** Repeated integers, packed (wire type 2) or one at a time (0). */
-  integers(wireType: number, into: number[]): void {
-    if (wireType === 0) into.push(this.varint());
-    else for (const packed = this.sub(); packed.pos < packed.end; ) into.push(packed.varint());
+  /** Repeated integers, packed (wire type 2) or one at a time (0); `signed`: int64s. */
+  integers(wireType: number, into: number[], signed = false): void {
+    const read = (r: Reader) => (signed ? r.int64() : r.varint());
+    if (wireType === 0) into.push(read(this));
+    else for (const packed = this.sub(); packed.pos < packed.end; ) into.push(read(packed));
   }
 
   skip(wireType: number): void {
@@ -84,7 +81,7 @@ class Reader {
 }
 
 /** Decodes a profile, gzip'd (as served) or not. Throws on malformed input. */
-export function decodePprof(data: Uint8Array): GoProfile {
+export function decodePprof(data: Uint8Array): PprofProfile {
   const bytes = data[0] === 0x1f && data[1] === 0x8b ? gunzipSync(data) : data;
   const strings: string[] = [];
   const sampleTypes: [number, number][] = [];
@@ -92,24 +89,29 @@ export function decodePprof(data: Uint8Array): GoProfile {
   const locations = new Map<number, { functionId: number; line: number }[]>();
   const functions = new Map<number, { name: number; file: number }>();
   let durationNanos = 0;
+  let timeNanos = 0;
   let period = 0;
+  let periodType: [number, number] | undefined;
+  const comments: number[] = [];
+  let defaultSampleType = 0;
   const message = new Reader(bytes, 0, bytes.length);
   for (let t = message.tag(); t !== undefined; t = message.tag()) {
     const [field, wireType] = t;
-    if (field === 1 && wireType === 2) {
+    if ((field === 1 || field === 11) && wireType === 2) {
       const vt = message.sub();
       const pair: [number, number] = [0, 0];
       for (let f = vt.tag(); f !== undefined; f = vt.tag()) {
         if (f[0] === 1 || f[0] === 2) pair[f[0] - 1] = vt.varint();
         else vt.skip(f[1]);
       }
-      sampleTypes.push(pair);
+      if (field === 1) sampleTypes.push(pair);
+      else periodType = pair;
     } else if (field === 2 && wireType === 2) {
       const s = message.sub();
       const sample = { locations: [] as number[], values: [] as number[] };
       for (let f = s.tag(); f !== undefined; f = s.tag()) {
         if (f[0] === 1) s.integers(f[1], sample.locations);
-        else if (f[0] === 2) s.integers(f[1], sample.values);
+        else if (f[0] === 2) s.integers(f[1], sample.values, true);
         else s.skip(f[1]);
       }
       rawSamples.push(sample);
@@ -145,13 +147,16 @@ export function decodePprof(data: Uint8Array): GoProfile {
     } else if (field === 6 && wireType === 2) {
       const s = message.sub();
       strings.push(Buffer.from(s.buf.buffer, s.buf.byteOffset + s.pos, s.end - s.pos).toString('utf8'));
-    } else if (field === 10 && wireType === 0) durationNanos = message.varint();
-    else if (field === 12 && wireType === 0) period = message.varint();
+    } else if (field === 9 && wireType === 0) timeNanos = message.int64();
+    else if (field === 10 && wireType === 0) durationNanos = message.int64();
+    else if (field === 12 && wireType === 0) period = message.int64();
+    else if (field === 13) message.integers(wireType, comments);
+    else if (field === 14 && wireType === 0) defaultSampleType = message.varint();
     else message.skip(wireType);
   }
   const str = (i: number) => strings[i] ?? '';
-  const frames = new Map<number, GoFrame[]>();
-  const framesOf = (locationId: number): GoFrame[] => {
+  const frames = new Map<number, PprofFrame[]>();
+  const framesOf = (locationId: number): PprofFrame[] => {
     let cached = frames.get(locationId);
     if (cached === undefined) {
       // A location's lines run from the innermost inlined call out to the function it was inlined into.
@@ -166,7 +171,11 @@ export function decodePprof(data: Uint8Array): GoProfile {
   return {
     sampleTypes: sampleTypes.map(([type, unit]) => [str(type), str(unit)]),
     samples: rawSamples.map((s) => ({ stack: s.locations.flatMap(framesOf), values: s.values })),
+    timeNanos,
     durationNanos,
+    ...(periodType !== undefined ? { periodType: [str(periodType[0]), str(periodType[1])] as [string, string] } : {}),
     period,
+    comments: comments.map(str),
+    defaultSampleType: str(defaultSampleType),
   };
 }
