@@ -120,6 +120,7 @@ async function main(): Promise<void> {
     insecurePort: flags.insecurePort === 0 ? null : flags.insecurePort,
     insecureBindAddress: flags.insecureBindAddress,
     requestTimeoutMs: flags.requestTimeoutMs,
+    profiling: flags.profiling,
     watchCache: flags.watchCache,
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
     etcdCompactionIntervalMs: flags.etcdCompactionIntervalMs,

@@ -31,6 +31,8 @@ export interface ServerFlags {
   insecureBindAddress: string;
   minRequestTimeoutSeconds: number;
   requestTimeoutMs: number;
+  /** --profiling: /debug/pprof is served. */
+  profiling: boolean;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   /** --max-connections (kapi extension): open client connections at most; 0 = no cap. */
@@ -315,7 +317,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
     'tls-cipher-suites', 'tls-min-version',
     'authorization-config', 'authentication-config', 'oidc-issuer-url', 'authorization-webhook-config-file',
     'authentication-token-webhook-config-file', 'authorization-policy-file',
-  ], ['enable-bootstrap-token-auth', 'encryption-provider-config-automatic-reload']),
+  ], ['enable-bootstrap-token-auth', 'encryption-provider-config-automatic-reload', 'contention-profiling']),
   // Accepted without effect, as in kube-apiserver 1.32 itself: deprecated flags kube no longer reads, and
   // flags for what kapi does not do (it opens no stream to kubelets, so it has no kubelet client pair to use).
   'default-watch-cache-size': { type: 'int', defaultText: '100', help: 'Default watch cache size. If zero, watch cache will be disabled for resources that do not have a default watch size set. kube 1.32 no longer reads it; nor does kapi.', ignored: true, deprecated: 'watch caches are sized automatically and this flag will be removed in a future version' },
@@ -331,7 +333,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'storage-backend': { type: 'string', defaultText: '', help: "The storage backend for persistence. Options: 'etcd3' (default)." },
   'etcd-servers-overrides': { type: 'stringList', defaultText: '', help: 'Per-resource etcd servers overrides, comma separated. The individual override format: group/resource#servers, where servers are URLs, semicolon separated. kapi keeps every resource on --etcd-servers: a valid override is a startup error.', unimplemented: true },
   'max-connection-bytes-per-sec': { type: 'int', defaultText: '0', help: 'If non-zero, throttle each user connection to this number of bytes/sec. Currently only applies to long-running requests. kapi does not throttle: a non-zero value is a startup error.', unimplemented: true },
-  'profiling': { type: 'bool', defaultText: 'true', help: 'Enable profiling via web interface host:port/debug/pprof/', ignored: true },
+  profiling: { type: 'bool', defaultText: 'true', help: 'Enable profiling via web interface host:port/debug/pprof/ (V8\'s CPU and heap profiles of the process that answers, in pprof\'s format)' },
 };
 
 function unimplementedFlags(strings: string[], bools: string[]): Record<string, FlagSpec> {
@@ -711,6 +713,7 @@ export function parseFlags(argv: readonly string[], program = 'kapi-apiserver'):
     insecureBindAddress: get<string>('insecure-bind-address'),
     minRequestTimeoutSeconds: get<number>('min-request-timeout'),
     requestTimeoutMs: get<number>('request-timeout'),
+    profiling: get<boolean>('profiling'),
     maxRequestsInflight: get<number>('max-requests-inflight'),
     maxConnections: get<number>('max-connections'),
     disableHttp2Serving: get<boolean>('disable-http2-serving'),

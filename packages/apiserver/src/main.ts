@@ -46,6 +46,8 @@ import type { Http2Options } from './http/http2.js';
 import { createListener, HEADERS_TIMEOUT_MS, listen, stopListening, urlHost, type ConnectionTimeouts, type Listener } from './http/listeners.js';
 import { createApiMetrics } from './metrics.js';
 import { createRequestHandler } from './server.js';
+import { createPprofHandler } from './profiling/pprof-handler.js';
+import { startHeapSampling } from './profiling/v8-profiles.js';
 import { startAggregator } from './aggregator/index.js';
 import { startServiceResolver } from './proxy/index.js';
 import { readFileSync } from 'node:fs';
@@ -105,6 +107,8 @@ export interface ApiServerOptions {
   readonly insecureBindAddress?: string;
   /** --request-timeout in ms; default 60000. */
   readonly requestTimeoutMs?: number;
+  /** --profiling: /debug/pprof served (V8's profiles in pprof's format) and the heap sampled from the start; default true, as kube. */
+  readonly profiling?: boolean;
   /** --watch-cache; default true. */
   readonly watchCache?: boolean;
   /** --min-request-timeout in seconds; default 1800 (a watch without timeoutSeconds lasts [min, 2×min)). */
@@ -682,6 +686,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const livezGraceMs = options.livezGracePeriodMs ?? 0;
   const hooksForLivez = [delayedCheck(bootstrapCheck, startedAt, livezGraceMs)];
   const shutdown = new AbortController();
+  const profiling = options.profiling ?? true;
+  // Go samples the heap from the start (MemProfileRate); so does kapi while profiling is on.
+  if (profiling) startHeapSampling().catch((err: unknown) => logger.warn('heap sampling not started: /debug/pprof/heap will fail', { err: err instanceof Error ? err.message : String(err) }));
   const requestHandler = createRequestHandler({
     registry,
     ...(options.allowUnsafeMalformedObjectDeletion === true ? { allowUnsafeMalformedObjectDeletion: true } : {}),
@@ -707,6 +714,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     extraRoutes: serviceAccounts.routes,
     ...(options.corsAllowedOrigins !== undefined ? { corsAllowedOrigins: options.corsAllowedOrigins } : {}),
     ...(options.externalHostname !== undefined ? { externalAddress: () => `${urlHost(options.externalHostname!)}:${boundPort ?? securePort ?? 6443}` } : {}),
+    ...(profiling ? { pprof: createPprofHandler({ shutdown: shutdown.signal }) } : {}),
     ...(aggregator !== undefined ? { aggregator } : {}),
     auth: {
       ...(authenticator !== undefined ? { authenticator } : {}),

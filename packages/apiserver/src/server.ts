@@ -39,6 +39,7 @@ import { AuditRejected, auditIdOf, type AuditRecord, type Auditor } from './audi
 import type { UserInfo } from './auth/user.js';
 import type { Aggregator } from './aggregator/index.js';
 import { upgradeConnectionOf } from './http/upgrade.js';
+import { isPprofPath } from './profiling/pprof-handler.js';
 
 export interface RequestHandlerOptions {
   readonly registry: Pick<Registry, 'resources' | 'lookup' | 'subscribe'>;
@@ -79,6 +80,8 @@ export interface RequestHandlerOptions {
   readonly corsAllowedOrigins?: readonly string[];
   /** `host:port` from --external-hostname, for `/api`'s server address; none = the address the client reached. */
   readonly externalAddress?: () => string;
+  /** kube's --profiling: serves /debug/pprof and every path under /debug/pprof/ (any method); none = 404 there. */
+  readonly pprof?: NonResourceRoute;
 }
 
 /** Health endpoints: never limited, never refused while shutting down (probes must see the truth). */
@@ -210,6 +213,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     healthz: health('healthz'),
     livez: health('livez'),
     readyz: health('readyz'),
+    ...(options.pprof !== undefined ? { debug: options.pprof } : {}),
     version: (req, res, url) => {
       if (url.segments.length !== 1) throw pathNotFound();
       // A go-restful route in kube: GET only.
@@ -235,6 +239,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
   /** Whether a non-resource route serves `url` (the OpenAPI tree only as /openapi/v2 and under /openapi/v3). */
   const nonResourceRouteExists = (url: ParsedUrl): boolean => {
     const first = url.segments[0] ?? '';
+    if (first === 'debug') return options.pprof !== undefined && isPprofPath(url.path);
     return Object.hasOwn(routes, first) && (first !== 'openapi' || url.segments[1] === 'v3' || (url.segments[1] === 'v2' && url.segments.length === 2));
   };
 
@@ -293,7 +298,8 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     if (!nonResourceRouteExists(url)) throw pageNotFound();
     const route = routes[url.segments[0]!]!;
     state.matched = true;
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotRegistered();
+    // kube's non-REST mux serves the profiling handlers for any method.
+    if (req.method !== 'GET' && req.method !== 'HEAD' && url.segments[0] !== 'debug') throw methodNotRegistered();
     await route(req, res, url);
   }
 
@@ -321,8 +327,10 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     } catch (err) {
       parseError = err;
     }
+    // kube's BasicLongRunningRequestCheck: /debug/pprof/ requests (a CPU profile takes its `seconds`) have no deadline and take no seat.
+    const profiling = info?.isResourceRequest === false && url !== undefined && url.path.startsWith('/debug/pprof/');
     // Watches, and upgraded connections (exec-style streams, tunnelled to aggregated APIs too): no deadline, no seat once answered.
-    const longRunning = info?.isResourceRequest === true && (info.verb === 'watch' || upgradeConnectionOf(req) !== undefined);
+    const longRunning = profiling || (info?.isResourceRequest === true && (info.verb === 'watch' || upgradeConnectionOf(req) !== undefined));
     const probe = info?.isResourceRequest === false && PROBE_PATHS.has(url?.segments[0] ?? '');
     // kube's WithRequestDeadline: --request-timeout, or a shorter `timeout` parameter (400 when malformed).
     let timeoutMs = options.requestTimeoutMs;
@@ -405,7 +413,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     let releaseSeat: (() => void) | undefined;
     let endInflight: (() => void) | undefined;
     if (!probe && parseError === undefined) {
-      if (inflightLimiter !== undefined) {
+      if (inflightLimiter !== undefined && !profiling) {
         releaseSeat = inflightLimiter.tryAcquire(kind);
         if (releaseSeat === undefined) {
           writeTooManyRequests(res);
@@ -420,7 +428,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
           return;
         }
       }
-      endInflight = metrics.startInflight(kind);
+      if (!profiling) endInflight = metrics.startInflight(kind);
       if (longRunning) {
         if (audit !== undefined) {
           const record = audit;
@@ -433,7 +441,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       }
     }
     const untrack = longRunning ? undefined : lifecycle?.trackRequest();
-    const watchRegistration = longRunning ? lifecycle?.registerWatch() : undefined;
+    const watchRegistration = longRunning && !profiling ? lifecycle?.registerWatch() : undefined;
     if (watchRegistration !== undefined) state.watchSignal = watchRegistration.signal;
     const responseSize = method === 'GET' && !longRunning ? countBody(res) : undefined;
     const span = startRequestSpan(tracer(), req, method, url?.path ?? req.url ?? '/', info);

@@ -21,6 +21,8 @@ export interface SecureResponse {
   readonly text: string;
   readonly json: Record<string, unknown>;
   readonly headers: IncomingHttpHeaders;
+  /** The body as received (binary responses, e.g. profiles). */
+  readonly body: Buffer;
 }
 
 export interface SecureServer {
@@ -94,14 +96,15 @@ export async function startSecureServer(options: Partial<ApiServerOptions> & { t
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
+            const bytes = Buffer.concat(chunks);
+            const text = bytes.toString('utf8');
             let json: Record<string, unknown> = {};
             try {
               json = JSON.parse(text) as Record<string, unknown>;
             } catch {
               // not JSON
             }
-            resolve({ status: res.statusCode ?? 0, text, json, headers: res.headers });
+            resolve({ status: res.statusCode ?? 0, text, json, headers: res.headers, body: bytes });
           });
           res.on('error', reject);
         });
