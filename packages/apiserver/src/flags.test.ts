@@ -435,6 +435,15 @@ void describe('--etcd-max-request-bytes (kapi extension)', () => {
     assert.deepEqual(parsed(['--etcd-servers=x', '--admission-control=', '--enable-bootstrap-token-auth=false']).admissionPlugins, []);
   });
 
+  void it('takes --profiling (default true), and refuses --contention-profiling, which has no V8 meaning', () => {
+    assert.equal(parsed(['--etcd-servers=x']).profiling, true);
+    assert.equal(parsed(['--etcd-servers=x', '--profiling=false']).profiling, false);
+    assert.equal(flagError(['--etcd-servers=x', '--profiling=maybe']), 'invalid argument "maybe" for "--profiling" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
+    assert.equal(flagError(['--etcd-servers=x', '--contention-profiling']), '--contention-profiling is not implemented by kapi');
+    assert.equal(parsed(['--etcd-servers=x', '--contention-profiling=false']).profiling, true);
+    assert.equal(flagError(['--etcd-servers=x', '--debug-socket-path=/tmp/s']), 'unknown flag: --debug-socket-path');
+  });
+
   void it('takes --storage-media-type as kube does, and --encryption-provider-config', () => {
     assert.equal(parsed(['--etcd-servers=x']).storageMediaType, 'application/vnd.kubernetes.protobuf');
     assert.equal(parsed(['--etcd-servers=x', '--storage-media-type=application/json']).storageMediaType, 'application/json');

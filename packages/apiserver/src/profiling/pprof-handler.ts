@@ -183,8 +183,7 @@ Profile Descriptions:
 ${descriptions}</ul>
 </p>
 </body>
-</html>
-`;
+</html>`;
 }
 
 export interface PprofHandlerOptions {
