@@ -1,13 +1,14 @@
 import { request } from 'node:https';
 
 /**
- * Go's CPU profile of a kube-apiserver over the next `seconds` (whole seconds, as Go's handler
- * takes them): `GET /debug/pprof/profile?seconds=N` (served while `--profiling` is on, its
- * default) with the bench's bearer token; the server's self-signed certificate is not checked.
+ * The CPU profile of a kube-apiserver (Go's) or of kapi (V8's, of the worker the connection
+ * reaches) over the next `seconds` (whole seconds, as Go's handler takes them):
+ * `GET /debug/pprof/profile?seconds=N` (served while `--profiling` is on, its default) with
+ * the bench's bearer token; the server's self-signed certificate is not checked.
  * Resolves with the gzip'd profile.proto once the server has sampled for that long; rejects on
  * a status other than 200 (with its body) or when nothing came within `seconds` + 60 s.
  */
-export function fetchGoCpuProfile(server: { url: string; token: string }, seconds: number): Promise<Buffer> {
+export function fetchCpuProfile(server: { url: string; token: string }, seconds: number): Promise<Buffer> {
   const whole = Math.max(1, Math.ceil(seconds));
   return new Promise((resolve, reject) => {
     const req = request(`${server.url}/debug/pprof/profile?seconds=${whole}`, { headers: { authorization: `Bearer ${server.token}` }, rejectUnauthorized: false, timeout: (whole + 60) * 1000 }, (res) => {

@@ -5,10 +5,11 @@
  * in turn, `--rounds` times in the same order, so every variant sees the same warm servers and
  * the same machine load. Each run reports the server's CPU time per operation (/proc, over the
  * measured window only). With `--cpu-profile` a further run of each variant is sampled over
- * that window: kapi by V8's profiler through the inspector (written as a `.cpuprofile`),
- * kube-apiserver by Go's profiler at `/debug/pprof/profile` (written as `.pprof.gz`). Both are
- * split into the same stages ({@link summarizeProfile}, {@link summarizeGoProfile}) and drawn as
- * SVG flame graphs.
+ * that window, each server fetched the same way: `/debug/pprof/profile` (written as
+ * `.pprof.gz`; kapi's holds V8's samples, kube-apiserver's Go's); with `--kapi-profiler
+ * inspector`, kapi is sampled through V8's inspector instead (a `.cpuprofile` for DevTools'
+ * timeline). Both are split into the same stages ({@link summarizeKapiPprof},
+ * {@link summarizeProfile}, {@link summarizeGoProfile}) and drawn as SVG flame graphs.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -22,7 +23,8 @@ import { summarizeProfile, type CpuProfile, type ProfileSummary } from './profil
 import { cpuProfileFlameStacks, renderFlameGraph, type FlameStack } from './flame-graph.js';
 import { goFlameStacks, summarizeGoProfile } from './go-profile-stages.js';
 import { decodePprof } from '@kapi/machinery';
-import { fetchGoCpuProfile } from './kube-pprof.js';
+import { fetchCpuProfile } from './kube-pprof.js';
+import { kapiPprofFlameStacks, summarizeKapiPprof } from './kapi-pprof-stages.js';
 
 export const profileUsage = `kapi-bench profile [options]
   --server LIST            servers under test, kapi and/or kube-apiserver, comma-separated
@@ -37,9 +39,11 @@ export const profileUsage = `kapi-bench profile [options]
   --clients N              independent client-go clientsets, each its own connection, the requests
                            spread over them (default 1: one HTTP/2 connection, as one program holds)
   --workers N              kapi's --workers (default 1); the server CPU counts every worker
-  --cpu-profile            one more run of each variant and server under its CPU profiler (kapi:
-                           V8's, through the inspector; kube-apiserver: Go's, /debug/pprof/profile),
-                           split by stage and drawn as SVG flame graphs
+  --cpu-profile            one more run of each variant and server under its CPU profiler, fetched
+                           from /debug/pprof/profile (kapi: V8's; kube-apiserver: Go's), split by
+                           stage and drawn as SVG flame graphs
+  --kapi-profiler WHICH    pprof (default: kapi's /debug/pprof/profile) or inspector (V8's
+                           inspector, written as a .cpuprofile with its timeline)
   --out DIR                where profiles, flame graphs and the summary go (default bench/results/profile-<time>)
 `;
 
@@ -60,6 +64,8 @@ export interface ProfileOptions {
   clients: number;
   workers: number;
   cpuProfile: boolean;
+  /** How kapi's CPU profile is taken: its /debug/pprof/profile, or V8's inspector. */
+  kapiProfiler: 'pprof' | 'inspector';
   outDir: string;
 }
 
@@ -79,6 +85,7 @@ export function parseProfileOptions(argv: string[], defaultOutDir: string): Prof
     clients: 1,
     workers: 1,
     cpuProfile: false,
+    kapiProfiler: 'pprof',
     outDir: join(defaultOutDir, `profile-${new Date().toISOString().replace(/[:.]/g, '-')}`),
   };
   for (let i = 0; i < argv.length; i++) {
@@ -128,6 +135,12 @@ export function parseProfileOptions(argv: string[], defaultOutDir: string): Prof
       case '--cpu-profile':
         options.cpuProfile = true;
         break;
+      case '--kapi-profiler': {
+        const which = value();
+        if (which !== 'pprof' && which !== 'inspector') throw new Error(`--kapi-profiler takes pprof or inspector, not ${which}`);
+        options.kapiProfiler = which;
+        break;
+      }
       case '--out':
         options.outDir = value();
         break;
@@ -136,7 +149,8 @@ export function parseProfileOptions(argv: string[], defaultOutDir: string): Prof
     }
   }
   const kapi = options.servers.includes('kapi');
-  if (options.cpuProfile && kapi && options.workers !== 1) throw new Error('--cpu-profile needs --workers 1 (one inspector)');
+  // Either profiler samples one process: with more workers, the ops would be the instance's and the profile one worker's.
+  if (options.cpuProfile && kapi && options.workers !== 1) throw new Error('--cpu-profile needs --workers 1 (a profile is of one worker)');
   if (options.workers !== 1 && !kapi) throw new Error('--workers is for --server kapi');
   return options;
 }
@@ -204,8 +218,8 @@ interface Target {
   first: boolean;
 }
 
-async function startTarget(name: ServerName, options: { cpuProfile: boolean; workers: number }): Promise<Target> {
-  const cpuProfile = options.cpuProfile;
+async function startTarget(name: ServerName, options: { cpuProfile: boolean; workers: number; kapiProfiler: 'pprof' | 'inspector' }): Promise<Target> {
+  const cpuProfile = options.cpuProfile && options.kapiProfiler === 'inspector';
   const etcd = await startEtcd();
   try {
     const server =
@@ -252,7 +266,7 @@ function startProfiler(target: Target, durationS: number): { ready: Promise<void
     };
   }
   // Settled here so that a failure before `stop` is not an unhandled rejection.
-  const fetched = fetchGoCpuProfile(target.server, durationS).then(
+  const fetched = fetchCpuProfile(target.server, durationS).then(
     (bytes) => ({ bytes }),
     (error: unknown) => ({ error }),
   );
@@ -262,7 +276,8 @@ function startProfiler(target: Target, durationS: number): { ready: Promise<void
       const got = await fetched;
       if ('error' in got) throw got.error;
       const profile = decodePprof(got.bytes);
-      return { bytes: got.bytes, extension: 'pprof.gz', summary: summarizeGoProfile(profile), stacks: goFlameStacks(profile), seconds: profile.durationNanos / 1e9 };
+      const kapi = target.name === 'kapi';
+      return { bytes: got.bytes, extension: 'pprof.gz', summary: kapi ? summarizeKapiPprof(profile) : summarizeGoProfile(profile), stacks: kapi ? kapiPprofFlameStacks(profile) : goFlameStacks(profile), seconds: profile.durationNanos / 1e9 };
     },
   };
 }

@@ -69,6 +69,9 @@ void test('profile options', () => {
   assert.deepEqual(parseProfileOptions(['--server=kube-apiserver', '--cpu-profile'], '/out').servers, ['kube-apiserver']);
   assert.throws(() => parseProfileOptions(['--server=kapi,kube'], '/out'), /--server takes kapi and\/or kube-apiserver, not kube/);
   assert.throws(() => parseProfileOptions(['--server'], '/out'), /--server needs a value/);
+  assert.equal(parseProfileOptions([], '/out').kapiProfiler, 'pprof');
+  assert.equal(parseProfileOptions(['--kapi-profiler=inspector'], '/out').kapiProfiler, 'inspector');
+  assert.throws(() => parseProfileOptions(['--kapi-profiler=perf'], '/out'), /--kapi-profiler takes pprof or inspector, not perf/);
 });
 
 void test('profile options: connections and workers', () => {

@@ -95,6 +95,26 @@ const unattributed = Stage.other;
 const etcdClient = Stage.etcdClient;
 const nodeLayer = (stage: string) => transportStages.has(stage);
 
+/**
+ * The stage of one V8 stack, innermost frame first: the innermost frame a rule names, or for
+ * node's layers the outermost of a run of them (sockets under HTTP/2 are HTTP/2's work), or the
+ * etcd client when it called them.
+ */
+export function v8StageOf(frames: Iterable<{ url: string; functionName: string }>): string {
+  let stage: string | undefined;
+  for (const frame of frames) {
+    const found = rules.find(([, test]) => test(frame.url, frame.functionName))?.[0];
+    if (found === undefined) continue;
+    if (stage !== undefined && !nodeLayer(found)) {
+      if (found === etcdClient) stage = etcdClient;
+      break;
+    }
+    if (stage !== Stage.http2Compat) stage = found;
+    if (!nodeLayer(found)) break;
+  }
+  return stage ?? unattributed;
+}
+
 export function summarizeProfile(profile: CpuProfile): ProfileSummary {
   const byId = new Map<number, CpuProfileNode>();
   const parent = new Map<number, number>();
@@ -102,33 +122,16 @@ export function summarizeProfile(profile: CpuProfile): ProfileSummary {
     byId.set(n.id, n);
     for (const c of n.children ?? []) parent.set(c, n.id);
   }
-  const ruleCache = new Map<number, string | undefined>();
-  const ruleOf = (id: number): string | undefined => {
-    if (ruleCache.has(id)) return ruleCache.get(id);
-    const frame = byId.get(id)!.callFrame;
-    const stage = rules.find(([, test]) => test(frame.url, frame.functionName))?.[0];
-    ruleCache.set(id, stage);
-    return stage;
+  const callFrames = function* (id: number): Iterable<CpuProfileNode['callFrame']> {
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) yield byId.get(at)!.callFrame;
   };
   const stageCache = new Map<number, string>();
   const stageOf = (id: number): string => {
-    const cached = stageCache.get(id);
-    if (cached !== undefined) return cached;
-    // The innermost named frame, or for node's layers the outermost of a run of them (sockets
-    // under HTTP/2 are HTTP/2's work), or the etcd client when it called them.
-    let stage: string | undefined;
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-      const found = ruleOf(at);
-      if (found === undefined) continue;
-      if (stage !== undefined && !nodeLayer(found)) {
-        if (found === etcdClient) stage = etcdClient;
-        break;
-      }
-      if (stage !== Stage.http2Compat) stage = found;
-      if (!nodeLayer(found)) break;
+    let stage = stageCache.get(id);
+    if (stage === undefined) {
+      stage = v8StageOf(callFrames(id));
+      stageCache.set(id, stage);
     }
-    stage ??= unattributed;
-    stageCache.set(id, stage);
     return stage;
   };
   const summary = new SummaryBuilder(1000);
