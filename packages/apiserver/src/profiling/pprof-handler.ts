@@ -222,9 +222,11 @@ export function createPprofHandler(options: PprofHandlerOptions): (req: Incoming
       const seconds = parseGoInt(secondsText);
       if (seconds === undefined || seconds <= 0) return serveError(res, 400, 'invalid value for "seconds" - must be a positive integer');
       if (debug !== 0) return serveError(res, 400, 'seconds and debug params are incompatible');
-      const before = await snapshot(query);
+      // As Go's: a delta takes no other parameter (no `gc`).
+      const none = new URLSearchParams();
+      const before = await snapshot(none);
       if (!(await sleep(seconds * 1000, requestSignal(res)))) return serveError(res, 500, 'context canceled');
-      return sendProfile(res, pprofDelta(before, await snapshot(query)), `${name}-delta`);
+      return sendProfile(res, pprofDelta(before, await snapshot(none)), `${name}-delta`);
     }
     const profile = await snapshot(query);
     if (debug !== 0) return send(res, 200, legacyText(name, profile), { ...NOSNIFF, 'Content-Type': TEXT });
