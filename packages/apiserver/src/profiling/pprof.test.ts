@@ -14,8 +14,9 @@ void describe('/debug/pprof with --profiling (the default)', () => {
   let s: SecureServer;
   let admin: { cert: SecureServer['admin'] };
   before(async () => {
-    // A request timeout shorter than the profile: kube runs /debug/pprof/ requests as long-running.
-    s = await startSecureServer({ requestTimeoutMs: 500, authorizationModes: ['RBAC'], anonymousAuth: true, tokens: ['alice-token,alice,1,"dev"'] });
+    // A request timeout shorter than the profile and one read seat: kube runs /debug/pprof/
+    // requests as long-running, with no deadline and no seat.
+    s = await startSecureServer({ requestTimeoutMs: 500, maxRequestsInflight: 1, authorizationModes: ['RBAC'], anonymousAuth: true, tokens: ['alice-token,alice,1,"dev"'] });
     admin = { cert: s.admin };
   });
   after(async () => {
@@ -24,8 +25,9 @@ void describe('/debug/pprof with --profiling (the default)', () => {
 
   void it('serves a CPU profile of the given seconds in pprof format, with kapi\'s own functions in it', async () => {
     let loading = true;
+    const loadStatuses = new Set<number>();
     const load = (async () => {
-      while (loading) await s.request(admin, 'GET', '/api/v1/namespaces/default/configmaps');
+      while (loading) loadStatuses.add((await s.request(admin, 'GET', '/api/v1/namespaces/default/configmaps')).status);
     })();
     const started = Date.now();
     const profiled = s.request(admin, 'GET', '/debug/pprof/profile?seconds=1');
@@ -35,6 +37,8 @@ void describe('/debug/pprof with --profiling (the default)', () => {
     const res = await profiled;
     loading = false;
     await load;
+    // The running profile held no read seat: no list alongside it was refused 429 (a slow one may meet the 500 ms deadline).
+    assert.ok(loadStatuses.has(200) && !loadStatuses.has(429), [...loadStatuses].join(','));
     assert.equal(busy.status, 500);
     assert.equal(busy.text, 'Could not enable CPU profiling: cpu profiling already in use\n');
     assert.equal(busy.headers['x-go-pprof'], '1');
