@@ -5,10 +5,18 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodePprof } from '@kapi/machinery';
+import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { eventuallyValue, startSecureServer, type SecureServer } from '../testing/secure-server.js';
 
 const NOSNIFF = 'nosniff';
+
+/** This process's main thread's CPU time (Linux /proc; clock ticks of 10 ms). */
+function mainThreadCpuNanos(): number {
+  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000_000;
+}
 
 void describe('/debug/pprof with --profiling (the default)', () => {
   let s: SecureServer;
@@ -30,11 +38,13 @@ void describe('/debug/pprof with --profiling (the default)', () => {
       while (loading) loadStatuses.add((await s.request(admin, 'GET', '/api/v1/namespaces/default/configmaps')).status);
     })();
     const started = Date.now();
+    const cpuBefore = mainThreadCpuNanos();
     const profiled = s.request(admin, 'GET', '/debug/pprof/profile?seconds=1');
     // A second profile while one runs: Go's 500.
     await new Promise((resolve) => setTimeout(resolve, 100));
     const busy = await s.request(admin, 'GET', '/debug/pprof/profile?seconds=1');
     const res = await profiled;
+    const cpuAfter = mainThreadCpuNanos();
     loading = false;
     await load;
     // The running profile held no read seat: no list alongside it was refused 429 (a slow one may meet the 500 ms deadline).
@@ -60,6 +70,8 @@ void describe('/debug/pprof with --profiling (the default)', () => {
     for (const sample of profile.samples) assert.ok(sample.values[0]! >= 1 && sample.values[1]! > 0, JSON.stringify(sample.values));
     const cpu = profile.samples.reduce((t, sample) => t + sample.values[1]!, 0);
     assert.ok(cpu > 0 && cpu <= 1.05 * profile.durationNanos, `${cpu} ns of CPU in ${profile.durationNanos} ns`);
+    // They add up to the server thread's CPU time over the profile (this process's main thread: the server runs in it), within a clock tick.
+    assert.ok(cpu <= cpuAfter - cpuBefore + 10_000_000, `${cpu} ns sampled, ${cpuAfter - cpuBefore} ns used`);
     const frames = profile.samples.flatMap((sample) => sample.stack);
     assert.ok(!frames.some((f) => f.function === '(idle)' || f.function === '(root)'));
     const own = frames.filter((f) => f.file.includes('/packages/apiserver/dist/') && f.line > 0);

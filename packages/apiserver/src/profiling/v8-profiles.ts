@@ -7,6 +7,7 @@
  * process (tests) share the heap sampler and the one-CPU-profile-at-a-time rule, as Go's
  * profiles are per process.
  */
+import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { PprofFrame, PprofProfile } from '@kapi/machinery';
 import { emptyPprof } from '@kapi/machinery';
@@ -100,10 +101,13 @@ export async function cpuProfile(durationMs: number, stop: AbortSignal): Promise
     await s.post('Profiler.enable');
     await s.post('Profiler.setSamplingInterval', { interval: CPU_SAMPLING_INTERVAL_US });
     const timeNanos = Date.now() * 1e6;
+    const cpuBefore = mainThreadCpuNanos();
     await s.post('Profiler.start');
     await waitFor(durationMs, stop);
     const { profile } = await s.post('Profiler.stop');
-    return cpuProfileToPprof(profile as CpuProfile, timeNanos);
+    const cpuAfter = mainThreadCpuNanos();
+    const threadCpuNanos = cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined;
+    return cpuProfileToPprof(profile as CpuProfile, timeNanos, threadCpuNanos);
   } finally {
     cpuBusy = false;
   }
@@ -124,14 +128,34 @@ function waitFor(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * V8's CPU profile (the `.cpuprofile` JSON) as pprof: one sample per distinct stack. A sample
- * stands for the time to the next one, at most four median gaps. V8 samples on a timer thread
- * and, on a loaded machine, misses ticks (here: ~2,700 samples in 5.4 s at a nominal 1 ms), so
- * counting each as one period undercounts: against the main thread's CPU time from /proc over
- * the same busy window, count × period gave 56–60 %, the capped gaps 81–83 %. Go counts one
- * period per SIGPROF of CPU time; V8 has no CPU-time timer.
+ * The main thread's CPU time so far (Linux: /proc, in clock ticks of 10 ms), undefined elsewhere.
+ * This is the thread the CPU profiler samples.
  */
-export function cpuProfileToPprof(profile: CpuProfile, timeNanos: number): PprofProfile {
+function mainThreadCpuNanos(): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    // After the parenthesized name: state is field 3, utime and stime fields 14 and 15.
+    const rest = fields.slice(fields.lastIndexOf(')') + 2).split(' ');
+    return (Number(rest[11]) + Number(rest[12])) * 10_000_000;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * V8's CPU profile (the `.cpuprofile` JSON) as pprof: one sample per distinct stack.
+ *
+ * What a sample's CPU is: Go counts one period per SIGPROF of CPU time; V8 has no CPU-time
+ * timer. It samples on a wall-clock timer thread which, on a loaded machine, misses ticks
+ * (~2,700 samples in 5.4 s at a nominal 1 ms), while a gap between samples may include time the
+ * thread was descheduled. Against the main thread's CPU time from /proc over the same busy
+ * window, count × period gave 56–60 % of it at load ~22, and the gap to the next sample (capped
+ * at four median gaps) 81–83 % there but 160 % under heavier load. So a sample is weighed by its
+ * capped gap, and when `threadCpuNanos` (the main thread's CPU over the profile) is known, the
+ * weights are scaled to add up to it: the total is the thread's true CPU time, its split over
+ * stacks V8's sampling.
+ */
+export function cpuProfileToPprof(profile: CpuProfile, timeNanos: number, threadCpuNanos?: number): PprofProfile {
   const byId = new Map<number, CpuProfileNode>();
   const parent = new Map<number, number>();
   for (const node of profile.nodes) {
@@ -149,13 +173,16 @@ export function cpuProfileToPprof(profile: CpuProfile, timeNanos: number): Pprof
     sum[1] += Math.min(deltas[i + 1] ?? medianUs, 4 * medianUs);
     sums.set(samples[i]!, sum);
   }
+  let busyUs = 0;
+  for (const [id, [, us]] of sums) if (byId.get(id)?.callFrame.functionName !== '(idle)') busyUs += us;
+  const nanosPerUs = threadCpuNanos !== undefined && threadCpuNanos > 0 && busyUs > 0 ? threadCpuNanos / busyUs : 1000;
   const periodNs = CPU_SAMPLING_INTERVAL_US * 1000;
   const out = emptyPprof([['samples', 'count'], ['cpu', 'nanoseconds']], {
     timeNanos,
     durationNanos: Math.max(0, Math.round((profile.endTime - profile.startTime) * 1000)),
     periodType: ['cpu', 'nanoseconds'],
     period: periodNs,
-    comments: ["kapi: V8's CPU profiler on the server process's main thread, idle time left out"],
+    comments: [`kapi: V8's CPU profiler on the server process's main thread, idle time left out; ${threadCpuNanos !== undefined ? "the samples add up to the thread's CPU time" : 'a sample weighs the time to the next one'}`],
   });
   for (const [id, [count, us]] of sums) {
     const node = byId.get(id);
@@ -165,7 +192,7 @@ export function cpuProfileToPprof(profile: CpuProfile, timeNanos: number): Pprof
       const frame = byId.get(at)!.callFrame;
       if (frame.functionName !== ROOT || frame.url !== '') stack.push(frameOf(frame));
     }
-    out.samples.push({ stack, values: [count, Math.round(us * 1000)] });
+    out.samples.push({ stack, values: [count, Math.round(us * nanosPerUs)] });
   }
   return out;
 }
