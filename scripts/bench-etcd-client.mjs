@@ -5,8 +5,10 @@
 // (process.cpuUsage, user + system) per call, --rounds times alternating the two. etcd runs
 // pinned to the last core and this process to the first when --pin is given (taskset).
 //   node scripts/bench-etcd-client.mjs [--root DIR] [--count 20000] [--warmup 5000]
-//        [--concurrency 16] [--rounds 3] [--tls] [--pin] [--transport http2|frames]
-// With --cpu-prof-dir DIR, one extra profiled round of each goes to DIR (node:inspector).
+//        [--concurrency 16] [--rounds 3] [--tls] [--pin] [--transport http2|frames|both]
+// --transport both measures the two transports of createEtcdUnaryClient in this one process,
+// rounds alternating them too. With --cpu-prof-dir DIR, one extra profiled round of each call
+// (and transport) goes to DIR (node:inspector).
 import { Buffer } from 'node:buffer';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -24,7 +26,8 @@ const count = Number(arg('count', '20000'));
 const warmup = Number(arg('warmup', '5000'));
 const rounds = Number(arg('rounds', '3'));
 const concurrency = Number(arg('concurrency', '16'));
-const transport = arg('transport', undefined);
+const transportArg = arg('transport', 'http2');
+const transports = transportArg === 'both' ? ['http2', 'frames'] : [transportArg];
 const profileDir = arg('cpu-prof-dir', undefined);
 
 const { startEtcd } = await import(`${root}/packages/storage/dist/testing/index.js`);
@@ -38,17 +41,20 @@ if (flag('pin')) {
   execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
 }
 const tls = etcd.tls !== undefined ? { caFile: etcd.tls.caFile, certFile: etcd.tls.certFile, keyFile: etcd.tls.keyFile } : undefined;
-const client = createEtcdUnaryClient(etcd.endpoints, { ...(tls !== undefined ? { tls } : {}), ...(transport !== undefined ? { transport } : {}) });
+const clients = Object.fromEntries(transports.map((transport) => [transport, createEtcdUnaryClient(etcd.endpoints, { ...(tls !== undefined ? { tls } : {}), transport })]));
 const T = 10_000;
 const value = Buffer.alloc(1024, 'v');
 const readKey = Buffer.from('/registry/configmaps/default/bench-read');
-await client.put({ key: readKey, value }, T);
+await clients[transports[0]].put({ key: readKey, value }, T);
 let serial = 0;
-const ops = {
-  range: () => client.range({ key: readKey }, T),
-  txn: () => {
+const calls = {
+  range: async (client) => {
+    const res = await client.range({ key: readKey }, T);
+    if (res.kvs.length !== 1 || res.kvs[0].value.length !== value.length) throw new Error('range: unexpected answer');
+  },
+  txn: async (client) => {
     const key = Buffer.from(`/registry/configmaps/default/bench-${serial++}`);
-    return client.txn(
+    const res = await client.txn(
       {
         compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: 0 }],
         success: [{ request_put: { key, value } }],
@@ -56,42 +62,47 @@ const ops = {
       },
       T,
     );
+    if (!res.succeeded) throw new Error('txn: unexpected answer');
   },
 };
 
-async function run(op, n) {
+async function run(op, transport, n) {
+  const client = clients[transport];
+  const call = calls[op];
   let left = n;
   const worker = async () => {
-    while (left-- > 0) await ops[op]();
+    while (left-- > 0) await call(client);
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
-async function measure(op, n) {
+async function measure(op, transport, n) {
   const start = process.cpuUsage();
   const wall = process.hrtime.bigint();
-  await run(op, n);
+  await run(op, transport, n);
   const cpu = process.cpuUsage(start);
   const seconds = Number(process.hrtime.bigint() - wall) / 1e9;
-  return { op, userUs: cpu.user / n, systemUs: cpu.system / n, cpuUs: (cpu.user + cpu.system) / n, perSecond: n / seconds };
+  return { op, transport, userUs: cpu.user / n, systemUs: cpu.system / n, cpuUs: (cpu.user + cpu.system) / n, perSecond: n / seconds };
 }
 
-const fmt = (r) => `${r.op.padEnd(5)} ${r.cpuUs.toFixed(1).padStart(6)} µs CPU/call (user ${r.userUs.toFixed(1)}, sys ${r.systemUs.toFixed(1)})  ${r.perSecond.toFixed(0)} calls/s`;
+const fmt = (r) => `${r.op.padEnd(5)} ${r.transport.padEnd(6)} ${r.cpuUs.toFixed(1).padStart(6)} µs CPU/call (user ${r.userUs.toFixed(1)}, sys ${r.systemUs.toFixed(1)})  ${r.perSecond.toFixed(0)} calls/s`;
 try {
-  await run('range', warmup);
-  await run('txn', warmup);
-  const results = { range: [], txn: [] };
+  for (const transport of transports) {
+    await run('range', transport, warmup);
+    await run('txn', transport, warmup);
+  }
+  const results = new Map();
+  const pairs = transports.flatMap((transport) => ['range', 'txn'].map((op) => [op, transport]));
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? ['range', 'txn'] : ['txn', 'range'];
-    for (const op of order) {
-      const r = await measure(op, count);
-      results[op].push(r);
+    for (const [op, transport] of round % 2 === 0 ? pairs : pairs.toReversed()) {
+      const r = await measure(op, transport, count);
+      results.set(`${op} ${transport}`, [...(results.get(`${op} ${transport}`) ?? []), r]);
       console.log(`round ${round + 1}: ${fmt(r)}`);
     }
   }
-  for (const op of ['range', 'txn']) {
-    const sorted = results[op].map((r) => r.cpuUs).sort((a, b) => a - b);
-    console.log(`${op}: median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} µs CPU/call (min ${sorted[0].toFixed(1)}, max ${sorted.at(-1).toFixed(1)}) over ${rounds} rounds of ${count}, concurrency ${concurrency}${flag('tls') ? ', TLS' : ''}${transport !== undefined ? `, transport ${transport}` : ''}`);
+  for (const [name, rs] of results) {
+    const sorted = rs.map((r) => r.cpuUs).sort((a, b) => a - b);
+    console.log(`${name}: median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} µs CPU/call (min ${sorted[0].toFixed(1)}, max ${sorted.at(-1).toFixed(1)}) over ${rounds} rounds of ${count}, concurrency ${concurrency}${flag('tls') ? ', TLS' : ''}`);
   }
   if (profileDir !== undefined) {
     mkdirSync(profileDir, { recursive: true });
@@ -99,16 +110,16 @@ try {
     session.connect();
     await session.post('Profiler.enable');
     await session.post('Profiler.setSamplingInterval', { interval: 100 });
-    for (const op of ['range', 'txn']) {
+    for (const [op, transport] of pairs) {
       await session.post('Profiler.start');
-      await run(op, count);
+      await run(op, transport, count);
       const { profile } = await session.post('Profiler.stop');
-      writeFileSync(join(profileDir, `${op}.cpuprofile`), JSON.stringify(profile));
+      writeFileSync(join(profileDir, `${op}-${transport}.cpuprofile`), JSON.stringify(profile));
     }
     session.disconnect();
-    console.log(`profiles: ${profileDir}/{range,txn}.cpuprofile`);
+    console.log(`profiles: ${profileDir}/{range,txn}-{${transports.join(',')}}.cpuprofile`);
   }
 } finally {
-  client.close();
+  for (const client of Object.values(clients)) client.close();
   await etcd.stop();
 }
