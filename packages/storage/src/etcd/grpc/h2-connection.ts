@@ -153,7 +153,14 @@ export class H2Connection {
     }
     this.socket.setNoDelay(true);
     this.socket.unref();
-    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    this.socket.on('data', (chunk: Buffer) => {
+      try {
+        this.onData(chunk);
+      } catch (err) {
+        // A defect here must not take the process down: the connection fails, its calls with it.
+        this.destroy(err instanceof Error ? err : new Error(String(err)));
+      }
+    });
     this.socket.on('error', (err: Error) => {
       this.lastError ??= err;
     });
