@@ -502,7 +502,10 @@ export class H2Connection {
       else exchange.end(grpcError(Status.UNKNOWN, 'No status received'), 0, '', undefined);
       return;
     }
-    const body = stream.chunks !== undefined ? Buffer.concat(stream.chunks) : stream.single;
+    let body = stream.chunks !== undefined ? Buffer.concat(stream.chunks) : stream.single;
+    // A one-frame body is a view of a socket read that may hold other calls' answers too, and
+    // decoded values are views of the body: copied, so that a kept value keeps only its own answer.
+    if (body !== undefined && stream.chunks === undefined && body.buffer.byteLength > 2 * body.length) body = Buffer.from(body);
     exchange.end(undefined, stream.grpcStatus, stream.grpcMessage, body);
   }
 
