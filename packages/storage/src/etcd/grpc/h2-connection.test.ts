@@ -5,8 +5,8 @@ import { toStorageError } from '../errors.js';
 import { failure } from './beside-etcd3.js';
 import { createEtcdUnaryClient, type EtcdUnaryClient } from './unary-client.js';
 
-// What the frames transport must get right beyond the unary-client suite (which
-// unary-client-frames.test.ts runs on it too): flow control both ways, and a connection that
+// What the frames transport (the unary client's default, which unary-client.test.ts runs on)
+// must get right beyond that suite: flow control both ways, and a connection that
 // stays in step after calls it gave up on.
 void describe('the frames transport (h2-connection.ts) against a real etcd', { concurrency: false }, () => {
   let etcd: TestEtcd;

@@ -1,8 +1,9 @@
 /**
  * kapi's own etcd client: the unary KV calls (Range, Put, DeleteRange, Txn, Compact),
- * Lease.LeaseGrant and Maintenance.Status, and Watch streams (watch-call.ts): gRPC over
- * `node:http2` with the static codecs of kv-messages.ts (and lease-messages.ts,
- * maintenance-messages.ts, watch-messages.ts), instead of etcd3 over @grpc/grpc-js
+ * Lease.LeaseGrant and Maintenance.Status (over h2-connection.ts, or node:http2: see
+ * `transport`), and Watch streams (watch-call.ts, over `node:http2`): gRPC with the static
+ * codecs of kv-messages.ts (and lease-messages.ts, maintenance-messages.ts,
+ * watch-messages.ts), instead of etcd3 over @grpc/grpc-js
  * (which costs kapi about twice the CPU per call: generic protobuf reflection, metadata
  * objects, interceptors, a promise chain per call). Requests and responses keep the etcd3
  * client's shapes, and failures its error classes, so the code above it is the same for both.
@@ -107,9 +108,10 @@ export interface EtcdUnaryClientOptions {
   readonly keepaliveTimeMs?: number;
   readonly keepaliveTimeoutMs?: number;
   /**
-   * What carries the unary calls: `http2` (node:http2, the default) or `frames` (h2-connection.ts,
-   * a minimal HTTP/2 client on its own connection per member). Default `$KAPI_ETCD_UNARY_TRANSPORT`
-   * or `http2`. Watches always use node:http2.
+   * What carries the unary calls: `frames` (h2-connection.ts, a minimal HTTP/2 client on its own
+   * connection per member; about a quarter of node:http2's CPU per call,
+   * scripts/bench-etcd-client.mjs) or `http2` (node:http2, on the session the member's watches
+   * use). Default `$KAPI_ETCD_UNARY_TRANSPORT` or `frames`. Watches always use node:http2.
    */
   readonly transport?: 'http2' | 'frames';
 }
@@ -173,7 +175,7 @@ export function createEtcdUnaryClient(endpoints: readonly string[], options: Etc
     return headers;
   };
 
-  const transport = options.transport ?? (process.env.KAPI_ETCD_UNARY_TRANSPORT === 'frames' ? 'frames' : 'http2');
+  const transport = options.transport ?? (process.env.KAPI_ETCD_UNARY_TRANSPORT === 'http2' ? 'http2' : 'frames');
   const metadataFields: Array<[string, string]> = metadata !== undefined ? [['hasleader', 'true']] : [];
 
   /** One attempt on one member. */
