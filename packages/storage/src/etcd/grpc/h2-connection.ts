@@ -396,7 +396,9 @@ export class H2Connection {
         if (stream === undefined || payload.length !== 4) return;
         this.removeStream(stream);
         const code = payload.readUInt32BE(0);
-        if (stream.grpcStatus >= 0) this.endStream(stream);
+        // As unary-call.ts reads node:http2's streams: a gRPC or HTTP status already received
+        // stands; a reset without one (and with an error code) is the reset's status.
+        if (stream.grpcStatus >= 0 || code === NO_ERROR || (stream.httpStatus !== 0 && stream.httpStatus !== 200)) this.endStream(stream);
         else stream.exchange.end(grpcError(...resetStatus(code)), 0, '', undefined);
         return;
       }
