@@ -73,19 +73,21 @@ const linuxOnly = { skip: process.platform !== 'linux' && 'reads /proc' };
 const loaded = (part: string): boolean => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes(part));
 
 // First in this file: the test after it loads etcd3 on purpose.
-void test('a default server talks to etcd over one connection: its own client; the etcd3 client and @grpc/grpc-js are never loaded', linuxOnly, async () => {
-  assert.equal(await serverConnections(), 1);
+// Two: its own client carries unary calls on a connection of their own (grpc/h2-connection.ts)
+// and watches on a node:http2 session.
+void test('a default server talks to etcd over its own client (two connections: unary calls, watches); the etcd3 client and @grpc/grpc-js are never loaded', linuxOnly, async () => {
+  assert.equal(await serverConnections(), 2);
   assert.equal(loaded('/node_modules/@grpc/grpc-js/'), false);
   assert.equal(loaded('/node_modules/etcd3/lib/index.js'), false);
   assert.equal(loaded('/node_modules/etcd3/lib/errors.js'), true);
 });
 
 for (const variable of ['KAPI_ETCD_KV_CLIENT', 'KAPI_ETCD_WATCH_CLIENT']) {
-  void test(`${variable}=etcd3 still works, on an etcd3 client of its own (a second connection)`, linuxOnly, async () => {
+  void test(`${variable}=etcd3 still works, on an etcd3 client of its own (one more connection)`, linuxOnly, async () => {
     const saved = process.env[variable];
     process.env[variable] = 'etcd3';
     try {
-      assert.equal(await serverConnections(), 2);
+      assert.equal(await serverConnections(), 3);
       assert.equal(loaded('/node_modules/@grpc/grpc-js/'), true);
     } finally {
       if (saved === undefined) delete process.env[variable];

@@ -14,7 +14,8 @@ import type { IRangeRequest, IRangeResponse, ITxnRequest, ITxnResponse } from 'e
 
 export const etcdClientUsage = `kapi-bench etcd-client [options]
   --clients LIST       comma-separated: etcd3 (etcd3 over @grpc/grpc-js), http2 (kapi's own gRPC
-                       client over node:http2) (default etcd3,http2)
+                       client over node:http2), frames (kapi's own gRPC client over its own
+                       HTTP/2 framing, grpc/h2-connection.ts) (default etcd3,http2,frames)
   --calls N            calls per batch (default 5000)
   --concurrency N      calls in flight in the concurrent batches (default 64)
   --runs N             measured batches per client and kind (default 3)
@@ -29,7 +30,7 @@ export interface EtcdClientBenchOptions {
   valueBytes: number;
 }
 
-export type ClientName = 'etcd3' | 'http2';
+export type ClientName = 'etcd3' | 'http2' | 'frames';
 
 /** The two calls measured, as kapi's kv.ts makes them (a deadline on each). */
 interface KVCalls {
@@ -53,20 +54,20 @@ export function* benchFlags(argv: readonly string[]): Generator<{ flag: string; 
   }
 }
 
-/** `--clients etcd3,http2`: the etcd clients to compare. */
-export function parseClients(value: string): ClientName[] {
+/** `--clients etcd3,http2`: the etcd clients to compare, each one of `known`. */
+export function parseClients<Name extends string>(value: string, known: readonly Name[] = ['etcd3', 'http2'] as Name[]): Name[] {
   return value.split(',').map((c) => {
-    if (c !== 'etcd3' && c !== 'http2') throw new Error(`unknown client ${c}`);
-    return c;
+    if (!known.includes(c as Name)) throw new Error(`unknown client ${c}`);
+    return c as Name;
   });
 }
 
 export function parseEtcdClientBenchOptions(argv: string[]): EtcdClientBenchOptions {
-  const options: EtcdClientBenchOptions = { clients: ['etcd3', 'http2'], calls: 5000, concurrency: 64, runs: 3, valueBytes: 1000 };
+  const options: EtcdClientBenchOptions = { clients: ['etcd3', 'http2', 'frames'], calls: 5000, concurrency: 64, runs: 3, valueBytes: 1000 };
   for (const { flag, value, positive } of benchFlags(argv)) {
     switch (flag) {
       case '--clients':
-        options.clients = parseClients(value);
+        options.clients = parseClients<ClientName>(value, ['etcd3', 'http2', 'frames']);
         break;
       case '--calls':
         options.calls = positive();
@@ -98,8 +99,8 @@ function etcd3Calls(endpoints: string[]): KVCalls {
   };
 }
 
-function http2Calls(endpoints: string[]): KVCalls {
-  const client: EtcdUnaryClient = createEtcdUnaryClient(endpoints);
+function unaryCalls(endpoints: string[], transport: 'http2' | 'frames'): KVCalls {
+  const client: EtcdUnaryClient = createEtcdUnaryClient(endpoints, { transport });
   return {
     range: (req) => client.range(req, TIMEOUT_MS),
     txn: (req) => client.txn(req, TIMEOUT_MS),
@@ -142,7 +143,7 @@ async function batch(calls: KVCalls, kind: Kind, count: number, concurrency: num
 
 export async function runEtcdClientBench(options: EtcdClientBenchOptions): Promise<BatchResult[]> {
   const etcd = await startEtcd();
-  const clients = new Map<ClientName, KVCalls>(options.clients.map((c) => [c, c === 'etcd3' ? etcd3Calls(etcd.endpoints) : http2Calls(etcd.endpoints)]));
+  const clients = new Map<ClientName, KVCalls>(options.clients.map((c) => [c, c === 'etcd3' ? etcd3Calls(etcd.endpoints) : unaryCalls(etcd.endpoints, c)]));
   const value = Buffer.alloc(options.valueBytes, 'x');
   const readKey = Buffer.from('/registry/configmaps/default/read');
   const results: BatchResult[] = [];

@@ -2,7 +2,9 @@
  * The HTTP/2 connection to one etcd member, made on first use and made again after it fails.
  */
 import { connect, type ClientHttp2Session, type SecureClientSessionOptions } from 'node:http2';
-import { grpcError, Status } from './unary-call.js';
+import { H2Connection } from './h2-connection.js';
+import { encodeHeaderBlock } from './hpack.js';
+import { grpcError, grpcTimeout, Status } from './unary-call.js';
 
 export interface MemberOptions {
   /** TLS material (PEM), when the endpoint is https. */
@@ -34,6 +36,8 @@ const WINDOW_BYTES = 16 * 1024 * 1024;
  */
 export class Member {
   private current: Connection | undefined;
+  private framed: H2Connection | undefined;
+  private readonly headerBlocks = new Map<string, { timeoutMs: number; block: Buffer }>();
   private closed = false;
 
   constructor(
@@ -49,11 +53,47 @@ export class Member {
     return (this.current = this.open());
   }
 
-  /** Drops the member's session (if any) at once; its calls fail as connection failures. */
+  /**
+   * The member's connection for unary calls over h2-connection.ts (its own TCP/TLS connection
+   * beside the node:http2 session of `session()`), connecting if there is none usable.
+   */
+  framedConnection(): H2Connection {
+    const current = this.framed;
+    if (current !== undefined && current.usable) return current;
+    if (this.closed) throw grpcError(Status.UNAVAILABLE, 'client closed');
+    return (this.framed = new H2Connection(new URL(this.endpoint), this.options));
+  }
+
+  /**
+   * The header block (hpack.ts) of a unary call to `path` on this member with deadline
+   * `timeoutMs` and extra `metadata`, made once per path and deadline.
+   */
+  headerBlock(path: string, timeoutMs: number, metadata: readonly (readonly [string, string])[]): Buffer {
+    const known = this.headerBlocks.get(path);
+    if (known !== undefined && known.timeoutMs === timeoutMs) return known.block;
+    const url = new URL(this.endpoint);
+    const block = encodeHeaderBlock([
+      [':method', 'POST'],
+      [':scheme', url.protocol === 'https:' ? 'https' : 'http'],
+      [':path', path],
+      [':authority', url.host],
+      ['content-type', 'application/grpc'],
+      ['te', 'trailers'],
+      ['grpc-timeout', grpcTimeout(timeoutMs)],
+      ...metadata,
+    ]);
+    this.headerBlocks.set(path, { timeoutMs, block });
+    return block;
+  }
+
+  /** Drops the member's connections (if any) at once; their calls fail as connection failures. */
   reset(): void {
     const current = this.current;
     this.current = undefined;
     current?.session.destroy();
+    const framed = this.framed;
+    this.framed = undefined;
+    framed?.destroy();
   }
 
   close(): void {

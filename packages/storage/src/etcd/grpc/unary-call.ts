@@ -81,41 +81,46 @@ export function resetStatus(code: number): [number, string] {
   }
 }
 
-export interface UnaryCallOptions {
-  /** The call's deadline, relative: sent as grpc-timeout and enforced here. */
-  readonly timeoutMs: number;
-  /** Extra request headers (gRPC metadata), e.g. etcd's `hasleader`. */
-  readonly metadata?: OutgoingHttpHeaders;
+/** What a unary call needs of its connection (member.ts's Connection). */
+export interface UnaryCallConnection {
+  readonly session: ClientHttp2Session;
+  /** Calls in flight on the session (it is pinged only while there are some). */
+  active: number;
+  /** Records that the session carried a frame. */
+  sawFrame(): void;
   /** What a connection failure of this session is reported as (see member.ts). */
-  readonly connectionFailure: (streamError: Error | undefined) => Error;
+  failure(streamError: Error | undefined): Error;
 }
 
 /**
- * Sends `frame` (a message with FRAME_HEADER_BYTES free in front, filled here) to `path` on
- * `session`, and resolves with the response decoded by `decode`. Rejects with a grpc-js shaped
- * error (see `grpcError`): the call's status when it is not OK, DEADLINE_EXCEEDED when
- * `timeoutMs` passes first (the stream is then cancelled), or `connectionFailure()` when the
- * session fails under it.
+ * Sends `frame` (a message with FRAME_HEADER_BYTES free in front, filled here) with request
+ * headers `headers` (from `requestHeaders`) on `connection`'s session, and resolves with the
+ * response decoded by `decode`. Rejects with a grpc-js shaped error (see `grpcError`): the
+ * call's status when it is not OK, DEADLINE_EXCEEDED when `timeoutMs` passes first (the stream
+ * is then cancelled), or `connection.failure()` when the session fails under it. Counts the
+ * call in `connection.active` while it runs, and calls `connection.sawFrame()` as it ends.
+ *
+ * Per call it makes one stream, one promise, one timer and the stream's listeners, nothing
+ * more: node:http2's own per-stream cost is most of a call's CPU (scripts/bench-etcd-client.mjs).
  */
-export function unaryCall<Res>(session: ClientHttp2Session, path: string, frame: Buffer, decode: MessageDecoder<Res>, options: UnaryCallOptions): Promise<Res> {
+export function unaryCall<Res>(
+  connection: UnaryCallConnection,
+  headers: OutgoingHttpHeaders,
+  frame: Buffer,
+  decode: MessageDecoder<Res>,
+  timeoutMs: number,
+): Promise<Res> {
   frame[0] = 0;
   frame.writeUInt32BE(frame.length - FRAME_HEADER_BYTES, 1);
-  const headers: OutgoingHttpHeaders = {
-    ':method': 'POST',
-    ':path': path,
-    'content-type': 'application/grpc',
-    te: 'trailers',
-    'grpc-timeout': grpcTimeout(options.timeoutMs),
-    ...options.metadata,
-  };
   return new Promise<Res>((resolve, reject) => {
     let stream: ClientHttp2Stream;
     try {
-      stream = session.request(headers, { endStream: false });
+      stream = connection.session.request(headers, STREAM_OPTIONS);
     } catch {
-      reject(options.connectionFailure(undefined));
+      reject(connection.failure(undefined));
       return;
     }
+    connection.active++;
     let chunks: Buffer[] | undefined;
     let single: Buffer | undefined;
     let status: number | undefined;
@@ -126,11 +131,13 @@ export function unaryCall<Res>(session: ClientHttp2Session, path: string, frame:
     const timer = setTimeout(() => {
       finish(grpcError(Status.DEADLINE_EXCEEDED, 'Deadline exceeded'));
       stream.close(constants.NGHTTP2_CANCEL);
-    }, options.timeoutMs);
+    }, timeoutMs);
     const finish = (err: Error | undefined, res?: Res): void => {
       if (done) return;
       done = true;
       clearTimeout(timer);
+      connection.active--;
+      connection.sawFrame();
       if (err !== undefined) reject(err);
       else resolve(res!);
     };
@@ -155,10 +162,11 @@ export function unaryCall<Res>(session: ClientHttp2Session, path: string, frame:
     stream.on('close', () => {
       if (done) return;
       if (status === undefined) {
-        if (session.destroyed || session.closed) finish(options.connectionFailure(failed));
+        const session = connection.session;
+        if (session.destroyed || session.closed) finish(connection.failure(failed));
         else if (httpStatus !== 0 && httpStatus !== 200) finish(grpcError(httpStatusCode(httpStatus), `Received HTTP status code ${httpStatus}`));
         else if (stream.rstCode !== undefined && stream.rstCode !== constants.NGHTTP2_NO_ERROR) finish(grpcError(...resetStatus(stream.rstCode)));
-        else finish(failed !== undefined ? options.connectionFailure(failed) : grpcError(Status.UNKNOWN, 'No status received'));
+        else finish(failed !== undefined ? connection.failure(failed) : grpcError(Status.UNKNOWN, 'No status received'));
         return;
       }
       if (status !== Status.OK) {
@@ -166,30 +174,45 @@ export function unaryCall<Res>(session: ClientHttp2Session, path: string, frame:
         return;
       }
       const body = chunks !== undefined ? Buffer.concat(chunks) : single;
-      if (body === undefined || body.length < FRAME_HEADER_BYTES) {
-        finish(grpcError(Status.INTERNAL, 'Server sent no response message'));
-        return;
-      }
-      if (body[0] !== 0) {
-        finish(grpcError(Status.INTERNAL, 'Received a compressed message that was not asked for'));
-        return;
-      }
-      const length = body.readUInt32BE(1);
-      if (FRAME_HEADER_BYTES + length > body.length) {
-        finish(grpcError(Status.INTERNAL, 'Received a truncated message'));
-        return;
-      }
-      let res: Res;
-      try {
-        res = decode(body, FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + length);
-      } catch (err) {
-        finish(grpcError(Status.INTERNAL, `Failed to parse server response: ${(err as Error).message}`));
-        return;
-      }
-      finish(undefined, res);
+      const [err, res] = decodeResponseMessage(body, decode);
+      finish(err, res);
     });
     stream.end(frame);
   });
+}
+
+const STREAM_OPTIONS = { endStream: false } as const;
+
+/**
+ * The request headers of a unary call to `path` with deadline `timeoutMs` and extra
+ * `metadata` (gRPC metadata, e.g. etcd's `hasleader`). node:http2 copies them on each request,
+ * so one object serves every call with the same path and deadline.
+ */
+export function requestHeaders(path: string, timeoutMs: number, metadata?: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  return {
+    ':method': 'POST',
+    ':path': path,
+    'content-type': 'application/grpc',
+    te: 'trailers',
+    'grpc-timeout': grpcTimeout(timeoutMs),
+    ...metadata,
+  };
+}
+
+/**
+ * The response message of an OK call (its body: one length-prefixed message) decoded by
+ * `decode`, or the INTERNAL error for a missing, compressed, truncated or unparsable one.
+ */
+export function decodeResponseMessage<Res>(body: Buffer | undefined, decode: MessageDecoder<Res>): [Error, undefined] | [undefined, Res] {
+  if (body === undefined || body.length < FRAME_HEADER_BYTES) return [grpcError(Status.INTERNAL, 'Server sent no response message'), undefined];
+  if (body[0] !== 0) return [grpcError(Status.INTERNAL, 'Received a compressed message that was not asked for'), undefined];
+  const length = body.readUInt32BE(1);
+  if (FRAME_HEADER_BYTES + length > body.length) return [grpcError(Status.INTERNAL, 'Received a truncated message'), undefined];
+  try {
+    return [undefined, decode(body, FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + length)];
+  } catch (err) {
+    return [grpcError(Status.INTERNAL, `Failed to parse server response: ${(err as Error).message}`), undefined];
+  }
 }
 
 /** A grpc-timeout value: at most 8 digits, in milliseconds while they fit, else in seconds (then hours). */

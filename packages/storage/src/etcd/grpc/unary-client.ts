@@ -1,8 +1,9 @@
 /**
  * kapi's own etcd client: the unary KV calls (Range, Put, DeleteRange, Txn, Compact),
- * Lease.LeaseGrant and Maintenance.Status, and Watch streams (watch-call.ts): gRPC over
- * `node:http2` with the static codecs of kv-messages.ts (and lease-messages.ts,
- * maintenance-messages.ts, watch-messages.ts), instead of etcd3 over @grpc/grpc-js
+ * Lease.LeaseGrant and Maintenance.Status (over h2-connection.ts, or node:http2: see
+ * `transport`), and Watch streams (watch-call.ts, over `node:http2`): gRPC with the static
+ * codecs of kv-messages.ts (and lease-messages.ts, maintenance-messages.ts,
+ * watch-messages.ts), instead of etcd3 over @grpc/grpc-js
  * (which costs kapi about twice the CPU per call: generic protobuf reflection, metadata
  * objects, interceptors, a promise chain per call). Requests and responses keep the etcd3
  * client's shapes, and failures its error classes, so the code above it is the same for both.
@@ -58,8 +59,9 @@ import {
 } from './kv-messages.js';
 import { decodeLeaseGrantResponse, encodeLeaseGrantRequest } from './lease-messages.js';
 import { decodeCompactionResponse, decodeStatusResponse, encodeCompactionRequest, encodeStatusRequest } from './maintenance-messages.js';
+import { framedUnaryCall } from './framed-call.js';
 import { Member, type MemberOptions } from './member.js';
-import { FRAME_HEADER_BYTES, Status, grpcError, unaryCall } from './unary-call.js';
+import { FRAME_HEADER_BYTES, Status, grpcError, requestHeaders, unaryCall } from './unary-call.js';
 import { WatchCall } from './watch-call.js';
 
 /**
@@ -105,6 +107,13 @@ export interface EtcdUnaryClientOptions {
   /** Keepalive: ping a busy connection idle this long (default 10 s), close it if unanswered in this long (default 5 s). */
   readonly keepaliveTimeMs?: number;
   readonly keepaliveTimeoutMs?: number;
+  /**
+   * What carries the unary calls: `frames` (h2-connection.ts, a minimal HTTP/2 client on its own
+   * connection per member; about a quarter of node:http2's CPU per call,
+   * scripts/bench-etcd-client.mjs) or `http2` (node:http2, on the session the member's watches
+   * use). Default `$KAPI_ETCD_UNARY_TRANSPORT` or `frames`. Watches always use node:http2.
+   */
+  readonly transport?: 'http2' | 'frames';
 }
 
 /**
@@ -118,9 +127,13 @@ export function neverReachedServer(err: unknown): boolean {
   return /No connection established|ECONNREFUSED|connect EHOSTUNREACH|Failed to connect|etcdserver: no leader/i.test(message);
 }
 
-const KV = '/etcdserverpb.KV/';
-const LEASE = '/etcdserverpb.Lease/';
-const MAINTENANCE = '/etcdserverpb.Maintenance/';
+const KV_RANGE = '/etcdserverpb.KV/Range';
+const KV_PUT = '/etcdserverpb.KV/Put';
+const KV_DELETE_RANGE = '/etcdserverpb.KV/DeleteRange';
+const KV_TXN = '/etcdserverpb.KV/Txn';
+const KV_COMPACT = '/etcdserverpb.KV/Compact';
+const LEASE_GRANT = '/etcdserverpb.Lease/LeaseGrant';
+const MAINTENANCE_STATUS = '/etcdserverpb.Maintenance/Status';
 
 function readPem(file: string | undefined): Buffer | undefined {
   if (file === undefined || file === '') return undefined;
@@ -151,29 +164,27 @@ export function createEtcdUnaryClient(endpoints: readonly string[], options: Etc
   const sendLimit = maxSendMessageBytes(options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES);
   const metadata: OutgoingHttpHeaders | undefined = members.length > 1 ? { hasleader: 'true' } : undefined;
 
-  /** One attempt on one member. */
-  const callOn = <Res>(member: Member, method: string, frame: Buffer, decode: MessageDecoder<Res>, timeoutMs: number): Promise<Res> => {
-    const connection = member.session();
-    connection.active++;
-    const settle = (): void => {
-      connection.active--;
-      connection.sawFrame();
-    };
-    return unaryCall(connection.session, method, frame, decode, {
-      timeoutMs,
-      ...(metadata !== undefined ? { metadata } : {}),
-      connectionFailure: (streamError) => connection.failure(streamError),
-    }).then(
-      (res) => {
-        settle();
-        return res;
-      },
-      (err: unknown) => {
-        settle();
-        throw err;
-      },
-    );
+  // One request-header object per method, remade when the method's deadline changes (kapi's
+  // calls use a few fixed deadlines, so it almost never is).
+  const headersByMethod = new Map<string, { timeoutMs: number; headers: OutgoingHttpHeaders }>();
+  const headersFor = (method: string, timeoutMs: number): OutgoingHttpHeaders => {
+    const known = headersByMethod.get(method);
+    if (known !== undefined && known.timeoutMs === timeoutMs) return known.headers;
+    const headers = requestHeaders(method, timeoutMs, metadata);
+    headersByMethod.set(method, { timeoutMs, headers });
+    return headers;
   };
+
+  const transport = options.transport ?? (process.env.KAPI_ETCD_UNARY_TRANSPORT === 'http2' ? 'http2' : 'frames');
+  const metadataFields: Array<[string, string]> = metadata !== undefined ? [['hasleader', 'true']] : [];
+
+  /** One attempt on one member. */
+  const callOn =
+    transport === 'frames'
+      ? <Res>(member: Member, method: string, frame: Buffer, decode: MessageDecoder<Res>, timeoutMs: number): Promise<Res> =>
+          framedUnaryCall(member.framedConnection(), member.headerBlock(method, timeoutMs, metadataFields), frame, decode, timeoutMs)
+      : <Res>(member: Member, method: string, frame: Buffer, decode: MessageDecoder<Res>, timeoutMs: number): Promise<Res> =>
+          unaryCall(member.session(), headersFor(method, timeoutMs), frame, decode, timeoutMs);
 
   let call: <Req, Res>(method: string, encode: MessageEncoder<Req>, decode: MessageDecoder<Res>, req: Req, timeoutMs: number) => Promise<Res>;
   const encodeChecked = <Req>(encode: MessageEncoder<Req>, req: Req): Buffer => {
@@ -210,9 +221,14 @@ export function createEtcdUnaryClient(endpoints: readonly string[], options: Etc
 
   if (members.length === 1) {
     const only = members[0]!;
-    call = async (method, encode, decode, req, timeoutMs) => {
-      const frame = encodeChecked(encode, req);
-      return callOn(only, method, frame, decode, timeoutMs);
+    call = (method, encode, decode, req, timeoutMs) => {
+      let frame: Buffer;
+      try {
+        frame = encodeChecked(encode, req);
+        return callOn(only, method, frame, decode, timeoutMs);
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
     };
   } else {
     breakers = new Map<Member, CircuitBreakerPolicy>(
@@ -251,17 +267,17 @@ export function createEtcdUnaryClient(endpoints: readonly string[], options: Etc
   const hosts = members.map((m) => new URL(m.endpoint).host);
   return {
     hosts,
-    range: (req, timeoutMs) => call(`${KV}Range`, encodeRangeRequest, decodeRangeResponse, req, timeoutMs),
-    put: (req, timeoutMs) => call(`${KV}Put`, encodePutRequest, decodePutResponse, req, timeoutMs),
-    deleteRange: (req, timeoutMs) => call(`${KV}DeleteRange`, encodeDeleteRangeRequest, decodeDeleteRangeResponse, req, timeoutMs),
-    txn: (req, timeoutMs) => call(`${KV}Txn`, encodeTxnRequest, decodeTxnResponse, req, timeoutMs),
-    compact: (req, timeoutMs) => call(`${KV}Compact`, encodeCompactionRequest, decodeCompactionResponse, req, timeoutMs),
-    leaseGrant: (req, timeoutMs) => call(`${LEASE}LeaseGrant`, encodeLeaseGrantRequest, decodeLeaseGrantResponse, req, timeoutMs),
-    status: (timeoutMs) => call(`${MAINTENANCE}Status`, encodeStatusRequest, decodeStatusResponse, {}, timeoutMs),
+    range: (req, timeoutMs) => call(KV_RANGE, encodeRangeRequest, decodeRangeResponse, req, timeoutMs),
+    put: (req, timeoutMs) => call(KV_PUT, encodePutRequest, decodePutResponse, req, timeoutMs),
+    deleteRange: (req, timeoutMs) => call(KV_DELETE_RANGE, encodeDeleteRangeRequest, decodeDeleteRangeResponse, req, timeoutMs),
+    txn: (req, timeoutMs) => call(KV_TXN, encodeTxnRequest, decodeTxnResponse, req, timeoutMs),
+    compact: (req, timeoutMs) => call(KV_COMPACT, encodeCompactionRequest, decodeCompactionResponse, req, timeoutMs),
+    leaseGrant: (req, timeoutMs) => call(LEASE_GRANT, encodeLeaseGrantRequest, decodeLeaseGrantResponse, req, timeoutMs),
+    status: (timeoutMs) => call(MAINTENANCE_STATUS, encodeStatusRequest, decodeStatusResponse, {}, timeoutMs),
     memberStatus: async (host, timeoutMs) => {
       const member = members[hosts.indexOf(host)];
       if (member === undefined) throw new Error(`${host} is not one of the etcd endpoints`);
-      return callOn(member, `${MAINTENANCE}Status`, encodeChecked(encodeStatusRequest, {}), decodeStatusResponse, timeoutMs);
+      return callOn(member, MAINTENANCE_STATUS, encodeChecked(encodeStatusRequest, {}), decodeStatusResponse, timeoutMs);
     },
     watch,
     close: () => {
