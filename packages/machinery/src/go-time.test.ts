@@ -72,4 +72,12 @@ void describe('goTimeParseError (Go time.Parse for metav1.Time and MicroTime)', 
   void it('quotes as Go time does: non-ASCII and control bytes as \\x, quotes and backslashes escaped', () => {
     assert.equal(goTimeQuote('é\t"\\'), '"\\xc3\\xa9\\x09\\"\\\\"');
   });
+
+  void it('quotes a megabyte of 4-byte UTF-8 (a value in a refused body) byte by byte', () => {
+    const emoji = '😀'.repeat(250_000);
+    const quoted = `"${'\\xf0\\x9f\\x98\\x80'.repeat(250_000)}"`;
+    assert.equal(goTimeQuote(`${emoji}\x7f~\ud800`), `${quoted.slice(0, -1)}\x7f~\\xef\\xbf\\xbd"`);
+    assert.equal(goTimeParseError(emoji, 'RFC3339Micro'), `parsing time ${quoted} as "2006-01-02T15:04:05.000000Z07:00": cannot parse ${quoted} as "2006"`);
+    assert.equal(goTimeParseError(`2024-01-01T00:00:00Z${emoji}`, 'RFC3339'), `parsing time "2024-01-01T00:00:00Z${quoted.slice(1)}: extra text: ${quoted}`);
+  });
 });

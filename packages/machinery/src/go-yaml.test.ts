@@ -72,3 +72,73 @@ void test('goYamlKeyCompare orders keys as goYamlKeyLess does', () => {
     for (const b of keys) assert.equal(goYamlKeyCompare(a, b), reference(a, b), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
   }
 });
+
+/**
+ * `k: <words>` as a plain scalar folds: at the first space past column 80 the line ends and
+ * the next word starts a line indented by two (go-yaml's rule, for single spaces between words).
+ */
+function foldedPlain(words: readonly string[]): string {
+  let out = 'k:';
+  let column = 2;
+  for (const [i, word] of words.entries()) {
+    if (i > 0 && column > 80) {
+      out += '\n  ';
+      column = 2;
+    } else {
+      out += ' ';
+      column++;
+    }
+    out += word;
+    column += word.length;
+  }
+  return `${out}\n`;
+}
+
+// Lengths around the emitter's step (64 Ki code units), where a long string is cut.
+const LONG = [65_535, 65_536, 65_537, 200_001];
+
+void test('long strings: every style, cut into steps anywhere (even inside a surrogate pair), as one string', async () => {
+  const cases: [string, unknown, string][] = [];
+  for (const n of LONG) {
+    const x = 'x'.repeat(n);
+    cases.push([`plain ${n}`, { k: x }, `k: ${x}\n`]);
+    // 4-byte UTF-8 is not printable for go-yaml: each is a \U escape; an odd start puts a pair across the cut.
+    const emoji = `x${'😀'.repeat(n >> 1)}`;
+    cases.push([`emoji ${n}`, { k: emoji }, `k: "x${'\\U0001F600'.repeat(n >> 1)}"\n`]);
+    // A leading indicator: single quotes, a quote in it doubled.
+    const quoted = `*${"it's".repeat(Math.ceil(n / 4))}`;
+    cases.push([`single ${n}`, { k: quoted }, `k: '*${"it''s".repeat(Math.ceil(n / 4))}'\n`]);
+    // A line feed: a literal block, each line indented.
+    const lines = Array.from({ length: Math.ceil(n / 9) }, (_, i) => `line ${String(i).padStart(3, '0')}`);
+    cases.push([`literal ${n}`, { k: `${lines.join('\n')}\n` }, `k: |\n${lines.map((line) => `  ${line}\n`).join('')}`]);
+    // Words folded past column 80.
+    const words = Array.from({ length: Math.ceil(n / 6) }, (_, i) => (i % 7 === 3 ? 'wörd' : i % 11 === 5 ? 'long-word' : 'word'));
+    cases.push([`folded ${n}`, { k: words.join(' ') }, foldedPlain(words)]);
+  }
+  for (const [what, value, expected] of cases) {
+    const text = goYamlMarshal(value);
+    assert.equal(text, expected, what);
+    const chunks = await goYamlMarshalSliced(value);
+    assert.equal(chunks.join(''), text, `${what}: sliced`);
+  }
+});
+
+void test('in slices: one long string is written in steps, with the event loop served in between', async (t) => {
+  // What kube's 400 for a megabyte of emoji that is no timestamp holds: Go-quoted bytes, quotes
+  // and `: ` (single quotes), some 8 MB in one string.
+  const value = { kind: 'Status', message: `parsing time "${'\\xf0\\x9f\\x98\\x80'.repeat(500_000)}": cannot parse` };
+  let turns = 0;
+  let writing = true;
+  const turn = () => {
+    turns++;
+    if (writing) setImmediate(turn);
+  };
+  setImmediate(turn);
+  const started = performance.now();
+  const chunks = await goYamlMarshalSliced(value);
+  writing = false;
+  t.diagnostic(`${chunks.length} chunks, ${turns} turns of the loop in ${(performance.now() - started).toFixed(0)} ms`);
+  assert.equal(chunks.join(''), goYamlMarshal(value));
+  assert.ok(chunks.length > 1, `${chunks.length} chunks`);
+  assert.ok(turns > 1, `${turns} turns of the event loop ran while the string was written`);
+});

@@ -17,9 +17,11 @@ const MAX_SIMPLE_KEY_LENGTH = 128;
 
 type Style = 'plain' | 'single' | 'double' | 'literal';
 
-/** A string as the emitter sees it: its characters (code points) and each one's class. */
+/** A string as the emitter sees it: which styles may carry it. */
 interface Analysis {
   readonly multiline: boolean;
+  /** Whether it holds a line feed (go-yaml writes such a string as a literal block when it can). */
+  readonly lineFeed: boolean;
   readonly flowPlainAllowed: boolean;
   readonly blockPlainAllowed: boolean;
   readonly singleQuotedAllowed: boolean;
@@ -27,12 +29,31 @@ interface Analysis {
 }
 
 const LINE_BREAK = /[\n\r\u0085\u2028\u2029]/;
-const isBreakChar = (c: string): boolean => c === '\n' || c === '\r' || c === '\u0085' || c === '\u2028' || c === '\u2029';
-const isBlankOrEnd = (c: string | undefined): boolean => c === undefined || c === ' ' || c === '\t' || isBreakChar(c) || c === '\0';
+const isBreak = (c: number): boolean => c === 0x0a || c === 0x0d || c === 0x85 || c === 0x2028 || c === 0x2029;
+const isBlankOrBreak = (c: number): boolean => c === 0x20 || c === 0x09 || isBreak(c);
+const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
+/** A table of the ASCII characters for which `member` holds (1) or not (0). */
+function asciiTable(member: (c: number) => boolean): Uint8Array {
+  return Uint8Array.from({ length: 0x80 }, (_, c) => (member(c) ? 1 : 0));
+}
+
+/**
+ * The code units of the character (code point, as Array.from splits a string) at `at`, whose
+ * first unit is `c`: 2 for a surrogate pair, 1 otherwise (a lone surrogate is a character).
+ */
+function charWidth(value: string, at: number, c: number): number {
+  return isHighSurrogate(c) && isLowSurrogate(value.charCodeAt(at + 1)) ? 2 : 1;
+}
+
+/** The code point of the character at `at`, whose first unit is `c` and width `width`. */
+function codePoint(value: string, at: number, c: number, width: number): number {
+  return width === 1 ? c : 0x10000 + ((c - 0xd800) << 10) + (value.charCodeAt(at + 1) - 0xdc00);
+}
 
 /** libyaml's is_printable, on a code point (go-yaml allows every printable Unicode character raw). */
-function isPrintable(c: string): boolean {
-  const code = c.codePointAt(0)!;
+function isPrintable(code: number): boolean {
   if (code === 0x0a) return true;
   if (code >= 0x20 && code <= 0x7e) return true;
   if (code >= 0xa0 && code <= 0xd7ff) return true;
@@ -40,81 +61,143 @@ function isPrintable(c: string): boolean {
   return false;
 }
 
-function analyze(chars: readonly string[]): Analysis {
-  if (chars.length === 0) return { multiline: false, flowPlainAllowed: false, blockPlainAllowed: true, singleQuotedAllowed: true, blockAllowed: false };
-  let flowIndicators = false;
-  let blockIndicators = false;
-  const text = chars.slice(0, 3).join('');
-  if (text === '---' || text === '...') {
-    flowIndicators = true;
-    blockIndicators = true;
+/** Indicators that make a plain scalar impossible when they start it: `#,[]{}&*!|>'"%@` and the backquote. */
+const isLeadingIndicator = (c: number): boolean =>
+  c === 0x23 || c === 0x2c || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x26 || c === 0x2a ||
+  c === 0x21 || c === 0x7c || c === 0x3e || c === 0x27 || c === 0x22 || c === 0x25 || c === 0x40 || c === 0x60;
+/** Flow indicators anywhere but first: `,?[]{}`. */
+const isFlowIndicator = (c: number): boolean => c === 0x2c || c === 0x3f || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d;
+
+/**
+ * Printable ASCII characters that are no indicator anywhere but first (`,?[]{}:#` are) and
+ * neither a space nor a break: past the first character, one only ends a run of spaces or breaks.
+ */
+const ORDINARY = asciiTable((c) => c > 0x20 && c < 0x7f && !',?[]{}:#'.includes(String.fromCharCode(c)));
+const isOrdinary = (c: number): boolean => c < 0x80 && ORDINARY[c] === 1;
+
+/** Printable ASCII a double-quoted scalar writes as it is: all but spaces, quotes and backslashes. */
+const VERBATIM = asciiTable((c) => c > 0x20 && c < 0x7f && c !== 0x22 && c !== 0x5c);
+const isVerbatim = (c: number): boolean => c < 0x80 && VERBATIM[c] === 1;
+
+/**
+ * libyaml's analyze_scalar, fed a string in pieces (`scan`, in order, each ending between two
+ * characters) so that a long string is analysed in several steps; `result` once all is scanned.
+ */
+class ScalarAnalysis {
+  private flowIndicators = false;
+  private blockIndicators = false;
+  private precededByWhitespace = true;
+  private lineBreaks = false;
+  private lineFeed = false;
+  private specialCharacters = false;
+  private leadingSpace = false;
+  private leadingBreak = false;
+  private trailingSpace = false;
+  private trailingBreak = false;
+  private breakSpace = false;
+  private spaceBreak = false;
+  private previousSpace = false;
+  private previousBreak = false;
+
+  constructor(private readonly value: string) {
+    if (value.startsWith('---') || value.startsWith('...')) {
+      this.flowIndicators = true;
+      this.blockIndicators = true;
+    }
   }
-  let precededByWhitespace = true;
-  let lineBreaks = false;
-  let specialCharacters = false;
-  let leadingSpace = false;
-  let leadingBreak = false;
-  let trailingSpace = false;
-  let trailingBreak = false;
-  let breakSpace = false;
-  let spaceBreak = false;
-  let previousSpace = false;
-  let previousBreak = false;
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i]!;
-    const followedByWhitespace = i + 1 >= chars.length || chars[i + 1] === ' ' || chars[i + 1] === '\t' || isBreakChar(chars[i + 1]!);
-    if (i === 0) {
-      if ('#,[]{}&*!|>\'"%@`'.includes(c)) {
+
+  /** Scans the characters that start in [from, to). */
+  scan(from: number, to: number): void {
+    const value = this.value;
+    const length = value.length;
+    let { flowIndicators, blockIndicators, precededByWhitespace, lineBreaks, lineFeed, specialCharacters, breakSpace, spaceBreak, previousSpace, previousBreak } = this;
+    for (let i = from; i < to; ) {
+      if (i > 0) {
+        // A run of ordinary characters only ends what came before (a space, a break).
+        const start = i;
+        while (i < to && isOrdinary(value.charCodeAt(i))) i++;
+        if (i > start) {
+          previousSpace = false;
+          previousBreak = false;
+          precededByWhitespace = false;
+          continue;
+        }
+      }
+      const unit = value.charCodeAt(i);
+      const width = charWidth(value, i, unit);
+      const c = codePoint(value, i, unit, width);
+      const next = i + width;
+      const last = next >= length;
+      const followedByWhitespace = last || isBlankOrBreak(value.charCodeAt(next));
+      if (i === 0) {
+        if (isLeadingIndicator(c)) {
+          flowIndicators = true;
+          blockIndicators = true;
+        } else if (c === 0x3f || c === 0x3a) {
+          flowIndicators = true;
+          if (followedByWhitespace) blockIndicators = true;
+        } else if (c === 0x2d && followedByWhitespace) {
+          flowIndicators = true;
+          blockIndicators = true;
+        }
+      } else if (isFlowIndicator(c)) {
         flowIndicators = true;
-        blockIndicators = true;
-      } else if (c === '?' || c === ':') {
+      } else if (c === 0x3a) {
         flowIndicators = true;
         if (followedByWhitespace) blockIndicators = true;
-      } else if (c === '-' && followedByWhitespace) {
+      } else if (c === 0x23 && precededByWhitespace) {
         flowIndicators = true;
         blockIndicators = true;
       }
-    } else if (',?[]{}'.includes(c)) {
-      flowIndicators = true;
-    } else if (c === ':') {
-      flowIndicators = true;
-      if (followedByWhitespace) blockIndicators = true;
-    } else if (c === '#' && precededByWhitespace) {
-      flowIndicators = true;
-      blockIndicators = true;
+      if (!isPrintable(c)) specialCharacters = true;
+      if (c === 0x20) {
+        if (i === 0) this.leadingSpace = true;
+        if (last) this.trailingSpace = true;
+        if (previousBreak) breakSpace = true;
+        previousSpace = true;
+        previousBreak = false;
+      } else if (isBreak(c)) {
+        lineBreaks = true;
+        if (c === 0x0a) lineFeed = true;
+        if (i === 0) this.leadingBreak = true;
+        if (last) this.trailingBreak = true;
+        if (previousSpace) spaceBreak = true;
+        previousSpace = false;
+        previousBreak = true;
+      } else {
+        previousSpace = false;
+        previousBreak = false;
+      }
+      precededByWhitespace = isBlankOrBreak(c) || c === 0;
+      i = next;
     }
-    if (!isPrintable(c)) specialCharacters = true;
-    if (c === ' ') {
-      if (i === 0) leadingSpace = true;
-      if (i === chars.length - 1) trailingSpace = true;
-      if (previousBreak) breakSpace = true;
-      previousSpace = true;
-      previousBreak = false;
-    } else if (isBreakChar(c)) {
-      lineBreaks = true;
-      if (i === 0) leadingBreak = true;
-      if (i === chars.length - 1) trailingBreak = true;
-      if (previousSpace) spaceBreak = true;
-      previousSpace = false;
-      previousBreak = true;
-    } else {
-      previousSpace = false;
-      previousBreak = false;
-    }
-    precededByWhitespace = isBlankOrEnd(c);
+    this.flowIndicators = flowIndicators;
+    this.blockIndicators = blockIndicators;
+    this.precededByWhitespace = precededByWhitespace;
+    this.lineBreaks = lineBreaks;
+    this.lineFeed = lineFeed;
+    this.specialCharacters = specialCharacters;
+    this.breakSpace = breakSpace;
+    this.spaceBreak = spaceBreak;
+    this.previousSpace = previousSpace;
+    this.previousBreak = previousBreak;
   }
-  let flowPlainAllowed = true;
-  let blockPlainAllowed = true;
-  let singleQuotedAllowed = true;
-  let blockAllowed = true;
-  if (leadingSpace || leadingBreak || trailingSpace || trailingBreak) flowPlainAllowed = blockPlainAllowed = false;
-  if (trailingSpace) blockAllowed = false;
-  if (breakSpace) flowPlainAllowed = blockPlainAllowed = singleQuotedAllowed = false;
-  if (spaceBreak || specialCharacters) flowPlainAllowed = blockPlainAllowed = singleQuotedAllowed = blockAllowed = false;
-  if (lineBreaks) flowPlainAllowed = blockPlainAllowed = false;
-  if (flowIndicators) flowPlainAllowed = false;
-  if (blockIndicators) blockPlainAllowed = false;
-  return { multiline: lineBreaks, flowPlainAllowed, blockPlainAllowed, singleQuotedAllowed, blockAllowed };
+
+  result(): Analysis {
+    if (this.value.length === 0) return { multiline: false, lineFeed: false, flowPlainAllowed: false, blockPlainAllowed: true, singleQuotedAllowed: true, blockAllowed: false };
+    let flowPlainAllowed = true;
+    let blockPlainAllowed = true;
+    let singleQuotedAllowed = true;
+    let blockAllowed = true;
+    if (this.leadingSpace || this.leadingBreak || this.trailingSpace || this.trailingBreak) flowPlainAllowed = blockPlainAllowed = false;
+    if (this.trailingSpace) blockAllowed = false;
+    if (this.breakSpace) flowPlainAllowed = blockPlainAllowed = singleQuotedAllowed = false;
+    if (this.spaceBreak || this.specialCharacters) flowPlainAllowed = blockPlainAllowed = singleQuotedAllowed = blockAllowed = false;
+    if (this.lineBreaks) flowPlainAllowed = blockPlainAllowed = false;
+    if (this.flowIndicators) flowPlainAllowed = false;
+    if (this.blockIndicators) blockPlainAllowed = false;
+    return { multiline: this.lineBreaks, lineFeed: this.lineFeed, flowPlainAllowed, blockPlainAllowed, singleQuotedAllowed, blockAllowed };
+  }
 }
 
 // What a plain scalar would be read back as (go-yaml v2's resolve): anything but a string
@@ -256,13 +339,42 @@ export function goYamlNumber(value: number): string {
   return String(value);
 }
 
-const DOUBLE_ESCAPES: Record<string, string> = {
-  '\0': '0', '\x07': 'a', '\b': 'b', '\t': 't', '\n': 'n', '\x0b': 'v', '\f': 'f', '\r': 'r', '\x1b': 'e',
-  '"': '"', '\\': '\\', '\u0085': 'N', '\u00a0': '_', '\u2028': 'L', '\u2029': 'P',
-};
+const DOUBLE_ESCAPES: ReadonlyMap<number, string> = new Map(
+  Object.entries({
+    '\0': '0', '\x07': 'a', '\b': 'b', '\t': 't', '\n': 'n', '\x0b': 'v', '\f': 'f', '\r': 'r', '\x1b': 'e',
+    '"': '"', '\\': '\\', '\u0085': 'N', '\u00a0': '_', '\u2028': 'L', '\u2029': 'P',
+  }).map(([c, letter]) => [c.charCodeAt(0), `\\${letter}`]),
+);
 
-/** Pieces of output (characters, indicators) joined into one chunk at a time. */
-const CHUNK_PIECES = 16 * 1024;
+/** A code point as a double-quoted scalar escapes it: `\n`, `\x07`, `\uFEFF`, `\U0001F600`. */
+function doubleEscape(code: number): string {
+  const short = DOUBLE_ESCAPES.get(code);
+  if (short !== undefined) return short;
+  const [letter, width] = code <= 0xff ? ['x', 2] : code <= 0xffff ? ['u', 4] : ['U', 8];
+  return `\\${letter}${code.toString(16).toUpperCase().padStart(width, '0')}`;
+}
+
+/** Code units of a string analysed or written in one step: a longer one pauses between steps. */
+const SCALAR_STEP = 64 * 1024;
+
+/** Where the step of `value` that starts at `from` ends: SCALAR_STEP on, never inside a surrogate pair. */
+function stepEnd(value: string, from: number): number {
+  const to = Math.min(from + SCALAR_STEP, value.length);
+  return to < value.length && isHighSurrogate(value.charCodeAt(to - 1)) && isLowSurrogate(value.charCodeAt(to)) ? to + 1 : to;
+}
+
+/** Where a scalar's writer is, between two steps. */
+interface WriteState {
+  /** Whether long lines may be folded (not in a simple key). */
+  readonly allowBreaks: boolean;
+  /** The last character written was a space. */
+  spaces: boolean;
+  /** The last character written was a line break (literal style). */
+  breaks: boolean;
+}
+
+/** Characters of output joined into one chunk at a time (at the next place to pause). */
+const CHUNK_CHARS = 16 * 1024;
 
 const isContainer = (value: unknown): value is object => typeof value === 'object' && value !== null;
 
@@ -270,6 +382,8 @@ class Emitter {
   private readonly out: string[] = [];
   /** The output so far, in chunks (the pieces in `out` follow). */
   readonly chunks: string[] = [];
+  /** The length of the pieces in `out`. */
+  private pending = 0;
   private column = 0;
   private indent = -1;
   private readonly indents: number[] = [];
@@ -281,28 +395,33 @@ class Emitter {
     if (this.out.length === 0) return;
     this.chunks.push(this.out.join(''));
     this.out.length = 0;
+    this.pending = 0;
   }
 
   /** After a sequence item or a mapping entry: a chunk is full, a place to pause. */
   private full(): boolean {
-    if (this.out.length < CHUNK_PIECES) return false;
+    if (this.pending < CHUNK_CHARS) return false;
     this.flush();
     return true;
   }
 
+  /** ASCII text (indicators, indentation, escapes): a column per character. */
   private put(s: string): void {
     this.out.push(s);
-    this.column += Array.from(s).length;
+    this.pending += s.length;
+    this.column += s.length;
   }
 
-  /** One character (a code point, as Array.from splits a string): one column. */
-  private putChar(c: string): void {
-    this.out.push(c);
-    this.column++;
+  /** value[from, to), whose characters' columns the caller has counted. */
+  private copy(value: string, from: number, to: number): void {
+    if (to <= from) return;
+    this.out.push(value.slice(from, to));
+    this.pending += to - from;
   }
 
   private newline(): void {
     this.out.push('\n');
+    this.pending++;
     this.column = 0;
   }
 
@@ -333,11 +452,11 @@ class Emitter {
 
   /**
    * A node: `mappingContext` for a mapping's value (a sequence there is not indented). Pauses
-   * (yields) after a sequence item or mapping entry that fills a chunk; a scalar is written whole.
+   * (yields) after a sequence item or mapping entry that fills a chunk, and inside a long scalar.
    */
   *node(value: unknown, mappingContext: boolean, simpleKey: boolean): Generator<void, void, void> {
     if (!isContainer(value)) {
-      this.leaf(value, simpleKey);
+      yield* this.leaf(value, simpleKey);
       return;
     }
     if (Array.isArray(value)) {
@@ -350,7 +469,7 @@ class Emitter {
         this.writeIndent();
         this.indicator('-', true, false, true);
         if (isContainer(item)) yield* this.node(item, false, false);
-        else this.leaf(item, false);
+        else yield* this.leaf(item, false);
         if (this.full()) yield;
       }
       this.popIndent();
@@ -366,118 +485,26 @@ class Emitter {
       this.writeIndent();
       const simple = Buffer.byteLength(key) <= MAX_SIMPLE_KEY_LENGTH && !LINE_BREAK.test(key);
       if (simple) {
-        this.scalar(key, true, true);
+        yield* this.scalar(key, true, true);
         this.indicator(':', false, false, false);
       } else {
         this.indicator('?', true, false, true);
-        this.scalar(key, false, true);
+        yield* this.scalar(key, false, true);
         this.writeIndent();
         this.indicator(':', true, false, true);
       }
       const entry = (value as Record<string, unknown>)[key];
       if (isContainer(entry)) yield* this.node(entry, true, false);
-      else this.leaf(entry, false);
+      else yield* this.leaf(entry, false);
       if (this.full()) yield;
     }
     this.popIndent();
   }
 
-  /** A value that is not an object or array. */
-  private leaf(value: unknown, simpleKey: boolean): void {
-    if (typeof value === 'string') this.scalar(value, simpleKey, true);
-    else this.scalar(value === null || value === undefined ? 'null' : typeof value === 'number' ? goYamlNumber(value) : String(value), simpleKey, false);
-  }
-
-  /** A scalar; `isString` for string values (non-strings are always written plain). */
-  private scalar(value: string, simpleKey: boolean, isString: boolean): void {
-    const chars = Array.from(value);
-    const analysis = analyze(chars);
-    let style: Style = 'plain';
-    if (isString && value.includes('\n')) style = 'literal';
-    else if (isString && (resolvesToNonString(value) || isBase60Float(value))) style = 'double';
-    if (simpleKey && analysis.multiline) style = 'double';
-    if (style === 'plain') {
-      if (!analysis.blockPlainAllowed) style = 'single';
-      if (chars.length === 0 && simpleKey) style = 'single';
-    }
-    if (style === 'single' && !analysis.singleQuotedAllowed) style = 'double';
-    if (style === 'literal' && (!analysis.blockAllowed || simpleKey)) style = 'double';
-    this.increaseIndent(true, false);
-    const breaks = !simpleKey;
-    if (style === 'plain') this.plain(chars, breaks);
-    else if (style === 'single') this.singleQuoted(chars, breaks);
-    else if (style === 'literal') this.literal(chars);
-    else this.doubleQuoted(chars, breaks);
-    this.popIndent();
-  }
-
-  private plain(chars: readonly string[], allowBreaks: boolean): void {
-    if (!this.whitespace) this.put(' ');
-    let spaces = false;
-    for (let i = 0; i < chars.length; i++) {
-      const c = chars[i]!;
-      if (c === ' ') {
-        if (allowBreaks && !spaces && this.column > BEST_WIDTH && chars[i + 1] !== ' ') this.writeIndent();
-        else this.putChar(c);
-        spaces = true;
-      } else {
-        this.putChar(c);
-        this.indention = false;
-        spaces = false;
-      }
-    }
-    this.whitespace = false;
-    this.indention = false;
-  }
-
-  private singleQuoted(chars: readonly string[], allowBreaks: boolean): void {
-    this.indicator("'", true, false, false);
-    let spaces = false;
-    for (let i = 0; i < chars.length; i++) {
-      const c = chars[i]!;
-      if (c === ' ') {
-        if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < chars.length - 1 && chars[i + 1] !== ' ') this.writeIndent();
-        else this.putChar(c);
-        spaces = true;
-      } else {
-        if (c === "'") this.put("'");
-        this.putChar(c);
-        this.indention = false;
-        spaces = false;
-      }
-    }
-    this.indicator("'", false, false, false);
-  }
-
-  /** `|` with go-yaml's hints: `2` when the text starts with a space or a break, `-` strip / `+` keep. */
-  private literal(chars: readonly string[]): void {
-    this.indicator('|', true, false, false);
-    if (chars[0] === ' ' || isBreakChar(chars[0]!)) this.indicator(String(BEST_INDENT), false, false, false);
-    const last = chars.length - 1;
-    const chomp = !isBreakChar(chars[last]!) ? '-' : last === 0 || isBreakChar(chars[last - 1]!) ? '+' : '';
-    if (chomp !== '') this.indicator(chomp, false, false, false);
-    this.newline();
-    this.indention = true;
-    this.whitespace = true;
-    let breaks = true;
-    for (const c of chars) {
-      if (isBreakChar(c)) {
-        if (c === '\n') this.newline();
-        else {
-          this.out.push(c);
-          this.column = 0;
-        }
-        this.indention = true;
-        breaks = true;
-      } else {
-        if (breaks) {
-          this.writeIndent();
-          breaks = false;
-        }
-        this.putChar(c);
-        this.indention = false;
-      }
-    }
+  /** A value that is not an object or array, as a scalar. */
+  private leaf(value: unknown, simpleKey: boolean): Steps<void> {
+    if (typeof value === 'string') return this.scalar(value, simpleKey, true);
+    return this.scalar(value === null || value === undefined ? 'null' : typeof value === 'number' ? goYamlNumber(value) : String(value), simpleKey, false);
   }
 
   /** The end of the document: a line break unless the last scalar ended with one. */
@@ -486,32 +513,196 @@ class Emitter {
     this.writeIndent();
   }
 
-  private doubleQuoted(chars: readonly string[], allowBreaks: boolean): void {
-    this.indicator('"', true, false, false);
-    let spaces = false;
-    for (let i = 0; i < chars.length; i++) {
-      const c = chars[i]!;
-      if (!isPrintable(c) || c === '\ufeff' || isBreakChar(c) || c === '"' || c === '\\') {
-        const short = DOUBLE_ESCAPES[c];
-        if (short !== undefined) this.put(`\\${short}`);
-        else {
-          const code = c.codePointAt(0)!;
-          const [letter, width] = code <= 0xff ? ['x', 2] : code <= 0xffff ? ['u', 4] : ['U', 8];
-          this.put(`\\${letter}${code.toString(16).toUpperCase().padStart(width, '0')}`);
-        }
-        spaces = false;
-      } else if (c === ' ') {
-        if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < chars.length - 1) {
-          this.writeIndent();
-          if (chars[i + 1] === ' ') this.put('\\');
-        } else this.putChar(c);
-        spaces = true;
-      } else {
-        this.putChar(c);
-        spaces = false;
+  /**
+   * A scalar; `isString` for string values (non-strings are always written plain). A string
+   * longer than SCALAR_STEP is analysed and written in several steps, with a pause (a yield)
+   * between two.
+   */
+  private *scalar(value: string, simpleKey: boolean, isString: boolean): Steps<void> {
+    const scan = new ScalarAnalysis(value);
+    for (let from = 0; from < value.length; ) {
+      const to = stepEnd(value, from);
+      scan.scan(from, to);
+      from = to;
+      if (from < value.length) yield;
+    }
+    const analysis = scan.result();
+    let style: Style = 'plain';
+    if (isString && analysis.lineFeed) style = 'literal';
+    else if (isString && (resolvesToNonString(value) || isBase60Float(value))) style = 'double';
+    if (simpleKey && analysis.multiline) style = 'double';
+    if (style === 'plain') {
+      if (!analysis.blockPlainAllowed) style = 'single';
+      if (value.length === 0 && simpleKey) style = 'single';
+    }
+    if (style === 'single' && !analysis.singleQuotedAllowed) style = 'double';
+    if (style === 'literal' && (!analysis.blockAllowed || simpleKey)) style = 'double';
+    this.increaseIndent(true, false);
+    const state: WriteState = { allowBreaks: !simpleKey, spaces: false, breaks: true };
+    this.open(style, value);
+    for (let from = 0; from < value.length; ) {
+      const to = stepEnd(value, from);
+      if (style === 'plain') this.plain(value, from, to, state);
+      else if (style === 'single') this.singleQuoted(value, from, to, state);
+      else if (style === 'literal') this.literal(value, from, to, state);
+      else this.doubleQuoted(value, from, to, state);
+      from = to;
+      if (from < value.length) {
+        this.flush();
+        yield;
       }
     }
-    this.indicator('"', false, false, false);
+    this.close(style);
+    this.popIndent();
+  }
+
+  /** What comes before a scalar's text in `style`: a separating space, a quote, a literal block's header. */
+  private open(style: Style, value: string): void {
+    if (style === 'plain') {
+      if (!this.whitespace) this.put(' ');
+    } else if (style === 'single') this.indicator("'", true, false, false);
+    else if (style === 'double') this.indicator('"', true, false, false);
+    else {
+      // `|` with go-yaml's hints: `2` when the text starts with a space or a break, `-` strip / `+` keep.
+      this.indicator('|', true, false, false);
+      if (value.charCodeAt(0) === 0x20 || isBreak(value.charCodeAt(0))) this.indicator(String(BEST_INDENT), false, false, false);
+      const last = value.length - 1;
+      const chomp = !isBreak(value.charCodeAt(last)) ? '-' : last === 0 || isBreak(value.charCodeAt(last - 1)) ? '+' : '';
+      if (chomp !== '') this.indicator(chomp, false, false, false);
+      this.newline();
+      this.indention = true;
+      this.whitespace = true;
+    }
+  }
+
+  /** What comes after a scalar's text in `style`. */
+  private close(style: Style): void {
+    if (style === 'plain') {
+      this.whitespace = false;
+      this.indention = false;
+    } else if (style === 'single') this.indicator("'", false, false, false);
+    else if (style === 'double') this.indicator('"', false, false, false);
+  }
+
+  /**
+   * The writers of the four styles: each writes the characters of `value` that start in
+   * [from, to), continuing `state`. Characters written as they are go out as slices of
+   * `value` (`copy`). Plain, single-quoted and literal text holds printable characters only,
+   * none past U+FFFF (those are escaped, in double quotes): there a code unit is a column.
+   */
+  private plain(value: string, from: number, to: number, state: WriteState): void {
+    let run = from;
+    for (let i = from; i < to; ) {
+      const c = value.charCodeAt(i);
+      if (c === 0x20) {
+        if (state.allowBreaks && !state.spaces && this.column > BEST_WIDTH && value.charCodeAt(i + 1) !== 0x20) {
+          this.copy(value, run, i);
+          this.writeIndent();
+          run = i + 1;
+        } else this.column++;
+        state.spaces = true;
+        i++;
+      } else {
+        const start = i;
+        while (i < to && value.charCodeAt(i) !== 0x20) i++;
+        this.column += i - start;
+        this.indention = false;
+        state.spaces = false;
+      }
+    }
+    this.copy(value, run, to);
+  }
+
+  private singleQuoted(value: string, from: number, to: number, state: WriteState): void {
+    let run = from;
+    for (let i = from; i < to; ) {
+      const c = value.charCodeAt(i);
+      if (c === 0x20) {
+        if (state.allowBreaks && !state.spaces && this.column > BEST_WIDTH && i > 0 && i < value.length - 1 && value.charCodeAt(i + 1) !== 0x20) {
+          this.copy(value, run, i);
+          this.writeIndent();
+          run = i + 1;
+        } else this.column++;
+        state.spaces = true;
+        i++;
+      } else if (c === 0x27) {
+        // A quote is written twice: this one now, the character itself with the run.
+        this.copy(value, run, i + 1);
+        run = i;
+        this.column += 2;
+        this.indention = false;
+        state.spaces = false;
+        i++;
+      } else {
+        const start = i;
+        while (i < to && value.charCodeAt(i) !== 0x20 && value.charCodeAt(i) !== 0x27) i++;
+        this.column += i - start;
+        this.indention = false;
+        state.spaces = false;
+      }
+    }
+    this.copy(value, run, to);
+  }
+
+  private literal(value: string, from: number, to: number, state: WriteState): void {
+    let run = from;
+    for (let i = from; i < to; ) {
+      const c = value.charCodeAt(i);
+      if (isBreak(c)) {
+        // The break goes out with the run, as it is: a new line.
+        this.column = 0;
+        this.indention = true;
+        state.breaks = true;
+        i++;
+      } else {
+        if (state.breaks) {
+          this.copy(value, run, i);
+          run = i;
+          this.writeIndent();
+          state.breaks = false;
+        }
+        const start = i;
+        while (i < to && !isBreak(value.charCodeAt(i))) i++;
+        this.column += i - start;
+        this.indention = false;
+      }
+    }
+    this.copy(value, run, to);
+  }
+
+  private doubleQuoted(value: string, from: number, to: number, state: WriteState): void {
+    let run = from;
+    for (let i = from; i < to; ) {
+      if (isVerbatim(value.charCodeAt(i))) {
+        const start = i;
+        while (i < to && isVerbatim(value.charCodeAt(i))) i++;
+        this.column += i - start;
+        state.spaces = false;
+        continue;
+      }
+      const unit = value.charCodeAt(i);
+      const width = charWidth(value, i, unit);
+      const c = codePoint(value, i, unit, width);
+      if (!isPrintable(c) || isBreak(c) || c === 0x22 || c === 0x5c) {
+        this.copy(value, run, i);
+        this.put(doubleEscape(c));
+        run = i + width;
+        state.spaces = false;
+      } else if (c === 0x20) {
+        if (state.allowBreaks && !state.spaces && this.column > BEST_WIDTH && i > 0 && i < value.length - 1) {
+          this.copy(value, run, i);
+          this.writeIndent();
+          if (value.charCodeAt(i + 1) === 0x20) this.put('\\');
+          run = i + 1;
+        } else this.column++;
+        state.spaces = true;
+      } else {
+        this.column++;
+        state.spaces = false;
+      }
+      i += width;
+    }
+    this.copy(value, run, to);
   }
 }
 
@@ -534,9 +725,10 @@ function goYamlChunks(value: unknown, run: (steps: Steps<void>) => void): string
 }
 
 /**
- * goYamlMarshal's text in chunks (of some 16,000 characters or more), written in steps that
- * leave the event loop to others once it has run a slice (`yieldBeforeLongStep`): a large
- * list's YAML never holds the loop for longer than a slice plus one chunk (or one scalar).
+ * goYamlMarshal's text in chunks (of some 16,000 characters or more; a long string's of some
+ * 64 Ki), written in steps that leave the event loop to others once it has run a slice
+ * (`yieldBeforeLongStep`): a large list's YAML, or a string of megabytes, never holds the
+ * loop for longer than a slice plus one step (a chunk, or 64 Ki code units of one string).
  * The chunks joined are goYamlMarshal's text, byte for byte.
  */
 export async function goYamlMarshalSliced(value: unknown): Promise<string[]> {
