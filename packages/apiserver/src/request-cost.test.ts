@@ -153,6 +153,31 @@ void describe(`the loop is never held long by one large request (bound ${BOUND_M
     await expectBounded(tc, 'list as YAML', 200, () => send('GET', configMaps, undefined, undefined, 'application/yaml'));
   });
 
+  void it('an Event whose repeated eventTime is a megabyte of emoji: a 400 quoting it byte by byte, as YAML and as JSON', async (tc) => {
+    const events = '/apis/events.k8s.io/v1/namespaces/default/events';
+    const event = (time: string) =>
+      `{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"e"},"eventTime":"2026-11-27T00:00:00.000000Z","reportingController":"a/b","reportingInstance":"i","action":"A","reason":"R","regarding":{"kind":"Pod","name":"p"},"type":"Normal","eventTime":"${time}"}`;
+    for (const accept of ['application/yaml', 'application/json']) await send('POST', events, event('😀'.repeat(100)), 'application/json', accept);
+    const body = event('😀'.repeat(250_000));
+    const quoted = '\\xf0\\x9f\\x98\\x80'.repeat(250_000);
+    for (const accept of ['application/yaml', 'application/json']) {
+      let answer = { status: 0, text: '' };
+      const block = await blockDuring(async () => {
+        answer = await send('POST', events, body, 'application/json', accept);
+      });
+      tc.diagnostic(`${accept}: longest block ${block} ms`);
+      assert.equal(answer.status, 400, answer.text.slice(0, 400));
+      // kube's message, Go's time.quote of every byte (twice: the value, then what could not be
+      // parsed); in YAML single quotes, folded at the spaces past column 80.
+      const [head, layout, cannot, element] = ['Event in version "v1" cannot be handled as a Event: parsing time', 'as "2006-01-02T15:04:05.000000Z07:00":', 'cannot parse', 'as "2006"'];
+      const expected = accept === 'application/yaml'
+        ? `message: '${head} "${quoted}"\n  ${layout} ${cannot} "${quoted}"\n  ${element}'\n`
+        : JSON.stringify(`${head} "${quoted}" ${layout} ${cannot} "${quoted}" ${element}`);
+      assert.ok(answer.text.includes(expected), `${accept}: ${answer.text.slice(0, 200)}`);
+      assert.ok(block < BOUND_MS, `${accept}: the loop was held ${block} ms at once (bound ${BOUND_MS} ms)`);
+    }
+  });
+
   void it(`create of an object with ${KEYS} labels`, async (tc) => {
     await expectBounded(tc, 'labels', 201, () => send('POST', configMaps, bodies.labels));
   });

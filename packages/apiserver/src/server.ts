@@ -386,7 +386,8 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
           // kube's responsewriters.InternalError: plain text, the URI quoted.
           writePlainError(res, 500, `Internal Server Error: ${JSON.stringify(req.url ?? '/')}: ${err.message}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
         } else {
-          writeError(res, toStatusError(err), outputForErrors(req.headers.accept, info.isResourceRequest), state.warnings);
+          // Authentication and authorization messages quote at most a header's worth: written at once.
+          void writeError(res, toStatusError(err), outputForErrors(req.headers.accept, info.isResourceRequest), state.warnings);
         }
         if (authFailed) options.auditor?.failedAuthentication({ req, res, auditID, info: parsedInfo, query: parsedUrl.query, receivedAt });
         else audit?.complete(res.statusCode);
@@ -449,7 +450,13 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     let finished = false;
     let timer: NodeJS.Timeout | undefined;
     let unexpected: unknown;
-    const fail = (err: unknown) => {
+    // A response that cannot be written (Node refused a header) must not end the process.
+    const unwritable = (writeErr: unknown) => {
+      logger.error(`${method} ${req.url}: could not write the error response`, writeErr);
+      res.destroy();
+    };
+    /** Answers `err`; a promise while a long answer is being written in slices (writeError). */
+    const fail = (err: unknown): Promise<void> | undefined => {
       const status: StatusError = toStatusError(err);
       if (!isStatusError(err) && err !== parseError) unexpected = err ?? new Error('unknown error');
       if (status.code >= 500 && status.reason === 'InternalError') logger.error(`${method} ${req.url}: unexpected error`, err);
@@ -458,14 +465,17 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       try {
         if (err instanceof AuditRejected) {
           unexpected = undefined;
-          return writePlainError(res, 500, `Internal Server Error: ${JSON.stringify(req.url ?? '/')}: ${err.message}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+          writePlainError(res, 500, `Internal Server Error: ${JSON.stringify(req.url ?? '/')}: ${err.message}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+          return undefined;
         }
-        if (status instanceof PageNotFound) return writeText(res, 404, PAGE_NOT_FOUND_TEXT);
-        writeError(res, status, outputForErrors(req.headers.accept, info?.isResourceRequest === true), state.warnings);
+        if (status instanceof PageNotFound) {
+          writeText(res, 404, PAGE_NOT_FOUND_TEXT);
+          return undefined;
+        }
+        return writeError(res, status, outputForErrors(req.headers.accept, info?.isResourceRequest === true), state.warnings)?.catch(unwritable);
       } catch (writeErr) {
-        // A response that cannot be written (Node refused a header) must not end the process.
-        logger.error(`${method} ${req.url}: could not write the error response`, writeErr);
-        res.destroy();
+        unwritable(writeErr);
+        return undefined;
       }
     };
     const finish = () => {
@@ -473,7 +483,8 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       finished = true;
       clearTimeout(timer);
       // A client that went away (a probe's timeout) left nothing to answer: not a server error.
-      if (!res.headersSent && !res.destroyed) fail(new Error('the handler finished without a response'));
+      // A short message (InternalError's): written at once, before the request is recorded.
+      if (!res.headersSent && !res.destroyed) void fail(new Error('the handler finished without a response'));
       releaseSeat?.();
       endInflight?.();
       untrack?.();
@@ -530,8 +541,9 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
       }, timeoutMs);
     }
     work.then(finish, (err: unknown) => {
-      fail(err);
-      finish();
+      const writing = fail(err);
+      if (writing === undefined) finish();
+      else void writing.then(finish);
     });
   };
 

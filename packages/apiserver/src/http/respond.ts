@@ -80,13 +80,34 @@ export function writeObject(res: ServerResponse, code: number, value: unknown, o
   writeEncoded(res, code, body, encoding, { ...options, contentType: options.contentType ?? contentType });
 }
 
+/** How deep isPlainJson looks before it gives up (and the value is copied through JSON). */
+const PLAIN_JSON_DEPTH = 100;
+
+/**
+ * Whether `value` is made of plain objects, arrays, strings, finite numbers, booleans and
+ * nulls only (with no toJSON): then the emitter writes it as it writes its JSON copy (it skips
+ * undefined members and writes undefined items as null, as JSON does), and the copy, a
+ * JSON.stringify and a JSON.parse of every string however long, can be skipped. A walk over
+ * the tree's nodes, not over its text.
+ */
+function isPlainJson(value: unknown, depth = 0): boolean {
+  if (value === null || value === undefined || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value !== 'object' || depth >= PLAIN_JSON_DEPTH) return false;
+  if (Array.isArray(value)) return value.every((item) => isPlainJson(item, depth + 1));
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  return Object.values(value).every((member) => isPlainJson(member, depth + 1));
+}
+
 /** `value` as JSON would carry it (what `encode` gives goYamlMarshal); a list item by item, in slices. */
 async function jsonValueSliced(value: unknown): Promise<unknown> {
   const copy = (v: unknown): unknown => {
     const text = JSON.stringify(v);
     return text === undefined ? null : JSON.parse(text);
   };
-  if (!isList(value)) return copy(value);
+  if (!isList(value)) return isPlainJson(value) ? value : copy(value);
   const { items, ...rest } = value;
   const head = copy(rest) as Record<string, unknown>;
   const plainItems: unknown[] = [];
@@ -213,7 +234,19 @@ export function toStatusError(err: unknown): StatusError {
   return isStatusError(err) ? err : internalError(err);
 }
 
-/** Writes a Status error (with its extra headers, e.g. Retry-After) in the negotiated encoding. */
-export function writeError(res: ServerResponse, err: StatusError, format: Encoding, warnings?: readonly string[]): void {
-  writeObject(res, err.code, err.status, format, { headers: { ...err.headers }, ...(warnings !== undefined ? { warnings } : {}) });
+/** A Status whose message is longer than this (characters) is written as YAML in slices. */
+const LONG_MESSAGE_CHARS = 64 * 1024;
+
+/**
+ * Writes a Status error (with its extra headers, e.g. Retry-After) in the negotiated encoding,
+ * at once (undefined), except a YAML answer whose message is long (one that quotes a large
+ * input, such as a megabyte that is no timestamp): that is written in slices of the event
+ * loop as writeYaml writes, and the promise settles once it is written (it rejects where
+ * writeObject would throw: a header Node refuses).
+ */
+export function writeError(res: ServerResponse, err: StatusError, format: Encoding, warnings?: readonly string[]): Promise<void> | undefined {
+  const options: WriteOptions = { headers: { ...err.headers }, ...(warnings !== undefined ? { warnings } : {}) };
+  if (format === 'yaml' && (err.status.message?.length ?? 0) > LONG_MESSAGE_CHARS) return writeYaml(res, err.code, err.status, options);
+  writeObject(res, err.code, err.status, format, options);
+  return undefined;
 }
