@@ -234,19 +234,26 @@ export function toStatusError(err: unknown): StatusError {
   return isStatusError(err) ? err : internalError(err);
 }
 
-/** A Status whose message is longer than this (characters) is written as YAML in slices. */
+/** A Status whose message is longer than this (characters) is written as a long step (writeError). */
 const LONG_MESSAGE_CHARS = 64 * 1024;
 
 /**
- * Writes a Status error (with its extra headers, e.g. Retry-After) in the negotiated encoding,
- * at once (undefined), except a YAML answer whose message is long (one that quotes a large
- * input, such as a megabyte that is no timestamp): that is written in slices of the event
- * loop as writeYaml writes, and the promise settles once it is written (it rejects where
- * writeObject would throw: a header Node refuses).
+ * Writes a Status error (with its extra headers, e.g. Retry-After) in the negotiated encoding:
+ * at once (undefined), unless its message is long (one that quotes a large input, such as a
+ * megabyte that is no timestamp). Then YAML is written in slices of the event loop as
+ * writeYaml writes, and JSON or protobuf in one step that starts a fresh slice (the failed
+ * decode before it may have used the turn's); the promise settles once the answer is
+ * written, and rejects where writeObject would throw (a header Node refuses).
  */
 export function writeError(res: ServerResponse, err: StatusError, format: Encoding, warnings?: readonly string[]): Promise<void> | undefined {
   const options: WriteOptions = { headers: { ...err.headers }, ...(warnings !== undefined ? { warnings } : {}) };
-  if (format === 'yaml' && (err.status.message?.length ?? 0) > LONG_MESSAGE_CHARS) return writeYaml(res, err.code, err.status, options);
-  writeObject(res, err.code, err.status, format, options);
-  return undefined;
+  if ((err.status.message?.length ?? 0) <= LONG_MESSAGE_CHARS) {
+    writeObject(res, err.code, err.status, format, options);
+    return undefined;
+  }
+  if (format === 'yaml') return writeYaml(res, err.code, err.status, options);
+  return (async () => {
+    await yieldBeforeLongStep();
+    writeObject(res, err.code, err.status, format, options);
+  })();
 }
