@@ -197,6 +197,9 @@ export {
   protobufMessageOf,
   goTypedView,
   omitEmptyGoCollections,
+  withResourceVersion,
+  noteStoredEncoding,
+  takeStoredAnswer,
 } from './protobuf/index.js';
 
 export type { TableColumnDefinition, PrinterColumn, IncludeObject, TableVersion, TableRow, Table, TableOptions } from './table/index.js';
