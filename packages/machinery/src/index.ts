@@ -183,6 +183,7 @@ export {
   decodeEnvelope,
   encodeObjectRaw,
   encodeObjectGo,
+  encodeObjectGoDecoded,
   envelopeObject,
   encodeList,
   encodeWatchFrame,

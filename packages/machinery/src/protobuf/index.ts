@@ -5,6 +5,7 @@ export type { DecodedObject } from './object-codec.js';
 export {
   encodeObjectRaw,
   encodeObjectGo,
+  encodeObjectGoDecoded,
   envelopeObject,
   encodeList,
   encodeWatchFrame,

@@ -45,10 +45,13 @@ export class WrittenValues {
     return this.byKey.size;
   }
 
-  /** Before the write of `stored` (`data` sealed) to `key`. */
-  begin(key: string, stored: Buffer, data: Buffer): WrittenValue {
+  /**
+   * Before the write of `stored` (`data` sealed) to `key`; `decoded` is what decoding `data`
+   * gives when the encoder already knows it (a new object, owned from now on by this value).
+   */
+  begin(key: string, stored: Buffer, data: Buffer, decoded?: KubeObject): WrittenValue {
     this.drop(key);
-    const value: WrittenValue = { stored, data, decoded: undefined, fed: false, finished: false };
+    const value: WrittenValue = { stored, data, decoded, fed: false, finished: false };
     this.byKey.set(key, value);
     this.bytes += data.length;
     while (this.byKey.size > this.maxEntries || this.bytes > this.maxBytes) {
