@@ -87,6 +87,11 @@ void describe('encodeObjectGoDecoded', () => {
       binaryData: {},
     };
     assertSameAsDecoding(cm, 'a ConfigMap');
+    // Only the FieldsV1 values are shared (never changed in place): the value itself, not a parse of its text.
+    const written = encodeObjectGoDecoded(cm).decoded as { metadata: { managedFields: { fieldsV1: unknown }[] } };
+    const fieldsV1 = (cm['metadata'] as { managedFields: { fieldsV1: object }[] }).managedFields[0]!.fieldsV1;
+    assert.equal(written.metadata.managedFields[0]!.fieldsV1, fieldsV1);
+    assert.deepEqual([...containers(written)].filter((c) => containers(cm).has(c) && !containers(fieldsV1).has(c)), []);
     const service: Obj = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80, targetPort: 'http' }, { port: 81, targetPort: 8081 }] } };
     assertSameAsDecoding(service, 'a Service');
   });

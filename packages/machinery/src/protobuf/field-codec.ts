@@ -152,12 +152,15 @@ export function fromProtoMessageInto(codec: MessageCodec, message: unknown, out:
   return fromProtoOf(codec)(message, out);
 }
 
+/** A message built in memory is being converted (see fromProtoMessageInterning). */
 let interning = false;
 
 /**
  * {@link fromProtoMessageInto} of a message built in memory (not decoded by the interning
  * reader): its strings go through internString, so that the object shares its short strings
- * with other decoded objects as one decoded from bytes does.
+ * with other decoded objects as one decoded from bytes does; a FieldsV1 value whose text the
+ * message carries is that value itself (they are never changed in place, see fieldsV1Text),
+ * not a parse of its text, and its cached text is dropped.
  */
 export function fromProtoMessageInterning(codec: MessageCodec, message: unknown, out: Record<string, unknown>): Record<string, unknown> {
   const previous = interning;
@@ -321,6 +324,8 @@ const goEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '
  * long as the value (a few hundred bytes per object for most kinds).
  */
 const fieldsV1Text = new WeakMap<object, Buffer>();
+/** The other way: the FieldsV1 value of cached text bytes. */
+const fieldsV1Values = new WeakMap<Uint8Array, Record<string, unknown>>();
 
 function fieldsV1Bytes(v: Record<string, unknown>): Buffer {
   let bytes = fieldsV1Text.get(v);
@@ -330,6 +335,7 @@ function fieldsV1Bytes(v: Record<string, unknown>): Buffer {
     bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
     bytes.write(text);
     fieldsV1Text.set(v, bytes);
+    fieldsV1Values.set(bytes, v);
   }
   return bytes;
 }
@@ -346,8 +352,25 @@ function jsonText(field: string, accept: (v: unknown) => boolean, text: (v: neve
   };
 }
 
+const fieldsV1Json = jsonText('Raw', isRecord, fieldsV1Bytes);
+
 /** metav1.FieldsV1: the JSON object travels as its JSON text in `Raw`. */
-export const fieldsV1: FieldCodec = jsonText('Raw', isRecord, fieldsV1Bytes);
+export const fieldsV1: FieldCodec = {
+  toProto: fieldsV1Json.toProto,
+  fromProto: (v) => {
+    if (interning) {
+      const raw = (v as { Raw?: Uint8Array | null }).Raw;
+      const value = raw === undefined || raw === null ? undefined : fieldsV1Values.get(raw);
+      if (value !== undefined) {
+        // The value now lives as long as the written object (in the watch cache): its text is
+        // not kept with it, as it would not be with a parsed value (encoding it again makes it).
+        fieldsV1Text.delete(value);
+        return value;
+      }
+    }
+    return fieldsV1Json.fromProto(v);
+  },
+};
 /** runtime.RawExtension: any embedded JSON value, as its JSON text in `raw`. */
 export const rawExtension: FieldCodec = jsonText('raw', (v) => v !== undefined);
 /** apiextensions' JSON (defaults, enum values, examples): any JSON value, as its text in `raw`. */

@@ -50,7 +50,8 @@ export function encodeObjectGo(obj: { apiVersion?: unknown; kind?: unknown; [fie
  * same fields, values and key order, at a third of the cost. `decoded` is undefined when the
  * message cannot stand for the bytes (a string that is not well-formed UTF-16, an integer out of
  * its field's range: see withGoBytesExact); the caller then decodes the bytes. The decoded
- * object shares nothing with `obj`.
+ * object shares nothing with `obj` but its managed fields' FieldsV1 values, which are never
+ * changed in place (a decode would parse equal ones from their text).
  */
 export function encodeObjectGoDecoded(obj: { apiVersion?: unknown; kind?: unknown; [field: string]: unknown }): { bytes: Buffer; decoded: Record<string, unknown> | undefined } {
   const { codec } = kindOf(obj);
