@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { decodeList, decodeObject, decodeWatchFrames, encodeEnvelope, encodeObjectRaw, envelopeObject } from '@kapi/machinery';
+import { decodeList, decodeObject, decodeWatchFrames, encodeEnvelope, encodeObjectGo, encodeObjectRaw, envelopeObject, withResourceVersion } from '@kapi/machinery';
+import { createEtcdUnaryClient } from '@kapi/storage';
 import { startTestServer, type TestServer } from './testing/fixture.js';
 
 const PB = 'application/vnd.kubernetes.protobuf';
@@ -65,6 +66,28 @@ void describe('representations over HTTP', () => {
     const deleted = await raw('DELETE', `${CM}/pb`, { 'content-type': PB, accept: PB }, encodeEnvelope('v1', 'DeleteOptions', encodeObjectRaw({ apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions', propagationPolicy: 'Background' })));
     assert.equal(deleted.status, 200);
     assert.equal(decodeObject(deleted.body, { apiVersion: 'v1', kind: 'Status' }).object['status'], 'Success');
+  });
+
+  void it('answers a protobuf create as kube does: the bytes it stored, with the resourceVersion', async () => {
+    // As client-go sends it: Go's bytes, every value field written.
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pb-stored', labels: { a: 'b' } }, data: { k: 'v', 'k.2': 'é' } };
+    const created = await raw('POST', CM, { 'content-type': PB, accept: PB }, encodeObjectGo(cm));
+    assert.equal(created.status, 201);
+    const answered = decodeObject(created.body, { apiVersion: 'v1', kind: 'ConfigMap' }).object as { metadata: Record<string, unknown> };
+    const etcd = createEtcdUnaryClient(t.etcd.endpoints);
+    try {
+      const stored = (await etcd.range({ key: Buffer.from(`${t.etcdPrefix}/configmaps/default/pb-stored`) }, 5000)).kvs[0]!.value;
+      const resourceVersion = String(answered.metadata['resourceVersion']);
+      assert.deepEqual(created.body, withResourceVersion(stored, 'v1', 'ConfigMap', resourceVersion));
+      // Go's form: what encoding the answered object in Go's form gives (its zero values written).
+      assert.deepEqual(created.body, encodeObjectGo(answered));
+    } finally {
+      etcd.close();
+    }
+    // The same object a JSON GET answers, and the same as kapi's full encoding of it decodes to.
+    const got = json(await raw('GET', `${CM}/pb-stored`, { accept: 'application/json' }));
+    assert.deepEqual(answered, got);
+    assert.deepEqual(decodeObject(pbObject(got), { apiVersion: 'v1', kind: 'ConfigMap' }).object, answered);
   });
 
   void it('rejects bad protobuf bodies with kube\'s 400 texts', async () => {

@@ -183,6 +183,7 @@ export {
   decodeEnvelope,
   encodeObjectRaw,
   encodeObjectGo,
+  encodeObjectGoDecoded,
   envelopeObject,
   encodeList,
   encodeWatchFrame,
@@ -197,6 +198,9 @@ export {
   protobufMessageOf,
   goTypedView,
   omitEmptyGoCollections,
+  withResourceVersion,
+  noteStoredEncoding,
+  takeStoredAnswer,
 } from './protobuf/index.js';
 
 export type { TableColumnDefinition, PrinterColumn, IncludeObject, TableVersion, TableRow, Table, TableOptions } from './table/index.js';

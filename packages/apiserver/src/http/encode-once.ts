@@ -11,7 +11,7 @@
  * line and the protobuf frame.
  */
 import type { KubeList, KubeObject } from '@kapi/machinery';
-import { encodeList, encodeObjectRaw, encodeWatchFrame, envelopeObject } from '@kapi/machinery';
+import { encodeList, encodeObjectRaw, encodeWatchFrame, envelopeObject, takeStoredAnswer } from '@kapi/machinery';
 import type { WatchEvent } from '@kapi/registry';
 
 const objectJson = new WeakMap<object, Buffer>();
@@ -215,12 +215,15 @@ export function protobufOf(obj: object): Buffer {
 }
 
 /**
- * The enveloped protobuf of an object answered alone (a GET, a create): the cached bytes when
- * a watcher or a list has already encoded it, else encoded without keeping them, so that
+ * The enveloped protobuf of an object answered alone (a GET, a create): for an object a write
+ * has just stored, its stored bytes with its resourceVersion (what kube answers: the same object
+ * as protobufOf's bytes, with Go's zero values written out); else the cached bytes when a
+ * watcher or a list has already encoded it, else encoded without keeping them, so that
  * answering a single request does not pin encoded bytes to an object the watch cache holds.
- * The same bytes as protobufOf.
  */
 export function answerProtobufOf(obj: object): Buffer {
+  const stored = takeStoredAnswer(obj);
+  if (stored !== undefined) return stored;
   const cached = objectEnvelope.get(obj);
   if (cached !== undefined) return cached;
   return envelopeObject(obj as Typed, objectProtobuf.get(obj) ?? encodeObjectRaw(obj as Typed & Record<string, unknown>));

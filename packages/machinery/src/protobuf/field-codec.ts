@@ -16,6 +16,7 @@
  */
 import type { MessageType } from './messages.js';
 import { compileFromProto, compileToProto, type CompiledFromProto, type CompiledToProto } from './message-compiler.js';
+import { internString } from './interning-reader.js';
 import { base64OfBytes, bytesOfBase64, formatMicroTime, formatTime, parseTimestamp, toNumber, type ProtoTimestamp } from './wire-values.js';
 
 /** How one JSON field maps to its protobuf field. */
@@ -60,6 +61,38 @@ export function withGoBytes<T>(encode: () => T): T {
     goBytes = previous;
   }
 }
+
+/** Set in Go-bytes mode when a value written would not decode back as it is (see withGoBytesExact). */
+let inexact = false;
+
+/**
+ * withGoBytes, also telling whether every value the message carries decodes back from the bytes
+ * as it is, so that the message itself can stand for the decoded bytes: false when a string is
+ * not well-formed UTF-16 (a lone surrogate is written as U+FFFD) or an integer does not fit its
+ * field (an int32 wraps, an int64 past 2^53 is rounded).
+ */
+export function withGoBytesExact<T>(encode: () => T): { result: T; exact: boolean } {
+  const previous = inexact;
+  inexact = false;
+  try {
+    const result = withGoBytes(encode);
+    return { result, exact: !inexact };
+  } finally {
+    inexact = previous;
+  }
+}
+
+const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/** In Go-bytes mode, notes a string that the wire would not carry as it is. */
+function checkString(text: string): void {
+  if (goBytes && !isWellFormed(text)) inexact = true;
+}
+
+/** Whether the wire carries `v` as it is, per scalar: strings well-formed, integers in their field's range. */
+const exactString = (v: unknown) => isWellFormed(v as string);
+const exactInt32 = (v: unknown) => (v as number) >= -0x80000000 && (v as number) <= 0x7fffffff;
+const exactInt64 = (v: unknown) => Number.isSafeInteger(v);
 
 /** Whether a Go-bytes encode is running (for codecs outside this file). */
 export function inGoBytesMode(): boolean {
@@ -119,6 +152,26 @@ export function fromProtoMessageInto(codec: MessageCodec, message: unknown, out:
   return fromProtoOf(codec)(message, out);
 }
 
+/** A message built in memory is being converted (see fromProtoMessageInterning). */
+let interning = false;
+
+/**
+ * {@link fromProtoMessageInto} of a message built in memory (not decoded by the interning
+ * reader): its strings go through internString, so that the object shares its short strings
+ * with other decoded objects as one decoded from bytes does; a FieldsV1 value whose text the
+ * message carries is that value itself (they are never changed in place, see fieldsV1Text),
+ * not a parse of its text, and its cached text is dropped.
+ */
+export function fromProtoMessageInterning(codec: MessageCodec, message: unknown, out: Record<string, unknown>): Record<string, unknown> {
+  const previous = interning;
+  interning = true;
+  try {
+    return fromProtoMessageInto(codec, message, out);
+  } finally {
+    interning = previous;
+  }
+}
+
 const compiledFrom = new WeakMap<MessageCodec, CompiledFromProto>();
 const compiledTo = new WeakMap<MessageCodec, CompiledToProto>();
 
@@ -156,8 +209,15 @@ export function messageCodec(type: MessageType, fields: Record<string, FieldCode
   return { type, fields };
 }
 
-const scalar = (accept: (v: unknown) => boolean, keep: (v: unknown) => boolean, convert: (v: unknown) => unknown = (v) => v): FieldCodec => ({
-  toProto: (v) => (accept(v) ? v : undefined),
+const scalar = (accept: (v: unknown) => boolean, keep: (v: unknown) => boolean, convert: (v: unknown) => unknown = (v) => v, exact?: (v: unknown) => boolean): FieldCodec => ({
+  toProto:
+    exact === undefined
+      ? (v) => (accept(v) ? v : undefined)
+      : (v) => {
+          if (!accept(v)) return undefined;
+          if (goBytes && !exact(v)) inexact = true;
+          return v;
+        },
   fromProto: (v) => {
     const converted = convert(v);
     return keep(converted) ? converted : undefined;
@@ -165,27 +225,29 @@ const scalar = (accept: (v: unknown) => boolean, keep: (v: unknown) => boolean, 
 });
 
 const isString = (v: unknown) => typeof v === 'string';
+/** Strings decoded from a message built in memory go through internString, as the bytes' reader does (see fromProtoMessageInterning). */
+const internIfAsked = (v: unknown) => (interning ? internString(v as string) : v);
 const isInteger = (v: unknown) => typeof v === 'number' && Number.isInteger(v);
 const isNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
 const isBoolean = (v: unknown) => typeof v === 'boolean';
 const always = () => true;
 
 /** An omitempty string. */
-export const string: FieldCodec = scalar(isString, (v) => v !== '');
+export const string: FieldCodec = scalar(isString, (v) => v !== '', internIfAsked, exactString);
 /** A string without omitempty (kube's JSON always carries it). */
-export const requiredString: FieldCodec = scalar(isString, always);
+export const requiredString: FieldCodec = scalar(isString, always, internIfAsked, exactString);
 /** A *string. */
 export const optionalString: FieldCodec = requiredString;
 /** An omitempty int32. */
-export const int32: FieldCodec = scalar(isInteger, (v) => v !== 0);
+export const int32: FieldCodec = scalar(isInteger, (v) => v !== 0, undefined, exactInt32);
 /** An int32 without omitempty. */
-export const requiredInt32: FieldCodec = scalar(isInteger, always);
+export const requiredInt32: FieldCodec = scalar(isInteger, always, undefined, exactInt32);
 /** A *int32. */
 export const optionalInt32: FieldCodec = requiredInt32;
 /** An omitempty int64. */
-export const int64: FieldCodec = scalar(isInteger, (v) => v !== 0, toNumber);
+export const int64: FieldCodec = scalar(isInteger, (v) => v !== 0, toNumber, exactInt64);
 /** An int64 without omitempty. */
-export const requiredInt64: FieldCodec = scalar(isInteger, always, toNumber);
+export const requiredInt64: FieldCodec = scalar(isInteger, always, toNumber, exactInt64);
 /** A *int64. */
 export const optionalInt64: FieldCodec = requiredInt64;
 /** An omitempty bool. */
@@ -262,6 +324,8 @@ const goEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '
  * long as the value (a few hundred bytes per object for most kinds).
  */
 const fieldsV1Text = new WeakMap<object, Buffer>();
+/** The other way: the FieldsV1 value of cached text bytes. */
+const fieldsV1Values = new WeakMap<Uint8Array, Record<string, unknown>>();
 
 function fieldsV1Bytes(v: Record<string, unknown>): Buffer {
   let bytes = fieldsV1Text.get(v);
@@ -271,6 +335,7 @@ function fieldsV1Bytes(v: Record<string, unknown>): Buffer {
     bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
     bytes.write(text);
     fieldsV1Text.set(v, bytes);
+    fieldsV1Values.set(bytes, v);
   }
   return bytes;
 }
@@ -287,8 +352,25 @@ function jsonText(field: string, accept: (v: unknown) => boolean, text: (v: neve
   };
 }
 
+const fieldsV1Json = jsonText('Raw', isRecord, fieldsV1Bytes);
+
 /** metav1.FieldsV1: the JSON object travels as its JSON text in `Raw`. */
-export const fieldsV1: FieldCodec = jsonText('Raw', isRecord, fieldsV1Bytes);
+export const fieldsV1: FieldCodec = {
+  toProto: fieldsV1Json.toProto,
+  fromProto: (v) => {
+    if (interning) {
+      const raw = (v as { Raw?: Uint8Array | null }).Raw;
+      const value = raw === undefined || raw === null ? undefined : fieldsV1Values.get(raw);
+      if (value !== undefined) {
+        // The value now lives as long as the written object (in the watch cache): its text is
+        // not kept with it, as it would not be with a parsed value (encoding it again makes it).
+        fieldsV1Text.delete(value);
+        return value;
+      }
+    }
+    return fieldsV1Json.fromProto(v);
+  },
+};
 /** runtime.RawExtension: any embedded JSON value, as its JSON text in `raw`. */
 export const rawExtension: FieldCodec = jsonText('raw', (v) => v !== undefined);
 /** apiextensions' JSON (defaults, enum values, examples): any JSON value, as its text in `raw`. */
@@ -299,12 +381,14 @@ export const anyJson: FieldCodec = rawExtension;
  * (Embedded as a message, not via `message()`: its JSON form is a scalar.)
  */
 export const intOrString: FieldCodec = {
-  toProto: (v) =>
-    isInteger(v)
+  toProto: (v) => {
+    if (goBytes && (isInteger(v) ? !exactInt32(v) : typeof v === 'string' && !isWellFormed(v))) inexact = true;
+    return isInteger(v)
       ? goBytes ? { type: 0, intVal: v, strVal: '' } : { type: 0, intVal: v }
       : typeof v === 'string'
         ? goBytes ? { type: 1, intVal: 0, strVal: v } : { type: 1, strVal: v }
-        : undefined,
+        : undefined;
+  },
   fromProto: (v) => {
     const m = v as { type?: unknown; intVal?: number | null; strVal?: string | null };
     return toNumber(m.type ?? 0) === 1 ? (m.strVal ?? '') : (m.intVal ?? 0);
@@ -313,7 +397,13 @@ export const intOrString: FieldCodec = {
 
 /** resource.Quantity: the same string on the wire as in JSON (`{string: "500m"}`). */
 export const quantity: FieldCodec = {
-  toProto: (v) => (typeof v === 'string' ? { string: v } : typeof v === 'number' ? { string: String(v) } : undefined),
+  toProto: (v) => {
+    if (typeof v === 'string') {
+      checkString(v);
+      return { string: v };
+    }
+    return typeof v === 'number' ? { string: String(v) } : undefined;
+  },
   fromProto: (v) => (v as { string?: string | null }).string ?? '',
 };
 
@@ -326,8 +416,13 @@ export const quantity: FieldCodec = {
 function stringMapAsIs(v: Record<string, unknown>): boolean {
   let previous: string | undefined;
   for (const k in v) {
-    if (typeof v[k] !== 'string' || k === '__proto__') return false;
-    if (goBytes && previous !== undefined && !(previous < k)) return false;
+    const item = v[k];
+    if (typeof item !== 'string' || k === '__proto__') return false;
+    if (goBytes) {
+      if (previous !== undefined && !(previous < k)) return false;
+      // The values go to the wire as they are (the keys are checked by the caller).
+      if (!isWellFormed(item)) inexact = true;
+    }
     previous = k;
   }
   return true;
@@ -340,6 +435,12 @@ export function mapOf(value: FieldCodec): FieldCodec {
   return {
     toProto: (v) => {
       if (!isRecord(v)) return undefined;
+      if (goBytes) {
+        for (const k in v) {
+          checkString(k);
+          if (k === '__proto__') inexact = true;
+        }
+      }
       if (strings && Object.getPrototypeOf(v) === Object.prototype && stringMapAsIs(v)) return v;
       const out: Record<string, unknown> = {};
       const keys = Object.keys(v);

@@ -5,6 +5,7 @@ export type { DecodedObject } from './object-codec.js';
 export {
   encodeObjectRaw,
   encodeObjectGo,
+  encodeObjectGoDecoded,
   envelopeObject,
   encodeList,
   encodeWatchFrame,
@@ -18,4 +19,5 @@ export {
 export type { ProtobufKind } from './kind-codecs.js';
 export { protobufKind, protobufKinds, protobufMessageOf } from './kind-codecs.js';
 export { goTypedView, omitEmptyGoCollections } from './go-typed-view.js';
+export { withResourceVersion, noteStoredEncoding, takeStoredAnswer } from './stored-answer.js';
 export type { MessageCodec, FieldCodec } from './field-codec.js';

@@ -6,7 +6,7 @@
 import type { KubeList, ListMeta } from '../object.js';
 import { decodeEnvelope, decodeMessage, encodeEnvelope, encodeEnvelopeGo, encodeEnvelopeParts, ProtobufDecodeError, type Envelope } from './envelope.js';
 import type { LengthDelimited } from './wire-writer.js';
-import { fromProtoMessage, fromProtoMessageInto, toProtoMessage, withGoBytes, type MessageCodec } from './field-codec.js';
+import { fromProtoMessage, fromProtoMessageInterning, fromProtoMessageInto, toProtoMessage, withGoBytes, withGoBytesExact, type MessageCodec } from './field-codec.js';
 import { watchEventMessage } from './messages.js';
 import { protobufKind, protobufKindOfList, type ProtobufKind } from './kind-codecs.js';
 import { checkWireTypes } from './wire-types.js';
@@ -42,6 +42,29 @@ export function encodeObjectGo(obj: { apiVersion?: unknown; kind?: unknown; [fie
   const { codec } = kindOf(obj);
   const raw = withGoBytes(() => codec.type.encode(toProtoMessage(codec, obj)).finish());
   return encodeEnvelopeGo(String(obj.apiVersion ?? ''), String(obj.kind ?? ''), raw);
+}
+
+/**
+ * encodeObjectGo, and the object decoding those bytes gives (what decodeEnveloped returns for
+ * them), made from the message the bytes were encoded from rather than by decoding them: the
+ * same fields, values and key order, at a third of the cost. `decoded` is undefined when the
+ * message cannot stand for the bytes (a string that is not well-formed UTF-16, an integer out of
+ * its field's range: see withGoBytesExact); the caller then decodes the bytes. The decoded
+ * object shares nothing with `obj` but its managed fields' FieldsV1 values, which are never
+ * changed in place (a decode would parse equal ones from their text).
+ */
+export function encodeObjectGoDecoded(obj: { apiVersion?: unknown; kind?: unknown; [field: string]: unknown }): { bytes: Buffer; decoded: Record<string, unknown> | undefined } {
+  const { codec } = kindOf(obj);
+  const apiVersion = String(obj.apiVersion ?? '');
+  const kind = String(obj.kind ?? '');
+  const { result: message, exact } = withGoBytesExact(() => toProtoMessage(codec, obj));
+  const raw = withGoBytes(() => codec.type.encode(message).finish());
+  const bytes = encodeEnvelopeGo(apiVersion, kind, raw);
+  if (!exact) return { bytes, decoded: undefined };
+  const decoded: Record<string, unknown> = {};
+  if (apiVersion !== '') decoded['apiVersion'] = apiVersion;
+  if (kind !== '') decoded['kind'] = kind;
+  return { bytes, decoded: fromProtoMessageInterning(codec, message, decoded) };
 }
 
 /** The object enveloped (`k8s\0` + Unknown), from its message bytes. */

@@ -14,8 +14,8 @@ export function varintSize(n: number): number {
   return size;
 }
 
-/** Writes `n` as a varint at `offset`; returns the offset after it. */
-function writeVarint(out: Buffer, offset: number, n: number): number {
+/** Writes `n` (< 2^32) as a varint at `offset`; returns the offset after it. */
+export function writeVarint(out: Buffer, offset: number, n: number): number {
   while (n >= 0x80) {
     out[offset++] = (n & 0x7f) | 0x80;
     n = Math.floor(n / 128);

@@ -12,6 +12,12 @@ import { identityTransformer, type OpenedValue, type ValueTransformer } from '..
 export interface Codec {
   encode(obj: KubeObject): Buffer;
   decode(bytes: Buffer, key: string): KubeObject;
+  /**
+   * `encode`, with what `decode` returns for those bytes when the codec can tell without
+   * decoding them (a new object sharing nothing with `obj`), else `decoded` undefined.
+   * Optional: a codec without it is encoded, and its bytes decoded, as usual.
+   */
+  encodeDecoded?(obj: KubeObject): { data: Buffer; decoded: KubeObject | undefined };
 }
 
 /** JSON: the object without `metadata.resourceVersion`, fields in the caller's order. */
@@ -57,6 +63,8 @@ export class TransformError extends StorageError {
  * from `encode`. `open` throws TransformError, the decoders StorageError `Corrupt`.
  */
 export interface StorageCodec extends Codec {
+  /** The codec's encodeDecoded, or `encode` with nothing decoded. */
+  encodeDecoded(obj: KubeObject): { data: Buffer; decoded: KubeObject | undefined };
   open(stored: Buffer, key: string): OpenedValue;
   seal(serialized: Buffer, key: string): Buffer;
   decodeSerialized(serialized: Buffer, key: string): KubeObject;
@@ -89,6 +97,7 @@ export function storageCodec(codec: Codec, options: StorageCodecOptions = {}): S
   };
   return {
     encode: (obj) => codec.encode(obj),
+    encodeDecoded: codec.encodeDecoded !== undefined ? (obj) => codec.encodeDecoded!(obj) : (obj) => ({ data: codec.encode(obj), decoded: undefined }),
     decodeSerialized,
     open,
     seal: (serialized, key) => transformerFor(key).toStorage(serialized, key),

@@ -267,11 +267,12 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       if (obj.metadata?.resourceVersion) {
         throw new StorageError('Internal', key, 'resourceVersion should not be set on objects to be created');
       }
-      const data = kv.codec.encode(obj);
+      // The written object comes with the bytes: the one the caller and the watch cache get.
+      const { data, decoded } = kv.codec.encodeDecoded(obj);
       await yieldIfBusy();
       const stored = kv.codec.seal(data, key);
       const lease = await leaseOf(kv, key, createOptions);
-      const written = kv.written.begin(key, stored, data);
+      const written = kv.written.begin(key, stored, data, decoded);
       let result: ConditionalWriteResult;
       try {
         result = await conditionalWrite(kv, key, 0, { put: stored, ...lease });

@@ -70,3 +70,25 @@ void test('JSON is written as kube writes it: custom resources as Go maps (keys 
     '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","namespace":"ns","uid":"u","creationTimestamp":"2024-01-01T00:00:00Z"},"data":{"a":"b"}}\n',
   );
 });
+
+void test('encodeDecoded: the bytes encode gives, and for protobuf the object decoding them gives, without decoding', () => {
+  const odd: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c\ud800', resourceVersion: '4' }, data: { a: 'b' } };
+  const json = kubeStorageCodec('application/json');
+  for (const [codec, obj, decodedToo] of [
+    [kubeStorageCodec(), configMap, true],
+    [kubeStorageCodec(), { ...configMap, metadata: { name: 'c' } } as KubeObject, true],
+    // What the wire would change is left to the decoder (a lone surrogate becomes U+FFFD).
+    [kubeStorageCodec(), odd, false],
+    [kubeStorageCodec(), widget, false],
+    [json, configMap, false],
+  ] as const) {
+    const { data, decoded } = codec.encodeDecoded!(obj);
+    assert.deepEqual(data, codec.encode(obj));
+    if (!decodedToo) {
+      assert.equal(decoded, undefined);
+      continue;
+    }
+    assert.equal(JSON.stringify(decoded), JSON.stringify(decodeStoredObject(data, key)));
+    assert.equal(decoded!.metadata.resourceVersion, undefined);
+  }
+});

@@ -129,3 +129,18 @@ void test("an update starting from an object the feed took compares with the byt
     }
   }
 });
+
+void test('a write whose encoder gave the decoded object decodes nothing: the write and the feed share that object', () => {
+  const { codec, decodes } = counting();
+  const values = new WrittenValues(codec);
+  const { data, decoded } = kubeStorageCodec().encodeDecoded!(cm('d', '1'));
+  assert.ok(decoded !== undefined);
+  const stored = codec.seal(data, key('d'));
+  const value = values.begin(key('d'), stored, data, decoded);
+  const returned = values.committed(key('d'), value, 9, true);
+  const fed = values.take(key('d'), stored, 9);
+  assert.equal(decodes(), 0);
+  assert.equal(returned, decoded);
+  assert.equal(fed, decoded);
+  assert.equal(returned.metadata.resourceVersion, '9');
+});

@@ -1,5 +1,5 @@
 import type { KubeObject } from '@kapi/machinery';
-import { deepCopy } from '@kapi/machinery';
+import { deepCopy, noteStoredEncoding } from '@kapi/machinery';
 import type { StorageCodec } from './codec.js';
 
 /** One value this process is writing or wrote, until both its writer and the change feed are done with it. */
@@ -45,10 +45,13 @@ export class WrittenValues {
     return this.byKey.size;
   }
 
-  /** Before the write of `stored` (`data` sealed) to `key`. */
-  begin(key: string, stored: Buffer, data: Buffer): WrittenValue {
+  /**
+   * Before the write of `stored` (`data` sealed) to `key`; `decoded` is what decoding `data`
+   * gives when the encoder already knows it (a new object, owned from now on by this value).
+   */
+  begin(key: string, stored: Buffer, data: Buffer, decoded?: KubeObject): WrittenValue {
     this.drop(key);
-    const value: WrittenValue = { stored, data, decoded: undefined, fed: false, finished: false };
+    const value: WrittenValue = { stored, data, decoded, fed: false, finished: false };
     this.byKey.set(key, value);
     this.bytes += data.length;
     while (this.byKey.size > this.maxEntries || this.bytes > this.maxBytes) {
@@ -61,7 +64,8 @@ export class WrittenValues {
   /**
    * The write of `value` committed at `revision`: the written object with that
    * resourceVersion, a private copy unless `shared` (the caller only reads it), when it is the
-   * feed's object itself.
+   * feed's object itself, noted with the bytes it was decoded from (`noteStoredEncoding`: a
+   * protobuf answer is then those bytes with the resourceVersion, as kube answers).
    */
   committed(key: string, value: WrittenValue, revision: number, shared = false): KubeObject {
     value.decoded ??= this.codec.decodeSerialized(value.data, key);
@@ -70,6 +74,7 @@ export class WrittenValues {
       result = value.decoded;
       // take() sets the same revision; once the feed has the object it is not changed again.
       if (!value.fed) result.metadata.resourceVersion = String(revision);
+      noteStoredEncoding(result, value.data);
     } else {
       result = deepCopy(value.decoded);
       result.metadata.resourceVersion = String(revision);
