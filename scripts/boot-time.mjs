@@ -116,6 +116,8 @@ async function startServer(binary, etcd, port) {
   })();
   await Promise.all([livez, cache]);
   if (ready === 0) throw new Error(`server did not get ready: ${stderr.slice(-2000)}`);
+  const fallback = /^kapi-apiserver: starting from dist\/bin\.js.*$/m.exec(stderr);
+  if (fallback !== null) process.stderr.write(`${binary}: ${fallback[0]}\n`);
   let fillMs = Number.NaN;
   const metrics = (await get(`${url}/metrics`)).body.split('\n').find((l) => l.startsWith('apiserver_watch_cache_initialization_duration_seconds_sum{') && l.includes('resource="configmaps"'));
   if (metrics !== undefined) fillMs = Number(metrics.slice(metrics.lastIndexOf(' ') + 1)) * 1000;
@@ -136,31 +138,40 @@ const etcd = await startEtcd();
 const endpoint = etcd.endpoints[0];
 const port = await freePort();
 try {
-  // A first start writes the serving pair into the cert dir, and stores the objects.
+  // A first start writes the serving pair into the cert dir (and the first binary's code
+  // cache, a second after it started), and stores the objects.
   const s = await startServer(binaries[0], endpoint, port);
-  if (objects === 0) await s.stop();
-  else {
-    const namespaces = Array.from({ length: 100 }, (_, i) => `boot-${i}`);
-    for (const ns of namespaces) await send(`${s.url}/api/v1/namespaces`, 'POST', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    const res = await send(`${s.url}/api/v1/namespaces/boot-0/configmaps`, 'POST', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-0' }, data: { d: 'x'.repeat(1024) } });
-    if (res.status !== 201) throw new Error(`create: ${res.status} ${res.body}`);
+  if (objects === 0) {
+    await sleep(3000);
     await s.stop();
+  } else {
+    // Names of one length: the copies are the stored bytes (protobuf or JSON) with the name,
+    // namespace and uid replaced in place.
+    const namespaces = Array.from({ length: 100 }, (_, i) => `boot-${String(i).padStart(2, '0')}`);
+    const name = (j) => `cm-${String(j).padStart(6, '0')}`;
+    for (const ns of namespaces) await send(`${s.url}/api/v1/namespaces`, 'POST', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const res = await send(`${s.url}/api/v1/namespaces/${namespaces[0]}/configmaps`, 'POST', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: name(0) }, data: { d: 'x'.repeat(1024) } });
+    if (res.status !== 201) throw new Error(`create: ${res.status} ${res.body}`);
+    const uid = JSON.parse(res.body).metadata.uid;
     const client = new Etcd3({ hosts: endpoint, grpcOptions: { 'grpc.max_receive_message_length': 2 ** 31 - 1 } });
-    const stored = await client.get('/registry/configmaps/boot-0/cm-0').string();
-    const t = JSON.parse(stored);
+    const stored = await client.get(`/registry/configmaps/${namespaces[0]}/${name(0)}`).buffer();
+    const replaceAll = (buf, from, to) => {
+      for (let at = buf.indexOf(from); at >= 0; at = buf.indexOf(from, at + to.length)) to.copy(buf, at);
+    };
     for (let i = 1; i < objects; i += 100) {
       const ops = [];
       for (let j = i; j < Math.min(objects, i + 100); j++) {
         const ns = namespaces[j % namespaces.length];
-        t.metadata.name = `cm-${j}`;
-        t.metadata.namespace = ns;
-        t.metadata.uid = randomUUID();
-        ops.push(client.put(`/registry/configmaps/${ns}/cm-${j}`).value(JSON.stringify(t)));
+        const copy = Buffer.from(stored);
+        replaceAll(copy, Buffer.from(name(0)), Buffer.from(name(j)));
+        replaceAll(copy, Buffer.from(namespaces[0]), Buffer.from(ns));
+        replaceAll(copy, Buffer.from(uid), Buffer.from(randomUUID()));
+        ops.push(client.put(`/registry/configmaps/${ns}/${name(j)}`).value(copy));
       }
-      const txn = client.if('/registry/none', 'Version', '==', 0);
-      await txn.then(...ops).commit();
+      await client.if('/registry/none', 'Version', '==', 0).then(...ops).commit();
     }
     client.close();
+    await s.stop();
     process.stderr.write(`stored ${objects} ConfigMaps\n`);
   }
   const all = new Map(binaries.map((b) => [b, []]));
