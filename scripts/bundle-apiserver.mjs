@@ -9,8 +9,9 @@
 // CommonJS, because Node 20 has a code cache for scripts (node:vm) but none for ES modules.
 // The compiled workspace modules are ES modules; what changes for them in the bundle:
 // - `import.meta.url` of a workspace module is its original dist/ file's URL, so the files
-//   read relative to it (the catalogue's generated/ JSON, the YAML decoder's worker script)
-//   are found where they are without the bundle (dist/ stays beside it);
+//   read relative to it (the catalogue's generated/ JSON) are found where they are without
+//   the bundle (dist/ stays beside it);
+// - the YAML decoder threads run dist/bundle/yaml-worker.cjs, their script bundled the same way;
 // - the whole file runs in strict mode (esbuild says so at its top), as ES modules do;
 // - a dynamic import() of a bundled module runs it in the same turn, not one later.
 // Not bundled, loaded from node_modules when used, as before: etcd3 (createRequire, only under
@@ -27,6 +28,11 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = resolve(root, 'packages/apiserver/dist/bin.js');
 const outdir = resolve(root, 'packages/apiserver/dist/bundle');
 const outfile = resolve(outdir, 'kapi-apiserver.cjs');
+// The YAML decoder threads' script, bundled too (each thread loads it), beside the server.
+const workerEntry = resolve(root, 'packages/apiserver/dist/body/yaml-worker.js');
+const workerOutfile = resolve(outdir, 'yaml-worker.cjs');
+const workerPool = resolve(root, 'packages/apiserver/dist/body/yaml-decoder-pool.js');
+const workerUrl = "new URL('./yaml-worker.js', import.meta.url)";
 
 /** The npm packages left out of the bundle, resolved at run time from the bundle's directory. */
 const external = [
@@ -41,13 +47,16 @@ const external = [
 
 const workspaceDist = /packages[\\/][^\\/]+[\\/]dist[\\/].*\.js$/;
 
-/** `import.meta.url` of a workspace module → the URL its dist/ file has unbundled. */
+/** `import.meta.url` of a workspace module → the URL its dist/ file has unbundled; the YAML threads' script → the bundled one. */
 const keepModuleUrls = {
   name: 'kapi-module-urls',
   setup(b) {
     b.onLoad({ filter: workspaceDist }, async (args) => {
-      const text = await readFile(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
+      let text = await readFile(args.path, 'utf8');
+      if (args.path === workerPool) {
+        if (!text.includes(workerUrl)) throw new Error(`bundle: ${args.path} no longer says ${workerUrl}`);
+        text = text.replace(workerUrl, 'require("node:url").pathToFileURL(require("node:path").join(__dirname, "yaml-worker.cjs"))');
+      } else if (!text.includes('import.meta.url')) return undefined;
       const rel = relative(outdir, args.path).split(sep).join('/');
       const url = `new URL(${JSON.stringify(rel)}, require("node:url").pathToFileURL(__filename)).href`;
       return { contents: text.replaceAll('import.meta.url', url), loader: 'js', resolveDir: dirname(args.path) };
@@ -56,9 +65,7 @@ const keepModuleUrls = {
 };
 
 await rm(outdir, { recursive: true, force: true });
-const result = await build({
-  entryPoints: [entry],
-  outfile,
+const options = {
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -70,11 +77,15 @@ const result = await build({
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
-});
+};
+const result = await build({ ...options, entryPoints: [entry], outfile });
+await build({ ...options, entryPoints: [workerEntry], outfile: workerOutfile });
 const text = await readFile(outfile, 'utf8');
 // Left as import() (or import.meta), they would fail at run time in a script: refuse the build.
-for (const [what, pattern] of [['import()', /\bimport\(\s*["'`]/], ['import.meta', /\bimport\.meta\b/]]) {
-  const at = text.search(pattern);
-  if (at >= 0) throw new Error(`bundle: ${what} left in ${relative(root, outfile)} at ${text.slice(Math.max(0, at - 80), at + 80)}`);
+for (const [file, source] of [[outfile, text], [workerOutfile, await readFile(workerOutfile, 'utf8')]]) {
+  for (const [what, pattern] of [['import()', /\bimport\(\s*["'`]/], ['import.meta', /\bimport\.meta\b/]]) {
+    const at = source.search(pattern);
+    if (at >= 0) throw new Error(`bundle: ${what} left in ${relative(root, file)} at ${source.slice(Math.max(0, at - 80), at + 80)}`);
+  }
 }
 process.stdout.write(`bundle: ${relative(root, outfile)}: ${(Buffer.byteLength(text) / 2 ** 20).toFixed(1)} MiB from ${Object.keys(result.metafile.inputs).length} modules\n`);
