@@ -3,7 +3,8 @@
 #   docker run --rm -p 6443:6443 kapi-apiserver:0.1.0 --etcd-servers=http://etcd:2379
 # The same image runs the load balancer of deploy/docker-compose.yml
 # (`--entrypoint node ... /opt/kapi/deploy/lb.mjs`). Stages:
-#   build   — npm ci (all workspaces, dev dependencies included) and tsc -b of the server's packages
+#   build   — npm ci (all workspaces, dev dependencies included), tsc -b of the server's packages
+#             and the server bundled into one file (dist/bundle, scripts/bundle-apiserver.mjs)
 #   deps    — production dependencies of @kapi/apiserver only (npm ci --omit=dev --workspace)
 #   runtime — node:20-slim, the compiled packages without tests, non-root user `node` (uid 1000)
 ARG NODE_IMAGE=node:20-slim
@@ -32,7 +33,9 @@ COPY packages/watch-cache packages/watch-cache
 COPY packages/registry packages/registry
 COPY packages/controllers packages/controllers
 COPY packages/apiserver packages/apiserver
+COPY scripts/bundle-apiserver.mjs scripts/
 RUN npx tsc -b packages/apiserver \
+ && node scripts/bundle-apiserver.mjs \
  && find packages -path '*/dist/*' \( -name '*.test.js' -o -name '*.test.d.ts' -o -name '.tsbuildinfo' \) -delete
 
 FROM ${NODE_IMAGE} AS deps
@@ -53,6 +56,9 @@ RUN npm ci --omit=dev --no-audit --no-fund --workspace=@kapi/apiserver \
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
+# kapi-apiserver starts from the bundle with a V8 code cache, written here by the first start
+# (a volume or emptyDir there keeps it across container restarts).
+ENV KAPI_CODE_CACHE_DIR=/var/cache/kapi
 WORKDIR /opt/kapi
 COPY --from=deps /opt/kapi/package.json ./
 # Workspace packages are symlinks (node_modules/@kapi/* -> ../../packages/*), resolved below.
@@ -80,8 +86,8 @@ COPY --from=build /src/packages/apiserver/bin packages/apiserver/bin
 COPY deploy/lb.mjs deploy/healthcheck.mjs deploy/etcd-certs.mjs deploy/
 RUN chmod 0755 packages/apiserver/bin/kapi-apiserver.js \
  && ln -s /opt/kapi/packages/apiserver/bin/kapi-apiserver.js /usr/local/bin/kapi-apiserver \
- && mkdir -p /var/lib/kapi/certs /var/run/kubernetes \
- && chown -R node:node /var/lib/kapi /var/run/kubernetes
+ && mkdir -p /var/lib/kapi/certs /var/run/kubernetes /var/cache/kapi \
+ && chown -R node:node /var/lib/kapi /var/run/kubernetes /var/cache/kapi
 # The pair generated on first start lands in a volume mounted at /var/lib/kapi/certs (--cert-dir).
 VOLUME ["/var/lib/kapi/certs"]
 USER node

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build lint test test-only run bench bench-quick clean proto schemas discovery bootstrap-policy feature-gates e2e e2e-faults fuzz e2e-control-plane
+.PHONY: setup build bundle lint test test-only run bench bench-quick clean proto schemas discovery bootstrap-policy feature-gates e2e e2e-faults fuzz e2e-control-plane
 
 # The Python the e2e suites run (Debian's, where python3-kubernetes installs; `KAPI_PYTHON` overrides).
 KAPI_PYTHON ?= /usr/bin/python3
@@ -36,6 +36,13 @@ setup:
 
 build: setup
 	$(NODE_BIN)/tsc -b
+	@$(MAKE) --no-print-directory bundle
+
+# The server in one file (packages/apiserver/dist/bundle/kapi-apiserver.cjs, esbuild), which
+# packages/apiserver/dist/bundled.js — `make run`, the image, kapi-bench — starts with a V8
+# code cache: about a second less CPU to start than dist/bin.js (scripts/bundle-apiserver.mjs).
+bundle:
+	node scripts/bundle-apiserver.mjs
 
 lint: setup build
 	$(NODE_BIN)/eslint .

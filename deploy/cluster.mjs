@@ -15,7 +15,7 @@
  *
  * Environment: KAPI_CLUSTER_DIR [.data/cluster], KAPI_CLUSTER_BASE_PORT [16443] (14 consecutive
  * ports; the balancer gets the base port), ETCD_BIN [etcd], KAPI_APISERVER_BIN
- * [packages/apiserver/dist/bin.js]. The directory remembers its base port (cluster.json).
+ * [packages/apiserver/dist/bundled.js]. The directory remembers its base port (cluster.json).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -67,7 +67,7 @@ function peerGateArgs(layout) {
  */
 function components(layout) {
   const node = process.execPath;
-  const apiserver = process.env.KAPI_APISERVER_BIN ?? join(root, 'packages/apiserver/dist/bin.js');
+  const apiserver = process.env.KAPI_APISERVER_BIN ?? join(root, 'packages/apiserver/dist/bundled.js');
   const etcd = process.env.ETCD_BIN ?? 'etcd';
   // Extra flags for every replica of this local cluster only (e.g. `--v=3` to log each request while debugging).
   const extraKapiArgs = (process.env.KAPI_CLUSTER_APISERVER_ARGS ?? '').split(/\s+/).filter((a) => a !== '');

@@ -18,6 +18,7 @@ import type { startApiServer as StartApiServer } from './main.js';
 import { resolveWorkerCount } from './workers/count.js';
 import { runPrimary } from './workers/primary.js';
 import { shareOfLimit, workerContext } from './workers/worker.js';
+import { notifyStarted } from './started-hook.js';
 // The tracing SDK (OpenTelemetry's exporter over gRPC: ~0.5 s of CPU to load) is imported only
 // when --tracing-config-file asks for it.
 import type { TracingSdk } from './tracing.js';
@@ -199,6 +200,8 @@ async function main(): Promise<void> {
   worker?.ready();
   logger.info(`Serving securely on ${flags.bindAddress}:${server.securePort}`);
   if (server.insecurePort !== undefined) logger.info(`Serving insecurely on ${flags.insecureBindAddress}:${server.insecurePort}`);
+  // dist/bundled.js saves its code cache now.
+  notifyStarted();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { startKapiServer, type KapiServer } from '@kapi/apiserver/testing';
+import { bundledApiserverBinary, startKapiServer, type KapiServer } from '@kapi/apiserver/testing';
 import { runClosedLoop, type LoadResult, type Operation } from './load.js';
 import { pin } from './pinning.js';
 import { monitorProcess, readProcess, type ProcessUsage } from './process-stats.js';
@@ -70,6 +70,14 @@ export async function startBareServer(mode: 'list' | 'fanout', file: string, cpu
   };
 }
 
+/**
+ * The kapi-apiserver program the bench starts: $KAPI_APISERVER_BIN, else the bundled server
+ * with its code cache (dist/bundled.js), as `make run` and the image start it.
+ */
+export function kapiApiserverBinary(): string {
+  return process.env.KAPI_APISERVER_BIN ?? bundledApiserverBinary;
+}
+
 /** Starts a kapi-apiserver for a scenario (plain HTTP) and pins it to `cpus` when given. */
 export async function startExtraServer(
   etcd: string[],
@@ -77,6 +85,7 @@ export async function startExtraServer(
   options: { extraArgs?: string[]; env?: Record<string, string>; etcdPrefix?: string },
 ): Promise<KapiServer> {
   const server = await startKapiServer({
+    binary: kapiApiserverBinary(),
     etcdServers: etcd,
     insecure: true,
     startTimeoutMs: 120_000,

@@ -11,6 +11,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { insecureGet, startKapiServer, writeServiceAccountKeys } from '@kapi/apiserver/testing';
 import { freePort } from '@kapi/storage/testing';
+import { kapiApiserverBinary } from './context.js';
 
 /** The two servers a side-by-side run compares. */
 export type ServerName = 'kapi' | 'kube-apiserver';
@@ -111,10 +112,11 @@ export async function startKubeApiserver(options: { binary: string; etcdServers:
 }
 
 /** Starts a kapi-apiserver on `etcdServers` with the same TLS, token and service-account setup as {@link startKubeApiserver}. */
-export async function startComparedKapi(options: { etcdServers: string[]; workers: number; startTimeoutMs?: number; env?: Record<string, string> }): Promise<ComparedServer> {
+export async function startComparedKapi(options: { etcdServers: string[]; workers: number; startTimeoutMs?: number; env?: Record<string, string>; binary?: string }): Promise<ComparedServer> {
   const dir = mkdtempSync(join(tmpdir(), 'kapi-bench-kapi-'));
   try {
     const server = await startKapiServer({
+      binary: options.binary ?? kapiApiserverBinary(),
       etcdServers: options.etcdServers,
       startTimeoutMs: options.startTimeoutMs ?? 60_000,
       readyzToken: token,

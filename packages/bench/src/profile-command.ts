@@ -15,6 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startEtcd } from '@kapi/storage/testing';
+import { defaultApiserverBinary } from '@kapi/apiserver/testing';
 import { clientGoBinary, runMeasured } from './client-go-scenario.js';
 import { connectInspector, inspectorUrl, type InspectorSession } from './inspector.js';
 import { kubeApiserverBinary, startComparedKapi, startKubeApiserver, type ComparedServer, type ServerName } from './kube-server.js';
@@ -224,7 +225,8 @@ async function startTarget(name: ServerName, options: { cpuProfile: boolean; wor
   try {
     const server =
       name === 'kapi'
-        ? await startComparedKapi({ etcdServers: etcd.endpoints, workers: options.workers, ...(cpuProfile ? { env: { NODE_OPTIONS: '--inspect=127.0.0.1:0' } } : {}) })
+        ? // dist/bin.js, not the bundle: the profile's stages are told apart by the modules' URLs.
+          await startComparedKapi({ etcdServers: etcd.endpoints, workers: options.workers, binary: defaultApiserverBinary, ...(cpuProfile ? { env: { NODE_OPTIONS: '--inspect=127.0.0.1:0' } } : {}) })
         : await startKubeApiserver({ binary: kubeApiserverBinary(), etcdServers: etcd.endpoints });
     const target: Target = { name, server, pid: 0, stopEtcd: () => etcd.stop(), first: true };
     try {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { startEtcd, type TestEtcd } from '@kapi/storage/testing';
 import { startKapiServer, type KapiServer } from '@kapi/apiserver/testing';
-import { startBareServer, startExtraServer, type BenchContext } from './context.js';
+import { kapiApiserverBinary, startBareServer, startExtraServer, type BenchContext } from './context.js';
 import { runCrudScenario, type StepResult } from './crud-scenario.js';
 import { runFanoutScenario, type FanoutScenarioResult } from './fanout-scenario.js';
 import { runListScenario, type ListScenarioResult } from './list-scenario.js';
@@ -165,7 +165,7 @@ export async function runSuite(options: SuiteOptions, given?: GivenTarget): Prom
       etcdEndpoints = etcd.endpoints;
     }
     if (url === undefined) {
-      server = await startKapiServer({ etcdServers: etcdEndpoints, insecure: true, startTimeoutMs: 60_000, ...(options.workers !== 1 ? { extraArgs: [`--workers=${options.workers}`] } : {}) });
+      server = await startKapiServer({ binary: kapiApiserverBinary(), etcdServers: etcdEndpoints, insecure: true, startTimeoutMs: 60_000, ...(options.workers !== 1 ? { extraArgs: [`--workers=${options.workers}`] } : {}) });
       url = server.insecureUrl!;
       kapiPid = server.pid();
     }

@@ -9,6 +9,7 @@ export {
   startKapiServer,
   insecureGet,
   defaultApiserverBinary,
+  bundledApiserverBinary,
   generatedCertFileName,
   type KapiServer,
   type StartKapiServerOptions,

@@ -10,6 +10,9 @@ import { freePort } from '@kapi/storage/testing';
 /** This package's built server program (dist/bin.js). */
 export const defaultApiserverBinary = fileURLToPath(new URL('../bin.js', import.meta.url));
 
+/** The same server from its bundle with a code cache (dist/bundled.js; it falls back to dist/bin.js when not bundled). */
+export const bundledApiserverBinary = fileURLToPath(new URL('../bundled.js', import.meta.url));
+
 /** File names the server writes into `--cert-dir` when it generates its self-signed pair. */
 export const generatedCertFileName = 'apiserver.crt';
 

@@ -24,12 +24,25 @@ export interface ProtobufWriter {
 let root: protobuf.Root | undefined;
 const types = new Map<string, MessageType>();
 
+/**
+ * The catalogue's root, its types' references left to resolve on first use: Root.fromJSON
+ * would resolve every field of all ~530 messages up front, at the first decode, most of them
+ * for kinds this server never stores. A message resolves its own fields when protobufjs
+ * compiles its codec (and wire-types.ts resolves the ones it checks).
+ */
+function catalogueRoot(): protobuf.Root {
+  if (root === undefined) {
+    root = new protobuf.Root();
+    root.addJSON((protobufDescriptor() as protobuf.INamespace).nested!);
+  }
+  return root;
+}
+
 /** The message class of a full protobuf name (`k8s.io.api.core.v1.Pod`). Throws for a name the catalogue lacks. */
 export function messageType(name: string): MessageType {
   let type = types.get(name);
   if (type === undefined) {
-    root ??= protobuf.Root.fromJSON(protobufDescriptor() as protobuf.INamespace);
-    type = root.lookupType(name) as unknown as MessageType;
+    type = catalogueRoot().lookupType(name) as unknown as MessageType;
     types.set(name, type);
   }
   return type;
@@ -42,8 +55,8 @@ export function messageType(name: string): MessageType {
  */
 export function definedMessageType(pkg: string, name: string, fields: Record<string, { type: string; id: number }>): MessageType {
   const full = `${pkg}.${name}`;
-  root ??= protobuf.Root.fromJSON(protobufDescriptor() as protobuf.INamespace);
-  if (root.lookup(full) === null) root.define(pkg).add(protobuf.Type.fromJSON(name, { fields }));
+  const r = catalogueRoot();
+  if (r.lookup(full) === null) r.define(pkg).add(protobuf.Type.fromJSON(name, { fields }));
   return messageType(full);
 }
 
