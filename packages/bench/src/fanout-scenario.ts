@@ -239,8 +239,15 @@ export function fanoutStepLine(server: string, step: FanoutStep): string {
   return (
     `fanout ${server.padEnd(4)}${step.variant !== undefined && step.variant !== 'all' ? ` ${step.variant}` : ''} ${step.watchers} watchers ${String(step.rate).padStart(3)}/s: delivery p50 ${step.delivery.p50.toFixed(1)} ms p99 ${step.delivery.p99.toFixed(1)} ms ` +
     `max ${step.delivery.max.toFixed(0)} ms; writes ${step.writes} (skipped ${step.writesSkipped}, errors ${step.writeErrors}); missing ${step.missingDeliveries}; terminated ${step.watchersTerminated}; ` +
-    `client cpu ${(step.loadGeneratorCpuSeconds / step.durationSeconds).toFixed(2)} cores`
+    `client cpu ${(step.loadGeneratorCpuSeconds / step.durationSeconds).toFixed(2)} cores${scheduleNote(step.usage)}`
   );
+}
+
+/** "; server's busiest thread ran R s, waited W s for a CPU" when the scheduler's times are known. */
+function scheduleNote(usage: ProcessUsage | undefined): string {
+  const busiest = usage?.schedule?.busiest;
+  if (busiest === undefined) return '';
+  return `; server's busiest thread ran ${busiest.runSeconds.toFixed(2)} s, waited ${busiest.waitSeconds.toFixed(2)} s for a CPU`;
 }
 
 export function makeRecorder() {
