@@ -154,7 +154,8 @@ export interface ProcessUsage {
 
 /**
  * Samples a process once a second from now until `finish()`: CPU seconds used in between,
- * the peak RSS seen, and the scheduler's run and run-queue times of its threads in between. `finish()` returns undefined when the process vanished.
+ * the peak RSS seen, and the scheduler's run and run-queue times of its threads in between.
+ * `finish()` returns undefined when the process vanished.
  */
 export function monitorProcess(pid: number): { finish(): ProcessUsage | undefined } {
   const first = readProcess(pid);
