@@ -14,3 +14,9 @@ void test('a fan-out log line names the server that served it, not always kapi',
   assert.match(fanoutStepLine('kapi', { ...step, variant: 'field-selector' }), /^fanout kapi field-selector 1000 watchers/);
   assert.match(fanoutStepLine('bare', step), /^fanout bare 1000 watchers/);
 });
+
+void test("a fan-out log line ends with the server's busiest thread's run and run-queue time when they are known", () => {
+  const usage = { cpuSeconds: 1, peakRssBytes: 1, endRssBytes: 1, schedule: { waitSeconds: 5, busiest: { runSeconds: 1.25, waitSeconds: 3.5 } } };
+  assert.match(fanoutStepLine('kapi', { ...step, usage }), /client cpu 0\.50 cores; server's busiest thread ran 1\.25 s, waited 3\.50 s for a CPU$/);
+  assert.match(fanoutStepLine('kapi', { ...step, usage: { cpuSeconds: 1, peakRssBytes: 1, endRssBytes: 1 } }), /client cpu 0\.50 cores$/);
+});

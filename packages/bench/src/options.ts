@@ -102,7 +102,8 @@ export const usage = `usage: kapi-bench suite [options]
   --concurrency 1,16,64    crud: concurrent keep-alive clients per step (default 1,16,64,256; quick: 16)
   --object-sizes 1024,10240  crud: ConfigMap data bytes (default 1024,10240; quick too); the first at every --concurrency, the others at 64 (else the first)
   --duration SECONDS       crud: measured time per step (default 4; quick: 2)
-  --warmup SECONDS         warm-up before the first step of each kind (default 3; quick: 1)
+  --warmup SECONDS         warm-up before the first step of each kind (default 3; quick: 1); fanout's
+                           field-selector variant takes all of it, its other variants at most 3 s
   --list-objects N[,N]     list: ConfigMaps of 1 KiB to list, one pass per size (default 10000,50000; quick: 5000,
                            without the list from etcd and the first page)
   --list-concurrency 1,10  list: concurrent lists per step (default 1,10; quick: 1)

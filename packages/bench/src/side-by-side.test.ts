@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseSuiteOptions } from './options.js';
-import { roundOrder, runRows, sideBySideRows, range, type SideBySideResult, type SideBySideRun } from './side-by-side.js';
+import { measuresOf, roundOrder, runRows, sideBySideRows, range, type SideBySideResult, type SideBySideRun } from './side-by-side.js';
+import type { FanoutStep } from './fanout-scenario.js';
+import { summarize } from './stats.js';
 import { sideBySideMarkdownReport, sideBySideTextReport } from './side-by-side-report.js';
 import type { StepResult, SuiteResult } from './suite.js';
 
@@ -142,4 +144,19 @@ void test('client-go figures line up by request and count per-write server CPU f
   assert.deepEqual(get.slice(1, 13), ['gets/s (higher is better)', '1000', '800', '1.25×', '—', '—', '—', '1.000', '1.250', '0.80×', '128', '128']);
   const p99 = rows.find((r) => r[0] === 'client-go 200 watches, 100 updates/s: delivery p99')!;
   assert.deepEqual(p99.slice(1, 5), ['ms (lower is better)', '20.0', '40.0', '0.50×']);
+});
+
+void test("a fan-out step's figures include the share of its runnable time the server's busiest thread waited for a CPU, when known", () => {
+  const fanoutStep: FanoutStep = {
+    target: 'kapi', variant: 'field-selector', watchers: 1000, watchersPerEvent: 10, rate: 100, durationSeconds: 5, writes: 500, writesSkipped: 0, writeErrors: 0, errorSamples: [],
+    writeLatency: summarize([1]), delivery: summarize([1, 2]), deliveryFromRequest: summarize([1]), deliveredBeforeAck: 0, expectedDeliveries: 5000, missingDeliveries: 0,
+    watchersTerminated: 0, loadGeneratorCpuSeconds: 1,
+    usage: { cpuSeconds: 2, peakRssBytes: 2 ** 20, endRssBytes: 2 ** 20, schedule: { waitSeconds: 4, busiest: { runSeconds: 1, waitSeconds: 3 } } },
+  };
+  const result = (steps: FanoutStep[]) => ({ steps: [], fanout: { eventBytes: 1, steps, errors: [] } }) as unknown as SuiteResult;
+  const waiting = measuresOf(result([fanoutStep])).find((m) => m.key.endsWith("server's busiest thread, waiting for a CPU"));
+  assert.equal(waiting?.value, 75);
+  assert.equal(waiting?.unit, '% of its runnable time');
+  const { schedule: _schedule, ...withoutSchedule } = fanoutStep.usage!;
+  assert.equal(measuresOf(result([{ ...fanoutStep, usage: withoutSchedule }])).filter((m) => m.key.includes('waiting for a CPU')).length, 0);
 });

@@ -107,6 +107,12 @@ export function measuresOf(r: SuiteResult): Measure[] {
     const cpu = s.usage && s.writes > 0 ? { cpuMsPerOp: (s.usage.cpuSeconds * 1000) / s.writes, rssBytes: s.usage.peakRssBytes } : {};
     add({ key: `${label}: delivery p50`, unit: 'ms', better: 'lower', value: s.delivery.p50, ...cpu });
     add({ key: `${label}: delivery p99`, unit: 'ms', better: 'lower', value: s.delivery.p99, ...cpu });
+    // How much the machine starved the server: on a loaded machine the delivery tail is the
+    // server's wait for a CPU (a Node server's main thread against every other runnable thread).
+    const busiest = s.usage?.schedule?.busiest;
+    if (busiest !== undefined && busiest.runSeconds + busiest.waitSeconds > 0) {
+      add({ key: `${label}: server's busiest thread, waiting for a CPU`, unit: '% of its runnable time', better: 'lower', value: (100 * busiest.waitSeconds) / (busiest.runSeconds + busiest.waitSeconds) });
+    }
   }
   if (r.pods) {
     const p = r.pods;
