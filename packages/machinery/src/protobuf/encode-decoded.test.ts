@@ -6,19 +6,12 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { decodeObject, encodeObjectGo, encodeObjectGoDecoded } from './object-codec.js';
+import { catalogGolden as loadCatalogGolden } from './catalog-golden.js';
 
 type Obj = Record<string, unknown> & { apiVersion: string; kind: string };
 
-interface CatalogGolden {
-  apiVersion: string;
-  kind: string;
-  protobuf: string;
-  goJson: Record<string, unknown>;
-}
-const catalogFile = new URL('../../src/protobuf/testdata/go-golden-catalog.json', import.meta.url);
-const catalogGolden = (JSON.parse(readFileSync(catalogFile, 'utf8')) as { golden: CatalogGolden[] }).golden;
+const catalogGolden = loadCatalogGolden();
 
 /** What the storage read back before: the bytes decoded. */
 const decodedBytes = (obj: Obj) => decodeObject(encodeObjectGo(obj), { apiVersion: obj.apiVersion, kind: obj.kind }).object;

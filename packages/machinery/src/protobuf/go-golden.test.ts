@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { decodeList, decodeObject, encodeObjectRaw, envelopeObject } from './object-codec.js';
+import { catalogGolden as loadCatalogGolden } from './catalog-golden.js';
 
 interface Golden {
   kind: string;
@@ -52,15 +53,7 @@ void describe('protobuf bytes of the Go types decode to their JSON', () => {
   }
 });
 
-interface CatalogGolden {
-  apiVersion: string;
-  kind: string;
-  protobuf: string;
-  goJson: Record<string, unknown>;
-}
-
-const catalogFile = new URL('../../src/protobuf/testdata/go-golden-catalog.json', import.meta.url);
-const catalogGolden = (JSON.parse(readFileSync(catalogFile, 'utf8')) as { golden: CatalogGolden[] }).golden;
+const catalogGolden = loadCatalogGolden();
 
 /**
  * Every catalogue kind client-go's scheme knows, with every field of its schema set

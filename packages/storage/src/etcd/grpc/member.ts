@@ -2,21 +2,12 @@
  * The HTTP/2 connection to one etcd member, made on first use and made again after it fails.
  */
 import { connect, type ClientHttp2Session, type SecureClientSessionOptions } from 'node:http2';
-import { H2Connection } from './h2-connection.js';
+import { H2Connection, type H2ConnectionOptions } from './h2-connection.js';
 import { encodeHeaderBlock } from './hpack.js';
 import { grpcError, grpcTimeout, Status } from './unary-call.js';
 
-export interface MemberOptions {
-  /** TLS material (PEM), when the endpoint is https. */
-  readonly ca?: Buffer;
-  readonly cert?: Buffer;
-  readonly key?: Buffer;
-  /** How long a connection may take to be made. */
-  readonly dialTimeoutMs: number;
-  /** Idle time on a busy connection before it is pinged, and how long the ping may take. */
-  readonly keepaliveTimeMs: number;
-  readonly keepaliveTimeoutMs: number;
-}
+/** A member's connection settings: its connection's (TLS material, dial timeout, keepalive). */
+export type MemberOptions = H2ConnectionOptions;
 
 /** HTTP/2 flow-control windows: large, so that a long list is not paced by window updates. */
 const WINDOW_BYTES = 16 * 1024 * 1024;
