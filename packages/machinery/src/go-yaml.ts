@@ -354,6 +354,21 @@ function doubleEscape(code: number): string {
   return `\\${letter}${code.toString(16).toUpperCase().padStart(width, '0')}`;
 }
 
+/**
+ * A string as go-yaml reads it back from the JSON that sigs.k8s.io/yaml first writes: Go's JSON
+ * escapes every line break but U+0085 (NEL), and go-yaml's scanner folds a raw one inside the
+ * double-quoted JSON string like any line break. In a run of spaces and NELs the spaces before
+ * the first NEL and after it are dropped; one NEL becomes a space, n of them n - 1 line feeds.
+ */
+function goYamlJsonString(value: string): string {
+  if (!value.includes('\u0085')) return value;
+  return value.replace(/[ \u0085]*\u0085[ \u0085]*/g, (run) => {
+    let breaks = 0;
+    for (let i = 0; i < run.length; i++) if (run.charCodeAt(i) === 0x85) breaks++;
+    return breaks === 1 ? ' ' : '\n'.repeat(breaks - 1);
+  });
+}
+
 /** Code units of a string analysed or written in one step: a longer one pauses between steps. */
 const SCALAR_STEP = 64 * 1024;
 
@@ -369,8 +384,13 @@ interface WriteState {
   readonly allowBreaks: boolean;
   /** The last character written was a space. */
   spaces: boolean;
-  /** The last character written was a line break (literal style). */
+  /** The last character written was a line break, or (single-quoted) a space after one. */
   breaks: boolean;
+  /**
+   * The value starts with a BOM: go-yaml's double-quoted writer then escapes every character
+   * (its BOM test looks at the value's first bytes, not the current character's).
+   */
+  readonly bomFirst: boolean;
 }
 
 /** Characters of output joined into one chunk at a time (at the next place to pause). */
@@ -483,13 +503,14 @@ class Emitter {
     this.increaseIndent(false, false);
     for (const key of keys) {
       this.writeIndent();
-      const simple = Buffer.byteLength(key) <= MAX_SIMPLE_KEY_LENGTH && !LINE_BREAK.test(key);
+      const name = goYamlJsonString(key);
+      const simple = Buffer.byteLength(name) <= MAX_SIMPLE_KEY_LENGTH && !LINE_BREAK.test(name);
       if (simple) {
-        yield* this.scalar(key, true, true);
+        yield* this.scalar(name, true, true);
         this.indicator(':', false, false, false);
       } else {
         this.indicator('?', true, false, true);
-        yield* this.scalar(key, false, true);
+        yield* this.scalar(name, false, true);
         this.writeIndent();
         this.indicator(':', true, false, true);
       }
@@ -518,7 +539,8 @@ class Emitter {
    * longer than SCALAR_STEP is analysed and written in several steps, with a pause (a yield)
    * between two.
    */
-  private *scalar(value: string, simpleKey: boolean, isString: boolean): Steps<void> {
+  private *scalar(text: string, simpleKey: boolean, isString: boolean): Steps<void> {
+    const value = isString ? goYamlJsonString(text) : text;
     const scan = new ScalarAnalysis(value);
     for (let from = 0; from < value.length; ) {
       const to = stepEnd(value, from);
@@ -538,7 +560,7 @@ class Emitter {
     if (style === 'single' && !analysis.singleQuotedAllowed) style = 'double';
     if (style === 'literal' && (!analysis.blockAllowed || simpleKey)) style = 'double';
     this.increaseIndent(true, false);
-    const state: WriteState = { allowBreaks: !simpleKey, spaces: false, breaks: true };
+    const state: WriteState = { allowBreaks: !simpleKey, spaces: false, breaks: style === 'literal', bomFirst: value.charCodeAt(0) === 0xfeff };
     this.open(style, value);
     for (let from = 0; from < value.length; ) {
       const to = stepEnd(value, from);
@@ -625,18 +647,37 @@ class Emitter {
         } else this.column++;
         state.spaces = true;
         i++;
-      } else if (c === 0x27) {
-        // A quote is written twice: this one now, the character itself with the run.
-        this.copy(value, run, i + 1);
-        run = i;
-        this.column += 2;
-        this.indention = false;
-        state.spaces = false;
+      } else if (isBreak(c)) {
+        // A line break (U+2028, U+2029: a line feed takes another style) is written as it is
+        // and starts a line; the next character other than a space or break is indented.
+        if (c === 0x0a) {
+          this.copy(value, run, i);
+          if (!state.breaks) this.newline();
+          this.newline();
+          run = i + 1;
+        }
+        this.column = 0;
+        this.indention = true;
+        state.breaks = true;
         i++;
       } else {
-        const start = i;
-        while (i < to && value.charCodeAt(i) !== 0x20 && value.charCodeAt(i) !== 0x27) i++;
-        this.column += i - start;
+        if (state.breaks) {
+          this.copy(value, run, i);
+          run = i;
+          this.writeIndent();
+          state.breaks = false;
+        }
+        if (c === 0x27) {
+          // A quote is written twice: this one now, the character itself with the run.
+          this.copy(value, run, i + 1);
+          run = i;
+          this.column += 2;
+          i++;
+        } else {
+          const start = i;
+          while (i < to && value.charCodeAt(i) !== 0x20 && value.charCodeAt(i) !== 0x27 && !isBreak(value.charCodeAt(i))) i++;
+          this.column += i - start;
+        }
         this.indention = false;
         state.spaces = false;
       }
@@ -673,7 +714,7 @@ class Emitter {
   private doubleQuoted(value: string, from: number, to: number, state: WriteState): void {
     let run = from;
     for (let i = from; i < to; ) {
-      if (isVerbatim(value.charCodeAt(i))) {
+      if (isVerbatim(value.charCodeAt(i)) && !state.bomFirst) {
         const start = i;
         while (i < to && isVerbatim(value.charCodeAt(i))) i++;
         this.column += i - start;
@@ -683,7 +724,7 @@ class Emitter {
       const unit = value.charCodeAt(i);
       const width = charWidth(value, i, unit);
       const c = codePoint(value, i, unit, width);
-      if (!isPrintable(c) || isBreak(c) || c === 0x22 || c === 0x5c) {
+      if (state.bomFirst || !isPrintable(c) || isBreak(c) || c === 0x22 || c === 0x5c) {
         this.copy(value, run, i);
         this.put(doubleEscape(c));
         run = i + width;
