@@ -142,3 +142,52 @@ void test('in slices: one long string is written in steps, with the event loop s
   assert.ok(chunks.length > 1, `${chunks.length} chunks`);
   assert.ok(turns > 1, `${turns} turns of the event loop ran while the string was written`);
 });
+
+// Recorded from sigs.k8s.io/yaml v1.4.0's Marshal (go-yaml v2's emitter, after a trip through
+// JSON), the library kube-apiserver writes YAML with: line breaks other than \n, and a BOM.
+const BREAKS: readonly (readonly [unknown, string])[] = [
+  [{ k: 'a\u2028b' }, "k: 'a\u2028  b'\n"],
+  [{ k: 'a\u2029b c' }, "k: 'a\u2029  b c'\n"],
+  [{ k: 'x\u2028' }, "k: 'x\u2028'\n"],
+  [{ k: '\u2029x' }, "k: '\u2029  x'\n"],
+  [{ k: "it's\u2028'q'" }, "k: 'it''s\u2028  ''q'''\n"],
+  [[{ k: ['a\u2028\u2028b'] }], "- k:\n  - 'a\u2028\u2028    b'\n"],
+  [['a\u2029b'], "- 'a\u2029  b'\n"],
+  [{ 'a\u2028b': 'v' }, "? 'a\u2028  b'\n: v\n"],
+  // After a break the column starts again: the fold comes 80 columns after it.
+  [
+    { k: 'word word word word word word word\u2028word word word word word word word word\u2028word word word word word word word word' },
+    "k: 'word word word word word word word\u2028  word word word word word word word word\u2028  word word word word word word word word'\n",
+  ],
+  [
+    { k: 'a\u2028word word word word word word word word word word word word word word word word word word word word word word' },
+    "k: 'a\u2028  word word word word word word word word word word word word word word word word\n  word word word word word word'\n",
+  ],
+  // A raw NEL is folded by go-yaml's scanner reading the JSON: one is a space, n are n - 1 line feeds.
+  [{ k: 'x\u0085y' }, 'k: x y\n'],
+  [{ k: 'x\u0085 \u0085y' }, 'k: |-\n  x\n  y\n'],
+  [{ k: 'x \u0085\u0085\u0085 y' }, 'k: |-\n  x\n\n  y\n'],
+  [{ k: '\u0085x' }, "k: ' x'\n"],
+  [{ k: 'x\u0085' }, "k: 'x '\n"],
+  // A value that starts with a BOM has every character escaped.
+  [{ k: '\ufeffb c' }, 'k: "\\uFEFF\\x62\\x20\\x63"\n'],
+  [{ '\ufeffk': 'v' }, '"\\uFEFF\\x6B": v\n'],
+];
+
+void test('line breaks other than \\n and a leading BOM are written as sigs.k8s.io/yaml writes them', async () => {
+  for (const [value, yaml] of BREAKS) {
+    assert.equal(goYamlMarshal(value), yaml, JSON.stringify(value));
+    assert.equal((await goYamlMarshalSliced(value)).join(''), yaml, JSON.stringify(value));
+  }
+});
+
+void test('a single-quoted string longer than a step keeps its line breaks and indentation across steps', async () => {
+  // 'a' then U+2028 and a word, 30,000 times (some 150,000 code units, three steps): each
+  // word after a break starts a line indented by two.
+  const value = 'a' + '\u2028word'.repeat(30_000);
+  const yaml = "k: 'a" + '\u2028  word'.repeat(30_000) + "'\n";
+  assert.equal(goYamlMarshal({ k: value }), yaml);
+  const chunks = await goYamlMarshalSliced({ k: value });
+  assert.ok(chunks.length > 1, `${chunks.length} chunks`);
+  assert.equal(chunks.join(''), yaml);
+});
