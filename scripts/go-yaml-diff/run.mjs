@@ -15,9 +15,12 @@ const { goYamlMarshal } = await import(join(here, '../../packages/machinery/dist
 const n = Number(process.argv[2] ?? 20000);
 let seed = Number(process.argv[3] ?? 1);
 const mode = process.argv[4] ?? 'all';
+/** mulberry32: a seeded generator in 32-bit integer arithmetic. */
 const random = (k) => {
-  seed = (seed * 1103515245 + 12345) % 2 ** 31;
-  return Math.floor((seed / 2 ** 31) * k);
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return Math.floor((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * k);
 };
 const pieces = mode === 'breaks'
   ? ['\u2028', '\u2029', '\u0085', ' ', '  ', '   ', "'", 'a', 'word', 'longerword', '#', ':', '-', '---', '...', '\ufeff', 'é', '😀', '\n', '\t', 'yes', '1e3']

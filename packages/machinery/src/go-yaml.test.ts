@@ -191,3 +191,12 @@ void test('a single-quoted string longer than a step keeps its line breaks and i
   assert.ok(chunks.length > 1, `${chunks.length} chunks`);
   assert.equal(chunks.join(''), yaml);
 });
+
+// Recorded from sigs.k8s.io/yaml v1.4.0: a number go-yaml cannot hold (Go's ParseInt, ParseUint
+// and ParseFloat refuse it as out of range) is read back as a string, so it is written plain.
+void test('numbers out of int64, uint64 and float64 range are plain strings; those in range are quoted', () => {
+  const plain = ['1e3123', '.5e999', '-1e999', '1.8e308', '0x1FFFFFFFFFFFFFFFF', '+0xFFFFFFFFFFFFFFFF', '-0x8000000000000001', `0b${'1'.repeat(65)}`, '1'.repeat(400)];
+  for (const s of plain) assert.equal(goYamlMarshal({ k: s }), `k: ${s}\n`, s);
+  const quoted = ['1.7e308', '1e-400', '0XFFFFFFFFFFFFFFFF', '+0x7FFFFFFFFFFFFFFF', '-0x8000000000000000', '18446744073709551616', `0${'7'.repeat(30)}`, '0O17', '-0b1'];
+  for (const s of quoted) assert.equal(goYamlMarshal({ k: s }), `k: "${s}"\n`, s);
+});

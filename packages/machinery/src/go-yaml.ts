@@ -229,11 +229,27 @@ function isTimestamp(s: string): boolean {
 function resolvesToNonString(s: string): boolean {
   if (YAML11_KEYWORDS.has(s)) return s !== '<<';
   const first = s[0]!;
-  if (first === '.') return GO_DOT_FLOAT.test(s);
+  if (first === '.') return GO_DOT_FLOAT.test(s) && Number.isFinite(Number(s));
   if (first !== '+' && first !== '-' && !(first >= '0' && first <= '9')) return false;
   if (isTimestamp(s)) return true;
   const plain = s.replaceAll('_', '');
-  return GO_INT.test(plain) || YAML_FLOAT.test(plain) || /^-0[bB][01]+$/.test(plain);
+  // An int is one only if Go's ParseInt or ParseUint takes it, a float if ParseFloat takes it
+  // (in range): `0x` and 20 digits or `1e400` stay strings.
+  return (GO_INT.test(plain) && goIntInRange(plain)) || (YAML_FLOAT.test(plain) && Number.isFinite(Number(plain)));
+}
+
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** Whether strconv.ParseInt(s, 0, 64) or ParseUint(s, 0, 64) takes `s` (which matches GO_INT). */
+function goIntInRange(s: string): boolean {
+  const sign = s[0] === '-' || s[0] === '+' ? s[0] : '';
+  let digits = s.slice(sign.length);
+  // A leading 0 before more digits is octal (JavaScript's BigInt would read it as decimal).
+  if (/^0[0-7]/.test(digits)) digits = `0o${digits.slice(1)}`;
+  const magnitude = BigInt(digits);
+  if (sign === '-') return magnitude <= INT64_MAX + 1n;
+  return magnitude <= (sign === '+' ? INT64_MAX : UINT64_MAX);
 }
 
 function isBase60Float(s: string): boolean {
