@@ -2,7 +2,7 @@
 // random JSON values whose strings (map values, keys, list items) are built from YAML edge
 // characters go through both; every difference is printed. Needs `npx tsc -b` first and Go
 // (the module cache must hold sigs.k8s.io/yaml v1.4.0).
-//   node scripts/go-yaml-diff/run.mjs [cases=20000] [seed=1] [all|breaks]
+//   node scripts/go-yaml-diff/run.mjs [cases=20000] [seed=1] [all|breaks|scalars]
 // Cases Go fails on (a raw control character, a key holding U+0085, U+0085 before `--- `) are counted, not compared.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,7 +22,8 @@ const random = (k) => {
   t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
   return Math.floor((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * k);
 };
-const pieces = mode === 'breaks'
+const scalars = ['0', '1', '9', '_', '.', 'e', 'E', '+', '-', 'x', 'X', 'o', 'b', 'B', ':', 'T', 'Z', ' ', '2006-01-02', '12', '5', '59', '60', 'inf', 'nan', 'Inf', 'NaN', 'y', 'Y', 'n', 'on', 'off', 'OFF', 'True', 'NULL', '<<', '=', '~', 'ф', '中', '\u00a0', "'", '#', '0x', '0o', '0b'];
+const pieces = mode === 'scalars' ? scalars : mode === 'breaks'
   ? ['\u2028', '\u2029', '\u0085', ' ', '  ', '   ', "'", 'a', 'word', 'longerword', '#', ':', '-', '---', '...', '\ufeff', 'é', '😀', '\n', '\t', 'yes', '1e3']
   : ['\n', '\r', '\r\n', '\u0085', '\u2028', '\u2029', '\t', ' ', '  ', "'", '"', '#', ':', '-', '?', '{', '}', '[', ']', ',', '&', '*', '!', '|', '>', '%', '@', '`', '\\',
     '😀', '\ufeff', '\u0000', '\u0001', '\u001b', '\u00a0', 'é', 'yes', 'no', '~', 'null', '1e3', 'true', '12:30', '0x1F', '.5', '---', '...',
