@@ -315,4 +315,24 @@ void describe('representations over HTTP', () => {
       assert.ok(res.headers.get('content-type'), `${method} ${path}: ${res.status}`);
     }
   });
+
+  // kube-apiserver 1.32 answered GETs of these ConfigMaps (Accept: application/yaml) with
+  // exactly these bodies: sigs.k8s.io/yaml cannot read back the JSON it writes first.
+  void it('answers YAML go-yaml cannot write with kube\'s 500 Status', async () => {
+    const cases: [string, string, string][] = [
+      ['yaml-ctl', 'x\u007fy', 'yaml: control characters are not allowed'],
+      ['yaml-doc', 'x\u0085--- y', 'yaml: line 2: found unexpected document indicator'],
+    ];
+    for (const [name, value, message] of cases) {
+      const created = await raw('POST', CM, { 'content-type': 'application/json' }, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: value } }));
+      assert.equal(created.status, 201);
+      const res = await raw('GET', `${CM}/${name}`, { accept: 'application/yaml' });
+      assert.equal(res.status, 500);
+      assert.equal(res.headers.get('content-type'), 'application/yaml');
+      assert.equal(res.body.toString('utf8'), `apiVersion: v1\ncode: 500\nkind: Status\nmessage: '${message}'\nmetadata: {}\nstatus: Failure\n`);
+      // JSON carries it.
+      const asJson = await raw('GET', `${CM}/${name}`, { accept: 'application/json' });
+      assert.equal(asJson.status, 200);
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { goYamlKeyCompare, goYamlKeyLess, goYamlMarshal, goYamlMarshalSliced, goYamlNumber } from './go-yaml.js';
+import { isStatusError } from './status.js';
 
 // kube-apiserver 1.32 answered a ConfigMap holding these values with exactly this YAML
 // (Accept: application/yaml; the data section of the answer).
@@ -199,4 +200,26 @@ void test('numbers out of int64, uint64 and float64 range are plain strings; tho
   for (const s of plain) assert.equal(goYamlMarshal({ k: s }), `k: ${s}\n`, s);
   const quoted = ['1.7e308', '1e-400', '0XFFFFFFFFFFFFFFFF', '+0x7FFFFFFFFFFFFFFF', '-0x8000000000000000', '18446744073709551616', `0${'7'.repeat(30)}`, '0O17', '-0b1'];
   for (const s of quoted) assert.equal(goYamlMarshal({ k: s }), `k: "${s}"\n`, s);
+});
+
+// Recorded from sigs.k8s.io/yaml v1.4.0: the errors of Marshal when go-yaml cannot read back the
+// JSON it writes first (kube-apiserver answers them as a 500 Status with the error's text).
+void test('values go-yaml cannot read back from JSON throw a 500 StatusError with go-yaml\'s message', async () => {
+  const failing: readonly (readonly [unknown, string])[] = [
+    [{ k: 'x\u007fy' }, 'yaml: control characters are not allowed'],
+    [{ k: ['\u0080'] }, 'yaml: control characters are not allowed'],
+    [{ '\uffff': 'v' }, 'yaml: control characters are not allowed'],
+    [{ k: 'x\u0085--- y' }, 'yaml: line 2: found unexpected document indicator'],
+    [{ k: 'a\u0085b', l: 'x\u0085\u0085... y' }, 'yaml: line 4: found unexpected document indicator'],
+    [{ 'a\u0085b': 'v' }, "yaml: line 1: did not find expected ',' or '}'"],
+    [{ 'a\u0085\u0085\u0085b': 'v' }, "yaml: line 3: did not find expected ',' or '}'"],
+    [{ z: { '\u0085b': 'v' } }, "yaml: line 1: did not find expected ',' or '}'"],
+  ];
+  for (const [value, message] of failing) {
+    assert.throws(() => goYamlMarshal(value), (err: unknown) => isStatusError(err) && err.code === 500 && err.status.message === message && err.status.reason === undefined, JSON.stringify(value));
+    await assert.rejects(goYamlMarshalSliced(value), (err: unknown) => isStatusError(err) && err.status.message === message, JSON.stringify(value));
+  }
+  // A NEL not at a line's start before `---`, or `---` not followed by a blank, is read fine.
+  assert.equal(goYamlMarshal({ k: 'x\u0085 --- y' }), "k: x --- y\n");
+  assert.equal(goYamlMarshal({ k: 'x\u0085---y' }), 'k: x ---y\n');
 });

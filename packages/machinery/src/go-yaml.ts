@@ -8,6 +8,7 @@
  * numbers as Go formats ints and float64s.
  */
 
+import { StatusError } from './status.js';
 import { runSteps, yieldBeforeLongStep, type Steps } from './time-slice.js';
 
 const BEST_WIDTH = 80;
@@ -385,6 +386,65 @@ function goYamlJsonString(value: string): string {
   });
 }
 
+/**
+ * Characters go-yaml's reader refuses (`control characters are not allowed`) that Go's JSON
+ * leaves raw: DEL, the C1 controls but NEL, U+FFFE and U+FFFF.
+ */
+const YAML_REFUSED = /[\x7f-\x84\x86-\x9f\ufffe\uffff]/;
+/** A raw NEL starts a line in the JSON go-yaml reads: `---` or `...` and a blank there ends the document. */
+const DOCUMENT_INDICATOR = /\u0085(?:---|\.\.\.)[ \u0085]/;
+
+/**
+ * Whether sigs.k8s.io/yaml fails on a value holding `text` (a key if `key`): see goYamlJsonError.
+ */
+function failsInJson(text: string, key: boolean): boolean {
+  return YAML_REFUSED.test(text) || (text.includes('\u0085') && (key || DOCUMENT_INDICATOR.test(text)));
+}
+
+/**
+ * The error sigs.k8s.io/yaml's Marshal gives for `root` (a JSON value) when go-yaml cannot
+ * read back the JSON it writes first, as kube-apiserver answers it (500, the error's text as
+ * the message, no reason): a character its reader refuses anywhere; else, the first in the
+ * JSON's text (in `root`'s order) of `---`/`...` and a blank just after a raw NEL (a
+ * document's end), or a key holding a NEL (a key across lines). Lines are the JSON text's,
+ * which only NELs break: the indicator's (1-based), the key's last (0-based, as go-yaml prints
+ * a parser error's).
+ */
+function goYamlJsonError(root: unknown): StatusError | undefined {
+  const fail = (message: string): StatusError => new StatusError({ code: 500, message });
+  let refused = false;
+  let line = 1;
+  let first: string | undefined;
+  const nels = (s: string): number => {
+    let n = 0;
+    for (let at = s.indexOf('\u0085'); at !== -1; at = s.indexOf('\u0085', at + 1)) n++;
+    return n;
+  };
+  const text = (s: string, key: boolean): void => {
+    if (YAML_REFUSED.test(s)) refused = true;
+    if (first !== undefined || !s.includes('\u0085')) return;
+    const indicator = DOCUMENT_INDICATOR.exec(s);
+    if (indicator !== null) first = `yaml: line ${line + nels(s.slice(0, indicator.index + 1))}: found unexpected document indicator`;
+    // A parser error: the line is the 0-based one of the `:` after the key.
+    else if (key) first = `yaml: line ${line - 1 + nels(s)}: did not find expected ',' or '}'`;
+    line += nels(s);
+  };
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') text(value, false);
+    else if (Array.isArray(value)) for (const item of value) walk(item);
+    else if (typeof value === 'object' && value !== null) {
+      for (const [key, member] of Object.entries(value)) {
+        if (member === undefined) continue;
+        text(key, true);
+        walk(member);
+      }
+    }
+  };
+  walk(root);
+  if (refused) return fail('yaml: control characters are not allowed');
+  return first === undefined ? undefined : fail(first);
+}
+
 /** Code units of a string analysed or written in one step: a longer one pauses between steps. */
 const SCALAR_STEP = 64 * 1024;
 
@@ -415,6 +475,9 @@ const CHUNK_CHARS = 16 * 1024;
 const isContainer = (value: unknown): value is object => typeof value === 'object' && value !== null;
 
 class Emitter {
+  /** The document's value (to find the error sigs.k8s.io/yaml would give, if any). */
+  constructor(private readonly root: unknown) {}
+
   private readonly out: string[] = [];
   /** The output so far, in chunks (the pieces in `out` follow). */
   readonly chunks: string[] = [];
@@ -519,6 +582,7 @@ class Emitter {
     this.increaseIndent(false, false);
     for (const key of keys) {
       this.writeIndent();
+      if (failsInJson(key, true)) this.fail();
       const name = goYamlJsonString(key);
       const simple = Buffer.byteLength(name) <= MAX_SIMPLE_KEY_LENGTH && !LINE_BREAK.test(name);
       if (simple) {
@@ -544,6 +608,11 @@ class Emitter {
     return this.scalar(value === null || value === undefined ? 'null' : typeof value === 'number' ? goYamlNumber(value) : String(value), simpleKey, false);
   }
 
+  /** Throws the error sigs.k8s.io/yaml gives for the document (a string in it fails to go through JSON). */
+  private fail(): never {
+    throw goYamlJsonError(this.root) ?? new Error('go-yaml: no error found for a string that fails');
+  }
+
   /** The end of the document: a line break unless the last scalar ended with one. */
   end(): void {
     this.indent = -1;
@@ -556,6 +625,7 @@ class Emitter {
    * between two.
    */
   private *scalar(text: string, simpleKey: boolean, isString: boolean): Steps<void> {
+    if (isString && failsInJson(text, false)) this.fail();
     const value = isString ? goYamlJsonString(text) : text;
     const scan = new ScalarAnalysis(value);
     for (let from = 0; from < value.length; ) {
@@ -763,7 +833,11 @@ class Emitter {
   }
 }
 
-/** `value` (a JSON value) as kube-apiserver's YAML: what sigs.k8s.io/yaml's Marshal gives, ending in a newline. */
+/**
+ * `value` (a JSON value) as kube-apiserver's YAML: what sigs.k8s.io/yaml's Marshal gives, ending
+ * in a newline. Throws the 500 StatusError kube answers where Marshal fails (a string go-yaml
+ * cannot read back from the JSON: see goYamlJsonError).
+ */
 export function goYamlMarshal(value: unknown): string {
   return goYamlChunks(value, runSteps).join('');
 }
@@ -776,7 +850,7 @@ function* document(emitter: Emitter, value: unknown): Steps<void> {
 }
 
 function goYamlChunks(value: unknown, run: (steps: Steps<void>) => void): string[] {
-  const emitter = new Emitter();
+  const emitter = new Emitter(value);
   run(document(emitter, value));
   return emitter.chunks;
 }
@@ -789,7 +863,7 @@ function goYamlChunks(value: unknown, run: (steps: Steps<void>) => void): string
  * The chunks joined are goYamlMarshal's text, byte for byte.
  */
 export async function goYamlMarshalSliced(value: unknown): Promise<string[]> {
-  const emitter = new Emitter();
+  const emitter = new Emitter(value);
   const steps = document(emitter, value);
   for (;;) {
     if (steps.next().done === true) return emitter.chunks;
