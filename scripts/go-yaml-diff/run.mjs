@@ -2,7 +2,7 @@
 // random JSON values whose strings (map values, keys, list items) are built from YAML edge
 // characters go through both; every difference is printed. Needs `npx tsc -b` first and Go
 // (the module cache must hold sigs.k8s.io/yaml v1.4.0).
-//   node scripts/go-yaml-diff/run.mjs [cases=20000] [seed=1] [all|breaks|scalars]
+//   node scripts/go-yaml-diff/run.mjs [cases=20000] [seed=1] [all|breaks|scalars|control]
 // Where Go fails (a raw control character, a key holding U+0085, U+0085 before `--- `), kapi must
 // throw a 500 StatusError with Go's message.
 import { Buffer } from 'node:buffer';
@@ -13,7 +13,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { goYamlMarshal } = await import(join(here, '../../packages/machinery/dist/go-yaml.js'));
+// GO_YAML_MODULE: another build of go-yaml.js to test (an older one, to count what changed).
+const { goYamlMarshal } = await import(process.env.GO_YAML_MODULE ?? join(here, '../../packages/machinery/dist/go-yaml.js'));
 const n = Number(process.argv[2] ?? 20000);
 let seed = Number(process.argv[3] ?? 1);
 const mode = process.argv[4] ?? 'all';
@@ -30,6 +31,8 @@ const pieces = mode === 'scalars' ? scalars : mode === 'breaks'
   : ['\n', '\r', '\r\n', '\u0085', '\u2028', '\u2029', '\t', ' ', '  ', "'", '"', '#', ':', '-', '?', '{', '}', '[', ']', ',', '&', '*', '!', '|', '>', '%', '@', '`', '\\',
     '😀', '\ufeff', '\u0000', '\u0001', '\u001b', '\u00a0', 'é', 'yes', 'no', '~', 'null', '1e3', 'true', '12:30', '0x1F', '.5', '---', '...',
     'a', 'b', 'x', 'word', 'longerword', 'Ünïcödé', '123', '-1', 'abcdefghijklmnopqrstuvwxyz'];
+// `control`: the lot, and characters go-yaml's reader refuses.
+if (mode === 'control') pieces.push('\u007f', '\u0080', '\u009f', '\ufffe', '\uffff');
 const weights = pieces.map((p) => (/^[a-z]+$/.test(p) ? 4 : 1));
 const total = weights.reduce((a, b) => a + b, 0);
 function piece() {
