@@ -334,5 +334,13 @@ void describe('representations over HTTP', () => {
       const asJson = await raw('GET', `${CM}/${name}`, { accept: 'application/json' });
       assert.equal(asJson.status, 200);
     }
+    // An error whose message YAML cannot carry: kube keeps the error's code (404) and writes
+    // the YAML error's Status.
+    const missing = await raw('GET', `${CM}/a%C2%85---%20b`, { accept: 'application/yaml' });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.toString('utf8'), "apiVersion: v1\ncode: 500\nkind: Status\nmessage: 'yaml: line 2: found unexpected document indicator'\nmetadata: {}\nstatus: Failure\n");
+    const missingCtl = await raw('GET', `${CM}/a%7Fb`, { accept: 'application/yaml' });
+    assert.equal(missingCtl.status, 404);
+    assert.equal(missingCtl.body.toString('utf8'), "apiVersion: v1\ncode: 500\nkind: Status\nmessage: 'yaml: control characters are not allowed'\nmetadata: {}\nstatus: Failure\n");
   });
 });

@@ -394,6 +394,13 @@ const YAML_REFUSED = /[\x7f-\x84\x86-\x9f\ufffe\uffff]/;
 /** A raw NEL starts a line in the JSON go-yaml reads: `---` or `...` and a blank there ends the document. */
 const DOCUMENT_INDICATOR = /\u0085(?:---|\.\.\.)[ \u0085]/;
 
+/** sigs.k8s.io/yaml's Marshal failing: kube-apiserver's 500 Status, the error as its message and no reason. */
+export class GoYamlError extends StatusError {
+  constructor(message: string) {
+    super({ code: 500, message });
+  }
+}
+
 /**
  * Whether sigs.k8s.io/yaml fails on a value holding `text` (a key if `key`): see goYamlJsonError.
  */
@@ -410,8 +417,8 @@ function failsInJson(text: string, key: boolean): boolean {
  * which only NELs break: the indicator's (1-based), the key's last (0-based, as go-yaml prints
  * a parser error's).
  */
-function goYamlJsonError(root: unknown): StatusError | undefined {
-  const fail = (message: string): StatusError => new StatusError({ code: 500, message });
+function goYamlJsonError(root: unknown): GoYamlError | undefined {
+  const fail = (message: string): GoYamlError => new GoYamlError(message);
   let refused = false;
   let line = 1;
   let first: string | undefined;

@@ -146,7 +146,7 @@ export type { DecodedContinue } from './continue-token.js';
 export { encodeContinue, decodeContinue } from './continue-token.js';
 export { goJsonSyntaxError, goQuoteByte } from './go-json-syntax.js';
 export { goMapJson } from './go-json-values.js';
-export { goYamlMarshal, goYamlMarshalSliced } from './go-yaml.js';
+export { GoYamlError, goYamlMarshal, goYamlMarshalSliced } from './go-yaml.js';
 export {
   parseQuantity,
   formatQuantity,

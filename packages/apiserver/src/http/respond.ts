@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { StatusError, goYamlMarshal, goYamlMarshalSliced, hasProtobuf, internalError, isStatusError, yieldBeforeLongStep } from '@kapi/machinery';
+import { GoYamlError, StatusError, goYamlMarshal, goYamlMarshalSliced, hasProtobuf, internalError, isStatusError, yieldBeforeLongStep } from '@kapi/machinery';
 import { answerProtobufOf, listProtobuf, type BodyParts } from './encode-once.js';
 import { MEDIA_TYPES, type Encoding, type OutputFormat } from './negotiation.js';
 import { isList, transformResponse, type ResourceOutput } from './resource-output.js';
@@ -76,8 +76,28 @@ export function writeObject(res: ServerResponse, code: number, value: unknown, o
   if (res.headersSent || res.destroyed) return;
   noteResponseObject(res, value);
   const { encoding, transform } = typeof output === 'string' ? { encoding: output, transform: undefined } : output;
-  const { body, contentType } = encodeBody(transformResponse(value, transform), encoding);
-  writeEncoded(res, code, body, encoding, { ...options, contentType: options.contentType ?? contentType });
+  const { body, contentType } = encodeBodyOrYamlError(transformResponse(value, transform), encoding);
+  const answer = body instanceof GoYamlError ? yamlErrorAnswer(code, body) : { code, body, contentType };
+  writeEncoded(res, answer.code, answer.body, encoding, { ...options, contentType: options.contentType ?? answer.contentType });
+}
+
+/** encodeBody, or the GoYamlError go-yaml fails with (then `body` is that error). */
+function encodeBodyOrYamlError(value: unknown, encoding: Encoding): { body: string | Buffer | GoYamlError; contentType: string } {
+  try {
+    return encodeBody(value, encoding);
+  } catch (err) {
+    if (err instanceof GoYamlError) return { body: err, contentType: MEDIA_TYPES.yaml };
+    throw err;
+  }
+}
+
+/**
+ * What kube-apiserver writes when YAML cannot carry its answer (sigs.k8s.io/yaml fails): the
+ * error's Status instead, with its code (500) where the answer's was a success, the answer's
+ * code otherwise (a 404 whose message go-yaml cannot write stays a 404).
+ */
+function yamlErrorAnswer(code: number, err: GoYamlError): { code: number; body: string; contentType: string } {
+  return { code: code >= 200 && code < 400 ? err.code : code, body: goYamlMarshal(err.status), contentType: MEDIA_TYPES.yaml };
 }
 
 /** How deep isPlainJson looks before it gives up (and the value is copied through JSON). */
@@ -129,7 +149,16 @@ async function jsonValueSliced(value: unknown): Promise<unknown> {
 export async function writeYaml(res: ServerResponse, code: number, value: unknown, options: WriteOptions = {}): Promise<void> {
   if (res.headersSent || res.destroyed) return;
   noteResponseObject(res, value);
-  const chunks = await goYamlMarshalSliced(await jsonValueSliced(value));
+  let chunks: string[];
+  try {
+    chunks = await goYamlMarshalSliced(await jsonValueSliced(value));
+  } catch (err) {
+    if (!(err instanceof GoYamlError)) throw err;
+    if (res.headersSent || res.destroyed) return;
+    const answer = yamlErrorAnswer(code, err);
+    writeEncoded(res, answer.code, answer.body, 'yaml', { ...options, contentType: options.contentType ?? MEDIA_TYPES.yaml });
+    return;
+  }
   if (res.headersSent || res.destroyed) return;
   let length = 0;
   for (const chunk of chunks) length += Buffer.byteLength(chunk);
