@@ -99,6 +99,8 @@ class ScalarAnalysis {
   private spaceBreak = false;
   private previousSpace = false;
   private previousBreak = false;
+  /** A NEL or a character go-yaml's reader refuses: the string does not go through JSON as it is. */
+  throughJsonChanged = false;
 
   constructor(private readonly value: string) {
     if (value.startsWith('---') || value.startsWith('...')) {
@@ -150,7 +152,10 @@ class ScalarAnalysis {
         flowIndicators = true;
         blockIndicators = true;
       }
-      if (!isPrintable(c)) specialCharacters = true;
+      if (!isPrintable(c)) {
+        specialCharacters = true;
+        if ((c >= 0x7f && c <= 0x9f) || c === 0xfffe || c === 0xffff) this.throughJsonChanged = true;
+      }
       if (c === 0x20) {
         if (i === 0) this.leadingSpace = true;
         if (last) this.trailingSpace = true;
@@ -452,6 +457,18 @@ function goYamlJsonError(root: unknown): GoYamlError | undefined {
   return first === undefined ? undefined : fail(first);
 }
 
+/** `value` analysed in steps of SCALAR_STEP, with a pause (a yield) between two. */
+function* analyse(value: string): Steps<ScalarAnalysis> {
+  const scan = new ScalarAnalysis(value);
+  for (let from = 0; from < value.length; ) {
+    const to = stepEnd(value, from);
+    scan.scan(from, to);
+    from = to;
+    if (from < value.length) yield;
+  }
+  return scan;
+}
+
 /** Code units of a string analysed or written in one step: a longer one pauses between steps. */
 const SCALAR_STEP = 64 * 1024;
 
@@ -589,15 +606,16 @@ class Emitter {
     this.increaseIndent(false, false);
     for (const key of keys) {
       this.writeIndent();
-      if (failsInJson(key, true)) this.fail();
-      const name = goYamlJsonString(key);
-      const simple = Buffer.byteLength(name) <= MAX_SIMPLE_KEY_LENGTH && !LINE_BREAK.test(name);
+      // A key holding a NEL fails (one holding a character go-yaml refuses fails in scalar).
+      const multiline = LINE_BREAK.test(key);
+      if (multiline && failsInJson(key, true)) this.fail();
+      const simple = !multiline && Buffer.byteLength(key) <= MAX_SIMPLE_KEY_LENGTH;
       if (simple) {
-        yield* this.scalar(name, true, true);
+        yield* this.scalar(key, true, true);
         this.indicator(':', false, false, false);
       } else {
         this.indicator('?', true, false, true);
-        yield* this.scalar(name, false, true);
+        yield* this.scalar(key, false, true);
         this.writeIndent();
         this.indicator(':', true, false, true);
       }
@@ -632,14 +650,13 @@ class Emitter {
    * between two.
    */
   private *scalar(text: string, simpleKey: boolean, isString: boolean): Steps<void> {
-    if (isString && failsInJson(text, false)) this.fail();
-    const value = isString ? goYamlJsonString(text) : text;
-    const scan = new ScalarAnalysis(value);
-    for (let from = 0; from < value.length; ) {
-      const to = stepEnd(value, from);
-      scan.scan(from, to);
-      from = to;
-      if (from < value.length) yield;
+    let value = text;
+    let scan = yield* analyse(value);
+    if (isString && scan.throughJsonChanged) {
+      // Rare: a NEL or a character go-yaml refuses. The string as go-yaml reads it, analysed again.
+      if (failsInJson(text, false)) this.fail();
+      value = goYamlJsonString(text);
+      scan = yield* analyse(value);
     }
     const analysis = scan.result();
     let style: Style = 'plain';
