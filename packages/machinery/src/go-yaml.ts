@@ -727,12 +727,7 @@ class Emitter {
     for (let i = from; i < to; ) {
       const c = value.charCodeAt(i);
       if (c === 0x20) {
-        if (state.allowBreaks && !state.spaces && this.column > BEST_WIDTH && value.charCodeAt(i + 1) !== 0x20) {
-          this.copy(value, run, i);
-          this.writeIndent();
-          run = i + 1;
-        } else this.column++;
-        state.spaces = true;
+        run = this.space(value, i, run, state, true);
         i++;
       } else {
         const start = i;
@@ -745,17 +740,28 @@ class Emitter {
     this.copy(value, run, to);
   }
 
+  /**
+   * A space of plain or single-quoted text at `i`: past the best width, where the line may fold
+   * (`foldable`, after a non-space, before a non-space), the line breaks there instead of the
+   * space. Returns where the next run of text to copy starts.
+   */
+  private space(value: string, i: number, run: number, state: WriteState, foldable: boolean): number {
+    let next = run;
+    if (foldable && state.allowBreaks && !state.spaces && this.column > BEST_WIDTH && value.charCodeAt(i + 1) !== 0x20) {
+      this.copy(value, run, i);
+      this.writeIndent();
+      next = i + 1;
+    } else this.column++;
+    state.spaces = true;
+    return next;
+  }
+
   private singleQuoted(value: string, from: number, to: number, state: WriteState): void {
     let run = from;
     for (let i = from; i < to; ) {
       const c = value.charCodeAt(i);
       if (c === 0x20) {
-        if (state.allowBreaks && !state.spaces && this.column > BEST_WIDTH && i > 0 && i < value.length - 1 && value.charCodeAt(i + 1) !== 0x20) {
-          this.copy(value, run, i);
-          this.writeIndent();
-          run = i + 1;
-        } else this.column++;
-        state.spaces = true;
+        run = this.space(value, i, run, state, i > 0 && i < value.length - 1);
         i++;
       } else if (isBreak(c)) {
         // A line break (U+2028, U+2029: a line feed takes another style) is written as it is
