@@ -756,6 +756,25 @@ class Emitter {
     return next;
   }
 
+  /** A line break of single-quoted or literal text is written (or goes out with the run): a line starts. */
+  private lineBroken(state: WriteState): void {
+    this.column = 0;
+    this.indention = true;
+    state.breaks = true;
+  }
+
+  /**
+   * The first character after line breaks, at `i`: the run so far is written and the new line
+   * indented before it. Returns where the next run of text to copy starts.
+   */
+  private indentAfterBreaks(value: string, i: number, run: number, state: WriteState): number {
+    if (!state.breaks) return run;
+    this.copy(value, run, i);
+    this.writeIndent();
+    state.breaks = false;
+    return i;
+  }
+
   private singleQuoted(value: string, from: number, to: number, state: WriteState): void {
     let run = from;
     for (let i = from; i < to; ) {
@@ -772,17 +791,10 @@ class Emitter {
           this.newline();
           run = i + 1;
         }
-        this.column = 0;
-        this.indention = true;
-        state.breaks = true;
+        this.lineBroken(state);
         i++;
       } else {
-        if (state.breaks) {
-          this.copy(value, run, i);
-          run = i;
-          this.writeIndent();
-          state.breaks = false;
-        }
+        run = this.indentAfterBreaks(value, i, run, state);
         if (c === 0x27) {
           // A quote is written twice: this one now, the character itself with the run.
           this.copy(value, run, i + 1);
@@ -807,17 +819,10 @@ class Emitter {
       const c = value.charCodeAt(i);
       if (isBreak(c)) {
         // The break goes out with the run, as it is: a new line.
-        this.column = 0;
-        this.indention = true;
-        state.breaks = true;
+        this.lineBroken(state);
         i++;
       } else {
-        if (state.breaks) {
-          this.copy(value, run, i);
-          run = i;
-          this.writeIndent();
-          state.breaks = false;
-        }
+        run = this.indentAfterBreaks(value, i, run, state);
         const start = i;
         while (i < to && !isBreak(value.charCodeAt(i))) i++;
         this.column += i - start;
