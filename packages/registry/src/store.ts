@@ -4,7 +4,8 @@
  * verbs. Every method throws StatusErrors only (storage errors are translated once, in
  * storage-errors.ts).
  */
-import type { FieldError, JSONSchemaProps, SchemaDefinitions } from '@kapi/machinery';
+import type { JSONSchemaProps, SchemaDefinitions } from '@kapi/machinery';
+import type { PodSpecPolicy } from './validate-object.js';
 import { schemaAtom } from '@kapi/machinery';
 import type { Storage, UnreadableDeleter, Watcher as StorageWatcher } from '@kapi/storage';
 import type { Admission } from './admission.js';
@@ -70,8 +71,8 @@ export interface StoreOptions {
   readonly lookup?: (group: string, plural: string) => RestResource | undefined;
   /** How Nodes' kubelets are addressed, for the subresources that reach them; default kube's. */
   readonly kubelet?: KubeletAddressing;
-  /** Cluster policy on the kind's pod spec (see ValidationContext.podPolicy). */
-  readonly podPolicy?: (obj: KubeObject) => FieldError[];
+  /** Cluster policy on the kind's pod spec (see PodSpecPolicy). */
+  readonly podPolicy?: PodSpecPolicy;
 }
 
 function servedVersion(definition: ResourceDefinition, version: string | undefined) {

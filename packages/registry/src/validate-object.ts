@@ -41,12 +41,18 @@ export interface ValidationContext {
    * version for the schema check (absent: the forms are the same).
    */
   served?: (obj: KubeObject) => KubeObject;
-  /**
-   * Cluster policy on pod specs (--allow-privileged=false): checked on create and on every
-   * main-resource update, except a Pod's (kube validates a Pod's spec on create only, and its
-   * ephemeral containers through their subresource).
-   */
-  podPolicy?: (obj: KubeObject) => FieldError[];
+  /** Cluster policy on the kind's pod spec (--allow-privileged=false). */
+  podPolicy?: PodSpecPolicy;
+}
+
+/**
+ * A cluster policy on a kind's pod spec: checked on create, through the ephemeralcontainers
+ * subresource, and on main-resource updates when `onUpdate` (kube validates a pod template on
+ * every write, a Pod's spec on create only).
+ */
+export interface PodSpecPolicy {
+  check(obj: KubeObject): FieldError[];
+  readonly onUpdate: boolean;
 }
 
 function schemaErrors(ctx: ValidationContext, obj: KubeObject): FieldError[] {
@@ -75,7 +81,7 @@ export async function validateForCreate(ctx: ValidationContext, obj: KubeObject,
   await yieldIfBusy();
   appendErrors(errs, ctx.definition.strategy?.validate?.(obj, ctx.version));
   appendErrors(errs, ctx.definition.strategy?.validateCreate?.(obj, ctx.version));
-  appendErrors(errs, ctx.podPolicy?.(obj));
+  appendErrors(errs, ctx.podPolicy?.check(obj));
   await validateLast(ctx, obj, undefined, errs, '', warn);
   fail(ctx, obj, errs);
 }
@@ -107,12 +113,12 @@ export async function validateForUpdate(ctx: ValidationContext, obj: KubeObject,
   if (subresource !== '') {
     // A subresource has its own strategy (kube: e.g. namespaceStatusStrategy.ValidateUpdate).
     appendErrors(errs, strategy?.validateSubresourceUpdate?.(subresource, obj, old, ctx.version));
-    if (subresource === 'ephemeralcontainers') appendErrors(errs, ctx.podPolicy?.(obj));
+    if (subresource === 'ephemeralcontainers') appendErrors(errs, ctx.podPolicy?.check(obj));
   } else {
     appendErrors(errs, strategy?.validateUpdate?.(obj, old, ctx.version));
     await yieldIfBusy();
     appendErrors(errs, strategy?.validate?.(obj, ctx.version));
-    if (!(ctx.definition.group === '' && ctx.definition.plural === 'pods')) appendErrors(errs, ctx.podPolicy?.(obj));
+    if (ctx.podPolicy?.onUpdate === true) appendErrors(errs, ctx.podPolicy.check(obj));
   }
   await validateLast(ctx, obj, old, errs, subresource, warn);
   fail(ctx, obj, errs);

@@ -8,6 +8,7 @@ import type { FieldError, KubeObject } from '@kapi/machinery';
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotFound, fieldNotSupported, fieldRequired, isDNS1123Label, isQualifiedName, isValidLabelValue } from '@kapi/machinery';
 import { quantityNanos } from './pod-qos.js';
 import { semanticEqual } from '../../../semantic-equal.js';
+import type { PodSpecPolicy } from '../../../validate-object.js';
 
 type Rec = Record<string, unknown>;
 
@@ -284,13 +285,13 @@ const POD_SPEC_PATHS: Readonly<Record<string, readonly string[]>> = {
  * hostProcess containers. Checked wherever kube validates a pod spec: a Pod's create and every
  * write of a kind with a pod template (`group/plural`; other kinds: none).
  */
-export function privilegedPolicy(groupPlural: string): ((obj: KubeObject) => FieldError[]) | undefined {
+export function privilegedPolicy(groupPlural: string): PodSpecPolicy | undefined {
   const path = POD_SPEC_PATHS[groupPlural];
   if (path === undefined) return undefined;
-  return (obj) => {
+  const where = path.join('.');
+  const check = (obj: KubeObject): FieldError[] => {
     let at: Rec = obj as unknown as Rec;
     for (const key of path) at = rec(at[key]);
-    const where = path.join('.');
     const errs: FieldError[] = [];
     const podHostProcess = rec(rec(at['securityContext'])['windowsOptions'])['hostProcess'];
     let hostProcess = false;
@@ -305,4 +306,5 @@ export function privilegedPolicy(groupPlural: string): ((obj: KubeObject) => Fie
     if (hostProcess) errs.push(fieldForbidden(where, 'hostProcess containers are disallowed by cluster policy'));
     return errs;
   };
+  return { check, onUpdate: groupPlural !== '/pods' };
 }
