@@ -98,14 +98,13 @@ function goOrdered(obj: KubeObject): KubeObject {
  * `jsonKinds` are written as kube writes them, in JSON with a trailing newline.
  */
 export function kubeStorageCodec(mediaType: StorageMediaType = 'application/vnd.kubernetes.protobuf', jsonKinds: JsonStoredKinds = new Map()): Codec {
-  const storesProtobuf = (obj: KubeObject) =>
-    mediaType === 'application/vnd.kubernetes.protobuf' && !jsonKinds.has(`${String(obj.apiVersion ?? '')}/${String(obj.kind ?? '')}`) && hasProtobuf(String(obj.apiVersion ?? ''), String(obj.kind ?? ''));
+  const kindKey = (obj: KubeObject) => `${String(obj.apiVersion ?? '')}/${String(obj.kind ?? '')}`;
+  // Outside the kinds kube keeps in JSON: in protobuf when that is the media type and the kind has one.
+  const protobufKind = (obj: KubeObject) => mediaType === 'application/vnd.kubernetes.protobuf' && hasProtobuf(String(obj.apiVersion ?? ''), String(obj.kind ?? ''));
   const encode = (obj: KubeObject): Buffer => {
-    const asJson = jsonKinds.get(`${String(obj.apiVersion ?? '')}/${String(obj.kind ?? '')}`);
+    const asJson = jsonKinds.get(kindKey(obj));
     if (asJson !== undefined) return Buffer.from(`${JSON.stringify(asJson(withoutResourceVersion(obj), goOrdered))}\n`);
-    if (mediaType === 'application/vnd.kubernetes.protobuf' && hasProtobuf(String(obj.apiVersion ?? ''), String(obj.kind ?? ''))) {
-      return encodeObjectGo(withoutResourceVersion(obj));
-    }
+    if (protobufKind(obj)) return encodeObjectGo(withoutResourceVersion(obj));
     if (mediaType === 'application/yaml') return Buffer.from(jsYaml.dump(withoutResourceVersion(obj), { noRefs: true, lineWidth: -1 }));
     // JSON as kube's encoders write it: a built-in kind in its Go struct's order, anything
     // else (a custom resource, unstructured in kube) as a Go map, keys sorted.
@@ -116,7 +115,7 @@ export function kubeStorageCodec(mediaType: StorageMediaType = 'application/vnd.
     encode,
     // Protobuf values: the object decoding them gives comes from the message they were encoded from.
     encodeDecoded(obj) {
-      if (!storesProtobuf(obj)) return { data: encode(obj), decoded: undefined };
+      if (jsonKinds.has(kindKey(obj)) || !protobufKind(obj)) return { data: encode(obj), decoded: undefined };
       const { bytes, decoded } = encodeObjectGoDecoded(withoutResourceVersion(obj));
       if (decoded !== undefined && !isPlainObject(decoded['metadata'])) decoded['metadata'] = {};
       return { data: bytes, decoded: decoded as KubeObject | undefined };
