@@ -178,8 +178,6 @@ interface FlagSpec {
   readonly type: FlagType;
   readonly defaultText: string;
   readonly help: string;
-  /** Accepted for compatibility; the value is parsed and then ignored. */
-  readonly ignored?: boolean;
   /** A kube flag kapi does not implement: a value other than the default is a startup error. */
   readonly unimplemented?: boolean;
   /** kube marks the flag deprecated: using it prints pflag's `Flag --<name> has been deprecated, <this>`. */
@@ -320,11 +318,11 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   ], ['enable-bootstrap-token-auth', 'encryption-provider-config-automatic-reload', 'contention-profiling']),
   // Accepted without effect, as in kube-apiserver 1.32 itself: deprecated flags kube no longer reads, and
   // flags for what kapi does not do (it opens no stream to kubelets, so it has no kubelet client pair to use).
-  'default-watch-cache-size': { type: 'int', defaultText: '100', help: 'Default watch cache size. If zero, watch cache will be disabled for resources that do not have a default watch size set. kube 1.32 no longer reads it; nor does kapi.', ignored: true, deprecated: 'watch caches are sized automatically and this flag will be removed in a future version' },
-  'apiserver-count': { type: 'int', defaultText: '1', help: 'The number of apiservers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled, which kapi does not build.)', ignored: true, deprecated: 'apiserver-count is deprecated and will be removed in a future version.' },
-  'storage-initialization-timeout': { type: 'duration', defaultText: '1m0s', help: 'Maximum amount of time to wait for storage initialization before declaring apiserver ready. kube reads it only with the WatchCacheInitializationPostStartHook gate, which kapi does not offer.', ignored: true },
-  'kubelet-client-certificate': { type: 'string', defaultText: '', help: 'Path to a client cert file for TLS. kapi opens no stream to kubelets (pods/log, exec and the node proxy answer kube\'s errors up to the dial), so it presents no certificate.', ignored: true },
-  'kubelet-client-key': { type: 'string', defaultText: '', help: 'Path to a client key file for TLS. kapi opens no stream to kubelets, so it presents no key.', ignored: true },
+  'default-watch-cache-size': { type: 'int', defaultText: '100', help: 'Default watch cache size. If zero, watch cache will be disabled for resources that do not have a default watch size set. kube 1.32 no longer reads it; nor does kapi.', deprecated: 'watch caches are sized automatically and this flag will be removed in a future version' },
+  'apiserver-count': { type: 'int', defaultText: '1', help: 'The number of apiservers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled, which kapi does not build.)', deprecated: 'apiserver-count is deprecated and will be removed in a future version.' },
+  'storage-initialization-timeout': { type: 'duration', defaultText: '1m0s', help: 'Maximum amount of time to wait for storage initialization before declaring apiserver ready. kube reads it only with the WatchCacheInitializationPostStartHook gate, which kapi does not offer.' },
+  'kubelet-client-certificate': { type: 'string', defaultText: '', help: 'Path to a client cert file for TLS. kapi opens no stream to kubelets (pods/log, exec and the node proxy answer kube\'s errors up to the dial), so it presents no certificate.' },
+  'kubelet-client-key': { type: 'string', defaultText: '', help: 'Path to a client key file for TLS. kapi opens no stream to kubelets, so it presents no key.' },
   'kubelet-preferred-address-types': { type: 'stringList', defaultText: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP', help: 'List of the preferred NodeAddressTypes to use for kubelet connections.' },
   'kubelet-port': { type: 'int', defaultText: '10250', help: 'The kubelet port, for a Node that reports none.', deprecated: 'kubelet-port is deprecated and will be removed.' },
   'allow-privileged': { type: 'bool', defaultText: 'false', help: 'If true, allow privileged containers. [default=false]' },
