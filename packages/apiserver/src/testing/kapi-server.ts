@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@kapi/storage/testing';
+import { freshPort } from '@kapi/storage/testing';
 
 /** This package's built server program (dist/bin.js). */
 export const defaultApiserverBinary = fileURLToPath(new URL('../bin.js', import.meta.url));
@@ -184,8 +184,8 @@ export async function startKapiServer(options: StartKapiServerOptions): Promise<
 
   // A port that was free a moment ago may be taken before the server binds it: retry with new ones.
   for (let attempt = 1; ; attempt++) {
-    securePort = await freePort();
-    if (options.insecure) insecurePort = await freePort();
+    securePort = await freshPort();
+    if (options.insecure) insecurePort = await freshPort();
     try {
       await launch();
       break;

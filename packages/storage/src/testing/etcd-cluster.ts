@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freshPort } from './free-port.js';
+import { freshPort, listensOn } from './free-port.js';
 import { openPeerGates, type PeerGates } from './peer-gate.js';
 
 export interface StartEtcdClusterOptions {
@@ -204,7 +204,12 @@ export async function startEtcdCluster(options: StartEtcdClusterOptions = {}): P
       const exited = children.findIndex((c) => c.exitCode !== null || c.signalCode !== null);
       if (exited >= 0) throw new Error(`etcd member ${names[exited]} exited early:\n${outputs[exited]}`);
       const up = await Promise.all(members.map((m) => healthy(m.endpoint)));
-      if (up.every(Boolean)) break;
+      if (up.every(Boolean)) {
+        // Healthy may be another process's etcd on a port a member failed to bind.
+        const foreign = children.findIndex((c, i) => c.pid !== undefined && !listensOn(c.pid, clientPorts[i]!));
+        if (foreign >= 0) throw new Error(`etcd member ${names[foreign]} did not bind ${members[foreign]!.endpoint}: another server answers there`);
+        break;
+      }
       if (Date.now() > deadline) throw new Error(`etcd cluster not healthy within ${startTimeoutMs} ms:\n${outputs.join('\n---\n')}`);
       await sleep(100);
     }

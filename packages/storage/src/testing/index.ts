@@ -1,6 +1,6 @@
 export { startEtcd, type StartEtcdOptions, type TestEtcd, type TestEtcdTls } from './start-etcd.js';
 export { uniquePrefix } from './unique-prefix.js';
-export { freePort } from './free-port.js';
+export { freePort, freshPort } from './free-port.js';
 export {
   runStorageConformance,
   conformanceCases,

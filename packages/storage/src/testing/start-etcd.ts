@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freshPort } from './free-port.js';
+import { freshPort, listensOn } from './free-port.js';
 
 export interface StartEtcdOptions {
   /** The etcd binary; default `$KAPI_ETCD_BIN` or `etcd` from PATH. */
@@ -230,7 +230,13 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<TestEtc
       if (child.exitCode !== null || child.signalCode !== null) {
         throw new Error(`etcd exited early (code ${child.exitCode}, signal ${child.signalCode}):\n${output}`);
       }
-      if (await isHealthy(clientUrl, certs)) return;
+      if (await isHealthy(clientUrl, certs)) {
+        // Healthy may be another process's etcd on a port this one failed to bind.
+        if (child.pid === undefined || listensOn(child.pid, Number(new URL(clientUrl).port))) return;
+        child.kill('SIGKILL');
+        await waitForExit(child);
+        throw new Error(`etcd did not bind ${clientUrl}: another server answers there`);
+      }
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
         await waitForExit(child);
