@@ -21,6 +21,8 @@ export interface Logger {
   enabled?(level: number): boolean;
   /** False once writing a log line has failed (kube's `log` health check). */
   healthy?(): boolean;
+  /** Changes the verbosity from now on (kube's PUT /debug/flags/v). */
+  setVerbosity?(level: number): void;
 }
 
 export type LogFormat = 'json' | 'text';
@@ -60,7 +62,7 @@ export function createLogger(options?: LoggerOptions | number, legacyWrite?: (li
   const opts: LoggerOptions = typeof options === 'number' || options === undefined
     ? { verbosity: options ?? 0, format: 'text', ...(legacyWrite ? { write: legacyWrite } : {}) }
     : options;
-  const verbosity = opts.verbosity ?? 0;
+  let verbosity = opts.verbosity ?? 0;
   const format = opts.format ?? 'json';
   const sink = opts.write ?? ((line: string) => process.stderr.write(line));
   let healthy = true;
@@ -100,6 +102,9 @@ export function createLogger(options?: LoggerOptions | number, legacyWrite?: (li
     error: (message, err, fields) => emit('E', 0, message, fields, err),
     enabled: (level) => verbosity >= level,
     healthy: () => healthy,
+    setVerbosity: (level) => {
+      verbosity = level;
+    },
   };
 }
 

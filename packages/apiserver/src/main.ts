@@ -47,6 +47,7 @@ import { createListener, HEADERS_TIMEOUT_MS, listen, stopListening, urlHost, typ
 import { createApiMetrics } from './metrics.js';
 import { createRequestHandler } from './server.js';
 import { createPprofHandler } from './profiling/pprof-handler.js';
+import { createDebugFlagsHandler } from './profiling/debug-flags.js';
 import { startHeapSampling } from './profiling/v8-profiles.js';
 import { startAggregator } from './aggregator/index.js';
 import { startServiceResolver } from './proxy/index.js';
@@ -714,7 +715,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     extraRoutes: serviceAccounts.routes,
     ...(options.corsAllowedOrigins !== undefined ? { corsAllowedOrigins: options.corsAllowedOrigins } : {}),
     ...(options.externalHostname !== undefined ? { externalAddress: () => `${urlHost(options.externalHostname!)}:${boundPort ?? securePort ?? 6443}` } : {}),
-    ...(profiling ? { pprof: createPprofHandler({ shutdown: shutdown.signal }) } : {}),
+    ...(profiling ? { pprof: createPprofHandler({ shutdown: shutdown.signal }), debugFlags: createDebugFlagsHandler((level) => logger.setVerbosity?.(level)) } : {}),
     ...(aggregator !== undefined ? { aggregator } : {}),
     auth: {
       ...(authenticator !== undefined ? { authenticator } : {}),

@@ -40,6 +40,7 @@ import type { UserInfo } from './auth/user.js';
 import type { Aggregator } from './aggregator/index.js';
 import { upgradeConnectionOf } from './http/upgrade.js';
 import { isPprofPath } from './profiling/pprof-handler.js';
+import { isDebugFlagsPath } from './profiling/debug-flags.js';
 
 export interface RequestHandlerOptions {
   readonly registry: Pick<Registry, 'resources' | 'lookup' | 'subscribe'>;
@@ -82,6 +83,8 @@ export interface RequestHandlerOptions {
   readonly externalAddress?: () => string;
   /** kube's --profiling: serves /debug/pprof and every path under /debug/pprof/ (any method); none = 404 there. */
   readonly pprof?: NonResourceRoute;
+  /** kube's --profiling too: /debug/flags and every path under it (any method); none = 404 there. */
+  readonly debugFlags?: NonResourceRoute;
 }
 
 /** Health endpoints: never limited, never refused while shutting down (probes must see the truth). */
@@ -213,7 +216,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     healthz: health('healthz'),
     livez: health('livez'),
     readyz: health('readyz'),
-    ...(options.pprof !== undefined ? { debug: options.pprof } : {}),
+    debug: (req, res, url) => (isPprofPath(url.path) ? options.pprof!(req, res, url) : options.debugFlags!(req, res, url)),
     version: (req, res, url) => {
       if (url.segments.length !== 1) throw pathNotFound();
       // A go-restful route in kube: GET only.
@@ -239,7 +242,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
   /** Whether a non-resource route serves `url` (the OpenAPI tree only as /openapi/v2 and under /openapi/v3). */
   const nonResourceRouteExists = (url: ParsedUrl): boolean => {
     const first = url.segments[0] ?? '';
-    if (first === 'debug') return options.pprof !== undefined && isPprofPath(url.path);
+    if (first === 'debug') return isPprofPath(url.path) ? options.pprof !== undefined : options.debugFlags !== undefined && isDebugFlagsPath(url.path);
     return Object.hasOwn(routes, first) && (first !== 'openapi' || url.segments[1] === 'v3' || (url.segments[1] === 'v2' && url.segments.length === 2));
   };
 
@@ -298,7 +301,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     if (!nonResourceRouteExists(url)) throw pageNotFound();
     const route = routes[url.segments[0]!]!;
     state.matched = true;
-    // kube's non-REST mux serves the profiling handlers for any method.
+    // kube's non-REST mux serves the profiling and debug-flags handlers for any method.
     if (req.method !== 'GET' && req.method !== 'HEAD' && url.segments[0] !== 'debug') throw methodNotRegistered();
     await route(req, res, url);
   }

@@ -185,8 +185,8 @@ void describe('/debug/pprof with --profiling (the default)', () => {
       assert.deepEqual(profile.sampleTypes, [['contentions', 'count'], ['delay', 'nanoseconds']]);
       assert.equal(profile.samples.length, 0);
     }
-    // Only /debug/pprof is served under /debug.
-    for (const path of ['/debug/pprofx', '/debug/', '/debug/flags/v']) {
+    // Only /debug/pprof and /debug/flags are served under /debug.
+    for (const path of ['/debug/pprofx', '/debug/', '/debug/flagsx']) {
       const res = await s.request(admin, 'GET', path);
       assert.equal(res.status, 404, path);
       assert.equal(res.text, '404 page not found\n', path);
@@ -205,7 +205,7 @@ void describe('/debug/pprof with --profiling (the default)', () => {
   });
 });
 
-void describe('/debug/pprof with --profiling=false', () => {
+void describe('/debug/pprof and /debug/flags with --profiling=false', () => {
   let s: SecureServer | undefined;
   after(async () => {
     await s?.close();
@@ -213,7 +213,7 @@ void describe('/debug/pprof with --profiling=false', () => {
 
   void it('is 404 page not found, as kube serves no profiling routes', async () => {
     s = await startSecureServer({ profiling: false });
-    for (const path of ['/debug/pprof', '/debug/pprof/', '/debug/pprof/heap', '/debug/pprof/profile?seconds=1']) {
+    for (const path of ['/debug/pprof', '/debug/pprof/', '/debug/pprof/heap', '/debug/pprof/profile?seconds=1', '/debug/flags', '/debug/flags/v']) {
       const res = await s.request({ cert: s.admin }, 'GET', path);
       assert.equal(res.status, 404, path);
       assert.equal(res.text, '404 page not found\n', path);
