@@ -11,7 +11,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify as stringifyYaml } from 'yaml';
@@ -19,7 +19,7 @@ import { startEtcd, type TestEtcd } from '@kapi/storage/testing';
 import { startKapiServer, type KapiServer } from '@kapi/apiserver/testing';
 import { ensureRenderer, goBinary, renderChart, type Manifest, type RenderOptions } from './helm-render.js';
 import { httpRequestJson } from './http.js';
-import { flagNames, loadTopology, type Topology } from './repo.js';
+import { flagNames, loadTopology, repoRoot, type Topology } from './repo.js';
 
 interface Probe {
   httpGet: { path: string; port: string; scheme: string };
@@ -268,6 +268,14 @@ void test('kapi: replicas with kubeadm\'s /livez and /readyz probe timings, ever
   assert.deepEqual(volume.secret?.items, [{ key: 'tls.crt', path: 'apiserver.crt' }, { key: 'tls.key', path: 'apiserver.key' }]);
   assert.equal(volume.secret?.secretName, find(objects, 'Secret', 'kapi-tls').metadata.name);
   assert.match(deployment.spec.template.metadata.annotations?.['checksum/tls'] ?? '', /^[0-9a-f]{64}$/);
+
+  // The image keeps the bundled server's V8 code cache in KAPI_CODE_CACHE_DIR: the pod gives
+  // it a writable emptyDir there (the root filesystem may be read-only).
+  const cacheDir = /^ENV KAPI_CODE_CACHE_DIR=(\S+)$/m.exec(readFileSync(join(repoRoot, 'Dockerfile'), 'utf8'))?.[1];
+  assert.ok(cacheDir !== undefined, 'the Dockerfile sets KAPI_CODE_CACHE_DIR');
+  const cacheMount = kapi.volumeMounts!.find((m) => m.mountPath === cacheDir);
+  assert.ok(cacheMount !== undefined && cacheMount.readOnly !== true, JSON.stringify(kapi.volumeMounts));
+  assert.deepEqual(pod.volumes!.find((v) => v.name === cacheMount.name)?.emptyDir, {});
 });
 
 void test('the generated serving certificate is signed by the chart\'s CA and names the Service', { skip }, () => {
