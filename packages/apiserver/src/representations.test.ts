@@ -90,6 +90,19 @@ void describe('representations over HTTP', () => {
     assert.deepEqual(decodeObject(pbObject(got), { apiVersion: 'v1', kind: 'ConfigMap' }).object, answered);
   });
 
+  void it('takes a protobuf create as it is: only fields its schema has, so Strict passes with no warning', async () => {
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pb-strict', labels: { a: 'b' }, annotations: { n: '1' }, selfLink: '/x' }, data: { k: 'v' }, immutable: false };
+    const strict = await raw('POST', `${CM}?fieldValidation=Strict`, { 'content-type': PB, accept: 'application/json' }, encodeObjectGo(cm));
+    assert.equal(strict.status, 201, strict.body.toString());
+    assert.equal(strict.headers.get('warning'), null);
+    const stored = json(strict) as { metadata: Record<string, unknown>; data: unknown; immutable: unknown };
+    assert.deepEqual(stored.metadata['labels'], { a: 'b' });
+    assert.deepEqual(stored.metadata['annotations'], { n: '1' });
+    assert.equal(stored.metadata['selfLink'], undefined);
+    assert.deepEqual(stored.data, { k: 'v' });
+    assert.equal(stored.immutable, false);
+  });
+
   void it('rejects bad protobuf bodies with kube\'s 400 texts', async () => {
     const post = (body: Buffer | string) => raw('POST', CM, { 'content-type': PB }, body);
     const message = async (body: Buffer | string) => {

@@ -50,13 +50,6 @@ export function jsonTypeName(value: unknown): string {
   }
 }
 
-function typeMatches(schema: ValidatableSchema, actual: string): boolean {
-  if (schema['x-kubernetes-int-or-string'] === true) return actual === 'integer' || actual === 'string';
-  if (schema.type === undefined) return true;
-  if (schema.type === 'number') return actual === 'number' || actual === 'integer';
-  return schema.type === actual;
-}
-
 function expectedType(schema: ValidatableSchema): string {
   if (schema['x-kubernetes-int-or-string'] === true) return 'integer,string';
   return schema.type ?? '';
@@ -101,35 +94,122 @@ function codePointLength(value: string): number {
   return count;
 }
 
+/**
+ * A schema node compiled for validation: resolved once, its keywords read into one fixed
+ * shape (schemas from JSON have many shapes, and reading a dozen keywords from each node on
+ * every write was most of a small object's validation), its children compiled on first use.
+ * Plans hang off the root's (by schema and definitions): schemas are never changed once
+ * validated against, as resolveSchema's cache also assumes.
+ */
+class Plan {
+  readonly schema: ValidatableSchema;
+  /** A null or absent value is a type error (unless nullIsZero). */
+  readonly nullFails: boolean;
+  readonly intOrString: boolean;
+  readonly type: string | undefined;
+  readonly expected: string;
+  readonly checksStrings: boolean;
+  readonly checksNumbers: boolean;
+  readonly checksArrays: boolean;
+  readonly enumValues: readonly unknown[] | undefined;
+  private itemsPlan: Plan | undefined;
+  private additionalPlan: Plan | undefined;
+  /** The property schemas' plans by name (null: not compiled yet). */
+  private propertyPlans: Map<string, Plan | null> | undefined;
+
+  constructor(
+    raw: JSONSchemaProps,
+    private readonly definitions: SchemaDefinitions | undefined,
+  ) {
+    const schema = resolveSchema(raw, definitions);
+    this.schema = schema;
+    this.intOrString = schema['x-kubernetes-int-or-string'] === true;
+    this.type = schema.type;
+    this.nullFails = schema.nullable !== true && (schema.type !== undefined || this.intOrString);
+    this.expected = expectedType(schema);
+    this.checksStrings = schema.maxLength !== undefined || schema.minLength !== undefined || schema.pattern !== undefined;
+    this.checksNumbers = schema.multipleOf !== undefined || schema.maximum !== undefined || schema.minimum !== undefined;
+    this.checksArrays = schema.items !== undefined || schema.minItems !== undefined || schema.maxItems !== undefined || schema.uniqueItems === true;
+    this.enumValues = schema.enum !== undefined && schema.enum.length > 0 ? schema.enum : undefined;
+  }
+
+  /** typeMatches, from the compiled keywords. */
+  typeMatches(actual: string): boolean {
+    if (this.intOrString) return actual === 'integer' || actual === 'string';
+    if (this.type === undefined) return true;
+    if (this.type === 'number') return actual === 'number' || actual === 'integer';
+    return this.type === actual;
+  }
+
+  items(): Plan {
+    return (this.itemsPlan ??= new Plan(this.schema.items!, this.definitions));
+  }
+
+  /** The plan of `key`'s own property schema, or undefined. */
+  property(key: string): Plan | undefined {
+    let plans = this.propertyPlans;
+    if (plans === undefined) {
+      plans = new Map();
+      const properties = this.schema.properties ?? {};
+      for (const name of Object.keys(properties)) if (properties[name] !== undefined) plans.set(name, null);
+      this.propertyPlans = plans;
+    }
+    const plan = plans.get(key);
+    if (plan !== null) return plan;
+    const compiled = new Plan(this.schema.properties![key]!, this.definitions);
+    plans.set(key, compiled);
+    return compiled;
+  }
+
+  additional(): Plan {
+    return (this.additionalPlan ??= new Plan(this.schema.additionalProperties as JSONSchemaProps, this.definitions));
+  }
+}
+
+/** Root plans by schema, then by definitions. */
+const plans = new WeakMap<JSONSchemaProps, WeakMap<object, Plan>>();
+const NO_DEFINITIONS = {};
+
+function rootPlan(schema: JSONSchemaProps, definitions: SchemaDefinitions | undefined): Plan {
+  let byDefinitions = plans.get(schema);
+  if (byDefinitions === undefined) plans.set(schema, (byDefinitions = new WeakMap()));
+  const key = definitions ?? NO_DEFINITIONS;
+  let plan = byDefinitions.get(key);
+  if (plan === undefined) byDefinitions.set(key, (plan = new Plan(schema, definitions)));
+  return plan;
+}
+
 class Validator {
   readonly errors: FieldError[] = [];
   constructor(
-    private readonly definitions: SchemaDefinitions | undefined,
     private readonly ignoreRequired: boolean,
     private readonly nullIsZero = false,
   ) {}
 
-  validate(value: unknown, rawSchema: JSONSchemaProps, path: string): void {
-    const schema = resolveSchema(rawSchema, this.definitions);
+  validate(value: unknown, plan: Plan, path: string): void {
     if (value === null || value === undefined) {
-      if (schema.nullable !== true && !(value === null && this.nullIsZero) && (schema.type !== undefined || schema['x-kubernetes-int-or-string'] === true)) {
-        this.errors.push(fieldTypeInvalid(path, 'null', `${path} in body must be of type ${expectedType(schema)}: "null"`));
+      if (plan.nullFails && !(value === null && this.nullIsZero)) {
+        this.errors.push(fieldTypeInvalid(path, 'null', `${path} in body must be of type ${plan.expected}: "null"`));
       }
       return;
     }
     const actual = jsonTypeName(value);
-    if (!typeMatches(schema, actual)) {
-      this.errors.push(fieldTypeInvalid(path, actual, `${path} in body must be of type ${expectedType(schema)}: "${actual}"`));
+    if (!plan.typeMatches(actual)) {
+      this.errors.push(fieldTypeInvalid(path, actual, `${path} in body must be of type ${plan.expected}: "${actual}"`));
       return;
     }
-    if (typeof value === 'string') this.validateString(value, schema, path);
-    else if (typeof value === 'number') this.validateNumber(value, schema, path);
-    else if (Array.isArray(value)) this.validateArray(value, schema, path);
-    if (schema.enum !== undefined && schema.enum.length > 0 && !schema.enum.some((e) => deepEqual(e, value))) {
-      const allowed = schema.enum.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)));
+    if (typeof value === 'string') {
+      if (plan.checksStrings) this.validateString(value, plan.schema, path);
+    } else if (typeof value === 'number') {
+      if (plan.checksNumbers) this.validateNumber(value, plan.schema, path);
+    } else if (Array.isArray(value)) {
+      if (plan.checksArrays) this.validateArray(value, plan, path);
+    }
+    if (plan.enumValues !== undefined && !plan.enumValues.some((e) => deepEqual(e, value))) {
+      const allowed = plan.enumValues.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)));
       this.errors.push(fieldNotSupported(path, value, allowed));
     }
-    if (isPlainObject(value)) this.validateObject(value, schema, path);
+    if (isPlainObject(value)) this.validateObject(value, plan, path);
   }
 
   /** kube-openapi's string validator: maxLength, minLength, pattern, and only the first that fails is reported. */
@@ -173,9 +253,11 @@ class Validator {
     }
   }
 
-  private validateArray(value: unknown[], schema: ValidatableSchema, path: string): void {
+  private validateArray(value: unknown[], plan: Plan, path: string): void {
+    const schema = plan.schema;
     if (schema.items !== undefined) {
-      value.forEach((item, i) => this.validate(item, schema.items!, `${path}[${i}]`));
+      const items = plan.items();
+      for (let i = 0; i < value.length; i++) this.validate(value[i], items, `${path}[${i}]`);
     }
     if (schema.minItems !== undefined && value.length < schema.minItems) {
       this.errors.push(fieldInvalid(path, value.length, `${path} in body should have at least ${schema.minItems} items`));
@@ -188,8 +270,10 @@ class Validator {
     }
   }
 
-  private validateObject(value: Record<string, unknown>, schema: ValidatableSchema, path: string): void {
-    const count = Object.keys(value).length;
+  private validateObject(value: Record<string, unknown>, plan: Plan, path: string): void {
+    const schema = plan.schema;
+    const keys = Object.keys(value);
+    const count = keys.length;
     if (schema.minProperties !== undefined && count < schema.minProperties) {
       this.errors.push(fieldInvalid(path, count, `${path} in body should have at least ${schema.minProperties} properties`));
     }
@@ -197,19 +281,20 @@ class Validator {
       this.errors.push(fieldTooMany(path, count, schema.maxProperties));
     }
     // kube-openapi goes on to the properties after a property-count failure (it reports both).
-    const properties = schema.properties ?? {};
     const additional = schema.additionalProperties;
-    for (const [key, child] of Object.entries(value)) {
-      const property = Object.prototype.hasOwnProperty.call(properties, key) ? properties[key] : undefined;
-      if (property !== undefined) this.validate(child, property, childPath(path, key));
+    for (const key of keys) {
+      const property = plan.property(key);
+      if (property !== undefined) this.validate(value[key], property, childPath(path, key));
       else if (additional === false) {
         this.errors.push(fieldInvalid(path, key, `${childPath(path, key)} in body is a forbidden property`));
       } else if (additional !== undefined && additional !== true) {
-        this.validate(child, additional, childPath(path, key));
+        this.validate(value[key], plan.additional(), childPath(path, key));
       }
     }
-    for (const key of this.ignoreRequired ? [] : (schema.required ?? [])) {
-      if (!Object.prototype.hasOwnProperty.call(value, key)) this.errors.push(fieldRequired(childPath(path, key)));
+    if (!this.ignoreRequired && schema.required !== undefined) {
+      for (const key of schema.required) {
+        if (!Object.prototype.hasOwnProperty.call(value, key)) this.errors.push(fieldRequired(childPath(path, key)));
+      }
     }
     if (schema['x-kubernetes-embedded-resource'] === true) this.validateEmbedded(value, path);
   }
@@ -240,7 +325,7 @@ export function validateAgainstSchema(
   path = '',
   opts: SchemaValidationOptions = {},
 ): FieldError[] {
-  const validator = new Validator(opts.definitions, opts.ignoreRequired === true, opts.nullIsZero === true);
-  validator.validate(value, schema, path);
+  const validator = new Validator(opts.ignoreRequired === true, opts.nullIsZero === true);
+  validator.validate(value, rootPlan(schema, opts.definitions), path);
   return validator.errors;
 }

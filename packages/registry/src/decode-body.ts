@@ -71,9 +71,10 @@ function otherKind(expected: ExpectedKind, apiVersion: string, bodyKind: string)
  * must match: `the API version in the data (x) does not match the expected API version (y)`,
  * `the kind in the data (X) does not match the expected kind (Y)`. Null fields of metadata
  * are dropped (ObjectMeta is typed in kube). Throws 400 BadRequest for a body that is not
- * an object or whose metadata is not an object. Never mutates `body`.
+ * an object or whose metadata is not an object. Never mutates `body`, unless `owned` (the
+ * caller gives it up): then the result is `body` itself, changed in place.
  */
-export function decodeBody(body: unknown, expected: ExpectedKind): KubeObject {
+export function decodeBody(body: unknown, expected: ExpectedKind, owned = false): KubeObject {
   const { kind } = expected;
   const expectedApiVersion = formatApiVersion(expected.group, expected.version);
   if (!isPlainObject(body)) {
@@ -106,7 +107,7 @@ export function decodeBody(body: unknown, expected: ExpectedKind): KubeObject {
   if (metadata !== undefined && metadata !== null && !isPlainObject(metadata)) {
     throw cannotHandle(`json: cannot unmarshal ${goType(metadata)} into Go struct field ${kind}.metadata of type v1.ObjectMeta`);
   }
-  const obj = deepCopy(body) as KubeObject;
+  const obj = (owned ? body : deepCopy(body)) as KubeObject;
   obj.apiVersion = expectedApiVersion;
   obj.kind = kind;
   obj.metadata = isPlainObject(obj.metadata) ? obj.metadata : {};

@@ -58,6 +58,14 @@ export interface WriteOptions {
    * never be changed.
    */
   readOnlyResult?: boolean;
+  /**
+   * Set by the HTTP create handler for a protobuf body: the body was decoded for this create
+   * alone, so the create takes it as its own (no copy), and it holds only fields of the kind's
+   * message, which its schema has (builtin/representations.test.ts), so it has no unknown
+   * fields to prune or report (kube's protobuf decoding has no strict mode either). Never set
+   * on updates: they decode their body again on each attempt.
+   */
+  protobufBody?: boolean;
 }
 
 /** The patch media types (kube's types.PatchType). */

@@ -194,8 +194,10 @@ export function toStorage(ctx: StoreContext, obj: KubeObject): KubeObject {
  * Decode steps shared by create, update and patch: body checks (400), values the kind's Go
  * type cannot hold (`failures.undecodable`; by default 400), the strategy's decode hook,
  * unknown and duplicate fields per fieldValidation (Strict: `failures.strict`, by default
- * 400; Warn: warnings), then schema defaults. Returns a private object. Between steps it
- * lets other work have the event loop once the turn has run long (a body of many keys).
+ * 400; Warn: warnings), then schema defaults. Returns a private object (a create's
+ * protobuf body itself, see WriteOptions.protobufBody: it has no unknown fields to handle).
+ * Between steps it lets other work have the event loop once the turn has run long (a body
+ * of many keys).
  */
 export async function decodeRequest(
   ctx: StoreContext,
@@ -204,7 +206,8 @@ export async function decodeRequest(
   failures: DecodeFailures = requestBodyFailures(ctx.expected),
   bodyProblems?: readonly string[],
 ): Promise<KubeObject> {
-  const obj = decodeBody(body, ctx.expected);
+  const fromProtobuf = options.protobufBody === true && ctx.definition.bodyDecoding !== 'unstructured';
+  const obj = decodeBody(body, ctx.expected, fromProtobuf);
   await yieldIfBusy();
   const undecodable = typedBodyError(
     { bodyDecoding: ctx.definition.bodyDecoding, kind: ctx.expected.kind, schema: ctx.schema, metadataSchema: ctx.metadataSchema, definitions: ctx.schemas },
@@ -213,7 +216,10 @@ export async function decodeRequest(
   if (undecodable !== undefined) throw failures.undecodable(undecodable);
   await yieldIfBusy();
   ctx.definition.strategy?.decode?.(obj, { schema: ctx.schema, definitions: ctx.schemas });
-  handleUnknownFields(obj, { object: ctx.schema, metadata: ctx.metadataSchema, definitions: ctx.schemas }, options, failures.strict, bodyProblems);
+  // A protobuf body holds only fields of the kind's message, which its schema has: none to prune.
+  if (!fromProtobuf || bodyProblems !== undefined) {
+    handleUnknownFields(obj, { object: ctx.schema, metadata: ctx.metadataSchema, definitions: ctx.schemas }, options, failures.strict, bodyProblems);
+  }
   await yieldIfBusy();
   if (ctx.definition.omitEmptyCollections === true) {
     const message = protobufMessageOf(ctx.apiVersion, ctx.expected.kind);

@@ -26,6 +26,8 @@ export interface DecodedObjectBody {
   readonly duplicateFields: readonly string[];
   /** Duplicate keys of a YAML body, as go-yaml's lines (`line 7: key "a" already set in map`); only when asked. */
   readonly duplicateKeyLines: readonly string[];
+  /** The body was decoded from protobuf: a new object holding only fields of the kind's message. */
+  readonly protobuf?: true;
 }
 
 /** kube's summarizeData: the first 30 bytes, as text for JSON-looking data, else as hex, `...` when cut. */
@@ -51,7 +53,7 @@ export async function decodeObjectBody(bytes: Buffer, contentType: string | unde
   const format = negotiateInput(contentType, target.capabilities);
   try {
     await beforeDecoding(bytes);
-    if (format === 'protobuf') return { body: decodeProtobuf(bytes, apiVersion, kind), duplicateFields: [], duplicateKeyLines: [] };
+    if (format === 'protobuf') return { body: decodeProtobuf(bytes, apiVersion, kind), duplicateFields: [], duplicateKeyLines: [], protobuf: true };
     if (format === 'json') {
       const text = bytes.toString('utf8');
       let body: unknown;

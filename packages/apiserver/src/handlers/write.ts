@@ -26,8 +26,8 @@ export function bodyTarget(scope: RequestScope, kind = scope.resource.definition
  */
 export async function handleCreate(scope: RequestScope): Promise<void> {
   const options = parseWriteOptions(scope.query, 'CreateOptions', warner(scope));
-  const { body, duplicateFields, duplicateKeyLines } = await readObjectBody(scope.req, bodyTarget(scope), options.fieldValidation !== 'Ignore');
-  const object = await scope.resource.creater!.create(scope.context, body, { ...options, duplicateFields, duplicateKeyLines, readOnlyResult: true });
+  const { body, duplicateFields, duplicateKeyLines, protobuf } = await readObjectBody(scope.req, bodyTarget(scope), options.fieldValidation !== 'Ignore');
+  const object = await scope.resource.creater!.create(scope.context, body, { ...options, duplicateFields, duplicateKeyLines, readOnlyResult: true, protobufBody: protobuf === true });
   await yieldIfBusy();
 
   writeObject(scope.res, 201, object, scope.output, { warnings: scope.warnings });

@@ -44,6 +44,22 @@ export interface ManagerInfo {
  * JSON in Go's field order; Apply entries drop apiVersion (it is not part of their identity).
  */
 export function managerIdentifier(info: ManagerInfo): string {
+  // A few identities recur on every write (the same clients write again and again).
+  const apiVersion = info.apiVersion ?? '';
+  const key = `${info.manager.length}:${info.manager}${apiVersion.length}:${apiVersion}${info.operation}/${info.subresource ?? ''}`;
+  let id = identifiers.get(key);
+  if (id === undefined) {
+    if (identifiers.size >= MAX_PARSED_IDENTIFIERS) identifiers.clear();
+    id = identifierOf(info);
+    identifiers.set(key, id);
+  }
+  return id;
+}
+
+/** managerIdentifier's results by manager, apiVersion, operation and subresource (the first two length-prefixed, so no two infos share a key). */
+const identifiers = new Map<string, string>();
+
+function identifierOf(info: ManagerInfo): string {
   const id: Record<string, string> = {};
   if (info.manager !== '') id['manager'] = info.manager;
   id['operation'] = info.operation;

@@ -144,15 +144,26 @@ interface LeafState {
   inLeaf: boolean;
 }
 
+type Part = 'map' | 'scalar' | 'list';
+
+/** part(atomFor(atom, value)) without building the narrowed atom (a write compares every field). */
+function partFor(atom: Atom, value: Value): Part {
+  if (value === null || value === undefined) return part(atom);
+  if (Array.isArray(value)) return atom.list !== undefined ? 'list' : part(atom);
+  if (typeof value === 'object') return atom.map !== undefined ? 'map' : part(atom);
+  return atom.scalar !== undefined ? 'scalar' : part(atom);
+}
+
+/** Compares `lhs` and `rhs` at `path`, which it may extend while it runs but leaves as it found it (and never keeps). */
 function compareWalk(lhs: Value, rhs: Value, atom: Atom, path: PathElement[], out: Comparison): void {
-  const alhs = atomFor(atom, lhs);
-  const arhs = atomFor(atom, rhs);
+  const plhs = partFor(atom, lhs);
+  const prhs = partFor(atom, rhs);
   const state: LeafState = { inLeaf: false };
-  if (rhs === undefined) compareAtom(alhs, lhs, rhs, path, out, state);
-  else if (lhs === undefined || part(alhs) === part(arhs)) compareAtom(arhs, lhs, rhs, path, out, state);
+  if (rhs === undefined) compareAtom(plhs, atom, lhs, rhs, path, out, state);
+  else if (lhs === undefined || plhs === prhs) compareAtom(prhs, atom, lhs, rhs, path, out, state);
   else {
-    compareAtom(alhs, lhs, rhs, path, out, { inLeaf: false });
-    compareAtom(arhs, lhs, rhs, path, out, state);
+    compareAtom(plhs, atom, lhs, rhs, path, out, { inLeaf: false });
+    compareAtom(prhs, atom, lhs, rhs, path, out, state);
   }
   if (!state.inLeaf) {
     if (lhs === undefined) out.added.insert(path);
@@ -168,8 +179,9 @@ function compareLeaf(lhs: Value, rhs: Value, path: PathElement[], out: Compariso
   else if (!equalJson(lhs, rhs)) out.modified.insert(path);
 }
 
-function compareAtom(a: Atom, lhs: Value, rhs: Value, path: PathElement[], out: Comparison, state: LeafState): void {
-  switch (part(a)) {
+/** Compares by `part` of `a` (the part atomFor picks for the value; `a.list`/`a.map` are set for those parts). */
+function compareAtom(p: Part, a: Atom, lhs: Value, rhs: Value, path: PathElement[], out: Comparison, state: LeafState): void {
+  switch (p) {
     case 'scalar':
       compareLeaf(lhs, rhs, path, out, state);
       return;
@@ -194,15 +206,25 @@ function compareAtom(a: Atom, lhs: Value, rhs: Value, path: PathElement[], out: 
         compareLeaf(lhs, rhs, path, out, state);
         return;
       }
-      const keys = new Set([...Object.keys(l ?? {}), ...Object.keys(r ?? {})]);
-      for (const key of keys) {
-        const type = fieldType(t, key) ?? UNTYPED;
-        const lv = l !== undefined && Object.prototype.hasOwnProperty.call(l, key) ? l[key] : undefined;
-        const rv = r !== undefined && Object.prototype.hasOwnProperty.call(r, key) ? r[key] : undefined;
-        compareWalk(lv, rv, type, [...path, fieldElement(key)], out);
+      // The keys of l, then those only r has (in their orders).
+      if (l !== undefined) {
+        for (const key of Object.keys(l)) {
+          compareField(t, key, l[key], r !== undefined && Object.prototype.hasOwnProperty.call(r, key) ? r[key] : undefined, path, out);
+        }
+      }
+      if (r !== undefined) {
+        for (const key of Object.keys(r)) {
+          if (l === undefined || !Object.prototype.hasOwnProperty.call(l, key)) compareField(t, key, undefined, r[key], path, out);
+        }
       }
     }
   }
+}
+
+function compareField(t: MapAtom, key: string, lv: Value, rv: Value, path: PathElement[], out: Comparison): void {
+  path.push(fieldElement(key));
+  compareWalk(lv, rv, fieldType(t, key) ?? UNTYPED, path, out);
+  path.pop();
 }
 
 function groupItems(t: ListAtom, list: unknown[]): Map<string, { pe: PathElement; items: unknown[] }> {

@@ -324,16 +324,33 @@ const goEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '
  * long as the value (a few hundred bytes per object for most kinds).
  */
 const fieldsV1Text = new WeakMap<object, Buffer>();
-/** The other way: the FieldsV1 value of cached text bytes. */
+/** The other way: the FieldsV1 value of cached text bytes (of shared bytes, the last value to have them; any is equal). */
 const fieldsV1Values = new WeakMap<Uint8Array, Record<string, unknown>>();
+
+/**
+ * Text bytes of recent short FieldsV1 texts, shared by the values that have them: the writes
+ * of one client build the same few sets (every create of a ConfigMap with one key), and
+ * a Buffer outside the pool costs more than the stringify. Bounded; cleared when full.
+ */
+const sharedTexts = new Map<string, Buffer>();
+const MAX_SHARED_TEXTS = 256;
+const MAX_SHARED_TEXT_LENGTH = 1024;
 
 function fieldsV1Bytes(v: Record<string, unknown>): Buffer {
   let bytes = fieldsV1Text.get(v);
   if (bytes === undefined) {
     const text = goJsonText(v);
-    // Outside Buffer's shared pool: a kept slice would pin a whole pool block.
-    bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-    bytes.write(text);
+    const shareable = text.length <= MAX_SHARED_TEXT_LENGTH;
+    bytes = shareable ? sharedTexts.get(text) : undefined;
+    if (bytes === undefined) {
+      // Outside Buffer's shared pool: a kept slice would pin a whole pool block.
+      bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+      bytes.write(text);
+      if (shareable) {
+        if (sharedTexts.size >= MAX_SHARED_TEXTS) sharedTexts.clear();
+        sharedTexts.set(text, bytes);
+      }
+    }
     fieldsV1Text.set(v, bytes);
     fieldsV1Values.set(bytes, v);
   }
