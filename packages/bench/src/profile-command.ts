@@ -30,7 +30,8 @@ import { kapiPprofFlameStacks, summarizeKapiPprof } from './kapi-pprof-stages.js
 export const profileUsage = `kapi-bench profile [options]
   --server LIST            servers under test, kapi and/or kube-apiserver, comma-separated
                            (default kapi); each runs on an etcd of its own, runs alternate
-  --variants LIST          comma-separated MODE/CODEC/HTTP, e.g. create/protobuf/h2,get/json/h1
+  --variants LIST          comma-separated MODE/CODEC/HTTP (MODE create, get or update: PUTs of one
+                           ConfigMap per goroutine), e.g. create/protobuf/h2,get/json/h1
                            (default create/protobuf/h2,create/json/h1,create/json/h2,create/protobuf/h1)
   --concurrency N          client goroutines (default 16)
   --duration S             measured seconds per run (default 10)
@@ -49,7 +50,7 @@ export const profileUsage = `kapi-bench profile [options]
 `;
 
 export interface ProfileVariant {
-  mode: 'create' | 'get';
+  mode: 'create' | 'get' | 'update';
   codec: 'protobuf' | 'json';
   http: 'h1' | 'h2';
 }
@@ -159,8 +160,8 @@ export function parseProfileOptions(argv: string[], defaultOutDir: string): Prof
 function parseVariants(text: string): ProfileVariant[] {
   return text.split(',').map((item) => {
     const [mode, codec, http] = item.trim().split('/');
-    if ((mode !== 'create' && mode !== 'get') || (codec !== 'protobuf' && codec !== 'json') || (http !== 'h1' && http !== 'h2')) {
-      throw new Error(`--variants: ${item} is not MODE/CODEC/HTTP (create|get / protobuf|json / h1|h2)`);
+    if ((mode !== 'create' && mode !== 'get' && mode !== 'update') || (codec !== 'protobuf' && codec !== 'json') || (http !== 'h1' && http !== 'h2')) {
+      throw new Error(`--variants: ${item} is not MODE/CODEC/HTTP (create|get|update / protobuf|json / h1|h2)`);
     }
     return { mode, codec, http };
   });
@@ -226,7 +227,8 @@ async function startTarget(name: ServerName, options: { cpuProfile: boolean; wor
     const server =
       name === 'kapi'
         ? // dist/bin.js, not the bundle: the profile's stages are told apart by the modules' URLs.
-          await startComparedKapi({ etcdServers: etcd.endpoints, workers: options.workers, binary: defaultApiserverBinary, ...(cpuProfile ? { env: { NODE_OPTIONS: '--inspect=127.0.0.1:0' } } : {}) })
+          // $KAPI_PROFILE_APISERVER_BIN: another tree's dist/bin.js (a before/after pair with one client).
+          await startComparedKapi({ etcdServers: etcd.endpoints, workers: options.workers, binary: process.env['KAPI_PROFILE_APISERVER_BIN'] ?? defaultApiserverBinary, ...(cpuProfile ? { env: { NODE_OPTIONS: '--inspect=127.0.0.1:0' } } : {}) })
         : await startKubeApiserver({ binary: kubeApiserverBinary(), etcdServers: etcd.endpoints });
     const target: Target = { name, server, pid: 0, stopEtcd: () => etcd.stop(), first: true };
     try {

@@ -201,6 +201,7 @@ export {
   withResourceVersion,
   noteStoredEncoding,
   takeStoredAnswer,
+  dropStoredAnswer,
 } from './protobuf/index.js';
 
 export type { TableColumnDefinition, PrinterColumn, IncludeObject, TableVersion, TableRow, Table, TableOptions } from './table/index.js';

@@ -15,6 +15,11 @@ export interface GetOptions {
    * shared with other readers and must then never be changed.
    */
   readOnly?: boolean;
+  /**
+   * With `readOnly`: the caller answers with the object's protobuf encoding, which may then be
+   * made from the bytes the storage read (see the storage's `GetOptions.protobufAnswer`).
+   */
+  protobufAnswer?: boolean;
 }
 
 export interface ListOptions {
@@ -53,9 +58,9 @@ export interface WriteOptions {
    */
   duplicateKeyLines?: readonly string[];
   /**
-   * The caller only reads the returned object (the HTTP create handler encodes it), so a
-   * create may return the object the watch cache shares with its readers, which must then
-   * never be changed.
+   * The caller only reads the returned object (the HTTP create, update and patch handlers
+   * encode it), so a create or a stored update may return the object the watch cache shares
+   * with its readers, which must then never be changed.
    */
   readOnlyResult?: boolean;
   /**

@@ -167,7 +167,7 @@ export async function patchObject(
     const scope: UpdateScope = {
       ctx, req, name, subresource, manager: isApply ? undefined : updateManager(req, options), forceAllowCreate: isApply, dryRun: options.dryRun === true, options: admissionOptions, warn: warnOnce,
     };
-    const object = await runUpdate(ctx, req, name, options.dryRun, async (existing) => {
+    const object = await runUpdate(ctx, req, name, options, async (existing) => {
       if (existing === undefined && (!isApply || subresource !== '')) throw notFound(ctx.resource, name);
       const patched = await prepared(existing === undefined ? undefined : present(ctx, existing));
       await yieldIfBusy();

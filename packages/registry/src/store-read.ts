@@ -18,7 +18,13 @@ export async function getObject(ctx: StoreContext, req: RequestContext, name: st
     parseResourceVersion(options.resourceVersion);
     const key = objectKey(ctx.space, req.namespace, name);
     const readOnly = options.readOnly === true;
-    const obj = await ctx.storage.get(key, { ...(options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {}), ...(readOnly ? { readOnly } : {}) });
+    // Stored bytes answer only for the object as stored: not through a conversion to another version.
+    const protobufAnswer = readOnly && options.protobufAnswer === true && ctx.conversion.identity;
+    const obj = await ctx.storage.get(key, {
+      ...(options.resourceVersion !== undefined ? { resourceVersion: options.resourceVersion } : {}),
+      ...(readOnly ? { readOnly } : {}),
+      ...(protobufAnswer ? { protobufAnswer } : {}),
+    });
     return readOnly ? presentShared(ctx, obj!) : present(ctx, obj!);
   });
 }

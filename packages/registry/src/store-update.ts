@@ -7,7 +7,7 @@ import type { Reservation } from './reservation.js';
 import { prepareObjectForUpdate, reconcileNamespace } from './object-meta-lifecycle.js';
 import type { WriteOptions } from './rest.js';
 import { semanticEqual } from './semantic-equal.js';
-import { decodeRequest, expiry, fieldManagerScope, present, readBack, toStorage, updateManager, updateStored, type StoreContext } from './store-context.js';
+import { decodeRequest, expiry, fieldManagerScope, present, presentShared, readBack, toStorage, updateManager, updateStored, type StoreContext } from './store-context.js';
 import { admitAndPrepareCreate } from './store-create.js';
 import { admissionAttributes, admits, type AdmissionView } from './store-admission.js';
 import { shouldDeleteDuringUpdate } from './store-delete.js';
@@ -171,18 +171,19 @@ export function updateResult(ctx: StoreContext, stored: KubeObject, outcome: Upd
 
 /**
  * Runs `step` as a guaranteed update of `name` (dryRun: once against a quorum read, writing
- * nothing). Returns the resulting object as clients see it.
+ * nothing). Returns the resulting object as clients see it; with `readOnlyResult`, possibly the
+ * object the watch cache shares (see WriteOptions.readOnlyResult).
  */
 export async function runUpdate(
   ctx: StoreContext,
   req: RequestContext,
   name: string,
-  dryRun: boolean | undefined,
+  options: Pick<WriteOptions, 'dryRun' | 'readOnlyResult'>,
   step: (existing: KubeObject | undefined) => Promise<KubeObject | null>,
   outcome?: UpdateOutcome,
 ): Promise<KubeObject> {
   const key = objectKey(ctx.space, req.namespace, name);
-  if (dryRun) {
+  if (options.dryRun === true) {
     const read = await ctx.storage.get(key, { ignoreNotFound: true });
     const existing = read === undefined ? undefined : ctx.conversion.normalize(read);
     const next = await step(existing);
@@ -190,14 +191,14 @@ export async function runUpdate(
   }
   let stored: KubeObject;
   try {
-    stored = await updateStored(ctx, key, step, { ignoreNotFound: true, ...expiry(ctx) });
+    stored = await updateStored(ctx, key, step, { ignoreNotFound: true, ...expiry(ctx), ...(options.readOnlyResult === true ? { readOnly: true } : {}) });
   } catch (err) {
     await outcome?.reservation?.revert();
     throw err;
   }
   await outcome?.reservation?.commit();
   if (outcome?.deletedAs !== undefined) await ctx.reserver?.released(outcome.deletedAs);
-  return present(ctx, stored);
+  return options.readOnlyResult === true ? presentShared(ctx, stored) : present(ctx, stored);
 }
 
 /**
@@ -223,7 +224,7 @@ export async function updateObject(
     // body again (its warnings were given the first time), so no copy of a large body is made up front.
     let first: KubeObject | undefined = decoded;
     const { warn: _warned, ...quiet } = options;
-    const object = await runUpdate(ctx, req, name, options.dryRun, async (existing) => {
+    const object = await runUpdate(ctx, req, name, options, async (existing) => {
       const own = first ?? (await decodeRequest(ctx, body, quiet));
       first = undefined;
       return updateStep(scope, own, existing, created, true);

@@ -64,6 +64,14 @@ export interface GetOptions {
    * revision ignore it.
    */
   decodedAt?: (modRevision: number) => KubeObject | undefined;
+  /**
+   * With `readOnly`: the caller answers with the object's protobuf encoding. A backend that read
+   * the value as protobuf notes those bytes for the object it returns (machinery's
+   * `noteStoredEncoding`), so that the answer is the stored bytes with the resourceVersion
+   * instead of a second encoding; the answer takes the note back. Backends that hold no bytes
+   * ignore it.
+   */
+  protobufAnswer?: boolean;
 }
 
 export interface CreateOptions {
@@ -117,6 +125,12 @@ export type UpdateFunction = (current: KubeObject | undefined) => KubeObject | n
 
 export interface GuaranteedUpdateOptions {
   preconditions?: Preconditions;
+  /**
+   * The caller only reads the result, so a written object may be the one the change feed hands
+   * to the watch cache (shared with its readers, never to be changed), noted with the bytes it
+   * was stored as for a protobuf answer (see CreateOptions.readOnly).
+   */
+  readOnly?: boolean;
   /** Call `tryUpdate(undefined)` when the key is missing instead of failing with KeyNotFound. */
   ignoreNotFound?: boolean;
   /** A copy believed current (for example from a cache); re-read from etcd if it proves stale. */

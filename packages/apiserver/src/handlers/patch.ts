@@ -11,6 +11,7 @@ import { PATCH_TYPES, readPatchBody } from '../body/patch-body.js';
 import { baseMediaType, routeUnsupportedMediaType, unsupportedBody } from '../http/negotiation.js';
 import { writeObject } from '../http/respond.js';
 import { parseWriteOptions } from './options.js';
+import { readOnlyResult } from './write.js';
 import type { RequestScope } from './scope.js';
 
 /** The patch types a resource accepts (no strategic merge where its definition refuses it, as for custom resources). */
@@ -25,7 +26,7 @@ export async function handlePatch(scope: RequestScope): Promise<void> {
   if (!accepted.includes(type)) throw scope.resource.definition.bodyDecoding !== 'unstructured' ? routeUnsupportedMediaType() : unsupportedBody(accepted);
   const options = parseWriteOptions(scope.query, 'PatchOptions', (m) => scope.warnings.push(m), type);
   const { body, duplicateFields, duplicateKeyLines } = await readPatchBody(scope.req, type, options.fieldValidation);
-  const result = await scope.resource.patcher!.patch(scope.context, scope.info.name, { type, body }, { ...options, duplicateFields, duplicateKeyLines });
+  const result = await scope.resource.patcher!.patch(scope.context, scope.info.name, { type, body }, { ...options, duplicateFields, duplicateKeyLines, ...readOnlyResult(scope) });
   await yieldIfBusy();
 
   writeObject(scope.res, result.created ? 201 : 200, result.object, scope.output, { warnings: scope.warnings });

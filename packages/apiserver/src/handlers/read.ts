@@ -10,7 +10,13 @@ import type { RequestScope } from './scope.js';
 /** GET on an item: 200 with the object (only encoded here: it may be shared); 404 when absent (from the Getter). */
 export async function handleGet(scope: RequestScope): Promise<void> {
   const rv = scope.query.get('resourceVersion');
-  const object = await scope.resource.getter!.get(scope.context, scope.info.name, rv !== null ? { resourceVersion: rv, readOnly: true } : { readOnly: true });
+  // A protobuf answer of the object itself may be made from the bytes the storage read.
+  const protobufAnswer = scope.output.encoding === 'protobuf' && scope.output.transform === undefined;
+  const object = await scope.resource.getter!.get(scope.context, scope.info.name, {
+    ...(rv !== null ? { resourceVersion: rv } : {}),
+    readOnly: true,
+    ...(protobufAnswer ? { protobufAnswer } : {}),
+  });
   await yieldIfBusy();
 
   if (scope.output.transform === undefined && scope.output.encoding === 'yaml') return writeYaml(scope.res, 200, object, { warnings: scope.warnings });

@@ -33,11 +33,20 @@ export async function handleCreate(scope: RequestScope): Promise<void> {
   writeObject(scope.res, 201, object, scope.output, { warnings: scope.warnings });
 }
 
-/** PUT on an item: 200 with the updated object, 201 when the update created it. */
+/**
+ * Whether a write's result is only encoded (so it may be shared, see WriteOptions.readOnlyResult):
+ * on the resource itself, whose store answers with the stored object. A subresource's updater
+ * may make its answer from the object (a Scale), so it gets a private one.
+ */
+export function readOnlyResult(scope: RequestScope): { readOnlyResult?: true } {
+  return scope.info.subresource === '' ? { readOnlyResult: true } : {};
+}
+
+/** PUT on an item: 200 with the updated object, 201 when the update created it (only encoded here: it may be shared). */
 export async function handleUpdate(scope: RequestScope): Promise<void> {
   const options = parseWriteOptions(scope.query, 'UpdateOptions', warner(scope));
   const { body, duplicateFields, duplicateKeyLines } = await readObjectBody(scope.req, bodyTarget(scope), options.fieldValidation !== 'Ignore');
-  const result = await scope.resource.updater!.update(scope.context, scope.info.name, body, { ...options, duplicateFields, duplicateKeyLines });
+  const result = await scope.resource.updater!.update(scope.context, scope.info.name, body, { ...options, duplicateFields, duplicateKeyLines, ...readOnlyResult(scope) });
   await yieldIfBusy();
 
   writeObject(scope.res, result.created ? 201 : 200, result.object, scope.output, { warnings: scope.warnings });

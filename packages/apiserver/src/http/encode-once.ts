@@ -11,7 +11,7 @@
  * line and the protobuf frame.
  */
 import type { KubeList, KubeObject } from '@kapi/machinery';
-import { encodeList, encodeObjectRaw, encodeWatchFrame, envelopeObject, takeStoredAnswer } from '@kapi/machinery';
+import { dropStoredAnswer, encodeList, encodeObjectRaw, encodeWatchFrame, envelopeObject, takeStoredAnswer } from '@kapi/machinery';
 import type { WatchEvent } from '@kapi/registry';
 
 const objectJson = new WeakMap<object, Buffer>();
@@ -204,28 +204,37 @@ export function protobufRawOf(obj: object, type: Typed = obj as Typed): Uint8Arr
   return raw;
 }
 
-/** The enveloped protobuf (`k8s\0` + Unknown) of a shared object that carries its apiVersion and kind (cached by identity). */
+/**
+ * The enveloped protobuf (`k8s\0` + Unknown) of a shared object that carries its apiVersion and
+ * kind (cached by identity): when the storage noted the bytes the object was decoded from (an
+ * event of this process's write), those bytes with its resourceVersion (Go's form, as kube's
+ * watch sends it), else encoded.
+ */
 export function protobufOf(obj: object): Buffer {
   let bytes = objectEnvelope.get(obj);
   if (bytes === undefined) {
-    bytes = envelopeObject(obj as Typed, protobufRawOf(obj));
+    bytes = takeStoredAnswer(obj) ?? envelopeObject(obj as Typed, protobufRawOf(obj));
     objectEnvelope.set(obj, bytes);
   }
   return bytes;
 }
 
 /**
- * The enveloped protobuf of an object answered alone (a GET, a create): for an object a write
- * has just stored, its stored bytes with its resourceVersion (what kube answers: the same object
- * as protobufOf's bytes, with Go's zero values written out); else the cached bytes when a
- * watcher or a list has already encoded it, else encoded without keeping them, so that
- * answering a single request does not pin encoded bytes to an object the watch cache holds.
+ * The enveloped protobuf of an object answered alone (a GET, a create, an update): the cached
+ * bytes when a watcher has already encoded it; else, for an object the storage read or wrote
+ * for this answer, its stored bytes with its resourceVersion (what kube answers: the same object
+ * as an encoding gives, with Go's zero values written out); else encoded without keeping the
+ * bytes, so that answering a single request does not pin encoded bytes to an object the watch
+ * cache holds. Ends this answer's use of a noted encoding either way.
  */
 export function answerProtobufOf(obj: object): Buffer {
+  const cached = objectEnvelope.get(obj);
+  if (cached !== undefined) {
+    dropStoredAnswer(obj);
+    return cached;
+  }
   const stored = takeStoredAnswer(obj);
   if (stored !== undefined) return stored;
-  const cached = objectEnvelope.get(obj);
-  if (cached !== undefined) return cached;
   return envelopeObject(obj as Typed, objectProtobuf.get(obj) ?? encodeObjectRaw(obj as Typed & Record<string, unknown>));
 }
 

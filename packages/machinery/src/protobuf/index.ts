@@ -19,5 +19,5 @@ export {
 export type { ProtobufKind } from './kind-codecs.js';
 export { protobufKind, protobufKinds, protobufMessageOf } from './kind-codecs.js';
 export { goTypedView, omitEmptyGoCollections } from './go-typed-view.js';
-export { withResourceVersion, noteStoredEncoding, takeStoredAnswer } from './stored-answer.js';
+export { withResourceVersion, noteStoredEncoding, takeStoredAnswer, dropStoredAnswer, markNotReencodable } from './stored-answer.js';
 export type { MessageCodec, FieldCodec } from './field-codec.js';

@@ -10,6 +10,7 @@ import { fromProtoMessage, fromProtoMessageInterning, fromProtoMessageInto, toPr
 import { watchEventMessage } from './messages.js';
 import { protobufKind, protobufKindOfList, type ProtobufKind } from './kind-codecs.js';
 import { checkWireTypes } from './wire-types.js';
+import { markNotReencodable } from './stored-answer.js';
 import { messageCodecOf } from './wire-codecs.js';
 import { readerFor } from './interning-reader.js';
 
@@ -125,11 +126,12 @@ export function decodeEnveloped(envelope: Envelope, decodeAs: { apiVersion: stri
   }
   const target = protobufKind(decodeAs.apiVersion, decodeAs.kind);
   if (target === undefined) throw new ProtobufDecodeError(`no kind "${decodeAs.kind}" is registered for version "${decodeAs.apiVersion}"`);
-  checkWireTypes(target.codec.type, envelope.raw);
+  const canonical = checkWireTypes(target.codec.type, envelope.raw);
   const message = decodeMessage(() => target.codec.type.decode(readerFor(envelope.raw)));
   const object: Record<string, unknown> = {};
   if (envelope.apiVersion !== '') object['apiVersion'] = envelope.apiVersion;
   if (envelope.kind !== '') object['kind'] = envelope.kind;
+  if (!canonical) markNotReencodable(object);
   return { apiVersion: envelope.apiVersion, kind: envelope.kind, object: fromProtoMessageInto(target.codec, message, object) };
 }
 

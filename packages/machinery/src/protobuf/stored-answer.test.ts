@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { decodeObject, encodeObjectGo, encodeObjectRaw, envelopeObject } from './object-codec.js';
-import { noteStoredEncoding, takeStoredAnswer, withResourceVersion } from './stored-answer.js';
+import { dropStoredAnswer, noteStoredEncoding, takeStoredAnswer, withResourceVersion } from './stored-answer.js';
 
 type Obj = Record<string, unknown> & { apiVersion: string; kind: string; metadata: Record<string, unknown> };
 
@@ -79,6 +79,16 @@ void describe('withResourceVersion: the answer to a write from its stored bytes'
     const status = encodeObjectGo({ apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', code: 404 });
     assert.equal(withResourceVersion(status, 'v1', 'Status', '1'), undefined);
   });
+
+  void it('declines bytes whose envelope names another version or kind than the answer', () => {
+    const stored = encodeObjectGo({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: 'v' } });
+    assert.ok(withResourceVersion(stored, 'v1', 'ConfigMap', '1') !== undefined);
+    // Secret's metadata is field 1 as ConfigMap's: only the envelope tells them apart.
+    assert.equal(withResourceVersion(stored, 'v1', 'Secret', '1'), undefined);
+    const hpa = encodeObjectGo({ apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'a' } });
+    assert.ok(withResourceVersion(hpa, 'autoscaling/v2', 'HorizontalPodAutoscaler', '1') !== undefined);
+    assert.equal(withResourceVersion(hpa, 'autoscaling/v1', 'HorizontalPodAutoscaler', '1'), undefined);
+  });
 });
 
 void describe('noteStoredEncoding and takeStoredAnswer', () => {
@@ -108,6 +118,39 @@ void describe('noteStoredEncoding and takeStoredAnswer', () => {
     const noRv = decoded(stored('b'), '');
     noteStoredEncoding(noRv, stored('b'));
     assert.equal(takeStoredAnswer(noRv), undefined);
+  });
+
+  void it('answers each use of an object noted by several readers, then nothing', () => {
+    const bytes = stored('shared');
+    const obj = decoded(bytes, '4');
+    noteStoredEncoding(obj, bytes);
+    noteStoredEncoding(obj, bytes);
+    noteStoredEncoding(obj, bytes);
+    assert.deepEqual(takeStoredAnswer(obj), encodeObjectGo(obj));
+    dropStoredAnswer(obj);
+    assert.deepEqual(takeStoredAnswer(obj), encodeObjectGo(obj));
+    assert.equal(takeStoredAnswer(obj), undefined);
+    dropStoredAnswer(obj);
+    assert.equal(takeStoredAnswer(obj), undefined);
+  });
+
+  void it('never notes an object decoded from bytes its encoding would not give back', () => {
+    const obj: Obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'u' }, data: { k: 'v' } };
+    const raw = Buffer.from(encodeObjectRaw(obj));
+    // A field ConfigMap does not have (99), and the same fields out of order (data before metadata).
+    const unknown = envelopeObject(obj, Buffer.concat([raw, Buffer.from([0x9a, 0x06, 0x01, 0x78])]));
+    const metadata = encodeObjectRaw({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'u' } });
+    const reordered = envelopeObject(obj, Buffer.concat([raw.subarray(metadata.length), metadata]));
+    for (const bytes of [unknown, reordered]) {
+      const read = decoded(bytes, '8');
+      assert.deepEqual({ ...read, metadata: { ...read.metadata, resourceVersion: undefined } }, { ...obj, metadata: { ...obj.metadata, resourceVersion: undefined } });
+      noteStoredEncoding(read, bytes);
+      assert.equal(takeStoredAnswer(read), undefined);
+    }
+    const canonical = encodeObjectGo(obj);
+    const read = decoded(canonical, '8');
+    noteStoredEncoding(read, canonical);
+    assert.deepEqual(takeStoredAnswer(read), encodeObjectGo(read));
   });
 
   void it('keeps a bounded number of notes, dropping the oldest', () => {

@@ -9,8 +9,12 @@ import { PROTOBUF_MAGIC } from './envelope.js';
 import { protobufKind } from './kind-codecs.js';
 import { varintSize, writeVarint } from './wire-writer.js';
 
-/** runtime.Unknown's `raw` (the object's message bytes). */
+/** runtime.Unknown's `typeMeta` and `raw` (the object's message bytes). */
+const UNKNOWN_TYPE_META = 1;
 const UNKNOWN_RAW = 2;
+/** TypeMeta's `apiVersion` and `kind`. */
+const TYPE_META_API_VERSION = 1;
+const TYPE_META_KIND = 2;
 /** ObjectMeta's `resourceVersion`. */
 const OBJECT_META_RESOURCE_VERSION = 6;
 const LENGTH_DELIMITED = 2;
@@ -86,17 +90,35 @@ function findField(data: Uint8Array, start: number, end: number, number: number)
   return false;
 }
 
-/** The metadata field number of a kind whose metadata is an ObjectMeta, by `apiVersion/kind`. */
-const metadataFields = new Map<string, number | undefined>();
+/** What a splice needs of a kind whose metadata is an ObjectMeta: the metadata's field number and the TypeMeta its envelope carries. */
+interface KindLayout {
+  readonly metaNumber: number;
+  readonly apiVersion: Buffer;
+  readonly kind: Buffer;
+}
 
-function objectMetaField(apiVersion: string, kind: string): number | undefined {
+/** By `apiVersion/kind`; undefined for kinds without an ObjectMeta. */
+const layouts = new Map<string, KindLayout | undefined>();
+
+function kindLayout(apiVersion: string, kind: string): KindLayout | undefined {
   const key = `${apiVersion}/${kind}`;
-  if (metadataFields.has(key)) return metadataFields.get(key);
+  if (layouts.has(key)) return layouts.get(key);
   const type = protobufKind(apiVersion, kind)?.codec.type as { fields: Record<string, { id: number; type?: string }> } | undefined;
   const field = type?.fields['metadata'];
-  const number = field !== undefined && field.type !== undefined && /(^|\.)ObjectMeta$/.test(field.type) ? field.id : undefined;
-  if (metadataFields.size < 4096) metadataFields.set(key, number);
-  return number;
+  const layout = field !== undefined && field.type !== undefined && /(^|\.)ObjectMeta$/.test(field.type) ? { metaNumber: field.id, apiVersion: Buffer.from(apiVersion), kind: Buffer.from(kind) } : undefined;
+  if (layouts.size < 4096) layouts.set(key, layout);
+  return layout;
+}
+
+/** Whether data[start, end), a TypeMeta message, names exactly `layout`'s apiVersion (1) and kind (2). */
+function typeMetaIs(data: Uint8Array, start: number, end: number, layout: KindLayout): boolean {
+  return findField(data, start, end, TYPE_META_API_VERSION) && bytesAre(data, valueStart, fieldEnd, layout.apiVersion) && findField(data, start, end, TYPE_META_KIND) && bytesAre(data, valueStart, fieldEnd, layout.kind);
+}
+
+function bytesAre(data: Uint8Array, start: number, end: number, expected: Buffer): boolean {
+  if (end - start !== expected.length) return false;
+  for (let i = 0; i < expected.length; i++) if (data[start + i] !== expected[i]) return false;
+  return true;
 }
 
 /**
@@ -104,14 +126,17 @@ function objectMetaField(apiVersion: string, kind: string): number | undefined {
  * write it, without a resourceVersion) with `metadata.resourceVersion` set to
  * `resourceVersion`: the field replaced where the bytes have it (Go writes it even when empty),
  * else inserted before ObjectMeta's later fields. A new buffer; `stored` is not changed.
- * Undefined when the bytes are not an enveloped object whose metadata is an ObjectMeta in
- * canonical form (the caller then encodes the object instead).
+ * Undefined when the bytes are not an enveloped object of exactly `apiVersion`/`kind` (its
+ * envelope's TypeMeta) whose metadata is an ObjectMeta in canonical form (the caller then
+ * encodes the object instead).
  */
 export function withResourceVersion(stored: Uint8Array, apiVersion: string, kind: string, resourceVersion: string): Buffer | undefined {
   const magic = PROTOBUF_MAGIC.length;
   if (!hasMagic(stored)) return undefined;
-  const metaNumber = objectMetaField(apiVersion, kind);
-  if (metaNumber === undefined) return undefined;
+  const layout = kindLayout(apiVersion, kind);
+  if (layout === undefined) return undefined;
+  if (!findField(stored, magic, stored.length, UNKNOWN_TYPE_META) || !typeMetaIs(stored, valueStart, fieldEnd, layout)) return undefined;
+  const metaNumber = layout.metaNumber;
   if (!findField(stored, magic, stored.length, UNKNOWN_RAW)) return undefined;
   const raw = { lengthStart, valueStart, end: fieldEnd };
   if (!findField(stored, raw.valueStart, raw.end, metaNumber)) return undefined;
@@ -167,46 +192,83 @@ function hasMagic(bytes: Uint8Array): boolean {
 }
 
 /**
- * The stored encodings of objects just written, by the object's identity, until their answer
- * takes them: the storage notes the object a write returns to a caller that only reads it
- * (so it cannot change after the bytes were decoded into it), the HTTP layer takes the bytes
- * back to answer with. Bounded, oldest dropped first: a note nobody takes (a JSON answer, a
- * failed response) costs nothing beyond the bound.
+ * The stored encodings of objects on their way to an answer, by the object's identity, until
+ * their answers take them: the storage notes an object it hands to a caller that only reads it
+ * (so it cannot change after the bytes were decoded into it), together with the bytes it was
+ * decoded from (a write's result, a GET's read, an event of this process's write); the HTTP
+ * layer takes the bytes back to answer with. An object may be noted by several requests at once
+ * (a cached object read by concurrent GETs): each note is one use, each take ends one, and the
+ * bytes go with the last. Bounded, oldest dropped first: a note nobody takes (a JSON answer, a
+ * failed response, an event no protobuf watcher receives) costs nothing beyond the bound.
  */
-const notes = new Map<object, Uint8Array>();
+interface Note {
+  readonly bytes: Uint8Array;
+  uses: number;
+}
+const notes = new Map<object, Note>();
 let notedBytes = 0;
 const MAX_NOTES = 256;
 const MAX_NOTED_BYTES = 16 * 1024 * 1024;
 
+/** Objects decoded from bytes that encoding them would not give back (see markNotReencodable). */
+const notReencodable = new WeakSet<object>();
+
+/**
+ * Marks `obj` as decoded from protobuf bytes that encoding it would not reproduce (fields its
+ * message type does not know, which decoding dropped; fields out of order): its stored bytes are
+ * then never noted, and its answers are encoded.
+ */
+export function markNotReencodable(obj: object): void {
+  notReencodable.add(obj);
+}
+
 /**
  * Notes that `obj`, which must never change from now on, was decoded from the enveloped
- * protobuf `stored` (its Go form, as the storage wrote it). Only protobuf values are noted.
+ * protobuf `stored` (its Go form, as the storage wrote or read it), for one answer. Only
+ * protobuf values are noted, and not for objects marked by markNotReencodable.
  */
 export function noteStoredEncoding(obj: object, stored: Uint8Array): void {
-  if (!hasMagic(stored)) return;
-  forget(obj);
-  notes.set(obj, stored);
+  if (!hasMagic(stored) || notReencodable.has(obj)) return;
+  const note = notes.get(obj);
+  // The same object decodes from the same bytes: a second note is a second use of the first.
+  if (note !== undefined) {
+    note.uses++;
+    return;
+  }
+  notes.set(obj, { bytes: stored, uses: 1 });
   notedBytes += stored.length;
   while (notes.size > MAX_NOTES || notedBytes > MAX_NOTED_BYTES) forget(notes.keys().next().value as object);
 }
 
 function forget(obj: object): void {
-  const bytes = notes.get(obj);
-  if (bytes === undefined) return;
+  const note = notes.get(obj);
+  if (note === undefined) return;
   notes.delete(obj);
-  notedBytes -= bytes.length;
+  notedBytes -= note.bytes.length;
+}
+
+/** Ends one use of `obj`'s note; returns its bytes, or undefined when nothing is noted for it. */
+function release(obj: object): Uint8Array | undefined {
+  const note = notes.get(obj);
+  if (note === undefined) return undefined;
+  if (--note.uses <= 0) forget(obj);
+  return note.bytes;
 }
 
 /**
  * The protobuf answer for `obj` made from its noted stored encoding (see
- * {@link withResourceVersion}), taking the note; undefined when nothing is noted for it, or the
- * bytes cannot be spliced. The answer is what encoding `obj` in Go's form gives.
+ * {@link withResourceVersion}), ending one use of the note; undefined when nothing is noted for
+ * it, or the bytes cannot be spliced. The answer is what encoding `obj` in Go's form gives.
  */
 export function takeStoredAnswer(obj: { apiVersion?: unknown; kind?: unknown; metadata?: unknown }): Buffer | undefined {
-  const stored = notes.get(obj);
+  const stored = release(obj);
   if (stored === undefined) return undefined;
-  forget(obj);
   const resourceVersion = (obj.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
   if (typeof resourceVersion !== 'string' || resourceVersion === '') return undefined;
   return withResourceVersion(stored, String(obj.apiVersion ?? ''), String(obj.kind ?? ''), resourceVersion);
+}
+
+/** Ends one use of `obj`'s note without answering from it (the answer came from elsewhere). */
+export function dropStoredAnswer(obj: object): void {
+  release(obj);
 }

@@ -58,34 +58,49 @@ function rulesOf(type: protobuf.Type): Map<number, FieldRule> {
   return rules;
 }
 
-function check(type: protobuf.Type, bytes: Uint8Array): void {
+/**
+ * Checks `bytes` as a `type` message; returns whether they are what encoding their decoded
+ * object gives back as far as field layout goes: every field known, fields in field-number order.
+ */
+function check(type: protobuf.Type, bytes: Uint8Array): boolean {
   const rules = rulesOf(type);
   const reader = protobuf.Reader.create(bytes);
+  let canonical = true;
+  let lastField = 0;
   while (reader.pos < reader.len) {
     const tag = reader.uint32();
     const wireType = tag & 7;
-    const rule = rules.get(tag >>> 3);
+    const field = tag >>> 3;
+    if (field < lastField) canonical = false;
+    lastField = field;
+    const rule = rules.get(field);
     if (rule === undefined) {
+      canonical = false;
       reader.skipType(wireType);
       continue;
     }
     if (wireType !== rule.expected && !(rule.packable && wireType === 2)) throw new ProtobufDecodeError(`proto: wrong wireType = ${wireType} for field ${rule.goName}`);
-    if (wireType === 2 && rule.nested !== undefined) check(rule.nested, reader.bytes());
-    else reader.skipType(wireType);
+    if (wireType === 2 && rule.nested !== undefined) {
+      if (!check(rule.nested, reader.bytes())) canonical = false;
+    } else reader.skipType(wireType);
   }
+  return canonical;
 }
 
 /**
  * Throws ProtobufDecodeError (`proto: wrong wireType = N for field F`) when a known field of
  * `messageType` or of a message inside it has the wrong wire type. Malformed bytes (cut short,
- * bad varints) are left to the decoder, which reports them.
+ * bad varints) are left to the decoder, which reports them. Returns false when the bytes hold a
+ * field the message types do not know (which decoding drops) or fields out of field-number
+ * order, or are malformed: encoding the decoded object would not give them back.
  */
-export function checkWireTypes(messageType: MessageType, bytes: Uint8Array): void {
-  if (!(messageType instanceof protobuf.Type)) return;
+export function checkWireTypes(messageType: MessageType, bytes: Uint8Array): boolean {
+  if (!(messageType instanceof protobuf.Type)) return false;
   try {
-    check(messageType, bytes);
+    return check(messageType, bytes);
   } catch (err) {
     if (err instanceof ProtobufDecodeError) throw err;
     // Truncation and the like: the decoder reports them in its own words.
+    return false;
   }
 }

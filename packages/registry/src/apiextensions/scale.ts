@@ -161,7 +161,8 @@ export function scaleSubresource(scale: ScaleDefinition, target: ScaleTarget): R
 
   return {
     name: 'scale',
-    getter: { get: async (req, name, options) => toScale(await get(req, name, options), scale) },
+    // The answer is a Scale made from the object, not the object: nothing for the stored bytes to answer.
+    getter: { get: async (req, name, { protobufAnswer: _answer, ...options }) => toScale(await get(req, name, options), scale) },
     updater: { update: (req, name, body, options) => write(req, name, options, () => body, putFailure) },
     patcher: {
       patch: (req, name, patch: Patch, options) =>

@@ -1,9 +1,9 @@
-import type { Etcd3 } from 'etcd3';
+import type { Etcd3, IKeyValue } from 'etcd3';
 import { createEtcdClient, type EtcdTlsFiles } from './client.js';
 import { createEtcdUnaryClient, type EtcdUnaryClient } from './grpc/unary-client.js';
 import type { EtcdClient } from './etcd-calls.js';
 import type { KubeObject } from '@kapi/machinery';
-import { yieldIfBusy } from '@kapi/machinery';
+import { noteStoredEncoding, yieldIfBusy } from '@kapi/machinery';
 import type { ChangeFeed, Counter, CreateOptions, FeedHandle, Storage, UnreadableDeleter, Watcher } from '../interface.js';
 import { StorageError, keyExists, keyNotFound, parseResourceVersion, tooLargeResourceVersion } from '../errors.js';
 import { jsonCodec, storageCodec, type Codec } from './codec.js';
@@ -296,11 +296,17 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
         if (getOptions.ignoreNotFound) return undefined;
         throw keyNotFound(key);
       }
+      const noting = getOptions.readOnly === true && getOptions.protobufAnswer === true;
       const decoded = getOptions.decodedAt?.(revisionOf(found.mod_revision));
-      if (decoded !== undefined) return decoded;
+      if (decoded !== undefined) {
+        if (noting) noteStoredValue(kv, key, found, decoded);
+        return decoded;
+      }
       // Starts the slice clock before a possibly long decode, so the caller's next checkpoint can yield.
       await yieldIfBusy();
-      return reading(key, () => Promise.resolve().then(() => decodeKV(kv.codec, found, key)));
+      const obj = await reading(key, () => Promise.resolve().then(() => decodeKV(kv.codec, found, key)));
+      if (noting) noteStoredValue(kv, key, found, obj);
+      return obj;
     },
 
     list: (key, listOptions) => list(kv, key, listOptions),
@@ -370,6 +376,20 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       if (ownClient !== undefined && options.http2Client === undefined) ownClient.close();
     },
   };
+}
+
+/**
+ * Notes the serialized bytes of `found` (the value `obj` was decoded from, unsealed) for the
+ * answer of a read-only get (see GetOptions.protobufAnswer); nothing when they cannot be opened.
+ */
+function noteStoredValue(kv: EtcdKV, key: string, found: IKeyValue, obj: KubeObject): void {
+  let data: Buffer;
+  try {
+    data = kv.codec.open(found.value, key).data;
+  } catch {
+    return;
+  }
+  noteStoredEncoding(obj, data);
 }
 
 /** kube's `apiserver_storage_decode_errors_total{resource}`: stored values that did not decode. */

@@ -20,8 +20,9 @@ import { conditionalWrite, leaseOf, type ConditionalWriteResult } from './condit
  * 4. Txn "if mod_revision == read then put (or delete, when tryUpdate returned null) else get";
  *    on failure the returned KV becomes the current state and the loop repeats. No retry limit:
  *    each retry follows a write someone else committed.
- * 5. Returns the written object with resourceVersion = the txn's revision. After a delete it
- *    returns the deleted object with resourceVersion = the deleting revision.
+ * 5. Returns the written object with resourceVersion = the txn's revision (with `readOnly`, the
+ *    object the change feed gets, see WrittenValues.committed). After a delete it returns the
+ *    deleted object with resourceVersion = the deleting revision.
  *
  * Throws KeyNotFound when the key is absent (unless `ignoreNotFound`, or when `tryUpdate`
  * asks to delete an absent key), the preconditions' InvalidObj error, whatever `tryUpdate`
@@ -95,7 +96,7 @@ export async function guaranteedUpdate(
       continue;
     }
     await yieldIfBusy();
-    return kv.written.committed(key, written, result.revision);
+    return kv.written.committed(key, written, result.revision, options.readOnly === true);
   }
 }
 

@@ -91,7 +91,8 @@ export class WrittenValues {
 
   /**
    * The feed's object for `stored` put at `revision` under `key` when it is a value this
-   * process wrote (the write's decoded object, owned by the feed from now on); else undefined.
+   * process wrote (the write's decoded object, owned by the feed from now on, noted with the
+   * bytes it was decoded from for the protobuf watch events that carry it); else undefined.
    */
   take(key: string, stored: Buffer, revision: number): KubeObject | undefined {
     const value = this.byKey.get(key);
@@ -102,6 +103,8 @@ export class WrittenValues {
     if (value.finished) this.forget(key, value);
     this.fedObjects.set(obj, value.data);
     this.fedBytes += value.data.length;
+    // For the watchers this object's event reaches: their protobuf frame is these bytes with the revision.
+    noteStoredEncoding(obj, value.data);
     while (this.fedObjects.size > this.maxEntries || this.fedBytes > this.maxBytes) {
       const [oldest, bytes] = this.fedObjects.entries().next().value as [KubeObject, Buffer];
       this.fedObjects.delete(oldest);

@@ -4,6 +4,7 @@
 //
 //	--mode create   ConfigMap creates (unique names) from --concurrency goroutines
 //	--mode get      GETs of --objects existing ConfigMaps
+//	--mode update   updates (PUT) of ConfigMaps, one per goroutine, each from the object its last update returned
 //	--mode list     LISTs of --objects ConfigMaps (--rv "" most recent, "0" from the cache)
 //	--mode watch    --watchers watches on one namespace; one writer updates a ConfigMap at --rate/s;
 //	                delivery = event arrival − the writer's acknowledgement (0 when earlier)
@@ -70,7 +71,7 @@ func data(size int) map[string]string {
 func main() {
 	server := flag.String("server", "", "server URL (https)")
 	token := flag.String("token", "", "bearer token")
-	mode := flag.String("mode", "create", "create, get, list or watch")
+	mode := flag.String("mode", "create", "create, get, update, list or watch")
 	concurrency := flag.Int("concurrency", 16, "goroutines (create, get, list)")
 	duration := flag.Duration("duration", 5*time.Second, "measured time")
 	warmup := flag.Duration("warmup", time.Second, "unmeasured time before (create, get, list)")
@@ -174,6 +175,31 @@ func main() {
 		op = func(_ int, i int64) error {
 			_, err := pick(i).Get(ctx, "g-"+strconv.FormatInt(i%int64(*objects), 10), metav1.GetOptions{})
 			return err
+		}
+	case "update":
+		// Each goroutine updates its own object, so no update conflicts with another.
+		owned := make([]*corev1.ConfigMap, *concurrency)
+		for w := range owned {
+			name := "u-" + strconv.Itoa(w)
+			cm, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data(*size)}, metav1.CreateOptions{})
+			if apierrors.IsAlreadyExists(err) {
+				cm, err = cms.Get(ctx, name, metav1.GetOptions{})
+			}
+			if err != nil {
+				fail("update setup: %v", err)
+			}
+			owned[w] = cm
+		}
+		op = func(w int, i int64) error {
+			cm := owned[w].DeepCopy()
+			cm.Data = data(*size)
+			cm.Data["n"] = strconv.FormatInt(i, 10)
+			out, err := pick(i).Update(ctx, cm, metav1.UpdateOptions{})
+			if err != nil {
+				return err
+			}
+			owned[w] = out
+			return nil
 		}
 	case "list":
 		ensure("l-", *objects)
