@@ -72,26 +72,34 @@ const linuxOnly = { skip: process.platform !== 'linux' && 'reads /proc' };
 /** Whether a CommonJS module whose path contains `part` has been loaded into this process. */
 const loaded = (part: string): boolean => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes(part));
 
-// First in this file: the test after it loads etcd3 on purpose.
-// Two: its own client carries unary calls on a connection of their own (grpc/h2-connection.ts)
-// and watches on a node:http2 session.
-void test('a default server talks to etcd over its own client (two connections: unary calls, watches); the etcd3 client and @grpc/grpc-js are never loaded', linuxOnly, async () => {
-  assert.equal(await serverConnections(), 2);
+/** `fn` with the environment variable `name` set to `value` (restored after). */
+async function withEnv<T>(name: string, value: string, fn: () => Promise<T>): Promise<T> {
+  const saved = process.env[name];
+  process.env[name] = value;
+  try {
+    return await fn();
+  } finally {
+    if (saved === undefined) delete process.env[name];
+    else process.env[name] = saved;
+  }
+}
+
+// First in this file: the tests after it load etcd3 on purpose.
+// One: its own client carries unary calls and watches on one connection (grpc/h2-connection.ts).
+void test('a default server talks to etcd over its own client (one connection: unary calls and watches); the etcd3 client and @grpc/grpc-js are never loaded', linuxOnly, async () => {
+  assert.equal(await serverConnections(), 1);
   assert.equal(loaded('/node_modules/@grpc/grpc-js/'), false);
   assert.equal(loaded('/node_modules/etcd3/lib/index.js'), false);
   assert.equal(loaded('/node_modules/etcd3/lib/errors.js'), true);
 });
 
+void test('KAPI_ETCD_WATCH_TRANSPORT=http2 puts the watches on a node:http2 session of their own (one more connection)', linuxOnly, async () => {
+  assert.equal(await withEnv('KAPI_ETCD_WATCH_TRANSPORT', 'http2', serverConnections), 2);
+});
+
 for (const variable of ['KAPI_ETCD_KV_CLIENT', 'KAPI_ETCD_WATCH_CLIENT']) {
   void test(`${variable}=etcd3 still works, on an etcd3 client of its own (one more connection)`, linuxOnly, async () => {
-    const saved = process.env[variable];
-    process.env[variable] = 'etcd3';
-    try {
-      assert.equal(await serverConnections(), 3);
-      assert.equal(loaded('/node_modules/@grpc/grpc-js/'), true);
-    } finally {
-      if (saved === undefined) delete process.env[variable];
-      else process.env[variable] = saved;
-    }
+    assert.equal(await withEnv(variable, 'etcd3', serverConnections), 2);
+    assert.equal(loaded('/node_modules/@grpc/grpc-js/'), true);
   });
 }

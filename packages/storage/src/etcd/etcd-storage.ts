@@ -47,7 +47,7 @@ export interface EtcdStorageOptions {
   tls?: EtcdTlsFiles;
   /**
    * Which client makes the unary KV calls (Range and Txn, every get, list, create, update and
-   * delete). `http2` (the default): kapi's own gRPC client over node:http2, which also makes
+   * delete). `http2` (the default): kapi's own gRPC client (grpc/unary-client.ts), which also makes
    * every other call (the version check, the compactor's). `etcd3`: the etcd3 client (`client`,
    * or one made for `endpoints`). The environment variable KAPI_ETCD_KV_CLIENT=etcd3 sets the
    * default to etcd3 (to compare the two).

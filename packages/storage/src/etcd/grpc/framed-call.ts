@@ -26,7 +26,6 @@ class FramedCall<Res> implements UnaryExchange {
 
   end(err: Error | undefined, status: number, grpcMessage: string, body: Buffer | undefined): void {
     clearTimeout(this.timer);
-    this.connection.sawFrame();
     if (err !== undefined) {
       this.reject(err);
       return;

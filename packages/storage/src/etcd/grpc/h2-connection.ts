@@ -1,12 +1,20 @@
 /**
- * A minimal HTTP/2 client connection (RFC 9113) for unary gRPC calls, on a plain TCP or TLS
- * socket: each call is one HEADERS frame (a header block encoded once per method, hpack.ts)
- * and its DATA, written together with the other calls of the same loop turn; the answer is read
- * from the frames as they are parsed, with no stream object, event emitter or header object
- * per call. node:http2 spends most of a unary call's CPU on exactly those
- * (scripts/bench-etcd-client.mjs), and etcd's answers need little of HTTP/2: SETTINGS,
- * WINDOW_UPDATE (both directions), PING, GOAWAY and RST_STREAM are handled; PUSH_PROMISE is
- * refused (push is disabled), PRIORITY and unknown frames are ignored.
+ * A minimal HTTP/2 client connection (RFC 9113) for gRPC, on a plain TCP or TLS socket: the
+ * one connection to an etcd member, for its unary calls and its Watch streams.
+ *
+ * A unary call is one HEADERS frame (a header block encoded once per method, hpack.ts) and its
+ * DATA, written together with the other calls of the same loop turn; the answer is read from
+ * the frames as they are parsed, with no stream object, event emitter or header object per
+ * call. node:http2 spends most of a unary call's CPU on exactly those
+ * (scripts/bench-etcd-client.mjs). A bidirectional stream (h2-message-stream.ts) opens with
+ * HEADERS alone, sends DATA as its owner writes (within the peer's windows; what they do not
+ * take waits for WINDOW_UPDATE) and gives its receive window back as its owner consumes what
+ * arrived; the connection's own window is given back as DATA arrives, so one stream whose
+ * reader stopped holds back only its own sender. An open stream keeps the process alive.
+ *
+ * etcd's answers need little of HTTP/2: SETTINGS, WINDOW_UPDATE (both directions), PING,
+ * GOAWAY and RST_STREAM are handled; PUSH_PROMISE is refused (push is disabled), PRIORITY and
+ * unknown frames are ignored.
  *
  * Failures are reported as member.ts's Connection reports them for node:http2, so that the
  * client's failover sees the same errors: before the connection is made "No connection
@@ -16,7 +24,11 @@ import { Buffer } from 'node:buffer';
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { HpackDecoder, HpackError, type HeaderField } from './hpack.js';
-import { grpcError, httpStatusCode, resetStatus, Status } from './unary-call.js';
+import type { H2Stream } from './h2-stream.js';
+import { UnaryStream, type UnaryExchange } from './h2-unary-stream.js';
+import { grpcError, Status } from './unary-call.js';
+
+export type { UnaryExchange } from './h2-unary-stream.js';
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 const FRAME_HEADER = 9;
@@ -68,60 +80,30 @@ export interface H2ConnectionOptions {
   readonly keepaliveTimeoutMs: number;
 }
 
-/** How a unary call ends: with its status, message and response body, or with an error. */
-export interface UnaryExchange {
-  /** The request: a header block (hpack.ts) and one length-prefixed message. */
-  readonly headerBlock: Buffer;
-  readonly message: Buffer;
-  /** Set by the connection: the call's stream (0 while it waits for one). */
-  streamId: number;
-  /** Called once: `err` for a failure without a gRPC status, else the call's status, grpc-message and body. */
-  end(err: Error | undefined, status: number, grpcMessage: string, body: Buffer | undefined): void;
-}
-
-/** One call's stream: what was received so far, and the request DATA still to send. */
-class Stream {
-  httpStatus = 0;
-  grpcStatus = -1;
-  grpcMessage = '';
-  single: Buffer | undefined;
-  chunks: Buffer[] | undefined;
-  sawHeaders = false;
-  sendWindow: number;
-  unsent: Buffer | undefined;
-  receivedSinceUpdate = 0;
-
-  constructor(
-    readonly id: number,
-    readonly exchange: UnaryExchange,
-    sendWindow: number,
-  ) {
-    this.sendWindow = sendWindow;
-  }
-}
-
 export class H2Connection {
   connected = false;
   /** Set by a GOAWAY or when stream ids run out: calls in flight finish, new ones go to a new connection. */
   draining = false;
   closed = false;
   lastError: Error | undefined;
-  /** Calls in flight (the connection is pinged only while there are some). */
+  /** Streams open or waiting (the connection is pinged only while there are some). */
   active = 0;
 
   private readonly socket: Socket;
   private readonly decoder = new HpackDecoder();
-  private readonly streams = new Map<number, Stream>();
-  /** Calls waiting for the server's stream limit. */
-  private readonly waiting: UnaryExchange[] = [];
+  private readonly streams = new Map<number, H2Stream>();
+  /** Streams waiting for the server's stream limit. */
+  private readonly waiting: H2Stream[] = [];
+  /** Open streams that keep the process alive (the socket is ref'd while there are some). */
+  private holding = 0;
   private nextStreamId = 1;
   private maxConcurrentStreams = Infinity;
   private peerInitialWindow = DEFAULT_WINDOW;
   private peerMaxFrame = 16_384;
   private connectionSendWindow = DEFAULT_WINDOW;
   private connectionReceivedSinceUpdate = 0;
-  /** Streams with DATA held back by flow control, in order. */
-  private readonly blocked: Stream[] = [];
+  /** Open streams with DATA held back by flow control (those whose `unsent` is set), in order. */
+  private readonly blocked: H2Stream[] = [];
   private out: Buffer[] = [];
   private outBytes = 0;
   private flushScheduled = false;
@@ -154,6 +136,8 @@ export class H2Connection {
     this.socket.setNoDelay(true);
     this.socket.unref();
     this.socket.on('data', (chunk: Buffer) => {
+      // Any bytes from the server count as liveness (keepalive pings wait for silence).
+      this.lastFrame = Date.now();
       try {
         this.onData(chunk);
       } catch (err) {
@@ -189,18 +173,96 @@ export class H2Connection {
     return !this.closed && !this.draining;
   }
 
-  /** Starts a call (or queues it behind the server's stream limit). */
+  /** Starts a unary call (or queues it behind the server's stream limit). */
   start(exchange: UnaryExchange): void {
     if (this.closed) {
       exchange.end(this.failure(), 0, '', undefined);
       return;
     }
-    this.active++;
-    if (this.streams.size >= this.maxConcurrentStreams) {
-      this.waiting.push(exchange);
+    this.begin(new UnaryStream(exchange));
+  }
+
+  /**
+   * Opens `stream` (a bidirectional stream: its HEADERS go without END_STREAM unless it was
+   * ended already), or queues it behind the server's stream limit. On a closed connection the
+   * stream's `onFailure` is called on the next tick.
+   */
+  openStream(stream: H2Stream): void {
+    if (this.closed) {
+      const err = this.failure();
+      process.nextTick(() => stream.onFailure(err));
       return;
     }
-    this.open(exchange);
+    this.begin(stream);
+  }
+
+  /**
+   * Sends `data` on `stream` (written before the stream opens, it follows its HEADERS), as
+   * flow control allows: what the windows do not take now is held, in order, until the
+   * server's WINDOW_UPDATEs. Nothing is sent on a stream that ended or was ended.
+   */
+  sendData(stream: H2Stream, data: Buffer): void {
+    if (!this.carries(stream) || stream.endAfterUnsent || data.length === 0) return;
+    if (stream.id !== 0 && stream.unsent === undefined && data.length <= this.peerMaxFrame && data.length <= stream.sendWindow && data.length <= this.connectionSendWindow) {
+      stream.sendWindow -= data.length;
+      this.connectionSendWindow -= data.length;
+      this.queue(frameHeader(data.length, DATA, 0, stream.id));
+      this.queue(data);
+      return;
+    }
+    if (stream.unsent !== undefined) {
+      stream.unsent.push(data);
+      return;
+    }
+    stream.unsent = [data];
+    if (stream.id !== 0) {
+      this.blocked.push(stream);
+      this.sendBlocked();
+    }
+  }
+
+  /** Half-closes `stream`: END_STREAM after what was written (at once when the peer ended its side: the stream closes). */
+  endStream(stream: H2Stream): void {
+    if (!this.carries(stream) || stream.endAfterUnsent) return;
+    stream.endAfterUnsent = true;
+    if (stream.remoteEnded) {
+      // Both sides ended: the stream is closed (what was not sent yet never will be).
+      this.queue(frameHeader(0, DATA, FLAG_END_STREAM, stream.id));
+      this.removeStream(stream);
+    } else if (stream.id !== 0 && stream.unsent === undefined) this.queue(frameHeader(0, DATA, FLAG_END_STREAM, stream.id));
+  }
+
+  /**
+   * Counts `bytes` of `stream`'s DATA as consumed by its owner (a stream that does not credit
+   * on receipt): its window is given back to the server once half of it is used.
+   */
+  consumed(stream: H2Stream, bytes: number): void {
+    if (stream.id !== 0 && this.streams.get(stream.id) === stream) this.credit(stream, bytes);
+  }
+
+  private credit(stream: H2Stream, bytes: number): void {
+    stream.receivedSinceUpdate += bytes;
+    if (stream.receivedSinceUpdate >= WINDOW_BYTES / 2) {
+      this.queue(windowUpdate(stream.id, stream.receivedSinceUpdate));
+      stream.receivedSinceUpdate = 0;
+    }
+  }
+
+  /**
+   * Resets `stream` with CANCEL (RST_STREAM; a waiting one just leaves the queue); none of its
+   * hooks is called afterwards. Returns false when it had already ended.
+   */
+  resetStream(stream: H2Stream): boolean {
+    const queued = this.waiting.indexOf(stream);
+    if (queued >= 0) {
+      this.waiting.splice(queued, 1);
+      this.active--;
+      return true;
+    }
+    if (stream.id === 0 || this.streams.get(stream.id) !== stream) return false;
+    this.removeStream(stream);
+    this.queue(rstStream(stream.id, CANCEL));
+    return true;
   }
 
   /**
@@ -208,17 +270,9 @@ export class H2Connection {
    * reported to it. Returns false when it had already ended.
    */
   cancel(exchange: UnaryExchange): boolean {
-    const queued = this.waiting.indexOf(exchange);
-    if (queued >= 0) {
-      this.waiting.splice(queued, 1);
-      this.active--;
-      return true;
-    }
-    const stream = this.streams.get(exchange.streamId);
-    if (stream === undefined || stream.exchange !== exchange) return false;
-    this.removeStream(stream);
-    this.queue(rstStream(stream.id, CANCEL));
-    return true;
+    const stream = exchange.streamId !== 0 ? this.streams.get(exchange.streamId) : this.waiting.find((s) => s instanceof UnaryStream && s.exchange === exchange);
+    if (!(stream instanceof UnaryStream) || stream.exchange !== exchange) return false;
+    return this.resetStream(stream);
   }
 
   /** Closes the connection at once; calls in flight fail with `err` as the connection's failure. */
@@ -236,29 +290,53 @@ export class H2Connection {
       : grpcError(Status.UNAVAILABLE, `No connection established. Last error: ${last}`);
   }
 
-  private open(exchange: UnaryExchange): void {
+  /** Whether `stream` is open or waiting here. */
+  private carries(stream: H2Stream): boolean {
+    return stream.id !== 0 ? this.streams.get(stream.id) === stream : this.waiting.includes(stream);
+  }
+
+  private begin(stream: H2Stream): void {
+    this.active++;
+    if (this.streams.size >= this.maxConcurrentStreams) {
+      this.waiting.push(stream);
+      return;
+    }
+    this.open(stream);
+  }
+
+  private open(stream: H2Stream): void {
     const id = this.nextStreamId;
     this.nextStreamId += 2;
     if (this.nextStreamId > MAX_STREAM_ID) this.draining = true;
-    exchange.streamId = id;
-    const stream = new Stream(id, exchange, this.peerInitialWindow);
+    stream.id = id;
+    if (stream instanceof UnaryStream) stream.exchange.streamId = id;
+    stream.sendWindow = this.peerInitialWindow;
     this.streams.set(id, stream);
-    const block = exchange.headerBlock;
+    if (stream.keepsAlive && this.holding++ === 0) this.socket.ref();
+    const block = stream.headerBlock;
+    const unsent = stream.unsent;
+    if (unsent === undefined) {
+      const head = Buffer.allocUnsafe(FRAME_HEADER + block.length);
+      writeFrameHeader(head, 0, block.length, HEADERS, FLAG_END_HEADERS | (stream.endAfterUnsent ? FLAG_END_STREAM : 0), id);
+      block.copy(head, FRAME_HEADER);
+      this.queue(head);
+      return;
+    }
     // One buffer for the HEADERS frame and, when the message fits the windows and one frame, the DATA frame's header.
-    const message = exchange.message;
-    const whole = message.length <= this.peerMaxFrame && message.length <= stream.sendWindow && message.length <= this.connectionSendWindow;
+    const message = unsent[0]!;
+    const whole = unsent.length === 1 && message.length <= this.peerMaxFrame && message.length <= stream.sendWindow && message.length <= this.connectionSendWindow;
     const head = Buffer.allocUnsafe(FRAME_HEADER + block.length + (whole ? FRAME_HEADER : 0));
     writeFrameHeader(head, 0, block.length, HEADERS, FLAG_END_HEADERS, id);
     block.copy(head, FRAME_HEADER);
     if (whole) {
-      writeFrameHeader(head, FRAME_HEADER + block.length, message.length, DATA, FLAG_END_STREAM, id);
+      writeFrameHeader(head, FRAME_HEADER + block.length, message.length, DATA, stream.endAfterUnsent ? FLAG_END_STREAM : 0, id);
       stream.sendWindow -= message.length;
       this.connectionSendWindow -= message.length;
+      stream.unsent = undefined;
       this.queue(head);
       this.queue(message);
     } else {
       this.queue(head);
-      stream.unsent = message;
       this.blocked.push(stream);
       this.sendBlocked();
     }
@@ -268,18 +346,20 @@ export class H2Connection {
   private sendBlocked(): void {
     while (this.blocked.length > 0 && this.connectionSendWindow > 0) {
       const stream = this.blocked[0]!;
-      let unsent = stream.unsent!;
+      const unsent = stream.unsent!;
       while (unsent.length > 0 && stream.sendWindow > 0 && this.connectionSendWindow > 0) {
-        const size = Math.min(unsent.length, this.peerMaxFrame, stream.sendWindow, this.connectionSendWindow);
-        const last = size === unsent.length;
+        const buf = unsent[0]!;
+        const size = Math.min(buf.length, this.peerMaxFrame, stream.sendWindow, this.connectionSendWindow);
+        const whole = size === buf.length;
+        const last = whole && unsent.length === 1 && stream.endAfterUnsent;
         this.queue(frameHeader(size, DATA, last ? FLAG_END_STREAM : 0, stream.id));
-        this.queue(unsent.subarray(0, size));
-        unsent = unsent.subarray(size);
+        this.queue(whole ? buf : buf.subarray(0, size));
+        if (whole) unsent.shift();
+        else unsent[0] = buf.subarray(size);
         stream.sendWindow -= size;
         this.connectionSendWindow -= size;
       }
       if (unsent.length > 0) {
-        stream.unsent = unsent;
         if (stream.sendWindow <= 0) {
           // This stream waits for its own window; others may still send.
           this.blocked.push(this.blocked.shift()!);
@@ -399,11 +479,7 @@ export class H2Connection {
         const stream = this.streams.get(streamId);
         if (stream === undefined || payload.length !== 4) return;
         this.removeStream(stream);
-        const code = payload.readUInt32BE(0);
-        // As unary-call.ts reads node:http2's streams: a gRPC or HTTP status already received
-        // stands; a reset without one (and with an error code) is the reset's status.
-        if (stream.grpcStatus >= 0 || code === NO_ERROR || (stream.httpStatus !== 0 && stream.httpStatus !== 200)) this.endStream(stream);
-        else stream.exchange.end(grpcError(...resetStatus(code)), 0, '', undefined);
+        stream.onReset(payload.readUInt32BE(0));
         return;
       }
       case SETTINGS:
@@ -418,7 +494,6 @@ export class H2Connection {
           this.queue(Buffer.from(payload));
         } else {
           this.pingOutstanding = false;
-          this.sawFrame();
         }
         return;
       case GOAWAY:
@@ -441,7 +516,9 @@ export class H2Connection {
   }
 
   private onDataFrame(flags: number, streamId: number, payload: Buffer): void {
-    // Flow control counts the whole payload, padding included, also for streams already gone.
+    // Flow control counts the whole payload, padding included, also for streams already gone;
+    // the connection's window is given back as DATA arrives, so that a stream whose reader
+    // stopped (its own window closing) never holds up the others.
     this.connectionReceivedSinceUpdate += payload.length;
     if (this.connectionReceivedSinceUpdate >= WINDOW_BYTES / 2) {
       this.queue(windowUpdate(0, this.connectionReceivedSinceUpdate));
@@ -458,20 +535,11 @@ export class H2Connection {
       }
       data = payload.subarray(1, payload.length - padding);
     }
-    if (data.length > 0) {
-      if (stream.single === undefined) stream.single = data;
-      else (stream.chunks ??= [stream.single]).push(data);
-    }
-    if ((flags & FLAG_END_STREAM) !== 0) {
-      this.removeStream(stream);
-      this.endStream(stream);
-      return;
-    }
-    stream.receivedSinceUpdate += payload.length;
-    if (stream.receivedSinceUpdate >= WINDOW_BYTES / 2) {
-      this.queue(windowUpdate(stream.id, stream.receivedSinceUpdate));
-      stream.receivedSinceUpdate = 0;
-    }
+    if (stream.remoteEnded) return; // DATA after END_STREAM: not ours to read
+    const endStream = (flags & FLAG_END_STREAM) !== 0;
+    if (endStream) this.remoteEnd(stream);
+    else this.credit(stream, stream.creditsOnReceipt ? payload.length : payload.length - data.length);
+    stream.onData(data, endStream);
   }
 
   private onHeaderBlock(streamId: number, endStream: boolean, block: Buffer): void {
@@ -485,39 +553,21 @@ export class H2Connection {
       return;
     }
     const stream = this.streams.get(streamId);
-    if (stream === undefined) return;
-    const first = !stream.sawHeaders;
-    stream.sawHeaders = true;
-    for (const [name, value] of fields) {
-      if (name === 'grpc-status') stream.grpcStatus = Number(value);
-      else if (name === 'grpc-message') stream.grpcMessage = value;
-      else if (first && name === ':status') stream.httpStatus = Number(value);
-    }
-    if (endStream) {
-      this.removeStream(stream);
-      this.endStream(stream);
-    }
+    if (stream === undefined || stream.remoteEnded) return;
+    if (endStream) this.remoteEnd(stream);
+    stream.onHeaders(fields, endStream);
   }
 
-  /** Reports a stream that the server ended. */
-  private endStream(stream: Stream): void {
-    const exchange = stream.exchange;
-    if (stream.grpcStatus < 0) {
-      const httpStatus = stream.httpStatus;
-      if (httpStatus !== 0 && httpStatus !== 200) exchange.end(grpcError(httpStatusCode(httpStatus), `Received HTTP status code ${httpStatus}`), 0, '', undefined);
-      else exchange.end(grpcError(Status.UNKNOWN, 'No status received'), 0, '', undefined);
-      return;
-    }
-    let body = stream.chunks !== undefined ? Buffer.concat(stream.chunks) : stream.single;
-    // A one-frame body is a view of a socket read that may hold other calls' answers too, and
-    // decoded values are views of the body: copied, so that a kept value keeps only its own answer.
-    if (body !== undefined && stream.chunks === undefined && body.buffer.byteLength > 2 * body.length) body = Buffer.from(body);
-    exchange.end(undefined, stream.grpcStatus, stream.grpcMessage, body);
+  /** The peer ended `stream`'s side: closed when ours had ended too (always so for a unary call). */
+  private remoteEnd(stream: H2Stream): void {
+    if (stream.endAfterUnsent) this.removeStream(stream);
+    else stream.remoteEnded = true;
   }
 
-  private removeStream(stream: Stream): void {
+  private removeStream(stream: H2Stream): void {
     this.streams.delete(stream.id);
     this.active--;
+    if (stream.keepsAlive && --this.holding === 0) this.socket.unref();
     if (stream.unsent !== undefined) {
       stream.unsent = undefined;
       const i = this.blocked.indexOf(stream);
@@ -567,11 +617,11 @@ export class H2Connection {
     for (const stream of [...this.streams.values()]) {
       if (stream.id <= lastStreamId) continue;
       this.removeStream(stream);
-      stream.exchange.end(grpcError(Status.UNAVAILABLE, 'Stream refused by server'), 0, '', undefined);
+      stream.onFailure(grpcError(Status.UNAVAILABLE, 'Stream refused by server'));
     }
-    for (const exchange of this.waiting.splice(0)) {
+    for (const stream of this.waiting.splice(0)) {
       this.active--;
-      exchange.end(grpcError(Status.UNAVAILABLE, 'Stream refused by server'), 0, '', undefined);
+      stream.onFailure(grpcError(Status.UNAVAILABLE, 'Stream refused by server'));
     }
     if (this.streams.size === 0) this.close();
   }
@@ -602,14 +652,12 @@ export class H2Connection {
     const streams = [...this.streams.values()];
     this.streams.clear();
     const waiting = this.waiting.splice(0);
+    this.blocked.length = 0;
     this.active = 0;
-    for (const stream of streams) stream.exchange.end(this.failure(), 0, '', undefined);
-    for (const exchange of waiting) exchange.end(this.failure(), 0, '', undefined);
-  }
-
-  /** Records that the connection carried a frame (any answer counts as liveness). */
-  sawFrame(): void {
-    this.lastFrame = Date.now();
+    if (this.holding > 0) this.socket.unref();
+    this.holding = 0;
+    for (const stream of streams) stream.onFailure(this.failure());
+    for (const stream of waiting) stream.onFailure(this.failure());
   }
 
   private startKeepalive(): void {

@@ -1,5 +1,8 @@
 /**
- * The HTTP/2 connection to one etcd member, made on first use and made again after it fails.
+ * The HTTP/2 connection to one etcd member, made on first use and made again after it fails:
+ * kapi's own (h2-connection.ts), which carries the unary calls and the Watch streams, or a
+ * node:http2 session for whichever of them KAPI_ETCD_UNARY_TRANSPORT / KAPI_ETCD_WATCH_TRANSPORT
+ * put on node:http2 (see unary-client.ts); by default only the first exists.
  */
 import { connect, type ClientHttp2Session, type SecureClientSessionOptions } from 'node:http2';
 import { H2Connection, type H2ConnectionOptions } from './h2-connection.js';
@@ -28,7 +31,7 @@ const WINDOW_BYTES = 16 * 1024 * 1024;
 export class Member {
   private current: Connection | undefined;
   private framed: H2Connection | undefined;
-  private readonly headerBlocks = new Map<string, { timeoutMs: number; block: Buffer }>();
+  private readonly headerBlocks = new Map<string, { timeoutMs: number | undefined; block: Buffer }>();
   private closed = false;
 
   constructor(
@@ -45,8 +48,8 @@ export class Member {
   }
 
   /**
-   * The member's connection for unary calls over h2-connection.ts (its own TCP/TLS connection
-   * beside the node:http2 session of `session()`), connecting if there is none usable.
+   * The member's h2-connection.ts connection (its own TCP/TLS connection, beside the
+   * node:http2 session of `session()` if there is one), connecting if there is none usable.
    */
   framedConnection(): H2Connection {
     const current = this.framed;
@@ -56,10 +59,10 @@ export class Member {
   }
 
   /**
-   * The header block (hpack.ts) of a unary call to `path` on this member with deadline
-   * `timeoutMs` and extra `metadata`, made once per path and deadline.
+   * The header block (hpack.ts) of a call to `path` on this member with deadline `timeoutMs`
+   * (none when undefined: a stream) and extra `metadata`, made once per path and deadline.
    */
-  headerBlock(path: string, timeoutMs: number, metadata: readonly (readonly [string, string])[]): Buffer {
+  headerBlock(path: string, timeoutMs: number | undefined, metadata: readonly (readonly [string, string])[]): Buffer {
     const known = this.headerBlocks.get(path);
     if (known !== undefined && known.timeoutMs === timeoutMs) return known.block;
     const url = new URL(this.endpoint);
@@ -70,7 +73,7 @@ export class Member {
       [':authority', url.host],
       ['content-type', 'application/grpc'],
       ['te', 'trailers'],
-      ['grpc-timeout', grpcTimeout(timeoutMs)],
+      ...(timeoutMs !== undefined ? [['grpc-timeout', grpcTimeout(timeoutMs)] as const] : []),
       ...metadata,
     ]);
     this.headerBlocks.set(path, { timeoutMs, block });

@@ -1,7 +1,7 @@
 /**
  * kapi's own etcd client: the unary KV calls (Range, Put, DeleteRange, Txn, Compact),
- * Lease.LeaseGrant and Maintenance.Status (over h2-connection.ts, or node:http2: see
- * `transport`), and Watch streams (watch-call.ts, over `node:http2`): gRPC with the static
+ * Lease.LeaseGrant and Maintenance.Status, and Watch streams (watch-call.ts), all over one
+ * h2-connection.ts connection per member (or node:http2: see `transport`, `watchTransport`): gRPC with the static
  * codecs of kv-messages.ts (and lease-messages.ts, maintenance-messages.ts,
  * watch-messages.ts), instead of etcd3 over @grpc/grpc-js
  * (which costs kapi about twice the CPU per call: generic protobuf reflection, metadata
@@ -62,7 +62,8 @@ import { decodeCompactionResponse, decodeStatusResponse, encodeCompactionRequest
 import { framedUnaryCall } from './framed-call.js';
 import { Member, type MemberOptions } from './member.js';
 import { FRAME_HEADER_BYTES, Status, grpcError, requestHeaders, unaryCall } from './unary-call.js';
-import { WatchCall } from './watch-call.js';
+import { FramedWatchCall, WATCH_PATH, type WatchCall } from './watch-call.js';
+import { Http2WatchCall } from './watch-call-http2.js';
 
 /**
  * The etcd calls kapi makes; each unary call takes its deadline relative to now and goes to a
@@ -108,12 +109,19 @@ export interface EtcdUnaryClientOptions {
   readonly keepaliveTimeMs?: number;
   readonly keepaliveTimeoutMs?: number;
   /**
-   * What carries the unary calls: `frames` (h2-connection.ts, a minimal HTTP/2 client on its own
-   * connection per member; about a quarter of node:http2's CPU per call,
-   * scripts/bench-etcd-client.mjs) or `http2` (node:http2, on the session the member's watches
-   * use). Default `$KAPI_ETCD_UNARY_TRANSPORT` or `frames`. Watches always use node:http2.
+   * What carries the unary calls: `frames` (h2-connection.ts, a minimal HTTP/2 client of its
+   * own, one connection per member shared with the watches; about a quarter of node:http2's CPU
+   * per call, scripts/bench-etcd-client.mjs) or `http2` (node:http2, on a session per member,
+   * shared with the watches when `watchTransport` is `http2` too). Default
+   * `$KAPI_ETCD_UNARY_TRANSPORT` or `frames`.
    */
   readonly transport?: 'http2' | 'frames';
+  /**
+   * What carries the Watch streams: `frames` (watch-call.ts, on the member's h2-connection.ts
+   * connection, the unary calls' by default, so one connection per member) or `http2`
+   * (watch-call-http2.ts, on a node:http2 session). Default `$KAPI_ETCD_WATCH_TRANSPORT` or `frames`.
+   */
+  readonly watchTransport?: 'http2' | 'frames';
 }
 
 /**
@@ -176,6 +184,7 @@ export function createEtcdUnaryClient(endpoints: readonly string[], options: Etc
   };
 
   const transport = options.transport ?? (process.env.KAPI_ETCD_UNARY_TRANSPORT === 'http2' ? 'http2' : 'frames');
+  const watchTransport = options.watchTransport ?? (process.env.KAPI_ETCD_WATCH_TRANSPORT === 'http2' ? 'http2' : 'frames');
   const metadataFields: Array<[string, string]> = metadata !== undefined ? [['hasleader', 'true']] : [];
 
   /** One attempt on one member. */
@@ -202,8 +211,8 @@ export function createEtcdUnaryClient(endpoints: readonly string[], options: Etc
       const from = closed.length > 0 ? closed : members;
       member = from[Math.floor(Math.random() * from.length)]!;
     }
-    const connection = member.session();
-    const call = new WatchCall(connection, metadata);
+    const call: WatchCall =
+      watchTransport === 'frames' ? new FramedWatchCall(member.framedConnection(), member.headerBlock(WATCH_PATH, undefined, metadataFields)) : new Http2WatchCall(member.session(), metadata);
     const breaker = breakers?.get(member);
     if (breaker !== undefined) {
       call.on('error', (err: Error) => {
