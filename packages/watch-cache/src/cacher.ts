@@ -225,6 +225,16 @@ export class Cacher {
     return this.revision >= target ? this.current() : undefined;
   }
 
+  /**
+   * Whether a state not older than `target` would have to be proven by `confirmUnchanged` —
+   * progress reports are not trusted, and neither the cache nor this replica's own writes in
+   * flight reach `target` — which reads every key of the prefix in etcd (a range filtered by
+   * mod revision is not limited before the filter).
+   */
+  provenByReading(target: number): boolean {
+    return !this.progressTrusted && this.revision < target && !(this.options.readYourWrites && this.lastWrite >= target);
+  }
+
   /** The revision to report as current in a TooLargeResourceVersion error. */
   knownRevision(): number {
     return Math.max(this.revision, this.proven);
