@@ -43,10 +43,6 @@ export class MessageStream extends H2Stream {
   private heldBytes = 0;
   private paused = false;
   private drainScheduled = false;
-  private httpStatus = 0;
-  private sawHeaders = false;
-  private grpcStatus = -1;
-  private grpcMessage = '';
   /** The server ended its side (trailers, or END_STREAM without them). */
   private serverEnded = false;
   /** The stream is closed (both sides ended, or reset): its outcome is known once what came before is handed over. */
@@ -119,13 +115,7 @@ export class MessageStream extends H2Stream {
   }
 
   onHeaders(fields: readonly HeaderField[], endStream: boolean): void {
-    const first = !this.sawHeaders;
-    this.sawHeaders = true;
-    for (const [name, value] of fields) {
-      if (name === 'grpc-status') this.grpcStatus = Number(value);
-      else if (name === 'grpc-message') this.grpcMessage = value;
-      else if (first && name === ':status') this.httpStatus = Number(value);
-    }
+    this.readStatus(fields);
     if (endStream) this.endRemote();
   }
 
@@ -216,10 +206,6 @@ export class MessageStream extends H2Stream {
   private close(): void {
     this.closed = true;
     if (!this.paused) this.drain();
-  }
-
-  private httpError(): boolean {
-    return this.httpStatus !== 0 && this.httpStatus !== 200;
   }
 
   /** Reports the outcome the server ended the stream with. */

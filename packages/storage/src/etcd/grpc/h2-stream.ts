@@ -29,6 +29,11 @@ export abstract class H2Stream {
   remoteEnded = false;
   /** Bytes received and consumed since the stream's last WINDOW_UPDATE. */
   receivedSinceUpdate = 0;
+  /** The response's HTTP status (0 before its headers), and gRPC's status (-1 while none came) and message. */
+  httpStatus = 0;
+  grpcStatus = -1;
+  grpcMessage = '';
+  private sawHeaders = false;
 
   /**
    * The request's header block (hpack.ts). `creditsOnReceipt`: DATA is counted as consumed as
@@ -44,6 +49,20 @@ export abstract class H2Stream {
 
   /** A header block: the response headers (the first) or trailers. */
   abstract onHeaders(fields: readonly HeaderField[], endStream: boolean): void;
+  /** Reads the statuses a header block carries: `:status` from the first, grpc-status and grpc-message from any. */
+  protected readStatus(fields: readonly HeaderField[]): void {
+    const first = !this.sawHeaders;
+    this.sawHeaders = true;
+    for (const [name, value] of fields) {
+      if (name === 'grpc-status') this.grpcStatus = Number(value);
+      else if (name === 'grpc-message') this.grpcMessage = value;
+      else if (first && name === ':status') this.httpStatus = Number(value);
+    }
+  }
+  /** Whether the response's HTTP status is one gRPC does not answer with (not 200). */
+  protected httpError(): boolean {
+    return this.httpStatus !== 0 && this.httpStatus !== 200;
+  }
   /** DATA (padding removed; may be empty when it only ends the stream). */
   abstract onData(data: Buffer, endStream: boolean): void;
   /** The peer reset the stream with `code`. */

@@ -24,12 +24,8 @@ export interface UnaryExchange {
 
 /** A unary call's stream: what was received so far, reported whole when it ends. */
 export class UnaryStream extends H2Stream {
-  httpStatus = 0;
-  grpcStatus = -1;
-  grpcMessage = '';
   single: Buffer | undefined;
   chunks: Buffer[] | undefined;
-  sawHeaders = false;
 
   constructor(readonly exchange: UnaryExchange) {
     super(exchange.headerBlock, true, false);
@@ -38,13 +34,7 @@ export class UnaryStream extends H2Stream {
   }
 
   onHeaders(fields: readonly HeaderField[], endStream: boolean): void {
-    const first = !this.sawHeaders;
-    this.sawHeaders = true;
-    for (const [name, value] of fields) {
-      if (name === 'grpc-status') this.grpcStatus = Number(value);
-      else if (name === 'grpc-message') this.grpcMessage = value;
-      else if (first && name === ':status') this.httpStatus = Number(value);
-    }
+    this.readStatus(fields);
     if (endStream) this.end();
   }
 
@@ -59,7 +49,7 @@ export class UnaryStream extends H2Stream {
   onReset(code: number): void {
     // As unary-call.ts reads node:http2's streams: a gRPC or HTTP status already received
     // stands; a reset without one (and with an error code) is the reset's status.
-    if (this.grpcStatus >= 0 || code === NO_ERROR || (this.httpStatus !== 0 && this.httpStatus !== 200)) this.end();
+    if (this.grpcStatus >= 0 || code === NO_ERROR || this.httpError()) this.end();
     else this.exchange.end(grpcError(...resetStatus(code)), 0, '', undefined);
   }
 
@@ -72,7 +62,7 @@ export class UnaryStream extends H2Stream {
     const exchange = this.exchange;
     if (this.grpcStatus < 0) {
       const httpStatus = this.httpStatus;
-      if (httpStatus !== 0 && httpStatus !== 200) exchange.end(grpcError(httpStatusCode(httpStatus), `Received HTTP status code ${httpStatus}`), 0, '', undefined);
+      if (this.httpError()) exchange.end(grpcError(httpStatusCode(httpStatus), `Received HTTP status code ${httpStatus}`), 0, '', undefined);
       else exchange.end(grpcError(Status.UNKNOWN, 'No status received'), 0, '', undefined);
       return;
     }
