@@ -33,6 +33,9 @@ void describe('fuzz invariants', () => {
     assert.equal(judge(post('application/vnd.kubernetes.protobuf', 'garbage'), res(422, status(422, 'Invalid', 'x')))?.invariant, 'undecodable-body');
     assert.equal(judge(post('application/json', '{"a":', '?dryRun=x'), res(422, status(422, 'Invalid', 'CreateOptions.meta.k8s.io "" is invalid', 'CreateOptions'))), undefined);
     assert.equal(judge(post('application/json', '{"a":1}'), res(422, status(422, 'Invalid', 'x'))), undefined);
+    // A non-resource path reads no object (fuzz seed 543280378: PUT /debug/pprof/ answered with the index, as kube does).
+    assert.equal(judge({ method: 'PUT', path: '/debug/pprof/?timeout=-1s', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(0) }, res(200)), undefined);
+    assert.equal(judge({ method: 'PUT', path: '/apis/apps/v1/namespaces/a/deployments/d', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(0) }, res(200))?.invariant, 'undecodable-body');
   });
 
   void it('known-open classes absorb only their own pattern, and the signature groups by message shape', () => {

@@ -7,7 +7,7 @@
  * | `server-error` | any 5xx not in {@link ACCEPTED_SERVER_ERRORS} |
  * | `no-response` | a socket error, reset or no answer within 20 s while the process is up (but a write cut short for a body past kube's 3 MiB limit, which is answered 413 and closed) |
  * | `crash` | the server process exited |
- * | `undecodable-body` | a body that is not JSON (by `JSON.parse`) sent as `application/json`, or not protobuf (no `k8s\0` prefix) sent as protobuf, to a create or update, answered with anything but 400 BadRequest (or 404/405/413/415/429, which kube decides before decoding) |
+ * | `undecodable-body` | a body that is not JSON (by `JSON.parse`) sent as `application/json`, or not protobuf (no `k8s\0` prefix) sent as protobuf, to a create or update (a POST or PUT under /api or /apis), answered with anything but 400 BadRequest (or 404/405/413/415/429, which kube decides before decoding) |
  * | `readyz-slow` | a `/readyz` probe that took over 1 s, failed or got no answer (readyz-probe.ts); a late 200 while the server's thread ran under 1 s of CPU is the machine's load and only counted (server-cpu.ts) |
  * | `stored-undecodable` | a stored object that client-go's typed decoders reject (typed-check.ts) |
  * | `metrics-cardinality` | `/metrics` holding more than 5,000 request series (the fuzzer's bogus paths must not each add one) |
@@ -86,6 +86,9 @@ const mediaType = (req: FuzzRequest) => (req.headers['content-type'] ?? '').spli
 /** Whether the body certainly cannot be decoded as its Content-Type says (JSON syntax error, protobuf without magic). */
 export function certainlyUndecodable(req: FuzzRequest): boolean {
   if (req.body === undefined || (req.method !== 'POST' && req.method !== 'PUT')) return false;
+  // Only resource requests decode their body as an object; kube's non-REST mux (/debug/pprof,
+  // /debug/flags/v, health) answers any method without reading it as one.
+  if (!/^\/apis?\//.test(req.path)) return false;
   if (req.headers['content-encoding'] !== undefined || req.headers['transfer-encoding'] !== undefined) return false;
   const type = mediaType(req);
   if (type === 'application/json' && !/charset=(?!utf-8)/i.test(req.headers['content-type'] ?? '')) {
