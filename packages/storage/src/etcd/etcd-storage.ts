@@ -304,8 +304,9 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       }
       // Starts the slice clock before a possibly long decode, so the caller's next checkpoint can yield.
       await yieldIfBusy();
-      const obj = await reading(key, () => Promise.resolve().then(() => decodeKV(kv.codec, found, key)));
-      if (noting) noteStoredValue(kv, key, found, obj);
+      let serialized: Buffer | undefined;
+      const obj = await reading(key, () => Promise.resolve().then(() => decodeKV(kv.codec, found, key, noting ? (data) => (serialized = data) : undefined)));
+      if (serialized !== undefined) noteStoredEncoding(obj, serialized);
       return obj;
     },
 
@@ -379,8 +380,9 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
 }
 
 /**
- * Notes the serialized bytes of `found` (the value `obj` was decoded from, unsealed) for the
- * answer of a read-only get (see GetOptions.protobufAnswer); nothing when they cannot be opened.
+ * Notes the serialized bytes of `found` (the value the cached `obj` was decoded from, unsealed)
+ * for the answer of a read-only get (see GetOptions.protobufAnswer); nothing when they cannot be
+ * opened.
  */
 function noteStoredValue(kv: EtcdKV, key: string, found: IKeyValue, obj: KubeObject): void {
   let data: Buffer;

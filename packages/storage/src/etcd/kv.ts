@@ -123,10 +123,16 @@ export function revisionOf(value: string | number | undefined): number {
   return value === undefined ? 0 : Number(value);
 }
 
-/** The object in `kv` with its resourceVersion set to the key's mod_revision. */
-export function decodeKV(codec: StorageCodec, kv: IKeyValue, key: string): KubeObject {
+/**
+ * The object in `kv` with its resourceVersion set to the key's mod_revision. With `opened`, the
+ * value is unsealed once for both: `opened` gets the serialized bytes the object is decoded from.
+ */
+export function decodeKV(codec: StorageCodec, kv: IKeyValue, key: string, opened?: (serialized: Buffer) => void): KubeObject {
   try {
-    return withResourceVersion(codec.decode(kv.value, key), revisionOf(kv.mod_revision));
+    if (opened === undefined) return withResourceVersion(codec.decode(kv.value, key), revisionOf(kv.mod_revision));
+    const serialized = codec.open(kv.value, key).data;
+    opened(serialized);
+    return withResourceVersion(codec.decodeSerialized(serialized, key), revisionOf(kv.mod_revision));
   } catch (err) {
     throw withRevision(err, kv);
   }
