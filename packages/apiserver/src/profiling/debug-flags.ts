@@ -13,6 +13,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { goQuote } from '@kapi/machinery';
 import { readBody } from '../body/read-body.js';
+import { send } from './pprof-handler.js';
 
 /** Whether `path` is one kube's debug-flags routes serve. */
 export function isDebugFlagsPath(path: string): boolean {
@@ -48,23 +49,12 @@ export function parseGoUint32(text: string): number | string {
   return value;
 }
 
-function send(res: ServerResponse, code: number, body: string, contentType: string, nosniff: boolean): void {
-  if (res.headersSent || res.destroyed) return;
-  res.writeHead(code, {
-    'Cache-Control': 'no-cache, private',
-    'Content-Type': contentType,
-    ...(nosniff ? { 'X-Content-Type-Options': 'nosniff' } : {}),
-    'Content-Length': String(Buffer.byteLength(body)),
-  });
-  res.end(body);
-}
-
-const plainText = (res: ServerResponse, code: number, text: string) => send(res, code, `${text}\n`, 'text/plain', true);
+const plainText = (res: ServerResponse, code: number, text: string) => send(res, code, `${text}\n`, { 'Content-Type': 'text/plain', 'X-Content-Type-Options': 'nosniff' });
 
 /** The handler for every path {@link isDebugFlagsPath} accepts; `setVerbosity` changes the log's. */
 export function createDebugFlagsHandler(setVerbosity: (level: number) => void): (req: IncomingMessage, res: ServerResponse, url: { readonly path: string }) => Promise<void> {
   return async (req, res, url) => {
-    if (url.path !== '/debug/flags/v') return send(res, 200, INDEX_PAGE, 'text/html; charset=utf-8', false);
+    if (url.path !== '/debug/flags/v') return send(res, 200, INDEX_PAGE, { 'Content-Type': 'text/html; charset=utf-8' });
     if (req.method !== 'PUT') return plainText(res, 406, 'unsupported http method');
     let body: Buffer;
     try {

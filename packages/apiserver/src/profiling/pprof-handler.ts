@@ -56,7 +56,8 @@ interface ParsedUrl {
 const NOSNIFF = { 'X-Content-Type-Options': 'nosniff' };
 const TEXT = 'text/plain; charset=utf-8';
 
-function send(res: ServerResponse, code: number, body: string | Buffer, headers: Record<string, string>): void {
+/** Answers as Go's handlers under /debug do: no-cache, `headers`, the body's length. */
+export function send(res: ServerResponse, code: number, body: string | Buffer, headers: Record<string, string>): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(code, { 'Cache-Control': 'no-cache, private', ...headers, 'Content-Length': String(Buffer.byteLength(body)) });
   res.end(body);
