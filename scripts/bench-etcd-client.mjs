@@ -36,7 +36,7 @@ const { createEtcdUnaryClient } = await import(`${root}/packages/storage/dist/et
 const etcd = await startEtcd({ tls: flag('tls') });
 if (flag('pin')) {
   const last = cpus().length - 1;
-  const pids = execFileSync('pgrep', ['-f', `--data-dir ${etcd.dataDir}`], { encoding: 'utf8' }).trim().split('\n');
+  const pids = execFileSync('pgrep', ['-f', '--', `--data-dir=${etcd.dataDir}`], { encoding: 'utf8' }).trim().split('\n');
   for (const pid of pids) execFileSync('taskset', ['-a', '-p', '-c', String(last), pid], { stdio: 'ignore' });
   execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
 }

@@ -4,7 +4,7 @@
  * `resources`/`lookup` and the schema `definitions`; no concrete backends here.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context, trace, type Tracer } from '@opentelemetry/api';
+import { context, type Tracer } from '@opentelemetry/api';
 import type { JSONSchemaProps, StatusError } from '@kapi/machinery';
 import { badRequest, isStatusError, yieldBeforeLongStep } from '@kapi/machinery';
 import { performance } from 'node:perf_hooks';
@@ -25,7 +25,7 @@ import { requestInfoFor, type RequestInfo } from './http/request-info.js';
 import { toStatusError, writeError, writeObject, writeText } from './http/respond.js';
 import { SHUTTING_DOWN_MESSAGE, type ServerLifecycle } from './filters/lifecycle.js';
 import { requestKind, writePlainError, writeTooManyRequests, type InflightLimiter } from './filters/max-inflight.js';
-import { startRequestSpan } from './filters/tracing.js';
+import { requestSpan } from './filters/tracing.js';
 import { goDuration, type Logger } from './logger.js';
 import type { ApiMetrics } from './metrics.js';
 import { goBucketBounds } from './metrics.js';
@@ -59,7 +59,7 @@ export interface RequestHandlerOptions {
   readonly inflightLimiter?: InflightLimiter;
   /** Shutdown phases, the in-flight wait group and watch termination (see filters/lifecycle.ts). */
   readonly lifecycle?: ServerLifecycle;
-  /** Tracer for request spans; default the global provider's (a no-op without an SDK). */
+  /** Tracer for request spans; default the global provider's, and none at all while no SDK is started (tracing.ts). */
   readonly tracer?: Tracer;
   /** Verbosity from which one line per request is logged (kube's httplog logs at 3). */
   readonly requestLogVerbosity?: number;
@@ -191,7 +191,6 @@ export type NonResourceRoute = (req: IncomingMessage, res: ServerResponse, url: 
 /** Builds the request handler. Never throws from the returned function; every failure becomes a Status response. */
 export function createRequestHandler(options: RequestHandlerOptions): RequestHandler {
   const { registry, metrics, logger, lifecycle, inflightLimiter } = options;
-  const tracer = (): Tracer => options.tracer ?? trace.getTracer('kapi-apiserver');
   const requestLogVerbosity = options.requestLogVerbosity ?? 3;
   const settings: HandlerSettings = {
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
@@ -448,7 +447,7 @@ export function createRequestHandler(options: RequestHandlerOptions): RequestHan
     const watchRegistration = longRunning && !profiling ? lifecycle?.registerWatch() : undefined;
     if (watchRegistration !== undefined) state.watchSignal = watchRegistration.signal;
     const responseSize = method === 'GET' && !longRunning ? countBody(res) : undefined;
-    const span = startRequestSpan(tracer(), req, method, url?.path ?? req.url ?? '/', info);
+    const span = requestSpan(options.tracer, req, method, url?.path ?? req.url ?? '/', info);
 
     let finished = false;
     let timer: NodeJS.Timeout | undefined;

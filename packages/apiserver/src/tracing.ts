@@ -11,6 +11,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { parse as parseYaml } from 'yaml';
+import { noteGlobalTracing } from './filters/tracing.js';
 
 export const TRACING_API_VERSIONS = ['apiserver.config.k8s.io/v1alpha1', 'apiserver.config.k8s.io/v1beta1', 'apiserver.config.k8s.io/v1'];
 
@@ -93,8 +94,10 @@ export function startTracing(config: TracingConfiguration, options: StartTracing
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
   trace.setGlobalTracerProvider(provider);
+  noteGlobalTracing(true);
   return {
     async shutdown() {
+      noteGlobalTracing(false);
       await provider.shutdown();
       trace.disable();
       context.disable();

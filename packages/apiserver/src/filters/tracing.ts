@@ -6,7 +6,7 @@
  * calls (etcd spans) become its children.
  */
 import type { IncomingMessage } from 'node:http';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, trace, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api';
+import { INVALID_SPAN_CONTEXT, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, trace, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api';
 import type { RequestInfo } from '../http/request-info.js';
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
@@ -39,6 +39,31 @@ export interface RequestSpan {
   /** The context to run the handler in (the span active). */
   readonly context: Context;
   end(statusCode: number): void;
+}
+
+/** Global tracer providers registered by startTracing (tracing.ts) and not shut down. */
+let globalProviders = 0;
+
+/**
+ * Told by startTracing (tracing.ts) when it registers the global tracer provider (`true`) and
+ * when that provider is shut down (`false`). Without one, the global tracer makes no spans.
+ */
+export function noteGlobalTracing(started: boolean): void {
+  globalProviders += started ? 1 : -1;
+}
+
+/** The span of a request that nothing traces: nothing recorded, the handler run in the root context. */
+const UNTRACED: RequestSpan = { span: trace.wrapSpanContext(INVALID_SPAN_CONTEXT), context: ROOT_CONTEXT, end() {} };
+
+/**
+ * The server span of a request (startRequestSpan) on `tracer`, or on the global tracer when
+ * none is given. Without a tracer and without a global provider (no --tracing-config-file)
+ * every span would be a no-op: none is started, and the request pays no attributes, span name
+ * or context for it.
+ */
+export function requestSpan(tracer: Tracer | undefined, req: IncomingMessage, method: string, path: string, info: RequestInfo | undefined): RequestSpan {
+  if (tracer === undefined && globalProviders === 0) return UNTRACED;
+  return startRequestSpan(tracer ?? trace.getTracer('kapi-apiserver'), req, method, path, info);
 }
 
 /** Starts the server span of a request, as a root (incoming context is not trusted). */

@@ -68,6 +68,8 @@ const MAX_STREAM_ID = 0x7fff_ffff;
 const WINDOW_BYTES = 16 * 1024 * 1024;
 /** The largest frame we accept (SETTINGS_MAX_FRAME_SIZE is not sent, so the default). */
 const MAX_FRAME_IN = 16_384;
+/** The reused read buffer of a plain TCP connection: 64 KiB, as much as Node reads at once by default. */
+const READ_BUFFER_BYTES = 64 * 1024;
 
 export interface H2ConnectionOptions {
   /** TLS material (PEM), for an https endpoint. */
@@ -130,21 +132,15 @@ export class H2Connection {
       });
       this.socket.once('secureConnect', () => this.onConnect((this.socket as unknown as { alpnProtocol: string | false }).alpnProtocol));
     } else {
-      this.socket = connectTcp({ host, port });
+      // Reads land in one reused buffer and go straight to onRead, without the stream's
+      // push/'data' machinery per read (a unary answer and a watch event are a read each).
+      const readInto = Buffer.allocUnsafeSlow(READ_BUFFER_BYTES);
+      this.socket = connectTcp({ host, port, onread: { buffer: readInto, callback: (bytes: number) => this.onRead(readInto, bytes) } });
       this.socket.once('connect', () => this.onConnect('h2'));
     }
     this.socket.setNoDelay(true);
     this.socket.unref();
-    this.socket.on('data', (chunk: Buffer) => {
-      // Any bytes from the server count as liveness (keepalive pings wait for silence).
-      this.lastFrame = Date.now();
-      try {
-        this.onData(chunk);
-      } catch (err) {
-        // A defect here must not take the process down: the connection fails, its calls with it.
-        this.destroy(err instanceof Error ? err : new Error(String(err)));
-      }
-    });
+    if (endpoint.protocol === 'https:') this.socket.on('data', (chunk: Buffer) => this.onChunk(chunk));
     this.socket.on('error', (err: Error) => {
       this.lastError ??= err;
     });
@@ -409,6 +405,29 @@ export class H2Connection {
     }
     this.connected = true;
     this.startKeepalive();
+  }
+
+  /**
+   * `bytes` read into `readInto` (a plain TCP socket's reused buffer): copied out to a buffer of
+   * their own first, since frames, unary answers and watch messages keep views of what was read.
+   */
+  private onRead(readInto: Buffer, bytes: number): true {
+    const chunk = Buffer.allocUnsafeSlow(bytes);
+    readInto.copy(chunk, 0, 0, bytes);
+    this.onChunk(chunk);
+    return true;
+  }
+
+  /** One read from the socket. */
+  private onChunk(chunk: Buffer): void {
+    // Any bytes from the server count as liveness (keepalive pings wait for silence).
+    this.lastFrame = Date.now();
+    try {
+      this.onData(chunk);
+    } catch (err) {
+      // A defect here must not take the process down: the connection fails, its calls with it.
+      this.destroy(err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
   private onData(chunk: Buffer): void {
