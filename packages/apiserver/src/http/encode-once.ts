@@ -15,7 +15,18 @@ import { dropStoredAnswer, encodeList, encodeObjectRaw, encodeWatchFrame, envelo
 import type { WatchEvent } from '@kapi/registry';
 import { ChunkCopier, LARGE_PIECE_BYTES } from './body-chunks.js';
 
-const objectJson = new WeakMap<object, Buffer>();
+/** An object's JSON and where its list-item form (without TypeMeta) starts in it. */
+interface EncodedJson {
+  readonly bytes: Buffer;
+  /**
+   * How many leading bytes the list item without apiVersion and kind leaves out: those of
+   * `{"apiVersion":..,"kind":..` (either order), so that the comma after them, written as an
+   * opening brace, starts the item; 0 when the JSON does not begin with them.
+   */
+  readonly typeMetaSkip: number;
+}
+
+const objectJson = new WeakMap<object, EncodedJson>();
 const objectProtobuf = new WeakMap<object, Uint8Array>();
 const objectEnvelope = new WeakMap<object, Buffer>();
 const eventLines = new WeakMap<WatchEvent, Buffer>();
@@ -23,12 +34,17 @@ const eventFrames = new WeakMap<WatchEvent, Buffer>();
 
 /** The UTF-8 JSON of a shared, read-only object (cached by identity). */
 export function jsonBytesOf(obj: object): Buffer {
-  let bytes = objectJson.get(obj);
-  if (bytes === undefined) {
-    bytes = Buffer.from(JSON.stringify(obj));
-    objectJson.set(obj, bytes);
+  return encodedJsonOf(obj).bytes;
+}
+
+function encodedJsonOf(obj: object): EncodedJson {
+  let encoded = objectJson.get(obj);
+  if (encoded === undefined) {
+    const bytes = Buffer.from(JSON.stringify(obj));
+    encoded = { bytes, typeMetaSkip: typeMetaSkipOf(obj as KubeObject, bytes) };
+    objectJson.set(obj, encoded);
   }
-  return bytes;
+  return encoded;
 }
 
 /** The JSON text of a shared, read-only object (from the cached bytes). */
@@ -97,22 +113,16 @@ export function listJsonParts(list: KubeList, options: ListItemOptions = {}): Bo
   const head = Buffer.from(`{"kind":${JSON.stringify(list.kind)},"apiVersion":${JSON.stringify(list.apiVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[`);
   const count = list.items.length;
   const bodies = new Array<Buffer>(count);
-  // Per item, how many leading bytes of its cached JSON are left out: its TypeMeta but one
-  // byte, for the object's opening brace written in its place.
+  // Per item, how many leading bytes of its cached JSON are left out (EncodedJson.typeMetaSkip).
   const skips = options.withoutTypeMeta === true ? new Int32Array(count) : undefined;
-  const typeMeta = new TypeMetaMatcher();
   let length = head.length + LIST_END.length + Math.max(0, count - 1);
   for (let i = 0; i < count; i++) {
-    const obj = list.items[i] as KubeObject;
-    const bytes = jsonBytesOf(obj);
-    bodies[i] = bytes;
-    length += bytes.length;
+    const encoded = encodedJsonOf(list.items[i] as KubeObject);
+    bodies[i] = encoded.bytes;
+    length += encoded.bytes.length;
     if (skips !== undefined) {
-      const cut = typeMeta.prefixLength(obj, bytes);
-      if (cut > 0) {
-        skips[i] = cut - 1;
-        length -= cut - 1;
-      }
+      skips[i] = encoded.typeMetaSkip;
+      length -= encoded.typeMetaSkip;
     }
   }
   return { parts: listChunks(head, bodies, skips, length), length };
@@ -129,26 +139,11 @@ export interface ListItemOptions {
 
 const typeMetaPrefixes = new Map<string, readonly [Buffer, Buffer]>();
 
-/**
- * Finds the leading `{"apiVersion":..,"kind":..,` (either order) of items' cached JSON. The
- * prefixes of the last type seen are kept at hand: a list's items are all of one type.
- */
-class TypeMetaMatcher {
-  private apiVersion: unknown;
-  private kind: unknown;
-  private prefixes: readonly [Buffer, Buffer] | undefined;
-
-  /** How many leading bytes of `bytes` (the JSON of `obj`) are its TypeMeta with the comma after it, else 0. */
-  prefixLength(obj: KubeObject, bytes: Buffer): number {
-    if (obj.apiVersion !== this.apiVersion || obj.kind !== this.kind || this.prefixes === undefined) {
-      this.apiVersion = obj.apiVersion;
-      this.kind = obj.kind;
-      this.prefixes = typeof obj.apiVersion === 'string' && typeof obj.kind === 'string' ? typeMetaPrefixesOf(obj.apiVersion, obj.kind) : undefined;
-      if (this.prefixes === undefined) return 0;
-    }
-    for (const prefix of this.prefixes) if (startsWith(bytes, prefix)) return prefix.length;
-    return 0;
-  }
+/** EncodedJson.typeMetaSkip of `bytes`, the JSON of `obj`. */
+function typeMetaSkipOf(obj: KubeObject, bytes: Buffer): number {
+  if (typeof obj.apiVersion !== 'string' || typeof obj.kind !== 'string') return 0;
+  for (const prefix of typeMetaPrefixesOf(obj.apiVersion, obj.kind)) if (startsWith(bytes, prefix)) return prefix.length - 1;
+  return 0;
 }
 
 function typeMetaPrefixesOf(apiVersion: string, kind: string): readonly [Buffer, Buffer] {
