@@ -55,6 +55,7 @@ void describe('encode once, per media type', () => {
       const joined = Buffer.concat(parts);
       assert.equal(body.length, joined.length);
       assert.deepEqual(joined, listProtobuf(list as never));
+      assert.deepEqual(body.joined?.(), joined, 'the one-buffer form for a gzipped answer has the same bytes');
       assert.deepEqual(decodeList(joined).items.map((item) => item.metadata.name), list.items.map((item) => item.metadata.name));
       if (list.items.includes(big)) assert.ok(parts.some((part) => part.equals(protobufRawOf(big)) && part.buffer === protobufRawOf(big).buffer), 'a large item is its cached bytes, not a copy');
       for (const part of parts.slice(0, -1)) assert.ok(part.length <= 80 * 1024 || part.buffer === protobufRawOf(big).buffer, `chunk of ${part.length} B`);

@@ -96,6 +96,12 @@ export function listJsonBytes(list: KubeList): Buffer {
 export interface BodyParts {
   readonly parts: Iterable<Buffer>;
   readonly length: number;
+  /**
+   * The same body as one buffer, for a response that is gzipped when the body can be made so
+   * (instead of `parts`): Node's gzip stream costs far more CPU fed chunk by chunk than given
+   * the body at once (a 10k-item protobuf list over HTTPS: ~170 against ~65 ms).
+   */
+  readonly joined?: () => Buffer;
 }
 
 const COMMA_BYTE = 0x2c;
@@ -285,7 +291,7 @@ export function listProtobufParts(list: KubeList): BodyParts {
     sizes[i] = raw.length;
   }
   const framing = frameList(list, sizes);
-  return { parts: protobufListChunks(framing.head, framing.itemKey, raws, framing.length), length: framing.length };
+  return { parts: protobufListChunks(framing.head, framing.itemKey, raws, framing.length), length: framing.length, joined: () => listProtobuf(list) };
 }
 
 function* protobufListChunks(head: Buffer, itemKey: number, raws: readonly Uint8Array[], length: number): Generator<Buffer, void, undefined> {
