@@ -22,16 +22,42 @@ void describe('serialize once', () => {
     }
   });
 
-  void it('makes the chunks of a long list as they are taken, each about 64 KiB', () => {
+  void it('makes the chunks of a long list as they are taken, each 64-80 KiB', () => {
     const items = Array.from({ length: 5_000 }, (_, i) => cm(`n${i}`));
     const list: KubeList = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '9' }, items };
     const body = listJsonParts(list);
     assert.ok(!Array.isArray(body.parts), 'parts are produced on demand, not held as an array of copies');
     const parts = [...body.parts];
     assert.ok(parts.length > 3, `${parts.length} chunks`);
-    for (const part of parts.slice(0, -1)) assert.ok(part.length >= 64 * 1024 && part.length < 65 * 1024, `chunk of ${part.length} B`);
+    for (const part of parts.slice(0, -1)) assert.ok(part.length >= 64 * 1024 && part.length <= 80 * 1024, `chunk of ${part.length} B`);
     assert.deepEqual(Buffer.concat(parts), listJsonBytes(list));
     assert.equal(body.length, listJsonBytes(list).length);
+  });
+
+  void it('leaves out the items\' apiVersion and kind when asked, in either order, whatever their size', () => {
+    const big = { ...cm('big'), data: { payload: 'y'.repeat(40_000) } };
+    const kindFirst = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'k' } } as KubeObject;
+    const untyped = { metadata: { name: 'u' }, data: {} } as unknown as KubeObject;
+    const other = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } } as KubeObject;
+    const onlyTypeMeta = { apiVersion: 'v1', kind: 'ConfigMap' } as KubeObject;
+    const many = Array.from({ length: 400 }, (_, i) => cm(`m${i}`));
+    for (const items of [[cm('a')], [big], [cm('a'), big, kindFirst, untyped, other, onlyTypeMeta, cm('b')], [...many, big, ...many]]) {
+      const list: KubeList = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '9' }, items };
+      const body = listJsonParts(list, { withoutTypeMeta: true });
+      const joined = Buffer.concat([...body.parts]);
+      assert.equal(body.length, joined.length);
+      const expected = {
+        ...list,
+        items: items.map((item) => {
+          // An object that is nothing but TypeMeta keeps it (no field follows to start the object with).
+          if (item === onlyTypeMeta) return item;
+          const { apiVersion: _a, kind: _k, ...rest } = item;
+          return rest;
+        }),
+      };
+      assert.deepEqual(JSON.parse(joined.toString()), expected);
+      if (items.includes(big)) assert.ok(body.length > 40_000);
+    }
   });
 
   void it('encodes a shared object once and reuses the text', () => {

@@ -90,6 +90,11 @@ export interface ClientGoStep {
   p50: number;
   p99: number;
   max: number;
+  /**
+   * list: the items the last LIST returned. The namespace also holds every ConfigMap the create
+   * steps made, so this is more than the 5000 asked for, and differs between runs and servers.
+   */
+  items?: number;
   expectedDeliveries?: number;
   deliveries?: number;
   /** Server CPU ms per operation (watch: per write, with its deliveries). */
@@ -185,11 +190,12 @@ export async function runClientGoScenario(ctx: BenchContext, options: ClientGoSc
         p50: num('p50'),
         p99: num('p99'),
         max: num('max'),
+        ...(p.mode === 'list' && Number.isFinite(num('items')) ? { items: num('items') } : {}),
         ...(p.mode === 'watch' ? { expectedDeliveries: num('expectedDeliveries'), deliveries: num('deliveries') } : {}),
         ...(usage ? { usage, ...(ops > 0 ? { serverCpuMsPerOp: (usage.cpuSeconds * 1000) / (p.mode === 'watch' ? ops : ops + errs) } : {}) } : {}),
       };
       steps.push(step);
-      ctx.log(`client-go ${p.request} c=${p.concurrency}: ${step.opsPerSecond.toFixed(0)}/s p50 ${step.p50.toFixed(1)} ms p99 ${step.p99.toFixed(1)} ms, errors ${errs}${step.serverCpuMsPerOp !== undefined ? `, server ${step.serverCpuMsPerOp.toFixed(2)} ms/op` : ''}`);
+      ctx.log(`client-go ${p.request}${step.items !== undefined ? ` (${step.items} items)` : ''} c=${p.concurrency}: ${step.opsPerSecond.toFixed(0)}/s p50 ${step.p50.toFixed(1)} ms p99 ${step.p99.toFixed(1)} ms, errors ${errs}${step.serverCpuMsPerOp !== undefined ? `, server ${step.serverCpuMsPerOp.toFixed(2)} ms/op` : ''}`);
     } catch (err) {
       errors.push(`client-go ${p.request}: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -175,7 +175,7 @@ export { generateName, newUID, nowRFC3339 } from './names.js';
 export type { GroupVersion, GroupVersionKind } from './gvk.js';
 export { parseApiVersion, formatApiVersion } from './gvk.js';
 
-export type { Envelope, DecodedObject, ProtobufKind, MessageCodec, FieldCodec } from './protobuf/index.js';
+export type { Envelope, DecodedObject, ListFraming, ProtobufKind, MessageCodec, FieldCodec } from './protobuf/index.js';
 export {
   PROTOBUF_MAGIC,
   ProtobufDecodeError,
@@ -186,6 +186,7 @@ export {
   encodeObjectGoDecoded,
   envelopeObject,
   encodeList,
+  frameList,
   encodeWatchFrame,
   decodeObject,
   decodeEnveloped,

@@ -33,6 +33,7 @@ export function listSnapshot(map: SortedMap<KubeObject>, revision: number, key: 
   }
   const keyPrefix = listPrefix(key);
   const limit = options.limit;
+  if (limit <= 0 && (options.startKey === undefined || options.startKey.startsWith(keyPrefix))) return { items: wholeRange(map, keyPrefix, options.startKey ?? keyPrefix, predicate), resourceVersion: String(revision) };
   const items: KubeObject[] = [];
   let lastKey: string | undefined;
   let hasMore = false;
@@ -56,6 +57,17 @@ export function listSnapshot(map: SortedMap<KubeObject>, revision: number, key: 
     }
   }
   return result;
+}
+
+/**
+ * The objects under `keyPrefix` from `from` on (a key under it) that match: the keys in
+ * [from, prefixEnd) are exactly those, so the range is counted and read in one pass, with no
+ * check per key.
+ */
+function wholeRange(map: SortedMap<KubeObject>, keyPrefix: string, from: string, predicate: Predicate): KubeObject[] {
+  const end = prefixEnd(keyPrefix);
+  const inRange = map.valuesFrom(from, (end === '' ? map.size : map.countBelow(end)) - map.countBelow(from));
+  return predicate.empty ? inRange : inRange.filter((obj) => predicate.matches(obj));
 }
 
 /**

@@ -53,7 +53,12 @@ void test('sorted map: random sets and deletes match a reference map, and old ve
     const below = expected.filter(([k]) => compareKeys(k, probe) < 0).length;
     assert.equal(map.countBelow(probe), below);
     assert.deepEqual(entries(map, probe), expected.slice(below));
+    // valuesFrom reads a range: the next `count` values, fewer at the end of the map.
+    const count = Math.floor(random() * 300);
+    assert.deepEqual(map.valuesFrom(probe, count), expected.slice(below, below + count).map(([, v]) => v));
   }
+  assert.deepEqual(map.valuesFrom('', map.size + 5), expected.map(([, v]) => v));
+  assert.deepEqual(map.valuesFrom('', 0), []);
   // Deleting everything gives an empty map.
   for (const [key] of expected) map = map.delete(key);
   assert.equal(map.size, 0);
@@ -110,5 +115,6 @@ void test('sorted map: keys with and without units from U+D800 up are kept in UT
     const below = bytewise.filter(([k]) => Buffer.compare(Buffer.from(k), Buffer.from(probe)) < 0).length;
     assert.equal(map.countBelow(probe), below);
     assert.deepEqual(entries(map, probe), bytewise.slice(below));
+    assert.deepEqual(map.valuesFrom(probe, 40), bytewise.slice(below, below + 40).map(([, v]) => v));
   }
 });

@@ -233,6 +233,16 @@ export class SortedMap<V> {
   }
 
   /**
+   * The values of the first `count` entries with key >= `fromKey`, in key order (fewer when the
+   * map ends first): a range read without a call per entry, for lists (see countBelow).
+   */
+  valuesFrom(fromKey: string, count: number): V[] {
+    const out: V[] = [];
+    if (count > 0) collect(this.root, fromKey, nativeOrderHolds(fromKey), count, out);
+    return out;
+  }
+
+  /**
    * Calls `visit` for each entry with key >= `fromKey`, in key order, until it returns false.
    */
   forEachFrom(fromKey: string, visit: (key: string, value: V) => boolean): void {
@@ -253,4 +263,20 @@ function walk<V>(node: Node<V>, fromKey: string, visit: (key: string, value: V) 
     fromKey = '';
   }
   return true;
+}
+
+/** Appends values of keys >= `fromKey` to `out` until it holds `count`; true once it does. */
+function collect<V>(node: Node<V>, fromKey: string, native: boolean, count: number, out: V[]): boolean {
+  if (!isBranch(node)) {
+    const values = node.values;
+    const start = fromKey === '' ? 0 : lowerBound(node.keys, fromKey, native);
+    const end = Math.min(values.length, start + count - out.length);
+    for (let i = start; i < end; i++) out.push(values[i]!);
+    return out.length >= count;
+  }
+  for (let i = fromKey === '' ? 0 : childIndex(node, fromKey, native); i < node.children.length; i++) {
+    if (collect(node.children[i]!, fromKey, native, count, out)) return true;
+    fromKey = '';
+  }
+  return false;
 }

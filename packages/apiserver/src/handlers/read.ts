@@ -1,6 +1,6 @@
 /** get and list. */
 import { validateListOptions, yieldIfBusy } from '@kapi/machinery';
-import { listJsonParts, listProtobuf, withoutItemTypeMeta } from '../http/encode-once.js';
+import { listJsonParts, listProtobufParts, withoutItemTypeMeta } from '../http/encode-once.js';
 import { MEDIA_TYPES } from '../http/negotiation.js';
 import { writeEncoded, writeObject, writeYaml } from '../http/respond.js';
 import { parseListOptions } from './options.js';
@@ -40,7 +40,7 @@ export async function handleList(scope: RequestScope): Promise<void> {
   const withoutTypeMeta = scope.resource.definition.bodyDecoding !== 'unstructured';
   if (transform === undefined && (encoding === 'json' || encoding === 'protobuf')) noteResponseObject(scope.res, list);
   if (transform === undefined && encoding === 'json') writeEncoded(scope.res, 200, listJsonParts(list, { withoutTypeMeta }), 'json', write);
-  else if (transform === undefined && encoding === 'protobuf') writeEncoded(scope.res, 200, listProtobuf(list), 'protobuf', { ...write, contentType: MEDIA_TYPES.protobuf });
+  else if (transform === undefined && encoding === 'protobuf') writeEncoded(scope.res, 200, listProtobufParts(list), 'protobuf', { ...write, contentType: MEDIA_TYPES.protobuf });
   // YAML is encoded in slices: a large list's go-yaml emission is hundreds of ms of CPU.
   else if (transform === undefined && encoding === 'yaml') await writeYaml(scope.res, 200, withoutTypeMeta ? withoutItemTypeMeta(list) : list, write);
   else writeObject(scope.res, 200, withoutTypeMeta && transform === undefined ? withoutItemTypeMeta(list) : list, scope.output, write);

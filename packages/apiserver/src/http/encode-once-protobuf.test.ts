@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeList, decodeObject, decodeWatchFrames } from '@kapi/machinery';
 import type { WatchEvent } from '@kapi/registry';
-import { answerProtobufOf, jsonBytesOf, listJsonBytes, listProtobuf, protobufOf, protobufRawOf, watchEventFrame, watchEventLine } from './encode-once.js';
+import { answerProtobufOf, jsonBytesOf, listJsonBytes, listProtobuf, listProtobufParts, protobufOf, protobufRawOf, watchEventFrame, watchEventLine } from './encode-once.js';
 
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', resourceVersion: '3' }, data: { k: name } });
 
@@ -38,6 +38,29 @@ void describe('encode once, per media type', () => {
     const decoded = decodeList(bytes);
     assert.deepEqual(decoded.items.map((i) => [i.kind, i.metadata.name]), [['ConfigMap', 'a'], ['ConfigMap', 'b']]);
     assert.deepEqual(JSON.parse(listJsonBytes(list as never).toString()), list);
+  });
+
+  void it('gives a list as chunked parts with the bytes of listProtobuf, large items by reference', () => {
+    const big = { ...cm('big'), data: { payload: 'x'.repeat(40_000) } };
+    const many = Array.from({ length: 3000 }, (_, i) => cm(`n${i}`));
+    const lists = [[], [cm('a')], [big], [cm('a'), big, cm('b'), big], [...many, big, ...many]].map((items, i) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMapList',
+      metadata: { resourceVersion: '9', ...(i === 3 ? { continue: 'tok', remainingItemCount: 200 } : {}) },
+      items,
+    }));
+    for (const list of lists) {
+      const body = listProtobufParts(list as never);
+      const parts = [...body.parts];
+      const joined = Buffer.concat(parts);
+      assert.equal(body.length, joined.length);
+      assert.deepEqual(joined, listProtobuf(list as never));
+      assert.deepEqual(body.joined?.(), joined, 'the one-buffer form for a gzipped answer has the same bytes');
+      assert.deepEqual(decodeList(joined).items.map((item) => item.metadata.name), list.items.map((item) => item.metadata.name));
+      if (list.items.includes(big)) assert.ok(parts.some((part) => part.equals(protobufRawOf(big)) && part.buffer === protobufRawOf(big).buffer), 'a large item is its cached bytes, not a copy');
+      for (const part of parts.slice(0, -1)) assert.ok(part.length <= 80 * 1024 || part.buffer === protobufRawOf(big).buffer, `chunk of ${part.length} B`);
+      if (list.items.length > 5000) assert.ok(parts.length > 3 && parts.length < 30, `small items are joined into chunks (${parts.length} parts)`);
+    }
   });
 
   void it('caches each event\'s protobuf frame and JSON line', () => {

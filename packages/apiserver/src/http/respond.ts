@@ -218,7 +218,9 @@ export function writeEncoded(res: ServerResponse, code: number, body: string | B
     compressor.end(body);
     return;
   }
-  writeParts(compressor, parts);
+  const joined = typeof body === 'object' && !Buffer.isBuffer(body) ? body.joined : undefined;
+  if (joined !== undefined) compressor.end(joined());
+  else writeParts(compressor, parts);
 }
 
 /**

@@ -3,7 +3,7 @@
  * the type (apiVersion, kind) and the object's own message bytes.
  */
 import { envelopeMessages } from './messages.js';
-import { assemble, type LengthDelimited } from './wire-writer.js';
+import { assemble, varintSize, writeVarint, type LengthDelimited } from './wire-writer.js';
 
 /** "k8s\0". */
 export const PROTOBUF_MAGIC: Readonly<Uint8Array> = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
@@ -57,6 +57,22 @@ export function encodeEnvelopeGo(apiVersion: string, kind: string, raw: Uint8Arr
 export function encodeEnvelopeParts(apiVersion: string, kind: string, raw: readonly (Uint8Array | LengthDelimited)[]): Buffer {
   const typeMeta = typeMetaBytes(apiVersion, kind);
   return assemble(PROTOBUF_MAGIC, [{ field: 1, parts: [typeMeta] }, { field: 2, parts: raw }]);
+}
+
+/**
+ * The bytes of an envelope that come before a message of `rawLength` bytes (what
+ * encodeEnvelope writes before `raw`), for a body written in pieces.
+ */
+export function envelopeHead(apiVersion: string, kind: string, rawLength: number): Buffer {
+  const typeMeta = typeMetaBytes(apiVersion, kind);
+  const head = Buffer.allocUnsafe(PROTOBUF_MAGIC.length + 1 + varintSize(typeMeta.length) + typeMeta.length + 1 + varintSize(rawLength));
+  head.set(PROTOBUF_MAGIC, 0);
+  let pos = writeVarint(head, PROTOBUF_MAGIC.length, (1 << 3) | 2);
+  pos = writeVarint(head, pos, typeMeta.length);
+  head.set(typeMeta, pos);
+  pos = writeVarint(head, pos + typeMeta.length, (2 << 3) | 2);
+  writeVarint(head, pos, rawLength);
+  return head;
 }
 
 /**

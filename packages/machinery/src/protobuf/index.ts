@@ -1,13 +1,14 @@
 /** Protobuf: kube's envelope, the JSON ↔ message mapping, lists and watch frames. */
 export type { Envelope } from './envelope.js';
 export { PROTOBUF_MAGIC, ProtobufDecodeError, encodeEnvelope, decodeEnvelope } from './envelope.js';
-export type { DecodedObject } from './object-codec.js';
+export type { DecodedObject, ListFraming } from './object-codec.js';
 export {
   encodeObjectRaw,
   encodeObjectGo,
   encodeObjectGoDecoded,
   envelopeObject,
   encodeList,
+  frameList,
   encodeWatchFrame,
   decodeObject,
   decodeEnveloped,

@@ -4,8 +4,8 @@
  * per shared object and build envelopes and lists around the cached bytes.
  */
 import type { KubeList, ListMeta } from '../object.js';
-import { decodeEnvelope, decodeMessage, encodeEnvelope, encodeEnvelopeGo, encodeEnvelopeParts, ProtobufDecodeError, type Envelope } from './envelope.js';
-import type { LengthDelimited } from './wire-writer.js';
+import { decodeEnvelope, decodeMessage, encodeEnvelope, encodeEnvelopeGo, encodeEnvelopeParts, envelopeHead, ProtobufDecodeError, type Envelope } from './envelope.js';
+import { varintSize, writeVarint, type LengthDelimited } from './wire-writer.js';
 import { fromProtoMessage, fromProtoMessageInterning, fromProtoMessageInto, toProtoMessage, withGoBytes, withGoBytesExact, type MessageCodec } from './field-codec.js';
 import { watchEventMessage } from './messages.js';
 import { protobufKind, protobufKindOfList, type ProtobufKind } from './kind-codecs.js';
@@ -84,6 +84,36 @@ export function encodeList(list: Pick<KubeList, 'apiVersion' | 'kind' | 'metadat
   parts[0] = { field: fields.metadata, parts: [codec.type.encode(toProtoMessage(codec, list.metadata)).finish()] };
   for (let i = 0; i < list.items.length; i++) parts[i + 1] = { field: fields.items, parts: [itemRaw(i)] };
   return encodeEnvelopeParts(list.apiVersion, list.kind, parts);
+}
+
+/**
+ * How encodeList's bytes are framed, for a list written in pieces: `head` (the envelope and
+ * the list's metadata field), then for each item the key `itemKey` (one byte), the item's size
+ * as a varint, and the item's message bytes. `length` is the whole body's.
+ */
+export interface ListFraming {
+  readonly head: Buffer;
+  readonly itemKey: number;
+  readonly length: number;
+}
+
+/** The framing of encodeList(list, ...) for items of `itemSizes` bytes. */
+export function frameList(list: Pick<KubeList, 'apiVersion' | 'kind' | 'metadata'>, itemSizes: ArrayLike<number>): ListFraming {
+  const fields = protobufKindOfList(list.apiVersion, list.kind)?.listFields ?? { metadata: 1, items: 2 };
+  const codec = listMetaCodec();
+  const metadata = codec.type.encode(toProtoMessage(codec, list.metadata)).finish();
+  const metadataKey = (fields.metadata << 3) | 2;
+  const itemKey = (fields.items << 3) | 2;
+  if (itemKey >= 0x80) throw new Error(`list items field ${fields.items} needs a key of more than one byte`);
+  let rawLength = varintSize(metadataKey) + varintSize(metadata.length) + metadata.length;
+  for (let i = 0; i < itemSizes.length; i++) rawLength += 1 + varintSize(itemSizes[i]!) + itemSizes[i]!;
+  const envelope = envelopeHead(list.apiVersion, list.kind, rawLength);
+  const head = Buffer.allocUnsafe(envelope.length + varintSize(metadataKey) + varintSize(metadata.length) + metadata.length);
+  head.set(envelope, 0);
+  let pos = writeVarint(head, envelope.length, metadataKey);
+  pos = writeVarint(head, pos, metadata.length);
+  head.set(metadata, pos);
+  return { head, itemKey, length: envelope.length + rawLength };
 }
 
 /** Whether kapi can encode a list of this apiVersion/listKind. */
