@@ -21,6 +21,7 @@ export type {
   Watcher,
   Change,
   ChangeFeed,
+  PageRevisions,
   ChangeFeedHandlers,
   FeedHandle,
 } from './interface.js';

@@ -315,6 +315,14 @@ export interface FeedHandle {
  * Optional, backend-specific: the raw change stream a watch cache is fed by (one etcd watch
  * with prev_kv and progress notifications).
  */
+/** The keys of a page as of one revision (see `ChangeFeed.pageRevisions`). */
+export interface PageRevisions {
+  readonly keys: readonly { readonly key: string; readonly modRevision: number }[];
+  /** Keys under the prefix at `revision`, the page's included. */
+  readonly count: number;
+  readonly revision: number;
+}
+
 export interface ChangeFeed {
   /** Streams every change under `keyPrefix` (the backend adds "/") with revision > `afterRevision`. */
   feed(keyPrefix: string, afterRevision: number, handlers: ChangeFeedHandlers): FeedHandle;
@@ -332,6 +340,13 @@ export interface ChangeFeed {
    * `sinceRevision` may answer a read "as of R".
    */
   confirmUnchanged(keyPrefix: string, sinceRevision: number, count: number): Promise<{ unchanged: boolean; revision: number }>;
+  /**
+   * Optional: the first page of `limit` keys under `keyPrefix` (the backend adds "/") in one read
+   * at the backend's current revision R, without their values: each key with its mod revision,
+   * how many keys the prefix holds at R, and R. A cache whose objects carry those revisions holds
+   * exactly that page as of R (same key, same mod revision: same value).
+   */
+  pageRevisions?(keyPrefix: string, limit: number): Promise<PageRevisions>;
   /** The newest compacted revision known to this process (learned from the compactor or from `compact_rev_key`); 0 if none. */
   compactedRevision(): number;
 }

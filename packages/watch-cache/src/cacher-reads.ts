@@ -1,7 +1,7 @@
-import type { KubeObject } from '@kapi/machinery';
-import { everything, keyNotFound, type GetOptions, type ListOptions, type ListResult } from '@kapi/storage';
+import { encodeContinue, type KubeObject } from '@kapi/machinery';
+import { everything, keyNotFound, type GetOptions, type ListOptions, type ListResult, type PageRevisions } from '@kapi/storage';
 import type { Cacher, CacheState } from './cacher.js';
-import { decodeContinuePoint, listCandidates, listSnapshot } from './cache-list.js';
+import { decodeContinuePoint, listCandidates, listPrefix, listSnapshot } from './cache-list.js';
 import { parseResourceVersion, tooLargeResourceVersion, tooManyRequests } from './storage-errors.js';
 
 /**
@@ -13,7 +13,7 @@ import { parseResourceVersion, tooLargeResourceVersion, tooManyRequests } from '
  * | get/list RV="0" | the cache as it is (after this replica's own writes) |
  * | get/list RV=N NotOlderThan (or N without limit) | the cache once it reaches N; TooLargeResourceVersion after the wait |
  * | list RV=N Exact (or N with a limit), continue at rv N | a snapshot at N, else the backend |
- * | list RV="" (or a continue token at rv -1) | consistent read: the backend's current revision R, then the cache once it reaches R (or is proven unchanged up to R); the backend after the wait or with consistent reads off, and for a page (limit, no selector) smaller than the cache that only a whole-prefix read could prove |
+ * | list RV="" (or a continue token at rv -1) | consistent read: the backend's current revision R, then the cache once it reaches R (or is proven unchanged up to R); the backend after the wait or with consistent reads off; a first page (limit, no selector) smaller than the cache, when progress is not trusted: the cache if it holds the page's keys at the mod revisions etcd lists for them at R (keys only), else the backend |
  *
  * While the cache is not ready, a get goes to the backend, a list with a limit and no
  * selector goes to the backend, and other lists fail with TooManyRequests.
@@ -34,6 +34,29 @@ export async function cachedGet(cacher: Cacher, key: string, options: GetOptions
   throw keyNotFound(key);
 }
 
+/**
+ * The page `page` names (keys and mod revisions under `key` at one revision) from the cache's
+ * `state`, when it holds every key at its mod revision: the items, continue token and remaining
+ * count a read of the page from etcd at that revision gives. Undefined when any key is missing
+ * or at another revision (the cache is behind, or already past a change).
+ */
+export function pageFromCache(state: CacheState, key: string, page: PageRevisions): ListResult | undefined {
+  const items: KubeObject[] = new Array<KubeObject>(page.keys.length);
+  for (let i = 0; i < page.keys.length; i++) {
+    const { key: itemKey, modRevision } = page.keys[i]!;
+    const obj = state.map.get(itemKey);
+    if (obj === undefined || obj.metadata?.resourceVersion !== String(modRevision)) return undefined;
+    items[i] = obj;
+  }
+  const result: ListResult = { items, resourceVersion: String(page.revision) };
+  const last = page.keys[page.keys.length - 1];
+  if (last !== undefined && page.count > page.keys.length) {
+    result.continue = encodeContinue(`${last.key}\x00`, listPrefix(key), page.revision);
+    result.remainingItemCount = page.count - page.keys.length;
+  }
+  return result;
+}
+
 export async function cachedList(cacher: Cacher, key: string, options: ListOptions = {}): Promise<ListResult> {
   const backend = cacher.backend;
   const recursive = options.recursive !== false;
@@ -51,6 +74,21 @@ export async function cachedList(cacher: Cacher, key: string, options: ListOptio
   };
   const consistent = async (startKey?: string): Promise<ListResult> => {
     if (!(await cacher.readyForRequest())) return notReady();
+    if (limit > 0 && predicate.empty && startKey === undefined && !cacher.trustsProgress() && backend.pageRevisions !== undefined && cacher.current().map.size > limit) {
+      // A first page proven key by key: etcd's keys and mod revisions of the page at its current
+      // revision R (no values), read in place of R alone. When the cache cannot vouch for the
+      // whole prefix at R, the page is still the cache's when it holds every one of those keys at
+      // its mod revision.
+      const page = await backend.pageRevisions(key, limit);
+      if (!cacher.provenByReading(page.revision)) {
+        const state = await cacher.freshState(page.revision, cacher.options.waitTimeoutMs);
+        cacher.metrics.consistentRead(state !== undefined, state === undefined);
+        return state === undefined ? backend.list(key, options) : serve(state);
+      }
+      const proven = pageFromCache(cacher.current(), key, page);
+      cacher.metrics.consistentRead(proven !== undefined, proven === undefined);
+      return proven ?? backend.list(key, options);
+    }
     const target = await backend.currentRevision();
     // A page of a larger cache that only a read of the whole prefix in etcd could prove fresh
     // (progress not trusted, etcd < 3.4.31 / 3.5.13): the page from etcd costs etcd the page

@@ -225,6 +225,11 @@ export class Cacher {
     return this.revision >= target ? this.current() : undefined;
   }
 
+  /** Whether progress replies are ordered after earlier events (etcd >= 3.4.31 / 3.5.13), so a wait for a revision ends by progress alone. */
+  trustsProgress(): boolean {
+    return this.progressTrusted;
+  }
+
   /**
    * Whether a state not older than `target` would have to be proven by `confirmUnchanged` —
    * progress reports are not trusted, and neither the cache nor this replica's own writes in

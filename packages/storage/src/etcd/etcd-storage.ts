@@ -366,6 +366,16 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
 
     confirmUnchanged: (keyPrefix, sinceRevision, count) => confirmUnchanged(kv, keyPrefix, sinceRevision, count),
 
+    async pageRevisions(keyPrefix, limit) {
+      const prefix = Buffer.from(listPrefix(keyPrefix));
+      const res = await kv.range(keyPrefix, { key: prefix, range_end: prefixEnd(prefix), limit, keys_only: true });
+      return {
+        keys: res.kvs.map((found) => ({ key: found.key.toString(), modRevision: revisionOf(found.mod_revision) })),
+        count: revisionOf(res.count),
+        revision: revisionOf(res.header.revision),
+      };
+    },
+
     compactedRevision: () =>
       Math.max(observedCompaction, options.compaction?.compactedRevision() ?? 0, compactor?.compactedRevision() ?? 0),
 
