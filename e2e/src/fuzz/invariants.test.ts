@@ -36,6 +36,10 @@ void describe('fuzz invariants', () => {
     // A non-resource path reads no object (fuzz seed 543280378: PUT /debug/pprof/ answered with the index, as kube does).
     assert.equal(judge({ method: 'PUT', path: '/debug/pprof/?timeout=-1s', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(0) }, res(200)), undefined);
     assert.equal(judge({ method: 'PUT', path: '/apis/apps/v1/namespaces/a/deployments/d', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(0) }, res(200))?.invariant, 'undecodable-body');
+    // A `timeout` that runs out before decoding: kube's 504 too (fuzz seed 556743302: timeout=1ns).
+    const timeout = status(504, 'Timeout', 'Timeout: request did not complete within the allotted timeout');
+    assert.equal(judge(post('application/json', '{bad', '?timeout=1ns'), res(504, timeout)), undefined);
+    assert.equal(judge(post('application/json', '{bad'), res(504, timeout))?.invariant, 'server-error');
   });
 
   void it('known-open classes absorb only their own pattern, and the signature groups by message shape', () => {
