@@ -74,26 +74,27 @@ export async function cachedList(cacher: Cacher, key: string, options: ListOptio
   };
   const consistent = async (startKey?: string): Promise<ListResult> => {
     if (!(await cacher.readyForRequest())) return notReady();
-    if (limit > 0 && predicate.empty && startKey === undefined && !cacher.trustsProgress() && backend.pageRevisions !== undefined && cacher.current().map.size > limit) {
+    // A page of a larger cache that only a read of the whole prefix in etcd could prove fresh
+    // (progress not trusted, etcd < 3.4.31 / 3.5.13).
+    const page = limit > 0 && predicate.empty && !cacher.trustsProgress() && cacher.current().map.size > limit;
+    let target: number;
+    if (page && startKey === undefined && backend.pageRevisions !== undefined) {
       // A first page proven key by key: etcd's keys and mod revisions of the page at its current
       // revision R (no values), read in place of R alone. When the cache cannot vouch for the
       // whole prefix at R, the page is still the cache's when it holds every one of those keys at
       // its mod revision.
-      const page = await backend.pageRevisions(key, limit);
-      if (!cacher.provenByReading(page.revision)) {
-        const state = await cacher.freshState(page.revision, cacher.options.waitTimeoutMs);
-        cacher.metrics.consistentRead(state !== undefined, state === undefined);
-        return state === undefined ? backend.list(key, options) : serve(state);
+      const revisions = await backend.pageRevisions(key, limit);
+      target = revisions.revision;
+      if (cacher.provenByReading(target)) {
+        const proven = pageFromCache(cacher.current(), key, revisions);
+        cacher.metrics.consistentRead(proven !== undefined, proven === undefined);
+        return proven ?? backend.list(key, options);
       }
-      const proven = pageFromCache(cacher.current(), key, page);
-      cacher.metrics.consistentRead(proven !== undefined, proven === undefined);
-      return proven ?? backend.list(key, options);
+    } else {
+      target = await backend.currentRevision();
+      // Any other such page comes from etcd, which costs etcd the page alone, where kube-apiserver serves it too.
+      if (page && cacher.provenByReading(target)) return backend.list(key, options);
     }
-    const target = await backend.currentRevision();
-    // A page of a larger cache that only a read of the whole prefix in etcd could prove fresh
-    // (progress not trusted, etcd < 3.4.31 / 3.5.13): the page from etcd costs etcd the page
-    // alone, where kube-apiserver serves it too.
-    if (limit > 0 && predicate.empty && cacher.provenByReading(target) && cacher.current().map.size > limit) return backend.list(key, options);
     const state = await cacher.freshState(target, cacher.options.waitTimeoutMs);
     cacher.metrics.consistentRead(state !== undefined, state === undefined);
     return state === undefined ? backend.list(key, options) : serve(state, startKey);
