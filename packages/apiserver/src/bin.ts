@@ -58,8 +58,10 @@ async function main(): Promise<void> {
     process.stdout.write(flags.version === 'raw' ? `${formatVersionInfoGo(versionInfo())}\n` : `Kubernetes ${GIT_VERSION}\n`);
     return;
   }
-  const logger = createLogger({ verbosity: flags.verbosity, format: flags.loggingFormat });
   const worker = workerContext();
+  const flagsLogger = createLogger({ verbosity: flags.verbosity, format: flags.loggingFormat });
+  // One verbosity for the whole server: a worker's PUT /debug/flags/v reaches the others too.
+  const logger = worker === undefined ? flagsLogger : { ...flagsLogger, setVerbosity: worker.shareVerbosity((level) => flagsLogger.setVerbosity?.(level)) };
   // pflag's own lines, once per server (a worker parses the same command line again).
   if (worker === undefined) for (const warning of flags.flagWarnings) process.stderr.write(`${warning}\n`);
   if (worker === undefined && cluster.isPrimary) {

@@ -8,7 +8,7 @@
  *   strconv.ParseUint; its error text on a bad one, 400); every other method → 406
  *   `unsupported http method`. Plain-text answers end with a newline.
  *
- * With --workers, the PUT reaches one worker process, whose verbosity it sets.
+ * With --workers, the worker the PUT reaches passes the level on to the others (workers/).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { goQuote } from '@kapi/machinery';

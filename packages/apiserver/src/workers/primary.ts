@@ -6,13 +6,15 @@
  * worker in turn. It replaces a worker that dies (a worker that dies before it ever served
  * ends the whole server: a bad flag or a taken port would only die again), forwards SIGTERM
  * and SIGINT as a graceful stop to every worker and exits once all have (a second signal kills
- * them at once), and answers the workers' requests for the merged /metrics (metrics.ts).
+ * them at once), answers the workers' requests for the merged /metrics (metrics.ts), and passes
+ * a log verbosity set through one worker's PUT /debug/flags/v on to the others and to every
+ * worker it starts later, so the server has one verbosity as kube-apiserver does.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from '../logger.js';
 import { mergeSnapshots, RetiredMetrics, type MetricsSnapshot } from './metrics.js';
-import { isWorkerMessage, WORKER_COUNT_ENV, WORKER_SLOT_ENV, type PrimaryMessage } from './protocol.js';
+import { isWorkerMessage, WORKER_COUNT_ENV, WORKER_SLOT_ENV, WORKER_VERBOSITY_ENV, type PrimaryMessage } from './protocol.js';
 
 export interface PrimaryOptions {
   readonly workers: number;
@@ -43,10 +45,16 @@ export function runPrimary(options: PrimaryOptions): void {
   let stopping = false;
   let exitCode = 0;
   let collections = 0;
+  /** The verbosity last set through PUT /debug/flags/v; none yet: the flags'. */
+  let verbosity: number | undefined;
   const pending = new Map<number, { responses: MetricsSnapshot[]; waiting: Set<Worker>; done: () => void }>();
 
   const fork = (index: number, quickRestarts: number): void => {
-    const worker = cluster.fork({ [WORKER_SLOT_ENV]: String(index), [WORKER_COUNT_ENV]: String(count) });
+    const worker = cluster.fork({
+      [WORKER_SLOT_ENV]: String(index),
+      [WORKER_COUNT_ENV]: String(count),
+      ...(verbosity !== undefined ? { [WORKER_VERBOSITY_ENV]: String(verbosity) } : {}),
+    });
     const slot: Slot = { worker, ready: false, startedAt: Date.now(), quickRestarts };
     slots[index] = slot;
     worker.on('message', (message: unknown) => onMessage(slot, message));
@@ -78,6 +86,10 @@ export function runPrimary(options: PrimaryOptions): void {
         if (collection.waiting.size === 0) collection.done();
         return;
       }
+      case 'verbosity':
+        verbosity = message.level;
+        for (const other of slots) if (other !== slot) send(other.worker, { kapi: 'verbosity', level: message.level });
+        return;
     }
   };
 

@@ -8,6 +8,8 @@ import type { MetricsSnapshot } from './metrics.js';
 export const WORKER_SLOT_ENV = 'KAPI_WORKER_SLOT';
 /** N, as the primary resolved it (--workers=0 is resolved once, in the primary). */
 export const WORKER_COUNT_ENV = 'KAPI_WORKERS';
+/** The log verbosity last set through PUT /debug/flags/v, for a worker started after it (replacing one that died). */
+export const WORKER_VERBOSITY_ENV = 'KAPI_WORKER_VERBOSITY';
 
 /** Worker → primary. */
 export type WorkerMessage =
@@ -16,7 +18,9 @@ export type WorkerMessage =
   /** A scrape of /metrics reached this worker: asks for the merged metrics of all. */
   | { readonly kapi: 'metrics-request'; readonly id: number }
   /** This worker's own metrics, for collection `id`. */
-  | { readonly kapi: 'metrics-snapshot'; readonly id: number; readonly metrics: MetricsSnapshot };
+  | { readonly kapi: 'metrics-snapshot'; readonly id: number; readonly metrics: MetricsSnapshot }
+  /** PUT /debug/flags/v reached this worker and set its log verbosity: the others are to follow. */
+  | { readonly kapi: 'verbosity'; readonly level: number };
 
 /** Primary → worker. */
 export type PrimaryMessage =
@@ -25,10 +29,12 @@ export type PrimaryMessage =
   /** Send this worker's metrics for collection `id`. */
   | { readonly kapi: 'metrics-collect'; readonly id: number }
   /** The answer to a metrics-request: the merged exposition text, or why there is none. */
-  | { readonly kapi: 'metrics'; readonly id: number; readonly text?: string; readonly error?: string };
+  | { readonly kapi: 'metrics'; readonly id: number; readonly text?: string; readonly error?: string }
+  /** Set the log verbosity (another worker was sent PUT /debug/flags/v). */
+  | { readonly kapi: 'verbosity'; readonly level: number };
 
-const WORKER_KINDS = new Set(['ready', 'metrics-request', 'metrics-snapshot']);
-const PRIMARY_KINDS = new Set(['shutdown', 'metrics-collect', 'metrics']);
+const WORKER_KINDS = new Set(['ready', 'metrics-request', 'metrics-snapshot', 'verbosity']);
+const PRIMARY_KINDS = new Set(['shutdown', 'metrics-collect', 'metrics', 'verbosity']);
 
 function kind(message: unknown): unknown {
   return typeof message === 'object' && message !== null ? (message as { kapi?: unknown }).kapi : undefined;

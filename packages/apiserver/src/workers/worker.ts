@@ -1,11 +1,11 @@
 /**
  * The worker side of a server of several workers: how a worker tells the primary it serves,
- * takes the primary's graceful stop, serves the merged /metrics, and its share of the
- * server-wide limits.
+ * takes the primary's graceful stop, serves the merged /metrics, shares a log verbosity set
+ * through it with the other workers, and its share of the server-wide limits.
  */
 import cluster from 'node:cluster';
 import { Registry } from 'prom-client';
-import { isPrimaryMessage, WORKER_COUNT_ENV, WORKER_SLOT_ENV, type WorkerMessage } from './protocol.js';
+import { isPrimaryMessage, WORKER_COUNT_ENV, WORKER_SLOT_ENV, WORKER_VERBOSITY_ENV, type WorkerMessage } from './protocol.js';
 import type { MetricsSnapshot } from './metrics.js';
 
 export interface WorkerContext {
@@ -22,6 +22,13 @@ export interface WorkerContext {
    * with `local`'s metrics.
    */
   servedMetrics(local: Registry, timeoutMs?: number): Registry;
+  /**
+   * The server's log verbosity for this worker: `set` applies a level (the flags', or the one a
+   * PUT /debug/flags/v set before this worker started, then every one the other workers are
+   * sent); the returned function is called with a level set through this worker's PUT and
+   * passes it to the others.
+   */
+  shareVerbosity(set: (level: number) => void): (level: number) => void;
 }
 
 /** The context of this process when it is a worker started by the primary; undefined otherwise. */
@@ -39,6 +46,7 @@ export function workerContext(): WorkerContext | undefined {
   const answers = new Map<number, (reply: { text?: string; error?: string }) => void>();
   let local: Registry | undefined;
   let requests = 0;
+  let setVerbosity: ((level: number) => void) | undefined;
   process.on('message', (message: unknown) => {
     if (!isPrimaryMessage(message)) return;
     switch (message.kapi) {
@@ -51,6 +59,9 @@ export function workerContext(): WorkerContext | undefined {
         return;
       case 'metrics':
         answers.get(message.id)?.(message);
+        return;
+      case 'verbosity':
+        setVerbosity?.(message.level);
         return;
     }
   });
@@ -82,6 +93,15 @@ export function workerContext(): WorkerContext | undefined {
       const served = new Registry();
       served.metrics = () => merged(timeoutMs);
       return served;
+    },
+    shareVerbosity(set) {
+      setVerbosity = set;
+      const inherited = process.env[WORKER_VERBOSITY_ENV];
+      if (inherited !== undefined && /^[0-9]+$/.test(inherited)) set(Number(inherited));
+      return (level) => {
+        set(level);
+        send({ kapi: 'verbosity', level });
+      };
     },
   };
 }

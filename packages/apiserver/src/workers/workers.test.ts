@@ -137,6 +137,31 @@ void describe('--workers=2', () => {
     assert.equal(scrapedBy.size, 2);
   });
 
+  /** Asks /version with a fresh tag on fresh connections until both workers answered; then waits for each answer's request log line. */
+  const bothLogRequests = async (tag: string): Promise<void> => {
+    const answeredBy = new Map<string, string>();
+    for (let i = 0; answeredBy.size < 2; i++) {
+      assert.ok(i < 20, `probes answered by ${JSON.stringify([...answeredBy])}`);
+      const uri = `/version?probe=${tag}-${i}`;
+      const reply = await send(`${url}${uri}`);
+      assert.equal(reply.status, 200, reply.body);
+      if (!answeredBy.has(reply.worker)) answeredBy.set(reply.worker, uri);
+    }
+    for (const [worker, uri] of answeredBy) {
+      for (const deadline = Date.now() + 5000; !server.output().includes(uri); await sleep(50)) {
+        assert.ok(Date.now() < deadline, `worker ${worker} logged no HTTP line for ${uri}`);
+      }
+    }
+  };
+
+  void it('PUT /debug/flags/v sets the log verbosity of every worker, not only the one it reaches', async () => {
+    const reply = await send(`${url}/debug/flags/v`, 'PUT', 3);
+    assert.equal(reply.status, 200, reply.body);
+    assert.equal(reply.body, 'successfully set klog.logging.verbosity to 3\n');
+    // At -v=3 each worker logs kube's "HTTP" line per request (at 0, the flags' level, none).
+    await bothLogRequests('raised');
+  });
+
   void it('replaces a killed worker; nothing written is lost and the counters do not go down', async () => {
     const primary = server.pid()!;
     const before = workerPids(primary);
@@ -149,6 +174,8 @@ void describe('--workers=2', () => {
       assert.ok(Date.now() < deadline, `workers: ${now.join(',')}`);
     }
     await allReady(url, ['0', '1']);
+    // The replacement starts at the verbosity the PUT set, not the flags'.
+    await bothLogRequests('replaced');
     const counted = await createsCounted(url);
     assert.equal(counted, created.length, 'the killed worker\'s creates stay counted');
     await createThroughBoth('second', 1);
