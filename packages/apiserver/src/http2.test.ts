@@ -192,6 +192,28 @@ void describe('HTTP/2 on the secure port', () => {
     }
   });
 
+  void it('40 watches on two connections (more than HTTP/1.1 flushes at once) and a burst of writes: each watch gets every event once, in revision order', async () => {
+    const sessions = await Promise.all([session(url), session(url)]);
+    try {
+      const watches = await Promise.all(Array.from({ length: 40 }, (_, i) => watch(sessions[i % 2]!, `${CM}?watch=true&labelSelector=burst2%3Dyes`)));
+      const names = Array.from({ length: 30 }, (_, i) => `burst2-${i}`);
+      // Written over HTTP/1.1: the watches fill both connections (20 streams each).
+      const created = await Promise.all(names.map((name) => t.request('POST', CM, { body: { metadata: { name, labels: { burst2: 'yes' } } } })));
+      assert.deepEqual(new Set(created.map((c) => c.status)), new Set([201]));
+      const inRevisionOrder = created
+        .map((c) => c.json as { metadata: { name: string; resourceVersion: string } })
+        .sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion))
+        .map((o) => o.metadata.name);
+      const last = inRevisionOrder[inRevisionOrder.length - 1]!;
+      for (const w of watches) {
+        await w.seen(last, 15_000);
+        assert.deepEqual(w.names, inRevisionOrder);
+      }
+    } finally {
+      for (const s of sessions) s.destroy();
+    }
+  });
+
   void it('a watch whose reader stalls does not hold up the other watches on its connection', async () => {
     const s = await session(url);
     try {

@@ -9,7 +9,8 @@
  * several that arrived together — goes to each socket in one write, and under load those
  * batches grow by themselves, so socket writes per second stay bounded by the number of
  * watchers, not watchers × events. A stream that becomes ready again while the flushes run
- * waits for the check phase (no microtask loop can hold the event loop).
+ * waits for the check phase (no microtask loop can hold the event loop). HTTP/2 watches use a
+ * scheduler that flushes at once however many are ready (see handlers/watch.ts streamFlushes).
  */
 export class FlushScheduler {
   private queue: (() => void)[] = [];
