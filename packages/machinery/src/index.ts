@@ -2,7 +2,7 @@
 
 export type { OwnerReference, ObjectMeta, KubeObject, ListMeta, KubeList } from './object.js';
 export { isPlainObject, deepCopy } from './object.js';
-export { SLICE_MS, STEP_MS, yieldIfBusy, yieldBeforeLongStep, runSteps, runStepsSliced } from './time-slice.js';
+export { SLICE_MS, STEP_MS, nextSlice, shouldYield, yieldIfBusy, yieldBeforeLongStep, runSteps, runStepsSliced } from './time-slice.js';
 export type { Steps } from './time-slice.js';
 
 export type {

@@ -3,7 +3,7 @@
  * per store. Read-only after construction.
  */
 import type { Atom, FieldManagerScope, GroupResource, JSONSchemaProps, KubeObject, SchemaDefinitions } from '@kapi/machinery';
-import { FieldSet, applyDefaults, decodeObject, encodeObjectGo, goTypedView, hasProtobuf, managedFields, managerFromUserAgent, omitEmptyGoCollections, protobufMessageOf, yieldIfBusy } from '@kapi/machinery';
+import { FieldSet, applyDefaults, decodeObject, encodeObjectGo, goTypedView, hasProtobuf, managedFields, managerFromUserAgent, nextSlice, omitEmptyGoCollections, protobufMessageOf, shouldYield } from '@kapi/machinery';
 import type { GuaranteedUpdateOptions, Storage } from '@kapi/storage';
 import type { Admission } from './admission.js';
 import type { RequestContext, ResourceDefinition, VersionDefinition, WriteGuard } from './definition.js';
@@ -208,19 +208,19 @@ export async function decodeRequest(
 ): Promise<KubeObject> {
   const fromProtobuf = options.protobufBody === true && ctx.definition.bodyDecoding !== 'unstructured';
   const obj = decodeBody(body, ctx.expected, fromProtobuf);
-  await yieldIfBusy();
+  if (shouldYield()) await nextSlice();
   const undecodable = typedBodyError(
     { bodyDecoding: ctx.definition.bodyDecoding, kind: ctx.expected.kind, schema: ctx.schema, metadataSchema: ctx.metadataSchema, definitions: ctx.schemas },
     obj,
   );
   if (undecodable !== undefined) throw failures.undecodable(undecodable);
-  await yieldIfBusy();
+  if (shouldYield()) await nextSlice();
   ctx.definition.strategy?.decode?.(obj, { schema: ctx.schema, definitions: ctx.schemas });
   // A protobuf body holds only fields of the kind's message, which its schema has: none to prune.
   if (!fromProtobuf || bodyProblems !== undefined) {
     handleUnknownFields(obj, { object: ctx.schema, metadata: ctx.metadataSchema, definitions: ctx.schemas }, options, failures.strict, bodyProblems);
   }
-  await yieldIfBusy();
+  if (shouldYield()) await nextSlice();
   if (ctx.definition.omitEmptyCollections === true) {
     const message = protobufMessageOf(ctx.apiVersion, ctx.expected.kind);
     if (message !== undefined) omitEmptyGoCollections(message, obj);

@@ -1,6 +1,6 @@
 /** create (POST) of the generic store, and the create half shared with PUT. */
 import type { KubeObject } from '@kapi/machinery';
-import { alreadyExists, generateNameConflict, trackUpdateSliced, yieldIfBusy } from '@kapi/machinery';
+import { alreadyExists, generateNameConflict, nextSlice, shouldYield, trackUpdateSliced } from '@kapi/machinery';
 import { isKeyExists } from '@kapi/storage';
 import type { RequestContext } from './definition.js';
 import { objectKey } from './keys.js';
@@ -57,7 +57,7 @@ export async function admitAndPrepareCreate(
   ctx.writeGuard?.(req, scope.urlName, obj, undefined);
   reconcileNamespace(obj, ctx.definition, req.namespace);
   prepareObjectForCreate(obj, ctx.definition, req);
-  await yieldIfBusy();
+  if (shouldYield()) await nextSlice();
   const dryRun = scope.options.dryRun === true;
   const reservation = ctx.reserver === undefined ? NOTHING_RESERVED : await ctx.reserver.beginCreate(obj, dryRun);
   try {
@@ -67,7 +67,7 @@ export async function admitAndPrepareCreate(
     await reservation.revert();
     throw err;
   }
-  await yieldIfBusy();
+  if (shouldYield()) await nextSlice();
   return { obj, reservation };
 }
 
@@ -88,9 +88,9 @@ export async function createObject(ctx: StoreContext, req: RequestContext, body:
   let name = '';
   return translatingStorageErrors(ctx.resource, () => name, async () => {
     const decoded = await decodeRequest(ctx, body, options);
-    await yieldIfBusy();
+    if (shouldYield()) await nextSlice();
     await trackUpdateSliced(fieldManagerScope(ctx, ''), undefined, decoded, updateManager(req, options));
-    await yieldIfBusy();
+    if (shouldYield()) await nextSlice();
     const generated = nameOf(decoded) === '' && typeof decoded.metadata.generateName === 'string' && decoded.metadata.generateName !== '';
     const { obj, reservation } = await admitAndPrepareCreate(ctx, req, decoded, { urlName: '', options });
     name = nameOf(obj);

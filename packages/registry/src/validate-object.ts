@@ -9,10 +9,11 @@ import {
   isValidPathSegmentName,
   nameIsDNSLabel,
   nameIsDNSSubdomain,
+  nextSlice,
+  shouldYield,
   validateAgainstSchema,
   validateObjectMeta,
   validateObjectMetaUpdate,
-  yieldIfBusy,
 } from '@kapi/machinery';
 import type { ResourceDefinition } from './definition.js';
 
@@ -76,9 +77,9 @@ function fail(ctx: ValidationContext, obj: KubeObject, errs: FieldError[]): void
  */
 export async function validateForCreate(ctx: ValidationContext, obj: KubeObject, warn?: (message: string) => void): Promise<void> {
   const errs = validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) });
-  await yieldIfBusy();
+  if (shouldYield()) await nextSlice();
   appendErrors(errs, schemaErrors(ctx, obj));
-  await yieldIfBusy();
+  if (shouldYield()) await nextSlice();
   appendErrors(errs, ctx.definition.strategy?.validate?.(obj, ctx.version));
   appendErrors(errs, ctx.definition.strategy?.validateCreate?.(obj, ctx.version));
   appendErrors(errs, ctx.podPolicy?.check(obj));
@@ -90,7 +91,7 @@ export async function validateForCreate(ctx: ValidationContext, obj: KubeObject,
 async function validateLast(ctx: ValidationContext, obj: KubeObject, old: KubeObject | undefined, errs: FieldError[], subresource: string, warn?: (message: string) => void): Promise<void> {
   const last = ctx.definition.strategy?.validateLast;
   if (last === undefined) return;
-  await yieldIfBusy();
+  if (shouldYield()) await nextSlice();
   appendErrors(errs, last(obj, old, errs, { ...(ctx.version !== undefined ? { version: ctx.version } : {}), subresource, ...(warn !== undefined ? { warn } : {}) }));
 }
 
@@ -105,18 +106,18 @@ async function validateLast(ctx: ValidationContext, obj: KubeObject, old: KubeOb
 export async function validateForUpdate(ctx: ValidationContext, obj: KubeObject, old: KubeObject, subresource = '', warn?: (message: string) => void): Promise<void> {
   const errs = validateObjectMetaUpdate(obj.metadata, old.metadata);
   appendErrors(errs, validateObjectMeta(obj.metadata, { namespaced: ctx.definition.namespaced, nameValidator: nameValidatorFor(ctx.definition) }));
-  await yieldIfBusy();
+  if (shouldYield()) await nextSlice();
   const strategy = ctx.definition.strategy;
   const found = schemaErrors(ctx, obj);
   appendErrors(errs, strategy?.ratchetSchemaErrors !== undefined && found.length > 0 ? strategy.ratchetSchemaErrors(found, obj, old, subresource, ctx.version) : found);
-  await yieldIfBusy();
+  if (shouldYield()) await nextSlice();
   if (subresource !== '') {
     // A subresource has its own strategy (kube: e.g. namespaceStatusStrategy.ValidateUpdate).
     appendErrors(errs, strategy?.validateSubresourceUpdate?.(subresource, obj, old, ctx.version));
     if (subresource === 'ephemeralcontainers') appendErrors(errs, ctx.podPolicy?.check(obj));
   } else {
     appendErrors(errs, strategy?.validateUpdate?.(obj, old, ctx.version));
-    await yieldIfBusy();
+    if (shouldYield()) await nextSlice();
     appendErrors(errs, strategy?.validate?.(obj, ctx.version));
     if (ctx.podPolicy?.onUpdate === true) appendErrors(errs, ctx.podPolicy.check(obj));
   }

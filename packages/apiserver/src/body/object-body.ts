@@ -5,7 +5,7 @@
  * 400 texts for a body that does not decode.
  */
 import type { IncomingMessage } from 'node:http';
-import { badRequest, yieldIfBusy } from '@kapi/machinery';
+import { badRequest, nextSlice, shouldYield } from '@kapi/machinery';
 import { negotiateInput, type ResourceCapabilities } from '../http/negotiation.js';
 import { BodyDecodeError } from './decode-error.js';
 import { beforeDecoding, decodeJson, decodeJsonMergingDuplicates, jsonDuplicateFields } from './json-body.js';
@@ -66,7 +66,7 @@ export async function decodeObjectBody(bytes: Buffer, contentType: string | unde
       // JSON `null` decodes into nothing for kube too: an empty object (422 for a missing name, not 400).
       if (body === null) body = {};
       if (!strict) return { body, duplicateFields: [], duplicateKeyLines: [] };
-      await yieldIfBusy();
+      if (shouldYield()) await nextSlice();
       const duplicateFields = jsonDuplicateFields(text);
       // A typed kind's decoder reads a repeated object into the one before it; a custom
       // resource's (unstructured) keeps the last, as JSON.parse does.

@@ -1,5 +1,5 @@
 /** create (POST) and update (PUT). */
-import { formatApiVersion, yieldIfBusy } from '@kapi/machinery';
+import { formatApiVersion, nextSlice, shouldYield } from '@kapi/machinery';
 import { readObjectBody, type ObjectBodyTarget } from '../body/object-body.js';
 import { writeObject } from '../http/respond.js';
 import { resourceCapabilities } from '../http/resource-output.js';
@@ -28,7 +28,7 @@ export async function handleCreate(scope: RequestScope): Promise<void> {
   const options = parseWriteOptions(scope.query, 'CreateOptions', warner(scope));
   const { body, duplicateFields, duplicateKeyLines, protobuf } = await readObjectBody(scope.req, bodyTarget(scope), options.fieldValidation !== 'Ignore');
   const object = await scope.resource.creater!.create(scope.context, body, { ...options, duplicateFields, duplicateKeyLines, readOnlyResult: true, protobufBody: protobuf === true });
-  await yieldIfBusy();
+  if (shouldYield()) await nextSlice();
 
   writeObject(scope.res, 201, object, scope.output, { warnings: scope.warnings });
 }
@@ -47,7 +47,7 @@ export async function handleUpdate(scope: RequestScope): Promise<void> {
   const options = parseWriteOptions(scope.query, 'UpdateOptions', warner(scope));
   const { body, duplicateFields, duplicateKeyLines } = await readObjectBody(scope.req, bodyTarget(scope), options.fieldValidation !== 'Ignore');
   const result = await scope.resource.updater!.update(scope.context, scope.info.name, body, { ...options, duplicateFields, duplicateKeyLines, ...readOnlyResult(scope) });
-  await yieldIfBusy();
+  if (shouldYield()) await nextSlice();
 
   writeObject(scope.res, result.created ? 201 : 200, result.object, scope.output, { warnings: scope.warnings });
 }

@@ -70,9 +70,26 @@ function groupVersion(scope: FieldManagerScope): string {
   return scope.group === '' ? scope.version : `${scope.group}/${scope.version}`;
 }
 
+/** managerFromUserAgent's recent answers by User-Agent: a client sends the same one with every write. */
+const managersByUserAgent = new Map<string, string>();
+/** Distinct User-Agents remembered before the memo starts over, and the longest one remembered. */
+const MANAGER_MEMO_SIZE = 256;
+const MANAGER_MEMO_AGENT_LENGTH = 512;
+
 /** The manager name for writes without fieldManager: the User-Agent before its first "/", printable characters only, at most 128 bytes. */
 export function managerFromUserAgent(userAgent: string | undefined): string {
-  const prefix = (userAgent ?? '').split('/')[0]!;
+  const agent = userAgent ?? '';
+  if (agent.length > MANAGER_MEMO_AGENT_LENGTH) return managerOf(agent);
+  let manager = managersByUserAgent.get(agent);
+  if (manager === undefined) {
+    if (managersByUserAgent.size >= MANAGER_MEMO_SIZE) managersByUserAgent.clear();
+    managersByUserAgent.set(agent, (manager = managerOf(agent)));
+  }
+  return manager;
+}
+
+function managerOf(userAgent: string): string {
+  const prefix = userAgent.split('/')[0]!;
   let out = '';
   let bytes = 0;
   for (const ch of prefix) {

@@ -3,7 +3,7 @@ import { createEtcdClient, type EtcdTlsFiles } from './client.js';
 import { createEtcdUnaryClient, type EtcdUnaryClient } from './grpc/unary-client.js';
 import type { EtcdClient } from './etcd-calls.js';
 import type { KubeObject } from '@kapi/machinery';
-import { noteStoredEncoding, yieldIfBusy } from '@kapi/machinery';
+import { nextSlice, noteStoredEncoding, shouldYield } from '@kapi/machinery';
 import type { ChangeFeed, Counter, CreateOptions, FeedHandle, Storage, UnreadableDeleter, Watcher } from '../interface.js';
 import { StorageError, keyExists, keyNotFound, parseResourceVersion, tooLargeResourceVersion } from '../errors.js';
 import { jsonCodec, storageCodec, type Codec } from './codec.js';
@@ -269,7 +269,7 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
       }
       // The written object comes with the bytes: the one the caller and the watch cache get.
       const { data, decoded } = kv.codec.encodeDecoded(obj);
-      await yieldIfBusy();
+      if (shouldYield()) await nextSlice();
       const stored = kv.codec.seal(data, key);
       const lease = await leaseOf(kv, key, createOptions);
       const written = kv.written.begin(key, stored, data, decoded);
@@ -284,7 +284,7 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
         kv.written.failed(key, written);
         throw keyExists(key);
       }
-      await yieldIfBusy();
+      if (shouldYield()) await nextSlice();
       return kv.written.committed(key, written, result.revision, createOptions?.readOnly === true);
     },
 
@@ -303,7 +303,7 @@ export function createEtcdStorage(options: EtcdStorageOptions): EtcdStorage {
         return decoded;
       }
       // Starts the slice clock before a possibly long decode, so the caller's next checkpoint can yield.
-      await yieldIfBusy();
+      if (shouldYield()) await nextSlice();
       let serialized: Buffer | undefined;
       const obj = await reading(key, () => Promise.resolve().then(() => decodeKV(kv.codec, found, key, noting ? (data) => (serialized = data) : undefined)));
       if (serialized !== undefined) noteStoredEncoding(obj, serialized);
