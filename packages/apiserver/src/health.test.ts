@@ -61,7 +61,7 @@ void describe('health checks', () => {
     const readyz = await t.request('GET', '/readyz?verbose');
     assert.equal(
       readyz.text,
-      ['ping', 'log', 'etcd', 'etcd-readiness', hook, 'poststarthook/scheduling/bootstrap-system-priority-classes', 'poststarthook/priority-and-fairness-config-producer', 'poststarthook/crd-informer-synced', 'informer-sync', 'autoregister-completion', ...cacheChecks, 'shutdown'].map((c) => `[+]${c} ok\n`).join('') + 'readyz check passed\n',
+      ['ping', 'log', 'etcd', 'etcd-readiness', 'informer-sync', 'poststarthook/crd-informer-synced', hook, 'poststarthook/scheduling/bootstrap-system-priority-classes', 'poststarthook/priority-and-fairness-config-producer', 'autoregister-completion', ...cacheChecks, 'shutdown'].map((c) => `[+]${c} ok\n`).join('') + 'readyz check passed\n',
     );
   });
 

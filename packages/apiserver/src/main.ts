@@ -683,7 +683,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     name: 'poststarthook/scheduling/bootstrap-system-priority-classes',
     check: () => (priorityClassesBootstrapped ? Promise.resolve() : Promise.reject(new Error('not finished'))),
   }];
-  readyzChecks.unshift(pingCheck, logHealth, etcdCheck, etcdReadiness, bootstrapCheck, ...rbacCheck, ...priorityClassCheck, ...flowcontrolCheck, crdSynced, informerSync, ...autoregisterCheck, ...cacheChecks, shutdownCheck);
+  // kube's order: informer-sync before the post-start hooks, the hooks in the order kube-apiserver
+  // registers them (autoregister-completion comes after its own), kapi's watch caches, shutdown last.
+  readyzChecks.unshift(pingCheck, logHealth, etcdCheck, etcdReadiness, informerSync, crdSynced, bootstrapCheck, ...rbacCheck, ...priorityClassCheck, ...flowcontrolCheck, ...autoregisterCheck, ...cacheChecks, shutdownCheck);
   const livezGraceMs = options.livezGracePeriodMs ?? 0;
   const hooksForLivez = [delayedCheck(bootstrapCheck, startedAt, livezGraceMs)];
   const shutdown = new AbortController();
